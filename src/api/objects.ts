@@ -1,0 +1,83 @@
+/**
+ * Object types. The shapes come from the `kubernetes-types` package (generated from Kubernetes'
+ * OpenAPI), never written by hand; this file only names the ones kvol stores and adds the generic
+ * shape every stored object has.
+ */
+import type { Deployment, ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1.js";
+import type { Lease } from "kubernetes-types/coordination/v1.js";
+import type {
+  ConfigMap,
+  Event,
+  Namespace,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  Secret,
+} from "kubernetes-types/core/v1.js";
+import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { CSIDriver, CSINode, StorageClass, VolumeAttachment } from "kubernetes-types/storage/v1.js";
+
+export type {
+  ConfigMap,
+  CSIDriver,
+  CSINode,
+  Deployment,
+  Event,
+  Lease,
+  Namespace,
+  Node,
+  ObjectMeta,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  ReplicaSet,
+  Secret,
+  StatefulSet,
+  StorageClass,
+  VolumeAttachment,
+};
+
+/** Any stored object: what the store and the generic machinery rely on. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  spec?: unknown;
+  status?: unknown;
+  [field: string]: unknown;
+}
+
+/** The kinds kvol stores, by kind name, so generic code can be typed per kind. */
+export interface KindMap {
+  Pod: Pod;
+  Node: Node;
+  PersistentVolume: PersistentVolume;
+  PersistentVolumeClaim: PersistentVolumeClaim;
+  Secret: Secret;
+  ConfigMap: ConfigMap;
+  Event: Event;
+  Namespace: Namespace;
+  StorageClass: StorageClass;
+  VolumeAttachment: VolumeAttachment;
+  CSIDriver: CSIDriver;
+  CSINode: CSINode;
+  StatefulSet: StatefulSet;
+  ReplicaSet: ReplicaSet;
+  Deployment: Deployment;
+  Lease: Lease;
+}
+
+export type KindName = keyof KindMap;
+
+/** `namespace/name` for namespaced objects, `name` for cluster-scoped ones (client-go's MetaNamespaceKey). */
+export function objectKey(obj: { metadata?: ObjectMeta }): string {
+  const meta = obj.metadata ?? {};
+  return meta.namespace ? `${meta.namespace}/${meta.name ?? ""}` : (meta.name ?? "");
+}
+
+/** Splits a key made by `objectKey` back into namespace and name. */
+export function splitObjectKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf("/");
+  return slash < 0 ? { namespace: "", name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

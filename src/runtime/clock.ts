@@ -1,0 +1,39 @@
+/**
+ * The Clock seam. Every component reads time and schedules work through a Clock, never through
+ * Date or the global timer functions, so the same code runs on real time (`RealClock`) and on
+ * virtual time (`VirtualClock`), where the same seed and inputs give the same timeline.
+ */
+
+/** A scheduled piece of work that can be cancelled before it runs (cancelling twice is harmless). */
+export interface Timer {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch. Under a VirtualClock this starts at a fixed instant. */
+  now(): number;
+  /** Resolves after `delayMs` (0 resolves on the next turn of this clock). */
+  sleep(delayMs: number): Promise<void>;
+  /** Runs `fn` once after `delayMs`. */
+  setTimer(delayMs: number, fn: () => void): Timer;
+  /**
+   * Kubernetes' `wait.Until`: runs `fn` now, and `periodMs` after each pass ends (a pass that returns a
+   * promise ends when it settles). A pass that throws is logged by the caller's fn, never stops the loop.
+   */
+  every(periodMs: number, fn: () => void | Promise<void>): Timer;
+}
+
+/** RFC 3339 with second precision, as Kubernetes writes metav1.Time (`2026-11-21T16:05:00Z`). */
+export function formatRfc3339(epochMs: number): string {
+  return `${new Date(Math.floor(epochMs / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+}
+
+/** RFC 3339 with microseconds, as Kubernetes writes metav1.MicroTime (Lease renewTime, event time). */
+export function formatRfc3339Micro(epochMs: number): string {
+  return `${new Date(epochMs).toISOString().slice(0, 23)}000Z`;
+}
+
+/** Parses an RFC 3339 timestamp into epoch milliseconds; NaN when it is not one. */
+export function parseRfc3339(text: string): number {
+  return Date.parse(text);
+}
