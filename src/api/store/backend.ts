@@ -26,10 +26,49 @@ export interface BackendEvent {
   object: KObject;
   /** Before the write; undefined for a create. */
   previous: KObject | undefined;
+  /** The key's create revision (of the object written, or of the one deleted). */
+  createRevision: number;
 }
 
 export interface BackendWatch {
   stop(): void;
+  /**
+   * Every event under the prefix with a revision up to this one has been delivered (etcd's progress
+   * notification): a watch on a quiet prefix still moves forward, which BOOKMARK events report.
+   */
+  progressRevision(): number;
+}
+
+/**
+ * A delivery hint for a watch whose consumer only cares about objects with one field value (a
+ * kubelet's `spec.nodeName=node-1`): the backend may skip events where neither the object nor its
+ * previous version has `read(object) === value`. Backends that cannot route ignore it; the
+ * consumer filters anyway. This is what keeps 5,000 node watches from costing 5,000 checks per
+ * pod write (Kubernetes' watch cache "triggers").
+ */
+export interface WatchRoute {
+  /** Identifies `read` (the field path); routes with the same name must use the same reader. */
+  name: string;
+  value: string;
+  read: (object: KObject) => string;
+}
+
+export interface BackendWatchOptions {
+  route?: WatchRoute;
+}
+
+/** One page of a list: keys from `startKey` (inclusive) on, at most `limit` of them. */
+export interface BackendPage {
+  startKey?: string;
+  limit?: number;
+}
+
+export interface BackendList {
+  entries: BackendEntry[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** True when `limit` cut the list short: more keys under the prefix follow the last entry. */
+  more: boolean;
 }
 
 export interface KVBackend {
@@ -41,10 +80,11 @@ export interface KVBackend {
   compactedRevision(): number;
   get(key: string): Promise<BackendEntry | undefined>;
   /**
-   * Every entry whose key starts with `prefix`, in key order, as of `atRevision` (default: now).
-   * Throws Gone when `atRevision` is older than the compacted revision.
+   * Every entry whose key starts with `prefix`, in key order, as of `atRevision` (default: now),
+   * optionally one page of them. Throws Gone when `atRevision` is older than the compacted revision
+   * and Timeout ("Too large resource version") when it is newer than the last write.
    */
-  list(prefix: string, atRevision?: number): Promise<{ entries: BackendEntry[]; revision: number }>;
+  list(prefix: string, atRevision?: number, page?: BackendPage): Promise<BackendList>;
   /** Fails with AlreadyExists-like `BackendConflict` when the key exists. */
   create(key: string, object: KObject): Promise<BackendEntry>;
   /** Fails with `BackendConflict` when the key's modRevision is not `expectedModRevision`. */
@@ -56,7 +96,12 @@ export interface KVBackend {
    * every later one as it happens. Delivery is asynchronous (never inside the write call).
    * Throws Gone when `fromRevision` is older than the compacted revision.
    */
-  watch(prefix: string, fromRevision: number, onEvents: (events: readonly BackendEvent[]) => void): BackendWatch;
+  watch(
+    prefix: string,
+    fromRevision: number,
+    onEvents: (events: readonly BackendEvent[]) => void,
+    options?: BackendWatchOptions,
+  ): BackendWatch;
   /** Forgets history up to `revision` (watches and lists from older revisions become Gone). */
   compact(revision: number): Promise<void>;
   close(): Promise<void>;

@@ -19,7 +19,7 @@ import type { ResourceType } from "../resources.ts";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
-export interface WatchEvent<T extends KObject = KObject> {
+export interface WatchEvent<T = KObject> {
   type: WatchEventType;
   /** Frozen. For BOOKMARK, only `metadata.resourceVersion` is meaningful. For ERROR, a Status. */
   object: T;
@@ -39,7 +39,7 @@ export interface ListOptions {
   continue?: string;
 }
 
-export interface ObjectList<T extends KObject = KObject> {
+export interface ObjectList<T = KObject> {
   items: T[];
   /** The revision the list was read at: start a watch from here. */
   resourceVersion: string;
@@ -60,8 +60,8 @@ export interface StoreWatch {
 export interface UpdateOptions {
   /** `status` writes only status (kinds with a status subresource). */
   subresource?: "status";
-  /** Skip validation of the result (controllers writing status they own never need it; tests do). */
-  dryRun?: boolean;
+  /** Skip validation of the result (a controller writing status it owns; tests setting up odd states). */
+  skipValidation?: boolean;
 }
 
 export interface DeleteOptions {

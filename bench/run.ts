@@ -1,0 +1,18 @@
+/**
+ * `npm run bench`: runs every benchmark and prints one table. Figures are ratios against a
+ * baseline measured in the same process; nothing here is asserted by the tests.
+ */
+import { printTable, type Row } from "./measure.ts";
+import { storeBenchmarks } from "./store.bench.ts";
+
+const suites: Record<string, () => Promise<Row[]>> = {
+  store: storeBenchmarks,
+};
+
+const only = process.argv.slice(2);
+const rows: Row[] = [];
+for (const [name, suite] of Object.entries(suites)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  rows.push(...(await suite()));
+}
+printTable(rows);

@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Pod } from "../objects.ts";
+import { clone, deepFreeze } from "./copy.ts";
+
+describe("clone", () => {
+  it("returns a deep copy that can be changed while the frozen original stays as it was", () => {
+    const original: Pod = deepFreeze({
+      metadata: { name: "web", labels: { app: "web" } },
+      spec: { containers: [{ name: "c", image: "nginx" }] },
+      status: { phase: "Pending" },
+    });
+    const copy = clone(original);
+    copy.status = { phase: "Running" };
+    copy.spec?.containers.push({ name: "sidecar" });
+    (copy.metadata ?? {}).labels = { app: "other" };
+    assert.equal(original.status?.phase, "Pending");
+    assert.equal(original.spec?.containers.length, 1);
+    assert.deepEqual(original.metadata?.labels, { app: "web" });
+    assert.equal(Object.isFrozen(copy), false);
+  });
+
+  it("names the field that is not JSON data", () => {
+    assert.throws(() => clone({ metadata: { created: new Date(0) } }), /metadata\.created is a Date/);
+  });
+});
+
+describe("deepFreeze", () => {
+  it("freezes nested objects and arrays", () => {
+    const value = deepFreeze({ a: { b: [{ c: 1 }] } });
+    assert.throws(() => {
+      (value.a.b[0] as { c: number }).c = 2;
+    }, TypeError);
+  });
+});

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Pod } from "../objects.ts";
+import { Indexer, namespaceIndexName } from "./indexer.ts";
+import { indexers, podsByClaim, podsByNode } from "./indexes.ts";
+
+function pod(namespace: string, name: string, nodeName?: string, claims: string[] = []): Pod {
+  return {
+    kind: "Pod",
+    metadata: { namespace, name },
+    spec: {
+      containers: [{ name: "c" }],
+      ...(nodeName === undefined ? {} : { nodeName }),
+      volumes: claims.map((claimName, index) => ({ name: `v${index}`, persistentVolumeClaim: { claimName } })),
+    },
+  };
+}
+
+const names = (pods: Pod[]): string[] => pods.map((p) => p.metadata?.name ?? "").sort();
+
+describe("Indexer", () => {
+  it("moves an updated object from its old index bucket to the new one", () => {
+    const indexer = new Indexer<Pod>(indexers(podsByNode));
+    indexer.upsert(pod("default", "a", "node-1"));
+    indexer.upsert(pod("default", "b", "node-1"));
+    indexer.upsert(pod("default", "a", "node-2"));
+    assert.deepEqual(names(indexer.byIndex(podsByNode.name, "node-1")), ["b"]);
+    assert.deepEqual(names(indexer.byIndex(podsByNode.name, "node-2")), ["a"]);
+    assert.equal(indexer.countByIndex(podsByNode.name, "node-2"), 1);
+  });
+
+  it("returns the latest version of an object from an index lookup", () => {
+    const indexer = new Indexer<Pod>(indexers(podsByNode));
+    indexer.upsert(pod("default", "a", "node-1"));
+    const newer = pod("default", "a", "node-1", ["data"]);
+    indexer.upsert(newer);
+    assert.equal(indexer.byIndex(podsByNode.name, "node-1")[0], newer);
+  });
+
+  it("empties index buckets on delete and returns the deleted object", () => {
+    const indexer = new Indexer<Pod>(indexers(podsByNode));
+    const a = pod("default", "a", "node-1");
+    indexer.upsert(a);
+    assert.equal(indexer.delete("default/a"), a);
+    assert.deepEqual(indexer.byIndex(podsByNode.name, "node-1"), []);
+    assert.deepEqual(indexer.indexKeys(podsByNode.name, "node-1"), []);
+    assert.equal(indexer.delete("default/a"), undefined);
+    assert.equal(indexer.size, 0);
+  });
+
+  it("files objects by namespace without being asked", () => {
+    const indexer = new Indexer<Pod>();
+    indexer.upsert(pod("ns-1", "a"));
+    indexer.upsert(pod("ns-2", "b"));
+    indexer.upsert(pod("ns-1", "c"));
+    assert.deepEqual(names(indexer.byIndex(namespaceIndexName, "ns-1")), ["a", "c"]);
+  });
+
+  it("files existing objects when an index is added later", () => {
+    const indexer = new Indexer<Pod>();
+    indexer.upsert(pod("default", "a", undefined, ["data"]));
+    indexer.addIndex(podsByClaim.name, podsByClaim.indexFunc);
+    assert.deepEqual(names(indexer.byIndex(podsByClaim.name, "default/data")), ["a"]);
+  });
+
+  it("names the unknown index and the known ones", () => {
+    const indexer = new Indexer<Pod>(indexers(podsByNode));
+    assert.throws(
+      () => indexer.byIndex("by-colour", "red"),
+      /no index named "by-colour" \(known indexes: namespace, pods-by-node\)/,
+    );
+    assert.throws(() => indexer.addIndex(podsByNode.name, podsByNode.indexFunc), /already exists/);
+  });
+
+  it("keeps an object filed under several values of one index until none refers to it", () => {
+    const indexer = new Indexer<Pod>(indexers(podsByClaim));
+    indexer.upsert(pod("default", "a", undefined, ["x", "y"]));
+    indexer.upsert(pod("default", "a", undefined, ["y", "z"]));
+    assert.deepEqual(indexer.byIndex(podsByClaim.name, "default/x"), []);
+    assert.deepEqual(names(indexer.byIndex(podsByClaim.name, "default/y")), ["a"]);
+    assert.deepEqual(names(indexer.byIndex(podsByClaim.name, "default/z")), ["a"]);
+  });
+});

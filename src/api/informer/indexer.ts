@@ -1,0 +1,157 @@
+/**
+ * An informer's cache: objects by key (`namespace/name`, or `name` for cluster-scoped kinds) plus
+ * named secondary indexes, as client-go's `cache.Indexer`. Indexes are kept up to date on every
+ * add, update and delete, so a lookup costs O(result) and never scans the cache.
+ *
+ * The cache stores the frozen objects it is given and hands the same references back: readers must
+ * not change them (copy with `clone` first).
+ */
+import type { ApiObject } from "../client/client.ts";
+import { objectKey } from "../objects.ts";
+
+/** The values an object is filed under in one index (client-go's `IndexFunc`); empty for none. */
+export type IndexFunc<T> = (object: T) => readonly string[];
+
+/** Every object is filed by namespace, so a namespace listing is an index lookup. */
+export const namespaceIndexName = "namespace";
+
+const indexNamespace: IndexFunc<ApiObject> = (object) => [object.metadata?.namespace ?? ""];
+
+/** index value → keys of the objects filed under it. */
+type Index = Map<string, Set<string>>;
+
+const noValues: readonly string[] = [];
+
+export class Indexer<T extends ApiObject> {
+  private readonly items = new Map<string, T>();
+  private readonly indexFuncs = new Map<string, IndexFunc<T>>();
+  private readonly indexes = new Map<string, Index>();
+
+  constructor(indexers: Readonly<Record<string, IndexFunc<T>>> = {}) {
+    this.addIndex(namespaceIndexName, indexNamespace);
+    for (const [name, indexFunc] of Object.entries(indexers)) this.addIndex(name, indexFunc);
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /**
+   * Adds an index. Objects already cached are filed at once (one pass over the cache); later
+   * changes keep it current. Adding a name twice is a programming error and throws.
+   */
+  addIndex(name: string, indexFunc: IndexFunc<T>): void {
+    if (this.indexFuncs.has(name)) throw new Error(`Indexer: an index named "${name}" already exists`);
+    const index: Index = new Map();
+    this.indexFuncs.set(name, indexFunc);
+    this.indexes.set(name, index);
+    for (const [key, object] of this.items) fileUnder(index, indexFunc(object), key);
+  }
+
+  hasIndex(name: string): boolean {
+    return this.indexFuncs.has(name);
+  }
+
+  get(key: string): T | undefined {
+    return this.items.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.items.has(key);
+  }
+
+  /** Every cached object, in insertion order. O(n): for listings and resync, never inside a per-object loop. */
+  listAll(): T[] {
+    return [...this.items.values()];
+  }
+
+  keys(): IterableIterator<string> {
+    return this.items.keys();
+  }
+
+  /** The objects filed under `value` in index `name`. O(result). */
+  byIndex(name: string, value: string): T[] {
+    const keys = this.indexNamed(name).get(value);
+    if (keys === undefined) return [];
+    const objects: T[] = [];
+    for (const key of keys) {
+      const object = this.items.get(key);
+      if (object !== undefined) objects.push(object);
+    }
+    return objects;
+  }
+
+  /** The keys filed under `value` in index `name`, without the objects. O(result). */
+  indexKeys(name: string, value: string): string[] {
+    return [...(this.indexNamed(name).get(value) ?? [])];
+  }
+
+  /** How many objects are filed under `value` in index `name`. O(1). */
+  countByIndex(name: string, value: string): number {
+    return this.indexNamed(name).get(value)?.size ?? 0;
+  }
+
+  /** Adds or replaces the object under its key; returns the object it replaced. */
+  upsert(object: T): T | undefined {
+    const key = objectKey(object);
+    const previous = this.items.get(key);
+    this.items.set(key, object);
+    for (const [name, indexFunc] of this.indexFuncs) {
+      const oldValues = previous === undefined ? noValues : indexFunc(previous);
+      this.reindex(name, key, oldValues, indexFunc(object));
+    }
+    return previous;
+  }
+
+  /** Removes the object stored under `key`; returns it (undefined when absent). */
+  delete(key: string): T | undefined {
+    const previous = this.items.get(key);
+    if (previous === undefined) return undefined;
+    this.items.delete(key);
+    for (const [name, indexFunc] of this.indexFuncs) this.reindex(name, key, indexFunc(previous), noValues);
+    return previous;
+  }
+
+  private reindex(name: string, key: string, oldValues: readonly string[], newValues: readonly string[]): void {
+    if (sameValues(oldValues, newValues)) return;
+    const index = this.indexNamed(name);
+    for (const value of oldValues) {
+      if (!newValues.includes(value)) unfile(index, value, key);
+    }
+    fileUnder(index, newValues, key);
+  }
+
+  private indexNamed(name: string): Index {
+    const index = this.indexes.get(name);
+    if (index === undefined) {
+      const known = [...this.indexes.keys()].join(", ");
+      throw new Error(`Indexer: no index named "${name}" (known indexes: ${known})`);
+    }
+    return index;
+  }
+}
+
+function fileUnder(index: Index, values: readonly string[], key: string): void {
+  for (const value of values) {
+    let keys = index.get(value);
+    if (keys === undefined) {
+      keys = new Set();
+      index.set(value, keys);
+    }
+    keys.add(key);
+  }
+}
+
+/** Removes `key` from one bucket, and the bucket itself once empty, so the index never holds dead values. */
+function unfile(index: Index, value: string, key: string): void {
+  const keys = index.get(value);
+  if (keys === undefined) return;
+  keys.delete(key);
+  if (keys.size === 0) index.delete(value);
+}
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

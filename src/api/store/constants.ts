@@ -1,0 +1,45 @@
+/**
+ * Every tunable of the store and its backends, in one place, with its unit in its name.
+ */
+
+/**
+ * How many revisions of history a backend keeps for `watch` and `list` from an old revision.
+ * Older ones are compacted automatically, so memory (or the SQLite revision log) stays bounded;
+ * a watch or list from before the window gets 410 Gone and must re-list. Kubernetes' watch cache
+ * keeps a few minutes of history; at a few hundred writes per second 10,000 revisions is similar,
+ * and at simulation speeds it is ample for an informer to resume after a short disconnect.
+ */
+export const historyWindowRevisions = 10_000;
+
+/**
+ * SQLite compacts its revision log in batches of this many revisions past the window, so the
+ * DELETE runs once per batch instead of once per write.
+ */
+export const sqliteCompactionBatchRevisions = 1_000;
+
+/** How often a watch that asked for bookmarks receives one (Kubernetes' watch cache: about a minute). */
+export const watchBookmarkIntervalMs = 60_000;
+
+/** `generateName` appends this many random characters (Kubernetes' `names.SimpleNameGenerator`). */
+export const generateNameSuffixLength = 5;
+
+/** Kubernetes' alphabet for generated names: no vowels (no words), no 0/1/3 (no look-alikes). */
+export const generateNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+/** Attempts to find an unused generated name before giving up with AlreadyExists (Kubernetes: 8). */
+export const generateNameMaxAttempts = 8;
+
+/**
+ * Attempts at an unconditional update (no resourceVersion given) or a deletion when a concurrent
+ * write keeps moving the object; the store re-reads and retries up to this many times.
+ */
+export const unconditionalWriteMaxAttempts = 16;
+
+/** A pod deleted without a grace period and without spec.terminationGracePeriodSeconds waits this long. */
+export const defaultPodTerminationGracePeriodSeconds = 30;
+
+/**
+ * The SQLite backend keeps at most this many parsed, frozen objects in memory (a few hundred MB
+ * at most for typical objects), so gets and lists of unchanged objects skip JSON parsing.
+ */
+export const sqliteObjectCacheEntries = 200_000;

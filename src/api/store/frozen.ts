@@ -1,0 +1,82 @@
+/**
+ * Frozen, shared object versions. Everything a backend stores and hands out is deeply frozen, so
+ * every reader (informer caches, listers, watchers) shares one copy of each object version.
+ *
+ * `frozenCopy` never freezes or changes the caller's objects: it copies what is not frozen yet and
+ * shares what is. A frozen object is taken to be deeply frozen (everything the store hands out is),
+ * so the usual controller write — a spread of a stored object with one field changed — copies only
+ * the path to that field.
+ */
+import { badRequest } from "../errors.ts";
+import type { KObject } from "../objects.ts";
+
+/** Thrown while copying; collects the path to the offending value on the way out. */
+class NotJsonData extends Error {
+  readonly path: string[] = [];
+  readonly what: string;
+  constructor(what: string) {
+    super(what);
+    this.what = what;
+  }
+}
+
+function copyUnfrozen(value: unknown): unknown {
+  if (value === null || typeof value !== "object") {
+    if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
+      throw new NotJsonData(`a ${typeof value}`);
+    }
+    return value;
+  }
+  if (Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    const items = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = copyChild(value[i], `[${i}]`);
+    return Object.freeze(items);
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) throw new NotJsonData(`a ${value.constructor.name}`);
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) copy[key] = copyChild(field, key);
+  }
+  return Object.freeze(copy);
+}
+
+function copyChild(value: unknown, segment: string): unknown {
+  try {
+    return copyUnfrozen(value);
+  } catch (error) {
+    if (error instanceof NotJsonData) error.path.unshift(segment);
+    throw error;
+  }
+}
+
+/**
+ * A deeply frozen copy of JSON data, sharing already-frozen parts. Fields set to undefined are
+ * dropped, as JSON would. A value that is not JSON data (a function, a Map, a Date) is BadRequest.
+ */
+export function frozenCopy<T>(value: T): T {
+  try {
+    return copyUnfrozen(value) as T;
+  } catch (error) {
+    if (!(error instanceof NotJsonData)) throw error;
+    const path = error.path.join(".").replaceAll(".[", "[");
+    throw badRequest(`${path || "the object"} is ${error.what}, which is not JSON data`);
+  }
+}
+
+/**
+ * The stored form of an object written at `revision`: a frozen copy with
+ * `metadata.resourceVersion` stamped. The input is left as it was.
+ */
+export function sealAtRevision<T extends KObject>(object: T, revision: number): T {
+  return frozenCopy({ ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } });
+}
+
+/** Deep-freezes freshly parsed JSON in place (nothing else holds it, so no copy is needed). */
+export function freezeParsed<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  for (const key in value) freezeParsed((value as Record<string, unknown>)[key]);
+  return Object.freeze(value);
+}

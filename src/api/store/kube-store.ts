@@ -1,0 +1,361 @@
+/**
+ * The Store: Kubernetes API semantics (store.ts) over any KVBackend. The per-request rules live
+ * beside it — create-rules.ts, update-rules.ts, graceful-deletion.ts, watch-filter.ts — and this
+ * class sequences them against the backend: read, check preconditions, prepare, validate, write
+ * with the read revision as the compare-and-swap guard.
+ */
+import type { Clock } from "../../runtime/clock.ts";
+import {
+  ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  type FieldCause,
+  invalid,
+  isGone,
+  notFound,
+  STALE_OBJECT_MESSAGE,
+} from "../errors.ts";
+import type { KObject } from "../objects.ts";
+import { apiVersionOf, type ResourceType } from "../resources.ts";
+import { parseFieldSelector } from "../selectors/fields.ts";
+import { parseLabelSelector } from "../selectors/labels.ts";
+import { validateObject } from "../validation/validate.ts";
+import { BackendConflict, type BackendEntry, type KVBackend } from "./backend.ts";
+import { generateNameMaxAttempts, unconditionalWriteMaxAttempts } from "./constants.ts";
+import { continueExpired, decodeContinue, encodeContinue } from "./continue-token.ts";
+import { prepareForCreate } from "./create-rules.ts";
+import { generateName } from "./generate-name.ts";
+import { planDeletion } from "./graceful-deletion.ts";
+import { pathSegmentProblem, storageKey, storagePrefix } from "./storage-keys.ts";
+import type {
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  Store,
+  StoreWatch,
+  UpdateOptions,
+  WatchEvent,
+  WatchOptions,
+} from "./store.ts";
+import { WatchSession } from "./store-watch.ts";
+import {
+  completesDeletion,
+  finalizerCauses,
+  prepareMainUpdate,
+  prepareStatusUpdate,
+  sameStoredContent,
+} from "./update-rules.ts";
+import { WatchFilter } from "./watch-filter.ts";
+
+/** The randomness a store needs: uids and generated names. The runtime's seeded `Rng` fits. */
+export interface StoreRandom {
+  uuid(): string;
+  int(min: number, maxInclusive: number): number;
+}
+
+export type Validator = (type: ResourceType, object: KObject, old?: KObject) => FieldCause[];
+
+export interface KubeStoreOptions {
+  backend: KVBackend;
+  clock: Clock;
+  random: StoreRandom;
+  /** Validation of every create and update; defaults to the API's `validateObject`. */
+  validate?: Validator;
+}
+
+function parseRevision(text: string): number {
+  if (!/^[0-9]+$/.test(text)) {
+    throw badRequest(`invalid resource version "${text}": a resource version is a non-negative integer`);
+  }
+  return Number(text);
+}
+
+/** The store's own checks and the validator may both report a problem; say it once. */
+function uniqueCauses(causes: FieldCause[]): FieldCause[] {
+  const seen = new Set<string>();
+  return causes.filter((cause) => {
+    const id = `${cause.field}\u0000${cause.message}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+function staleConflict(type: ResourceType, name: string): ApiError {
+  return conflict(type.plural, type.group, name, STALE_OBJECT_MESSAGE);
+}
+
+function nameCauses(type: ResourceType, object: KObject): FieldCause[] {
+  const meta = object.metadata ?? {};
+  const causes: FieldCause[] = [];
+  if (!meta.name) {
+    causes.push({
+      field: "metadata.name",
+      reason: "FieldValueRequired",
+      message: "Required value: name or generateName is required",
+    });
+  }
+  for (const [field, value] of [
+    ["metadata.name", meta.name],
+    ["metadata.namespace", type.namespaced ? meta.namespace : undefined],
+  ] as const) {
+    const problem = value ? pathSegmentProblem(value) : undefined;
+    if (problem !== undefined) {
+      causes.push({
+        field,
+        reason: "FieldValueInvalid",
+        message: `Invalid value: ${JSON.stringify(value)}: ${problem}`,
+      });
+    }
+  }
+  return causes;
+}
+
+export class KubeStore implements Store {
+  readonly backendKind: string;
+  private readonly backend: KVBackend;
+  private readonly clock: Clock;
+  private readonly random: StoreRandom;
+  private readonly validate: Validator;
+  private readonly watches = new Set<WatchSession>();
+
+  constructor(options: KubeStoreOptions) {
+    this.backend = options.backend;
+    this.backendKind = options.backend.kind;
+    this.clock = options.clock;
+    this.random = options.random;
+    this.validate = options.validate ?? validateObject;
+  }
+
+  revision(): number {
+    return this.backend.revision();
+  }
+
+  async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
+    const prepared = prepareForCreate(type, object, { nowMs: this.clock.now(), uid: this.random.uuid() });
+    const prefix = prepared.metadata.generateName;
+    const generated = !prepared.metadata.name && prefix !== undefined && prefix !== "";
+    if (generated) prepared.metadata.name = generateName(prefix, this.random);
+    const name = prepared.metadata.name ?? "";
+    const causes = uniqueCauses([...nameCauses(type, prepared), ...this.validate(type, prepared)]);
+    if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
+    const attempts = generated ? generateNameMaxAttempts : 1;
+    for (let attempt = 1; ; attempt++) {
+      const candidate = prepared.metadata.name as string;
+      try {
+        const key = storageKey(type, prepared.metadata.namespace ?? "", candidate);
+        return (await this.backend.create(key, prepared)).object as T;
+      } catch (error) {
+        if (!(error instanceof BackendConflict)) throw error;
+        if (attempt >= attempts) throw this.alreadyExists(type, candidate, error.current);
+        prepared.metadata.name = generateName(prefix as string, this.random);
+      }
+    }
+  }
+
+  async get<T extends KObject>(type: ResourceType, namespace: string, name: string): Promise<T> {
+    const entry = await this.backend.get(storageKey(type, namespace, name));
+    if (entry === undefined) throw notFound(type.plural, type.group, name);
+    return entry.object as T;
+  }
+
+  async list<T extends KObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+    const filter = this.filterFor(type, options);
+    const prefix = storagePrefix(type, options.namespace);
+    let atRevision: number | undefined;
+    let startKey: string | undefined;
+    if (options.continue) {
+      if (options.resourceVersion && options.resourceVersion !== "0") {
+        throw badRequest("specifying resource version is not allowed when using continue");
+      }
+      ({ revision: atRevision, startKey } = decodeContinue(prefix, options.continue));
+    } else if (options.resourceVersion && options.resourceVersion !== "0") {
+      atRevision = parseRevision(options.resourceVersion);
+    }
+    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    try {
+      return await this.collect<T>(prefix, filter, atRevision, startKey, limit);
+    } catch (error) {
+      if (options.continue && isGone(error)) throw continueExpired();
+      throw error;
+    }
+  }
+
+  async update<T extends KObject>(type: ResourceType, object: T, options: UpdateOptions = {}): Promise<T> {
+    if (options.subresource === "status" && !type.hasStatus) {
+      throw new ApiError("NotFound", "the server could not find the requested resource", { kind: type.plural });
+    }
+    const meta = object.metadata ?? {};
+    const name = meta.name;
+    if (!name) throw badRequest("resource name may not be empty");
+    const key = storageKey(type, type.namespaced ? meta.namespace || "default" : "", name);
+    const expected = meta.resourceVersion ? parseRevision(meta.resourceVersion) : undefined;
+    for (let attempt = 1; attempt <= unconditionalWriteMaxAttempts; attempt++) {
+      const current = await this.backend.get(key);
+      if (current === undefined) throw notFound(type.plural, type.group, name);
+      if (expected !== undefined && expected !== current.modRevision) throw staleConflict(type, name);
+      const storedUid = current.object.metadata?.uid;
+      if (meta.uid && meta.uid !== storedUid) {
+        const why = `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${storedUid}`;
+        throw conflict(type.plural, type.group, name, why);
+      }
+      const next =
+        options.subresource === "status"
+          ? prepareStatusUpdate(object, current.object)
+          : prepareMainUpdate(type, object, current.object);
+      const causes = uniqueCauses([
+        ...finalizerCauses(next, current.object),
+        ...(options.skipValidation ? [] : this.validate(type, next, current.object)),
+      ]);
+      if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
+      try {
+        return (await this.writeUpdate(key, current, next)) as T;
+      } catch (error) {
+        if (!(error instanceof BackendConflict)) throw error;
+        if (expected !== undefined) throw staleConflict(type, name);
+      }
+    }
+    throw this.tooManyConflicts(type, name);
+  }
+
+  async delete<T extends KObject>(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    options: DeleteOptions = {},
+  ): Promise<T> {
+    const key = storageKey(type, namespace, name);
+    for (let attempt = 1; attempt <= unconditionalWriteMaxAttempts; attempt++) {
+      const current = await this.backend.get(key);
+      if (current === undefined) throw notFound(type.plural, type.group, name);
+      this.checkDeletePreconditions(type, name, current, options);
+      const plan = planDeletion(type, current.object, options, this.clock.now());
+      try {
+        if (plan.action === "wait") return current.object as T;
+        if (plan.action === "remove") return (await this.backend.delete(key, current.modRevision)).object as T;
+        const marked = await this.writeUpdate(key, current, plan.object);
+        if (!plan.thenRemove) return marked as T;
+        const markedRevision = Number(marked.metadata?.resourceVersion);
+        return (await this.backend.delete(key, markedRevision)).object as T;
+      } catch (error) {
+        if (!(error instanceof BackendConflict)) throw error;
+        // Someone else wrote in between: read again and decide again, as Kubernetes' GuaranteedUpdate.
+        if (error.current === undefined) throw notFound(type.plural, type.group, name);
+      }
+    }
+    throw this.tooManyConflicts(type, name);
+  }
+
+  async watch<T extends KObject>(
+    type: ResourceType,
+    options: WatchOptions,
+    onEvent: (event: WatchEvent<T>) => void,
+  ): Promise<StoreWatch> {
+    const filter = this.filterFor(type, options);
+    const prefix = storagePrefix(type, options.namespace);
+    const fromNow = !options.resourceVersion || options.resourceVersion === "0";
+    let fromRevision: number;
+    let initial: WatchEvent[] = [];
+    if (fromNow) {
+      const listed = await this.backend.list(prefix);
+      fromRevision = listed.revision;
+      initial = listed.entries
+        .filter((entry) => filter.matches(entry.object))
+        .map((entry) => ({ type: "ADDED", object: entry.object }));
+    } else {
+      fromRevision = parseRevision(options.resourceVersion as string);
+    }
+    const session = new WatchSession({
+      backend: this.backend,
+      prefix,
+      fromRevision,
+      initial,
+      filter,
+      onEvent: onEvent as (event: WatchEvent) => void,
+      clock: this.clock,
+      ...(options.allowBookmarks ? { bookmarkType: { kind: type.kind, apiVersion: apiVersionOf(type) } } : {}),
+      onStop: (stopped) => this.watches.delete(stopped),
+    });
+    this.watches.add(session);
+    return session;
+  }
+
+  async close(): Promise<void> {
+    for (const session of [...this.watches]) session.stop();
+    await this.backend.close();
+  }
+
+  private filterFor(type: ResourceType, options: ListOptions): WatchFilter {
+    return new WatchFilter(
+      parseLabelSelector(options.labelSelector),
+      parseFieldSelector(type.kind, options.fieldSelector),
+    );
+  }
+
+  /** Reads pages from the backend until `limit` objects pass the filter or the keys run out. */
+  private async collect<T extends KObject>(
+    prefix: string,
+    filter: WatchFilter,
+    atRevision: number | undefined,
+    startKey: string | undefined,
+    limit: number | undefined,
+  ): Promise<ObjectList<T>> {
+    const items: T[] = [];
+    let revision = atRevision;
+    let nextKey = startKey;
+    for (;;) {
+      const wanted = limit === undefined ? undefined : limit - items.length;
+      const page = await this.backend.list(prefix, revision, { startKey: nextKey, limit: wanted });
+      revision = page.revision;
+      for (const entry of page.entries) if (filter.matches(entry.object)) items.push(entry.object as T);
+      const last = page.entries[page.entries.length - 1];
+      if (!page.more || last === undefined) return { items, resourceVersion: String(revision) };
+      if (limit !== undefined && items.length >= limit) {
+        return { items, resourceVersion: String(revision), continue: encodeContinue(prefix, last.key, revision) };
+      }
+      nextKey = `${last.key}\u0000`;
+    }
+  }
+
+  /** Stores `next` over `current`, or removes the object when `next` completes its deletion. */
+  private async writeUpdate(key: string, current: BackendEntry, next: KObject): Promise<KObject> {
+    if (completesDeletion(next, current.object)) return (await this.backend.delete(key, current.modRevision)).object;
+    if (sameStoredContent(next, current.object)) return current.object;
+    return (await this.backend.update(key, next, current.modRevision)).object;
+  }
+
+  private checkDeletePreconditions(
+    type: ResourceType,
+    name: string,
+    current: BackendEntry,
+    options: DeleteOptions,
+  ): void {
+    const preconditions = options.preconditions;
+    const storedUid = current.object.metadata?.uid;
+    if (preconditions?.uid !== undefined && preconditions.uid !== storedUid) {
+      const why = `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${storedUid}). The object might have been deleted and then recreated`;
+      throw conflict(type.kind, type.group, name, why);
+    }
+    const storedVersion = String(current.modRevision);
+    if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== storedVersion) {
+      const why = `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${storedVersion}). The object might have been modified`;
+      throw conflict(type.kind, type.group, name, why);
+    }
+  }
+
+  private alreadyExists(type: ResourceType, name: string, existing: BackendEntry | undefined): ApiError {
+    const error = alreadyExists(type.plural, type.group, name);
+    if (!existing?.object.metadata?.deletionTimestamp) return error;
+    return new ApiError("AlreadyExists", `object is being deleted: ${error.message}`, error.details);
+  }
+
+  private tooManyConflicts(type: ResourceType, name: string): ApiError {
+    return conflict(
+      type.plural,
+      type.group,
+      name,
+      `the object kept changing during ${unconditionalWriteMaxAttempts} attempts to write it; try again`,
+    );
+  }
+}

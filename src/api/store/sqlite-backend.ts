@@ -1,0 +1,300 @@
+/**
+ * The SQLite KVBackend: `kvol up`'s store, one file, one writer process (sqlite-schema.ts has the
+ * durability and locking choices). Current objects live in `objects`; every write also appends a
+ * row to `revisions` (with the previous object) that serves watches and lists from past
+ * revisions, compacted automatically to the last `historyWindowRevisions`. The revision counter
+ * is persisted with each write, so a restarted kvol continues above the last revision.
+ *
+ * Because this process is the only writer, it keeps the frozen objects it has read or written in
+ * a bounded cache (a get or list of an unchanged object costs no JSON parse) and it notifies its
+ * own watchers after each commit.
+ */
+import type Database from "better-sqlite3";
+import type { KObject } from "../objects.ts";
+import {
+  BackendConflict,
+  type BackendEntry,
+  type BackendEvent,
+  type BackendList,
+  type BackendPage,
+  type BackendWatch,
+  type BackendWatchOptions,
+  type KVBackend,
+} from "./backend.ts";
+import { historyWindowRevisions, sqliteCompactionBatchRevisions, sqliteObjectCacheEntries } from "./constants.ts";
+import { freezeParsed, sealAtRevision } from "./frozen.ts";
+import { checkReadableRevision, checkWatchableRevision } from "./revision-checks.ts";
+import { rewindEntries } from "./rewind.ts";
+import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
+import { WatchHub } from "./watch-hub.ts";
+
+export interface SqliteBackendOptions {
+  /** Revisions of history kept for watches and lists from the past (default `historyWindowRevisions`). */
+  historyWindowRevisions?: number;
+  /** Compact once this many revisions have fallen out of the window (default `sqliteCompactionBatchRevisions`). */
+  compactionBatchRevisions?: number;
+}
+
+/** SQLite's LIMIT for "no limit". */
+const noLimit = -1;
+
+/** The smallest string greater than every string starting with `prefix`. */
+function prefixEnd(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+function parseObject(json: string): KObject {
+  return freezeParsed(JSON.parse(json) as KObject);
+}
+
+function eventFromRow(row: RevisionRow): BackendEvent {
+  return {
+    type: row.type,
+    key: row.key,
+    revision: row.rev,
+    object: parseObject(row.json),
+    previous: row.prev_json === null ? undefined : parseObject(row.prev_json),
+    createRevision: row.create_rev,
+  };
+}
+
+export class SqliteBackend implements KVBackend {
+  readonly kind = "sqlite";
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly statements: SqliteStatements;
+  private readonly inTransaction: (work: () => void) => void;
+  private readonly cache = new Map<string, BackendEntry>();
+  private readonly hub: WatchHub;
+  private readonly windowRevisions: number;
+  private readonly compactionBatchRevisions: number;
+  private currentRevision: number;
+  private compacted: number;
+  private closed = false;
+
+  /** Opens (or creates) the store file at `path`. */
+  static open(path: string, options: SqliteBackendOptions = {}): SqliteBackend {
+    return new SqliteBackend(path, options);
+  }
+
+  private constructor(path: string, options: SqliteBackendOptions) {
+    this.path = path;
+    this.windowRevisions = positiveInteger("historyWindowRevisions", options.historyWindowRevisions ?? historyWindowRevisions);
+    this.compactionBatchRevisions = positiveInteger(
+      "compactionBatchRevisions",
+      options.compactionBatchRevisions ?? sqliteCompactionBatchRevisions,
+    );
+    try {
+      ({ db: this.db, statements: this.statements } = openDatabase(path));
+    } catch (error) {
+      throw new Error(`cannot open the kvol store file ${path}: ${(error as Error).message}`, { cause: error });
+    }
+    this.inTransaction = this.db.transaction((work: () => void) => work());
+    this.currentRevision = this.readMeta("revision");
+    this.compacted = this.readMeta("compacted");
+    this.hub = new WatchHub(this.currentRevision);
+  }
+
+  revision(): number {
+    return this.currentRevision;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  async get(key: string): Promise<BackendEntry | undefined> {
+    this.checkOpen();
+    // The cache holds the latest version of every key it has: this process is the only writer.
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const row = this.statements.getObject.get(key);
+    return row === undefined ? undefined : this.entryFromRow(row);
+  }
+
+  async list(prefix: string, atRevision?: number, page: BackendPage = {}): Promise<BackendList> {
+    this.checkOpen();
+    const revision = atRevision ?? this.currentRevision;
+    checkReadableRevision(revision, this.compacted, this.currentRevision);
+    const startKey = page.startKey !== undefined && page.startKey > prefix ? page.startKey : prefix;
+    const end = prefixEnd(prefix);
+    const limit = page.limit !== undefined && page.limit > 0 ? page.limit : undefined;
+    if (revision === this.currentRevision) {
+      const rows = this.statements.rangeObjects.all(startKey, end, limit === undefined ? noLimit : limit + 1);
+      const more = limit !== undefined && rows.length > limit;
+      const entries = (more ? rows.slice(0, limit) : rows).map((row) => this.entryFromRow(row));
+      return { entries, revision, more };
+    }
+    const now = this.statements.rangeObjects.all(startKey, end, noLimit).map((row) => this.entryFromRow(row));
+    const since = this.statements.revisionsAfter.all(revision, startKey, end).map(eventFromRow);
+    const then = rewindEntries(now, since.reverse());
+    return {
+      entries: limit === undefined ? then : then.slice(0, limit),
+      revision,
+      more: limit !== undefined && then.length > limit,
+    };
+  }
+
+  async create(key: string, object: KObject): Promise<BackendEntry> {
+    this.checkOpen();
+    const existing = await this.get(key);
+    if (existing !== undefined) throw new BackendConflict(key, existing);
+    const revision = this.currentRevision + 1;
+    const sealed = sealAtRevision(object, revision);
+    const json = JSON.stringify(sealed);
+    this.commit(revision, () => {
+      this.statements.insertObject.run(key, revision, revision, json);
+      this.statements.insertRevision.run(revision, key, "put", revision, json, null);
+    });
+    const entry = { key, object: sealed, createRevision: revision, modRevision: revision };
+    this.remember(entry);
+    this.hub.publish({ type: "put", key, revision, object: sealed, previous: undefined, createRevision: revision });
+    return entry;
+  }
+
+  async update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry> {
+    this.checkOpen();
+    const { existing, json: previousJson } = this.expect(key, expectedModRevision);
+    const revision = this.currentRevision + 1;
+    const sealed = sealAtRevision(object, revision);
+    const json = JSON.stringify(sealed);
+    this.commit(revision, () => {
+      this.statements.updateObject.run(revision, json, key);
+      this.statements.insertRevision.run(revision, key, "put", existing.createRevision, json, previousJson);
+    });
+    const entry = { ...existing, object: sealed, modRevision: revision };
+    this.remember(entry);
+    this.hub.publish({
+      type: "put",
+      key,
+      revision,
+      object: sealed,
+      previous: existing.object,
+      createRevision: existing.createRevision,
+    });
+    return entry;
+  }
+
+  async delete(key: string, expectedModRevision: number): Promise<BackendEntry> {
+    this.checkOpen();
+    const { existing, json: previousJson } = this.expect(key, expectedModRevision);
+    const revision = this.currentRevision + 1;
+    const sealed = sealAtRevision(existing.object, revision);
+    this.commit(revision, () => {
+      this.statements.deleteObject.run(key);
+      this.statements.insertRevision.run(
+        revision,
+        key,
+        "delete",
+        existing.createRevision,
+        JSON.stringify(sealed),
+        previousJson,
+      );
+    });
+    this.cache.delete(key);
+    this.hub.publish({
+      type: "delete",
+      key,
+      revision,
+      object: sealed,
+      previous: existing.object,
+      createRevision: existing.createRevision,
+    });
+    return { ...existing, object: sealed, modRevision: revision };
+  }
+
+  watch(
+    prefix: string,
+    fromRevision: number,
+    onEvents: (events: readonly BackendEvent[]) => void,
+    options: BackendWatchOptions = {},
+  ): BackendWatch {
+    this.checkOpen();
+    checkWatchableRevision(fromRevision, this.compacted);
+    const backlog =
+      fromRevision < this.currentRevision
+        ? this.statements.revisionsAfter.all(fromRevision, prefix, prefixEnd(prefix)).map(eventFromRow)
+        : [];
+    return this.hub.subscribe(prefix, Math.max(fromRevision, this.currentRevision), backlog, onEvents, options.route);
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.checkOpen();
+    const target = Math.min(revision, this.currentRevision);
+    if (target <= this.compacted) return;
+    this.inTransaction(() => this.compactTo(target));
+    this.compacted = target;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.hub.stopAll();
+    this.cache.clear();
+    this.db.close();
+  }
+
+  /** Runs the write `work` and records `revision` (and any due compaction) in one transaction. */
+  private commit(revision: number, work: () => void): void {
+    const compactTo = revision - this.windowRevisions;
+    const compactNow = compactTo - this.compacted >= this.compactionBatchRevisions;
+    this.inTransaction(() => {
+      work();
+      this.statements.setMeta.run("revision", revision);
+      if (compactNow) this.compactTo(compactTo);
+    });
+    this.currentRevision = revision;
+    if (compactNow) this.compacted = compactTo;
+  }
+
+  private compactTo(revision: number): void {
+    this.statements.deleteRevisionsUpTo.run(revision);
+    this.statements.setMeta.run("compacted", revision);
+  }
+
+  /** The stored entry of `key` and its JSON, when it is at `expectedModRevision`; BackendConflict otherwise. */
+  private expect(key: string, expectedModRevision: number): { existing: BackendEntry; json: string } {
+    const row = this.statements.getObject.get(key);
+    const existing = row === undefined ? undefined : this.entryFromRow(row);
+    if (row === undefined || existing === undefined || existing.modRevision !== expectedModRevision) {
+      throw new BackendConflict(key, existing);
+    }
+    return { existing, json: row.json };
+  }
+
+  private entryFromRow(row: ObjectRow): BackendEntry {
+    const cached = this.cache.get(row.key);
+    if (cached !== undefined && cached.modRevision === row.mod_rev) return cached;
+    const entry = {
+      key: row.key,
+      object: parseObject(row.json),
+      createRevision: row.create_rev,
+      modRevision: row.mod_rev,
+    };
+    this.remember(entry);
+    return entry;
+  }
+
+  /** Caches `entry`, evicting the longest-cached key when the cache is full. */
+  private remember(entry: BackendEntry): void {
+    if (!this.cache.has(entry.key) && this.cache.size >= sqliteObjectCacheEntries) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    this.cache.set(entry.key, entry);
+  }
+
+  private readMeta(name: string): number {
+    return this.statements.getMeta.get(name)?.value ?? 0;
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`the kvol store file ${this.path} is closed; no reads or writes are possible`);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The SQLite file behind `kvol up`: its pragmas, tables and statements.
+ *
+ * Durability: WAL journal with `synchronous=FULL`, so every commit is fsynced to the WAL before the
+ * write is acknowledged. `NORMAL` would survive a kill -9 of kvol too (the committed pages are in
+ * the kernel's cache), but not a power cut or kernel crash — the "node crash" this project exists
+ * to reproduce — which could then lose writes that controllers had already acted on.
+ *
+ * `locking_mode=EXCLUSIVE` makes the opening process the only reader and writer of the file, which
+ * is what lets the backend keep its in-process cache and watch fan-out: a second kvol opening the
+ * same file fails with "database is locked" instead of writing behind the first one's back.
+ */
+import Database from "better-sqlite3";
+
+/** Bumped when the tables change incompatibly; a file of another version is refused, not migrated blindly. */
+export const sqliteSchemaVersion = 1;
+
+const schema = `
+  CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS objects (
+    key TEXT PRIMARY KEY,
+    create_rev INTEGER NOT NULL,
+    mod_rev INTEGER NOT NULL,
+    json TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS revisions (
+    rev INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    type TEXT NOT NULL CHECK (type IN ('put', 'delete')),
+    create_rev INTEGER NOT NULL,
+    json TEXT NOT NULL,
+    prev_json TEXT
+  );
+`;
+
+export interface ObjectRow {
+  key: string;
+  create_rev: number;
+  mod_rev: number;
+  json: string;
+}
+
+export interface RevisionRow {
+  rev: number;
+  key: string;
+  type: "put" | "delete";
+  create_rev: number;
+  json: string;
+  prev_json: string | null;
+}
+
+export interface SqliteStatements {
+  getMeta: Database.Statement<[string], { value: number }>;
+  setMeta: Database.Statement<[string, number]>;
+  getObject: Database.Statement<[string], ObjectRow>;
+  rangeObjects: Database.Statement<[string, string, number], ObjectRow>;
+  insertObject: Database.Statement<[string, number, number, string]>;
+  updateObject: Database.Statement<[number, string, string]>;
+  deleteObject: Database.Statement<[string]>;
+  insertRevision: Database.Statement<[number, string, string, number, string, string | null]>;
+  revisionsAfter: Database.Statement<[number, string, string], RevisionRow>;
+  deleteRevisionsUpTo: Database.Statement<[number]>;
+}
+
+export function openDatabase(path: string): { db: Database.Database; statements: SqliteStatements } {
+  const db = new Database(path);
+  try {
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.exec(schema);
+    checkSchemaVersion(db, path);
+    return { db, statements: prepareStatements(db) };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function checkSchemaVersion(db: Database.Database, path: string): void {
+  const row = db.prepare<[string], { value: number }>("SELECT value FROM meta WHERE name = ?").get("schema_version");
+  if (row === undefined) {
+    db.prepare("INSERT INTO meta (name, value) VALUES ('schema_version', ?)").run(sqliteSchemaVersion);
+  } else if (row.value !== sqliteSchemaVersion) {
+    throw new Error(
+      `${path} holds kvol store schema version ${row.value}, but this kvol reads version ${sqliteSchemaVersion}; ` +
+        "use the kvol release that wrote it, or start from a new file",
+    );
+  }
+}
+
+function prepareStatements(db: Database.Database): SqliteStatements {
+  return {
+    getMeta: db.prepare("SELECT value FROM meta WHERE name = ?"),
+    setMeta: db.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)"),
+    getObject: db.prepare("SELECT key, create_rev, mod_rev, json FROM objects WHERE key = ?"),
+    rangeObjects: db.prepare(
+      "SELECT key, create_rev, mod_rev, json FROM objects WHERE key >= ? AND key < ? ORDER BY key LIMIT ?",
+    ),
+    insertObject: db.prepare("INSERT INTO objects (key, create_rev, mod_rev, json) VALUES (?, ?, ?, ?)"),
+    updateObject: db.prepare("UPDATE objects SET mod_rev = ?, json = ? WHERE key = ?"),
+    deleteObject: db.prepare("DELETE FROM objects WHERE key = ?"),
+    insertRevision: db.prepare(
+      "INSERT INTO revisions (rev, key, type, create_rev, json, prev_json) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    revisionsAfter: db.prepare(
+      "SELECT rev, key, type, create_rev, json, prev_json FROM revisions WHERE rev > ? AND key >= ? AND key < ? ORDER BY rev",
+    ),
+    deleteRevisionsUpTo: db.prepare("DELETE FROM revisions WHERE rev <= ?"),
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * A Store kept in a SQLite file: `kvol up`'s default, surviving restarts and crashes.
+ */
+import type { Clock } from "../../runtime/clock.ts";
+import { KubeStore, type StoreRandom, type Validator } from "./kube-store.ts";
+import { SqliteBackend } from "./sqlite-backend.ts";
+
+export interface SqliteStoreOptions {
+  /** The store file; created when missing (its directory must exist). */
+  path: string;
+  clock: Clock;
+  random: StoreRandom;
+  /** Revisions of history kept for watches from the past (default `historyWindowRevisions`). */
+  historyWindowRevisions?: number;
+  validate?: Validator;
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): KubeStore {
+  const backend = SqliteBackend.open(
+    options.path,
+    options.historyWindowRevisions === undefined ? {} : { historyWindowRevisions: options.historyWindowRevisions },
+  );
+  return new KubeStore({
+    backend,
+    clock: options.clock,
+    random: options.random,
+    ...(options.validate ? { validate: options.validate } : {}),
+  });
+}

@@ -1,0 +1,242 @@
+/**
+ * Watch fan-out for the in-process backends (memory, SQLite). A backend publishes each committed
+ * write; the hub hands the events to the watches whose prefix they fall under, asynchronously
+ * (never inside the write call), in revision order, batched per microtask: a burst of writes in one
+ * turn reaches each watch as one array.
+ *
+ * Watches are grouped by prefix, and a watch with a route (backend.ts `WatchRoute`) sits in a
+ * bucket of its route value: a write costs one `startsWith` per distinct watched prefix, one
+ * field read per distinct route, and one call per interested watch — not one per watch.
+ */
+import type { KObject } from "../objects.ts";
+import type { BackendEvent, BackendWatch, WatchRoute } from "./backend.ts";
+import { reportHandlerError } from "./handler-errors.ts";
+
+type EventsHandler = (events: readonly BackendEvent[]) => void;
+
+class HubWatch implements BackendWatch {
+  stopped = false;
+  /** Events the backend had before this watch started, not yet delivered. */
+  backlog: BackendEvent[] | undefined;
+  /** Events up to this revision are covered by the backlog (or were asked to be skipped). */
+  coveredRevision: number;
+  readonly prefix: string;
+  readonly route: WatchRoute | undefined;
+  readonly onEvents: EventsHandler;
+  private readonly hub: WatchHub;
+
+  constructor(
+    hub: WatchHub,
+    prefix: string,
+    route: WatchRoute | undefined,
+    coveredRevision: number,
+    backlog: BackendEvent[],
+    onEvents: EventsHandler,
+  ) {
+    this.hub = hub;
+    this.prefix = prefix;
+    this.route = route;
+    this.coveredRevision = coveredRevision;
+    this.backlog = backlog.length > 0 ? backlog : undefined;
+    this.onEvents = onEvents;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.hub.remove(this);
+  }
+
+  progressRevision(): number {
+    return this.backlog === undefined ? Math.max(this.coveredRevision, this.hub.flushedRevision) : this.coveredRevision;
+  }
+}
+
+/** The watches of one route name under one prefix, by route value. */
+interface RouteBuckets {
+  read: (object: KObject) => string;
+  byValue: Map<string, Set<HubWatch>>;
+}
+
+/** The watches of one prefix. */
+class PrefixGroup {
+  readonly unrouted = new Set<HubWatch>();
+  readonly routes = new Map<string, RouteBuckets>();
+
+  add(watch: HubWatch): void {
+    const route = watch.route;
+    if (route === undefined) {
+      this.unrouted.add(watch);
+      return;
+    }
+    let buckets = this.routes.get(route.name);
+    if (buckets === undefined) {
+      buckets = { read: route.read, byValue: new Map() };
+      this.routes.set(route.name, buckets);
+    }
+    let bucket = buckets.byValue.get(route.value);
+    if (bucket === undefined) {
+      bucket = new Set();
+      buckets.byValue.set(route.value, bucket);
+    }
+    bucket.add(watch);
+  }
+
+  /** Removes `watch`; true when the group is left empty. */
+  remove(watch: HubWatch): boolean {
+    const route = watch.route;
+    if (route === undefined) {
+      this.unrouted.delete(watch);
+    } else {
+      const buckets = this.routes.get(route.name);
+      const bucket = buckets?.byValue.get(route.value);
+      bucket?.delete(watch);
+      if (bucket?.size === 0) buckets?.byValue.delete(route.value);
+      if (buckets?.byValue.size === 0) this.routes.delete(route.name);
+    }
+    return this.unrouted.size === 0 && this.routes.size === 0;
+  }
+
+  *all(): Iterable<HubWatch> {
+    yield* this.unrouted;
+    for (const buckets of this.routes.values()) for (const bucket of buckets.byValue.values()) yield* bucket;
+  }
+}
+
+/** The events of `events` that concern each value of a route (the object's or the previous one's). */
+function eventsByRouteValue(
+  events: readonly BackendEvent[],
+  read: (object: KObject) => string,
+): Map<string, BackendEvent[]> {
+  const byValue = new Map<string, BackendEvent[]>();
+  const add = (value: string, event: BackendEvent): void => {
+    const list = byValue.get(value);
+    if (list === undefined) byValue.set(value, [event]);
+    else list.push(event);
+  };
+  for (const event of events) {
+    const now = read(event.object);
+    add(now, event);
+    if (event.previous !== undefined) {
+      const before = read(event.previous);
+      if (before !== now) add(before, event);
+    }
+  }
+  return byValue;
+}
+
+export class WatchHub {
+  /** Every published event up to this revision has been handed to the watches of its prefix. */
+  flushedRevision: number;
+  private readonly byPrefix = new Map<string, PrefixGroup>();
+  private pending: BackendEvent[] = [];
+  private withBacklog: HubWatch[] = [];
+  private flushScheduled = false;
+
+  constructor(startRevision: number) {
+    this.flushedRevision = startRevision;
+  }
+
+  /**
+   * Starts a watch. `backlog` holds the stored events under `prefix` after the watch's start
+   * revision, up to `backlogRevision` (the backend's revision when it read them); later events
+   * come from `publish`.
+   */
+  subscribe(
+    prefix: string,
+    backlogRevision: number,
+    backlog: BackendEvent[],
+    onEvents: EventsHandler,
+    route?: WatchRoute,
+  ): BackendWatch {
+    const watch = new HubWatch(this, prefix, route, backlogRevision, backlog, onEvents);
+    let group = this.byPrefix.get(prefix);
+    if (group === undefined) {
+      group = new PrefixGroup();
+      this.byPrefix.set(prefix, group);
+    }
+    group.add(watch);
+    if (watch.backlog !== undefined) {
+      this.withBacklog.push(watch);
+      this.scheduleFlush();
+    }
+    return watch;
+  }
+
+  /** Called by the backend after a write has committed, in revision order. */
+  publish(event: BackendEvent): void {
+    this.pending.push(event);
+    this.scheduleFlush();
+  }
+
+  /** Stops every watch (the backend is closing). */
+  stopAll(): void {
+    for (const group of this.byPrefix.values()) for (const watch of group.all()) watch.stopped = true;
+    this.byPrefix.clear();
+    this.pending = [];
+    this.withBacklog = [];
+  }
+
+  remove(watch: HubWatch): void {
+    const group = this.byPrefix.get(watch.prefix);
+    if (group?.remove(watch)) this.byPrefix.delete(watch.prefix);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const events = this.pending;
+    const starting = this.withBacklog;
+    this.pending = [];
+    this.withBacklog = [];
+    const last = events[events.length - 1];
+    if (last !== undefined) this.flushedRevision = last.revision;
+    for (const watch of starting) this.deliverBacklog(watch);
+    if (events.length === 0) return;
+    for (const [prefix, group] of this.byPrefix) {
+      const matching = events.filter((event) => event.key.startsWith(prefix));
+      if (matching.length > 0) this.deliverToGroup(group, matching);
+    }
+  }
+
+  private deliverToGroup(group: PrefixGroup, events: BackendEvent[]): void {
+    for (const watch of group.unrouted) this.deliverLive(watch, events);
+    for (const buckets of group.routes.values()) {
+      for (const [value, routed] of eventsByRouteValue(events, buckets.read)) {
+        const bucket = buckets.byValue.get(value);
+        if (bucket !== undefined) for (const watch of bucket) this.deliverLive(watch, routed);
+      }
+    }
+  }
+
+  private deliverBacklog(watch: HubWatch): void {
+    const backlog = watch.backlog;
+    watch.backlog = undefined;
+    if (watch.stopped || backlog === undefined) return;
+    this.call(watch, backlog);
+  }
+
+  private deliverLive(watch: HubWatch, events: BackendEvent[]): void {
+    if (watch.stopped) return;
+    // Events a watch's backlog already covered (or that precede its start) are skipped.
+    const first = events[0] as BackendEvent;
+    const fresh =
+      first.revision > watch.coveredRevision ? events : events.filter((e) => e.revision > watch.coveredRevision);
+    if (fresh.length === 0) return;
+    watch.coveredRevision = (fresh[fresh.length - 1] as BackendEvent).revision;
+    this.call(watch, fresh);
+  }
+
+  private call(watch: HubWatch, events: readonly BackendEvent[]): void {
+    try {
+      watch.onEvents(events);
+    } catch (error) {
+      reportHandlerError(error);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { changed, dnsSubdomainMessage, problemsOf } from "./test-support.ts";
+
+const claim = {
+  apiVersion: "v1",
+  kind: "PersistentVolumeClaim",
+  metadata: { name: "data", namespace: "default" },
+  spec: {
+    accessModes: ["ReadWriteOnce"] as unknown,
+    resources: { requests: { storage: "10Gi" } as Record<string, unknown> },
+    storageClassName: "fast" as string | undefined,
+  } as Record<string, unknown> & { resources: { requests: Record<string, unknown> } },
+  status: {} as Record<string, unknown>,
+};
+
+const supportedModes = 'supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"';
+
+describe("PersistentVolumeClaim", () => {
+  it("accepts a usual claim", () => {
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", claim), []);
+  });
+
+  it("requires access modes", () => {
+    const noModes = changed(claim, (copy) => {
+      copy.spec.accessModes = [];
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", noModes), [
+      "spec.accessModes: Required value: at least 1 access mode is required",
+    ]);
+  });
+
+  it("names the supported access modes", () => {
+    const typo = changed(claim, (copy) => {
+      copy.spec.accessModes = ["ReadWriteSome"];
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", typo), [
+      `spec.accessModes: Unsupported value: "ReadWriteSome": ${supportedModes}`,
+    ]);
+  });
+
+  it("refuses ReadWriteOncePod together with another mode", () => {
+    const mixed = changed(claim, (copy) => {
+      copy.spec.accessModes = ["ReadWriteOncePod", "ReadOnlyMany"];
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", mixed), [
+      "spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes",
+    ]);
+  });
+
+  it("says so when accessModes is a string instead of a list", () => {
+    const scalar = changed(claim, (copy) => {
+      copy.spec.accessModes = "ReadWriteOnce";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", scalar), [
+      'spec.accessModes: Invalid value: "string": spec.accessModes in body must be of type array: "string"',
+    ]);
+  });
+
+  it("requires a storage request", () => {
+    const noRequest = changed(claim, (copy) => {
+      copy.spec.resources.requests = {};
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", noRequest), ["spec.resources[storage]: Required value"]);
+  });
+
+  it("reports an unparsable storage request with Kubernetes' quantity message", () => {
+    const gigabytes = changed(claim, (copy) => {
+      copy.spec.resources.requests.storage = "10GB";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", gigabytes), [
+      "spec.resources[storage]: Invalid value: \"10GB\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ]);
+  });
+
+  it("requires the storage request to be above zero", () => {
+    const zero = changed(claim, (copy) => {
+      copy.spec.resources.requests.storage = "0";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", zero), [
+      'spec.resources[storage]: Invalid value: "0": must be greater than zero',
+    ]);
+  });
+
+  it("accepts a bare number of bytes, as Kubernetes does", () => {
+    const bytes = changed(claim, (copy) => {
+      copy.spec.resources.requests.storage = 1073741824;
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", bytes), []);
+  });
+
+  it("checks volumeMode, storage class and selector", () => {
+    const odd = changed(claim, (copy) => {
+      copy.spec.volumeMode = "Raw";
+      copy.spec.storageClassName = "Fast_SSD";
+      copy.spec.selector = { matchExpressions: [{ key: "tier", operator: "In" }] };
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", odd), [
+      "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+      `spec.storageClassName: Invalid value: "Fast_SSD": ${dnsSubdomainMessage}`,
+      'spec.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"',
+    ]);
+  });
+
+  it("allows an empty storage class (no dynamic provisioning)", () => {
+    const static_ = changed(claim, (copy) => {
+      copy.spec.storageClassName = "";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", static_), []);
+  });
+
+  it("checks a data source", () => {
+    const cloned = changed(claim, (copy) => {
+      copy.spec.dataSource = { kind: "Pod", name: "source" };
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", cloned), [
+      "spec.dataSource: Invalid value: \"Pod\": must be 'PersistentVolumeClaim' when referencing the default apiGroup",
+    ]);
+  });
+});
+
+describe("PersistentVolumeClaim updates", () => {
+  const immutable =
+    "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims";
+  const bound = changed(claim, (copy) => {
+    copy.status = { phase: "Bound" };
+    copy.spec.volumeName = "pv-1";
+  });
+
+  it("lets the PV controller set volumeName once", () => {
+    const binding = changed(claim, (copy) => {
+      copy.spec.volumeName = "pv-1";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", binding, claim), []);
+    const rebinding = changed(bound, (copy) => {
+      copy.spec.volumeName = "pv-2";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", rebinding, bound), [`${immutable}\nchanged: spec.volumeName`]);
+  });
+
+  it("lets a bound claim grow", () => {
+    const grown = changed(bound, (copy) => {
+      copy.spec.resources.requests.storage = "20Gi";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", grown, bound), []);
+  });
+
+  it("does not let a claim shrink", () => {
+    const shrunk = changed(bound, (copy) => {
+      copy.spec.resources.requests.storage = "5Gi";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", shrunk, bound), [
+      "spec.resources.requests.storage: Forbidden: field can not be less than previous value",
+    ]);
+  });
+
+  it("does not let a pending claim change its request", () => {
+    const grown = changed(claim, (copy) => {
+      copy.spec.resources.requests.storage = "20Gi";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", grown, claim), [`${immutable}\nchanged: spec.resources`]);
+  });
+
+  it("treats the same amount written differently as no change", () => {
+    const rewritten = changed(claim, (copy) => {
+      copy.spec.resources.requests.storage = "10240Mi";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", rewritten, claim), []);
+    const inBytes = changed(claim, (copy) => {
+      copy.spec.resources.requests.storage = 10737418240;
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", inBytes, claim), []);
+  });
+
+  it("refuses a new access mode or volume mode", () => {
+    const widened = changed(claim, (copy) => {
+      copy.spec.accessModes = ["ReadWriteMany"];
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", widened, claim), [`${immutable}\nchanged: spec.accessModes`]);
+    const block = changed(claim, (copy) => {
+      copy.spec.volumeMode = "Block";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", block, claim), [
+      `${immutable}\nchanged: spec.volumeMode`,
+      'spec.volumeMode: Invalid value: "Block": field is immutable',
+    ]);
+  });
+
+  it("allows setting a storage class that was never set, but not changing one", () => {
+    const unset = changed(claim, (copy) => {
+      copy.spec.storageClassName = undefined;
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", claim, unset), []);
+    const other = changed(claim, (copy) => {
+      copy.spec.storageClassName = "slow";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", other, claim), [
+      `${immutable}\nchanged: spec.storageClassName`,
+    ]);
+  });
+});

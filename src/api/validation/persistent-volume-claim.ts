@@ -1,0 +1,200 @@
+/**
+ * PersistentVolumeClaim validation (core's ValidatePersistentVolumeClaim and its update rules). The
+ * claim spec is also checked inside StatefulSet volumeClaimTemplates and ephemeral volumes.
+ */
+import type { FieldCause } from "../errors.ts";
+import type { Quantity } from "../quantity.ts";
+import { checkDnsLabel, checkDnsSubdomain, checkOneOf, immutableMessage } from "./field-checks.ts";
+import { forbidden, invalid, notSupported, required } from "./field-errors.ts";
+import { child, key } from "./field-path.ts";
+import { type JsonObject, readObject, readString, readStringList } from "./json-reader.ts";
+import { validateLabelSelector } from "./labels.ts";
+import { nameIsDnsSubdomain } from "./names.ts";
+import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
+import { checkNonNegativeQuantity, checkPositiveQuantity, readQuantity } from "./quantity-field.ts";
+import { canonicalResourceList, differingFields, semanticEqual } from "./semantic-equal.ts";
+
+/** Sorted as Kubernetes lists them in its "supported values" message. */
+export const accessModes = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"] as const;
+export const volumeModes = ["Block", "Filesystem"] as const;
+const defaultVolumeMode = "Filesystem";
+const storageResource = "storage";
+const boundPhase = "Bound";
+/** The storage class annotation that predates spec.storageClassName. */
+const betaStorageClassAnnotation = "volume.beta.kubernetes.io/storage-class";
+const claimMeta: MetaRules = { namespaced: true, nameRule: nameIsDnsSubdomain };
+
+/** Access modes of a claim or a volume: known values, and ReadWriteOncePod alone. */
+export function validateAccessModes(modes: readonly string[], path: string, out: FieldCause[]): void {
+  let readWriteOncePod = false;
+  let other = false;
+  for (const mode of modes) {
+    if (!(accessModes as readonly string[]).includes(mode)) out.push(notSupported(path, mode, accessModes));
+    else if (mode === "ReadWriteOncePod") readWriteOncePod = true;
+    else other = true;
+  }
+  if (readWriteOncePod && other) out.push(forbidden(path, "may not use ReadWriteOncePod with other access modes"));
+}
+
+/** The storage request, reported at `spec.resources[storage]` as Kubernetes reports it. */
+function validateStorageRequest(requests: JsonObject, specPath: string, out: FieldCause[]): void {
+  const storagePath = key(child(specPath, "resources"), storageResource);
+  if (requests[storageResource] === undefined || requests[storageResource] === null) {
+    out.push(required(storagePath));
+    return;
+  }
+  const storage = readQuantity(requests[storageResource], storagePath, out);
+  if (storage !== undefined) checkPositiveQuantity(storage, storagePath, out);
+}
+
+function validateResources(spec: JsonObject, specPath: string, out: FieldCause[]): void {
+  const resourcesPath = child(specPath, "resources");
+  const resources = readObject(spec.resources, resourcesPath, out) ?? {};
+  const requests = readObject(resources.requests, child(resourcesPath, "requests"), out) ?? {};
+  validateStorageRequest(requests, specPath, out);
+  for (const listName of ["requests", "limits"]) {
+    const list = readObject(resources[listName], child(resourcesPath, listName), listName === "limits" ? out : []);
+    for (const [resourceName, value] of Object.entries(list ?? {})) {
+      if (listName === "requests" && resourceName === storageResource) continue;
+      const path = key(child(resourcesPath, listName), resourceName);
+      const quantity = readQuantity(value, path, out);
+      if (quantity !== undefined) checkNonNegativeQuantity(quantity, path, out);
+    }
+  }
+}
+
+function validateDataSource(source: JsonObject, path: string, out: FieldCause[]): void {
+  const name = readString(source.name, child(path, "name"), out) ?? "";
+  const kind = readString(source.kind, child(path, "kind"), out) ?? "";
+  const apiGroup = readString(source.apiGroup, child(path, "apiGroup"), out) ?? "";
+  if (name === "") out.push(required(child(path, "name")));
+  if (kind === "") out.push(required(child(path, "kind")));
+  if (apiGroup === "" && kind !== "PersistentVolumeClaim") {
+    out.push(invalid(path, kind, "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
+  }
+  if (apiGroup !== "") checkDnsSubdomain(apiGroup, child(path, "apiGroup"), out);
+  const namespace = readString(source.namespace, child(path, "namespace"), out) ?? "";
+  if (namespace !== "") checkDnsLabel(namespace, child(path, "namespace"), out);
+}
+
+/** A claim spec at `path` (`spec`, `spec.volumeClaimTemplates[0].spec`, ...). */
+export function validatePersistentVolumeClaimSpec(spec: JsonObject, path: string, out: FieldCause[]): void {
+  const modesPath = child(path, "accessModes");
+  const modes = readStringList(spec.accessModes, modesPath, out);
+  if (modes === undefined || modes.length === 0) {
+    if (!out.some((cause) => cause.field === modesPath))
+      out.push(required(modesPath, "at least 1 access mode is required"));
+  }
+  const selector = readObject(spec.selector, child(path, "selector"), out);
+  if (selector !== undefined) validateLabelSelector(selector, child(path, "selector"), out);
+  validateAccessModes(modes ?? [], modesPath, out);
+  validateResources(spec, path, out);
+  const className = readString(spec.storageClassName, child(path, "storageClassName"), out) ?? "";
+  if (className !== "") checkDnsSubdomain(className, child(path, "storageClassName"), out);
+  checkOneOf(readString(spec.volumeMode, child(path, "volumeMode"), out), volumeModes, child(path, "volumeMode"), out);
+  readString(spec.volumeName, child(path, "volumeName"), out);
+  for (const field of ["dataSource", "dataSourceRef"]) {
+    const source = readObject(spec[field], child(path, field), out);
+    if (source !== undefined) validateDataSource(source, child(path, field), out);
+  }
+}
+
+export function validatePersistentVolumeClaim(claim: JsonObject, out: FieldCause[]): void {
+  validateObjectMeta(claim.metadata, claimMeta, out);
+  validatePersistentVolumeClaimSpec(readObject(claim.spec, "spec", out) ?? {}, "spec", out);
+}
+
+function objectAt(value: unknown, field: string): JsonObject {
+  const object = readObject(value, "", []) ?? {};
+  return readObject(object[field], "", []) ?? {};
+}
+
+function specOf(claim: JsonObject): JsonObject {
+  return readObject(claim.spec, "", []) ?? {};
+}
+
+function requestsOf(spec: JsonObject): JsonObject {
+  return objectAt(spec.resources, "requests");
+}
+
+function storageRequest(claim: JsonObject): Quantity | undefined {
+  return readQuantity(requestsOf(specOf(claim))[storageResource], "", []);
+}
+
+function annotationOf(claim: JsonObject, annotation: string): string | undefined {
+  const value = objectAt(claim.metadata, "annotations")[annotation];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Kubernetes compares the claim's new phase; the store carries the stored status over on spec writes. */
+function isBound(newClaim: JsonObject, oldClaim: JsonObject): boolean {
+  return (objectAt(newClaim, "status").phase ?? objectAt(oldClaim, "status").phase) === boundPhase;
+}
+
+/** Whether a change of storageClassName is Kubernetes' allowed upgrade from an unset class. */
+function isStorageClassUpgrade(newClaim: JsonObject, oldClaim: JsonObject): boolean {
+  const oldClass = specOf(oldClaim).storageClassName;
+  const newClass = specOf(newClaim).storageClassName;
+  if ((oldClass !== undefined && oldClass !== null) || typeof newClass !== "string") return false;
+  const oldAnnotation = annotationOf(oldClaim, betaStorageClassAnnotation);
+  const newAnnotation = annotationOf(newClaim, betaStorageClassAnnotation);
+  if (oldAnnotation === undefined) return true;
+  return newClass === oldAnnotation && (newAnnotation === undefined || newAnnotation === oldAnnotation);
+}
+
+/** Resources with quantities in canonical form, so `1Gi` and `1073741824` compare equal. */
+function withRequests(resources: unknown, requests: JsonObject): JsonObject {
+  const base = readObject(resources, "", []) ?? {};
+  return { ...base, requests: canonicalResourceList(requests), limits: canonicalResourceList(base.limits) };
+}
+
+/** Both specs with what may change taken from the new one, so any remaining difference is forbidden. */
+function comparableSpecs(newClaim: JsonObject, oldClaim: JsonObject): { newSpec: JsonObject; oldSpec: JsonObject } {
+  const newSpec: Record<string, unknown> = { ...specOf(newClaim) };
+  const oldSpec: Record<string, unknown> = { ...specOf(oldClaim) };
+  // The PV controller fills volumeName once, when it binds the claim.
+  if (!oldSpec.volumeName) oldSpec.volumeName = newSpec.volumeName;
+  if (isStorageClassUpgrade(newClaim, oldClaim)) newSpec.storageClassName = oldSpec.storageClassName;
+  const newRequests: Record<string, unknown> = { ...requestsOf(newSpec) };
+  // A bound claim may be expanded: its storage request is the one part of spec that may change.
+  if (isBound(newClaim, oldClaim)) newRequests[storageResource] = requestsOf(oldSpec)[storageResource];
+  newSpec.resources = withRequests(newSpec.resources, newRequests);
+  oldSpec.resources = withRequests(oldSpec.resources, requestsOf(oldSpec));
+  newSpec.volumeMode ??= defaultVolumeMode;
+  oldSpec.volumeMode ??= defaultVolumeMode;
+  return { newSpec, oldSpec };
+}
+
+export function validatePersistentVolumeClaimUpdate(
+  newClaim: JsonObject,
+  oldClaim: JsonObject,
+  out: FieldCause[],
+): void {
+  validateObjectMetaUpdate(newClaim.metadata, oldClaim.metadata, out);
+  validatePersistentVolumeClaim(newClaim, out);
+  const oldAnnotation = annotationOf(oldClaim, betaStorageClassAnnotation);
+  const newAnnotation = annotationOf(newClaim, betaStorageClassAnnotation);
+  if (oldAnnotation !== newAnnotation) {
+    out.push(
+      invalid(child("metadata", "annotations", betaStorageClassAnnotation), newAnnotation ?? "", immutableMessage),
+    );
+  }
+  const { newSpec, oldSpec } = comparableSpecs(newClaim, oldClaim);
+  if (!semanticEqual(newSpec, oldSpec)) {
+    const changed = differingFields(oldSpec, newSpec, "spec").join(", ");
+    out.push(
+      forbidden(
+        "spec",
+        `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\nchanged: ${changed}`,
+      ),
+    );
+  }
+  const oldSize = storageRequest(oldClaim);
+  const newSize = storageRequest(newClaim);
+  if (oldSize !== undefined && newSize !== undefined && newSize.compare(oldSize) < 0) {
+    out.push(forbidden("spec.resources.requests.storage", "field can not be less than previous value"));
+  }
+  const oldMode = readString(oldSpec.volumeMode, "", []);
+  const newMode = readString(newSpec.volumeMode, "", []);
+  if (oldMode !== newMode) out.push(invalid("spec.volumeMode", newMode, immutableMessage));
+}

@@ -1,0 +1,65 @@
+/**
+ * Equality for immutability rules, after Kubernetes' apiequality.Semantic.DeepEqual: a field left
+ * out equals its zero value (`readOnly: false`, `""`, `0`, `[]`), and quantities compare by
+ * amount (`1Gi` equals `1073741824`), so re-applying an unchanged manifest is never an "update".
+ */
+import { parseQuantity, QuantityParseError } from "../quantity.ts";
+import { isJsonObject } from "./json-reader.ts";
+
+function isZeroValue(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    value === "" ||
+    value === 0 ||
+    value === false ||
+    (Array.isArray(value) && value.length === 0)
+  );
+}
+
+function arraysEqual(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((element, position) => semanticEqual(element, b[position]));
+}
+
+function objectsEqual(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const field of fields) {
+    if (!semanticEqual(a[field], b[field])) return false;
+  }
+  return true;
+}
+
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  if (isZeroValue(a) && isZeroValue(b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return arraysEqual(a, b);
+  if (isJsonObject(a) && isJsonObject(b)) return objectsEqual(a, b);
+  return a === b;
+}
+
+/**
+ * A quantity as a token of its amount alone (`1Gi`, `1024Mi` and `1073741824` give the same one),
+ * for comparing; anything unparsable stays as it is.
+ */
+export function canonicalQuantity(value: unknown): unknown {
+  if (typeof value !== "string" && typeof value !== "number") return value;
+  try {
+    return `${parseQuantity(String(value)).nanos}n`;
+  } catch (error) {
+    if (error instanceof QuantityParseError) return value;
+    throw error;
+  }
+}
+
+/** A resource list with every quantity in canonical form. */
+export function canonicalResourceList(value: unknown): unknown {
+  if (!isJsonObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, quantity]) => [name, canonicalQuantity(quantity)]));
+}
+
+/** The top-level fields of two objects that differ, for naming them in an immutability message. */
+export function differingFields(a: unknown, b: unknown, prefix: string): string[] {
+  const left = isJsonObject(a) ? a : {};
+  const right = isJsonObject(b) ? b : {};
+  const fields = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
+  return fields.filter((field) => !semanticEqual(left[field], right[field])).map((field) => `${prefix}.${field}`);
+}

@@ -1,0 +1,77 @@
+/**
+ * The validation entry point the Store calls on every create and update: it dispatches to the
+ * kind's rules and returns every problem found, worded and located as Kubernetes reports them
+ * (`spec.accessModes: Unsupported value: "ReadWriteSome": supported values: ...`).
+ */
+import type { FieldCause } from "../errors.ts";
+import type { KindName, KObject } from "../objects.ts";
+import type { ResourceType } from "../resources.ts";
+import { validateConfigMap, validateConfigMapUpdate } from "./config-map.ts";
+import { validateCsiDriver, validateCsiDriverUpdate } from "./csi-driver.ts";
+import { validateCsiNode, validateCsiNodeUpdate } from "./csi-node.ts";
+import { validateDeployment, validateDeploymentUpdate } from "./deployment.ts";
+import { validateEvent, validateEventUpdate } from "./event.ts";
+import { typeInvalid } from "./field-errors.ts";
+import { isJsonObject, type JsonObject } from "./json-reader.ts";
+import { validateLease, validateLeaseUpdate } from "./lease.ts";
+import { validateNamespace, validateNamespaceUpdate } from "./namespace.ts";
+import { validateNode, validateNodeUpdate } from "./node.ts";
+import { validatePersistentVolume, validatePersistentVolumeUpdate } from "./persistent-volume.ts";
+import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from "./persistent-volume-claim.ts";
+import { validatePod, validatePodUpdate } from "./pod.ts";
+import { validateReplicaSet, validateReplicaSetUpdate } from "./replicaset.ts";
+import { validateSecret, validateSecretUpdate } from "./secret.ts";
+import { validateStatefulSet, validateStatefulSetUpdate } from "./statefulset.ts";
+import { validateStorageClass, validateStorageClassUpdate } from "./storage-class.ts";
+import { validateVolumeAttachment, validateVolumeAttachmentUpdate } from "./volume-attachment.ts";
+
+type CreateRules = (object: JsonObject, out: FieldCause[]) => void;
+type UpdateRules = (object: JsonObject, old: JsonObject, out: FieldCause[]) => void;
+
+interface KindRules {
+  create: CreateRules;
+  update: UpdateRules;
+}
+
+const rulesByKind: Readonly<Record<KindName, KindRules>> = {
+  Pod: { create: validatePod, update: validatePodUpdate },
+  Node: { create: validateNode, update: validateNodeUpdate },
+  PersistentVolume: { create: validatePersistentVolume, update: validatePersistentVolumeUpdate },
+  PersistentVolumeClaim: { create: validatePersistentVolumeClaim, update: validatePersistentVolumeClaimUpdate },
+  Secret: { create: validateSecret, update: validateSecretUpdate },
+  ConfigMap: { create: validateConfigMap, update: validateConfigMapUpdate },
+  Event: { create: validateEvent, update: validateEventUpdate },
+  Namespace: { create: validateNamespace, update: validateNamespaceUpdate },
+  StorageClass: { create: validateStorageClass, update: validateStorageClassUpdate },
+  VolumeAttachment: { create: validateVolumeAttachment, update: validateVolumeAttachmentUpdate },
+  CSIDriver: { create: validateCsiDriver, update: validateCsiDriverUpdate },
+  CSINode: { create: validateCsiNode, update: validateCsiNodeUpdate },
+  StatefulSet: { create: validateStatefulSet, update: validateStatefulSetUpdate },
+  ReplicaSet: { create: validateReplicaSet, update: validateReplicaSetUpdate },
+  Deployment: { create: validateDeployment, update: validateDeploymentUpdate },
+  Lease: { create: validateLease, update: validateLeaseUpdate },
+};
+
+/** Drops repeated causes (Kubernetes also prints each distinct message once). */
+function distinct(causes: readonly FieldCause[]): FieldCause[] {
+  const seen = new Set<string>();
+  return causes.filter((cause) => {
+    const identity = `${cause.field}\u0000${cause.reason}\u0000${cause.message}`;
+    if (seen.has(identity)) return false;
+    seen.add(identity);
+    return true;
+  });
+}
+
+/** Returns every problem found (empty = valid). `old` is set on update (for immutability rules). */
+export function validateObject(type: ResourceType, obj: KObject, old?: KObject): FieldCause[] {
+  // The static type is a promise the caller cannot keep for user input; check the shape at runtime.
+  const object: unknown = obj;
+  const previous: unknown = old;
+  if (!isJsonObject(object)) return [typeInvalid("", object, "object")];
+  const rules = rulesByKind[type.kind];
+  const out: FieldCause[] = [];
+  if (isJsonObject(previous)) rules.update(object, previous, out);
+  else rules.create(object, out);
+  return distinct(out);
+}

@@ -1,0 +1,184 @@
+/**
+ * One filesystem's contents: inodes holding real bytes, directories, symbolic links and device
+ * nodes. A filesystem is shared by reference wherever it is visible — an NFS export mounted on
+ * three nodes, a disk attached to one node and later to another — so bytes written through any mount
+ * are the bytes every later reader sees. That is how a scenario proves no byte was lost.
+ *
+ * This layer knows nothing of paths or mounts (see vfs.ts); it stores, and enforces only what the
+ * filesystem itself decides: the size limit (ENOSPC).
+ */
+import { HostError } from "../host.ts";
+import { symlinkMode } from "./sim-constants.ts";
+
+export interface InodeBase {
+  readonly ino: number;
+  mode: number;
+}
+
+export interface FileInode extends InodeBase {
+  readonly type: "file";
+  /** The written bytes; a sparse file's size may exceed them (the rest reads as zeros). */
+  data: Uint8Array;
+  sizeBytes: number;
+}
+
+export interface DirectoryInode extends InodeBase {
+  readonly type: "directory";
+  readonly entries: Map<string, number>;
+}
+
+export interface SymlinkInode extends InodeBase {
+  readonly type: "symlink";
+  readonly target: string;
+}
+
+/** Device nodes, sockets and fifos: `rdev` names the device (encoded as the kernel's dev_t). */
+export interface SpecialInode extends InodeBase {
+  readonly type: "socket" | "charDevice" | "blockDevice" | "fifo";
+  readonly rdev: number;
+}
+
+export type Inode = FileInode | DirectoryInode | SymlinkInode | SpecialInode;
+
+export type NewInode =
+  | { type: "file"; mode: number; data: Uint8Array; sizeBytes?: number }
+  | { type: "directory"; mode: number }
+  | { type: "symlink"; target: string }
+  | { type: "socket" | "charDevice" | "blockDevice" | "fifo"; mode: number; rdev: number };
+
+export interface FilesystemOptions {
+  /** Writes beyond this many bytes of file data fail with ENOSPC (tmpfs size=, a disk's capacity). */
+  sizeLimitBytes?: number;
+  rootMode?: number;
+}
+
+const rootInodeNumber = 2; // ext4 and tmpfs both number their root directory 2
+
+export class SimFilesystem {
+  readonly rootIno = rootInodeNumber;
+  readonly sizeLimitBytes: number;
+  private readonly inodes = new Map<number, Inode>();
+  private nextIno = rootInodeNumber + 1;
+  private usedBytesTotal = 0;
+
+  constructor(options: FilesystemOptions = {}) {
+    this.sizeLimitBytes = options.sizeLimitBytes ?? Number.POSITIVE_INFINITY;
+    this.inodes.set(this.rootIno, {
+      ino: this.rootIno,
+      type: "directory",
+      mode: options.rootMode ?? 0o755,
+      entries: new Map(),
+    });
+  }
+
+  get usedBytes(): number {
+    return this.usedBytesTotal;
+  }
+
+  get inodeCount(): number {
+    return this.inodes.size;
+  }
+
+  inode(ino: number): Inode {
+    const inode = this.inodes.get(ino);
+    if (inode === undefined) throw new Error(`filesystem has no inode ${ino}: a mount or directory entry outlived it`);
+    return inode;
+  }
+
+  lookup(dirIno: number, name: string): number | undefined {
+    return this.directory(dirIno).entries.get(name);
+  }
+
+  /** Adds `name` to a directory; the caller has checked that it is absent. `errorPath` names it in ENOSPC. */
+  create(dirIno: number, name: string, init: NewInode, errorPath: string): Inode {
+    if (init.type === "file") this.charge(init.data.byteLength, errorPath);
+    const ino = this.nextIno++;
+    const inode = this.build(ino, init);
+    this.inodes.set(ino, inode);
+    this.directory(dirIno).entries.set(name, ino);
+    return inode;
+  }
+
+  /** Removes a directory entry and frees the inode it named (no hard links, so one entry per inode). */
+  remove(dirIno: number, name: string): void {
+    const dir = this.directory(dirIno);
+    const ino = dir.entries.get(name);
+    if (ino === undefined) return;
+    dir.entries.delete(name);
+    const inode = this.inode(ino);
+    if (inode.type === "file") this.usedBytesTotal -= inode.data.byteLength;
+    this.inodes.delete(ino);
+  }
+
+  /** Moves an entry within this filesystem; an existing entry at the destination is replaced. */
+  move(fromDirIno: number, fromName: string, toDirIno: number, toName: string): void {
+    const ino = this.lookup(fromDirIno, fromName);
+    if (ino === undefined) return;
+    if (this.lookup(toDirIno, toName) !== undefined) this.remove(toDirIno, toName);
+    this.directory(fromDirIno).entries.delete(fromName);
+    this.directory(toDirIno).entries.set(toName, ino);
+  }
+
+  /** Replaces a file's bytes, charging the difference against the size limit. */
+  writeData(ino: number, data: Uint8Array, errorPath: string): void {
+    const inode = this.inode(ino);
+    if (inode.type !== "file") throw new HostError("EISDIR", "open", errorPath);
+    const growth = data.byteLength - inode.data.byteLength;
+    if (growth > 0 && this.usedBytesTotal + growth > this.sizeLimitBytes)
+      throw new HostError("ENOSPC", "write", errorPath);
+    this.usedBytesTotal += growth;
+    inode.data = data.slice();
+    inode.sizeBytes = data.byteLength;
+  }
+
+  /** A file's bytes, with a sparse tail read as zeros. */
+  readData(ino: number): Uint8Array {
+    const inode = this.inode(ino);
+    if (inode.type !== "file") throw new Error(`inode ${ino} is a ${inode.type}, not a file`);
+    if (inode.sizeBytes === inode.data.byteLength) return inode.data.slice();
+    const full = new Uint8Array(inode.sizeBytes);
+    full.set(inode.data.subarray(0, inode.sizeBytes));
+    return full;
+  }
+
+  directory(ino: number): DirectoryInode {
+    const inode = this.inode(ino);
+    if (inode.type !== "directory") throw new Error(`inode ${ino} is a ${inode.type}, not a directory`);
+    return inode;
+  }
+
+  /** Whether `ancestorIno` is `ino` or one of its ancestors (renaming a directory into itself is EINVAL). */
+  isAncestor(ancestorIno: number, ino: number): boolean {
+    if (ancestorIno === ino) return true;
+    const ancestor = this.inode(ancestorIno);
+    if (ancestor.type !== "directory") return false;
+    for (const child of ancestor.entries.values()) {
+      if (this.isAncestor(child, ino)) return true;
+    }
+    return false;
+  }
+
+  private charge(bytes: number, errorPath: string): void {
+    if (this.usedBytesTotal + bytes > this.sizeLimitBytes) throw new HostError("ENOSPC", "write", errorPath);
+    this.usedBytesTotal += bytes;
+  }
+
+  private build(ino: number, init: NewInode): Inode {
+    switch (init.type) {
+      case "file":
+        return {
+          ino,
+          type: "file",
+          mode: init.mode,
+          data: init.data.slice(),
+          sizeBytes: init.sizeBytes ?? init.data.byteLength,
+        };
+      case "directory":
+        return { ino, type: "directory", mode: init.mode, entries: new Map() };
+      case "symlink":
+        return { ino, type: "symlink", mode: symlinkMode, target: init.target };
+      default:
+        return { ino, type: init.type, mode: init.mode, rdev: init.rdev };
+    }
+  }
+}

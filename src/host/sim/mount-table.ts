@@ -1,0 +1,139 @@
+/**
+ * The node's mount table: which filesystem (or subtree of one, for bind mounts) covers which
+ * directory of which parent mount. Mounts stack: the newest mount on a directory hides older ones,
+ * and unmounting it uncovers them, as in Linux.
+ */
+import type { MountInfo } from "../host.ts";
+import type { Superblock } from "./superblock.ts";
+
+export interface MountEntry {
+  readonly id: number;
+  /** Undefined for the namespace root. */
+  readonly parent: MountEntry | undefined;
+  readonly superblock: Superblock;
+  /** The inode of the superblock's filesystem that appears at the mount point. */
+  readonly rootIno: number;
+  /** Path of `rootIno` inside its filesystem: `/` for a whole filesystem, a subdirectory for a bind mount. */
+  readonly rootPath: string;
+  /** Canonical absolute path where the mount is visible. */
+  readonly mountPoint: string;
+  /** The inode of the parent mount's filesystem this mount covers (undefined for the root). */
+  readonly coveredIno: number | undefined;
+  /** Per-mount options, first `rw` or `ro` (`rw,relatime`). */
+  options: string[];
+  /** Processes keeping the mount busy (open files, working directories): umount fails with EBUSY. */
+  busyHolders: number;
+}
+
+export interface NewMount {
+  parent: MountEntry;
+  coveredIno: number;
+  superblock: Superblock;
+  rootIno: number;
+  rootPath: string;
+  mountPoint: string;
+  options: string[];
+}
+
+/** The parent id mountinfo shows for the namespace root (its parent lies outside the namespace). */
+const rootParentId = 1;
+
+export class MountTable {
+  private readonly byId = new Map<number, MountEntry>();
+  private readonly stacks = new Map<string, MountEntry[]>();
+  private nextId: number;
+  readonly root: MountEntry;
+
+  constructor(rootSuperblock: Superblock, firstId: number) {
+    this.nextId = firstId;
+    this.root = {
+      id: this.nextId++,
+      parent: undefined,
+      superblock: rootSuperblock,
+      rootIno: rootSuperblock.fs.rootIno,
+      rootPath: "/",
+      mountPoint: "/",
+      coveredIno: undefined,
+      options: ["rw", "relatime"],
+      busyHolders: 0,
+    };
+    this.byId.set(this.root.id, this.root);
+  }
+
+  add(spec: NewMount): MountEntry {
+    const entry: MountEntry = { id: this.nextId++, ...spec, busyHolders: 0 };
+    this.byId.set(entry.id, entry);
+    const key = coverKey(spec.parent, spec.coveredIno);
+    const stack = this.stacks.get(key) ?? [];
+    stack.push(entry);
+    this.stacks.set(key, stack);
+    return entry;
+  }
+
+  /** The topmost mount covering `ino` of `mount`'s filesystem, if any. */
+  coveringMount(mount: MountEntry, ino: number): MountEntry | undefined {
+    const stack = this.stacks.get(coverKey(mount, ino));
+    return stack === undefined ? undefined : stack[stack.length - 1];
+  }
+
+  /** Whether some mount covers `ino` of `mount` (the path is a mount point as seen from the parent). */
+  isCovered(mount: MountEntry, ino: number): boolean {
+    return this.stacks.has(coverKey(mount, ino));
+  }
+
+  children(entry: MountEntry): MountEntry[] {
+    return this.list().filter((candidate) => candidate.parent === entry);
+  }
+
+  /** Removes one mount; the caller has checked it has no children. */
+  remove(entry: MountEntry): void {
+    if (entry.parent === undefined || entry.coveredIno === undefined)
+      throw new Error("the root mount cannot be removed");
+    this.byId.delete(entry.id);
+    const key = coverKey(entry.parent, entry.coveredIno);
+    const stack = (this.stacks.get(key) ?? []).filter((candidate) => candidate !== entry);
+    if (stack.length === 0) this.stacks.delete(key);
+    else this.stacks.set(key, stack);
+  }
+
+  /** Removes a mount and everything mounted below it (`umount -l`), deepest first. */
+  removeTree(entry: MountEntry): MountEntry[] {
+    const removed: MountEntry[] = [];
+    for (const child of this.children(entry)) removed.push(...this.removeTree(child));
+    this.remove(entry);
+    removed.push(entry);
+    return removed;
+  }
+
+  /** Every mount in mount order, as /proc/self/mountinfo lists them. */
+  list(): MountEntry[] {
+    return [...this.byId.values()];
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+}
+
+export function isReadOnly(entry: MountEntry): boolean {
+  return entry.options[0] === "ro";
+}
+
+export function toMountInfo(entry: MountEntry): MountInfo {
+  const superblock = entry.superblock;
+  return {
+    id: entry.id,
+    parentId: entry.parent?.id ?? rootParentId,
+    majorMinor: superblock.majorMinor,
+    root: entry.rootPath,
+    mountPoint: entry.mountPoint,
+    options: [...entry.options],
+    fsType: superblock.fsType,
+    source: superblock.source,
+    superOptions: [...superblock.superOptions],
+  };
+}
+
+function coverKey(mount: MountEntry, ino: number): string {
+  return `${mount.id}:${ino}`;
+}

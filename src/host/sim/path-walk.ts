@@ -1,0 +1,139 @@
+/**
+ * Path resolution across mounts, the kernel's namei: each component is looked up in the filesystem
+ * of the current mount, a directory covered by a mount is replaced by that mount's root, and symbolic
+ * links are followed (at most `maxSymlinkFollowsCount`, then ELOOP). Before reading a filesystem the
+ * walk asks its superblock whether it can be reached, so a path under a dead FUSE mount fails with
+ * ENOTCONN and one under a hung NFS server waits.
+ *
+ * `..` is resolved lexically (the path is normalised before the walk, and so is a symlink's target
+ * joined to its directory). That differs from Linux only when `..` follows a symlink to a directory
+ * elsewhere, which nothing in the volume code relies on.
+ */
+import { posix } from "node:path";
+import { HostError } from "../host.ts";
+import type { Inode, SimFilesystem } from "./filesystem.ts";
+import type { MountEntry, MountTable } from "./mount-table.ts";
+import { maxSymlinkFollowsCount } from "./sim-constants.ts";
+import type { Cancellation } from "./sim-wait.ts";
+
+/** Where a path leads: a mount, an inode of that mount's filesystem, and the canonical path. */
+export interface Location {
+  readonly mount: MountEntry;
+  readonly ino: number;
+  readonly path: string;
+}
+
+/** The directory that holds a path's last component, and that component's name. */
+export interface ParentLocation {
+  readonly dir: Location;
+  readonly name: string;
+  /** Canonical path of the entry itself. */
+  readonly path: string;
+}
+
+export interface WalkOptions {
+  /** Follow a symbolic link in the last component (stat) or not (lstat). */
+  followLast: boolean;
+  /**
+   * Skip the reachability check of the filesystem the walk ends in. umount looks a mount point up
+   * this way (LOOKUP_MOUNTPOINT), which is why a dead FUSE mount can still be unmounted.
+   */
+  skipFinalAccessCheck?: boolean;
+}
+
+export function filesystemOf(location: Location): SimFilesystem {
+  return location.mount.superblock.fs;
+}
+
+export function inodeAt(location: Location): Inode {
+  return filesystemOf(location).inode(location.ino);
+}
+
+export function requireAbsolute(path: string, syscall: string): string {
+  if (!path.startsWith("/")) throw new HostError("EINVAL", syscall, path, "path must be absolute");
+  return posix.normalize(path);
+}
+
+export class PathWalker {
+  constructor(private readonly mounts: MountTable) {}
+
+  rootLocation(): Location {
+    return this.crossMounts({ mount: this.mounts.root, ino: this.mounts.root.rootIno, path: "/" });
+  }
+
+  /** Resolves a whole path. Errors name `path` as the caller gave it, as Go's os errors do. */
+  async walk(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Promise<Location> {
+    const normalized = requireAbsolute(path, syscall);
+    let pending = components(normalized);
+    let current = this.rootLocation();
+    await this.checkAccess(current.mount, cancellation, syscall, path);
+    let follows = 0;
+    // Each pass consumes one component or follows one link; links are capped, so the loop is bounded.
+    while (pending.length > 0) {
+      const [name, ...rest] = pending as [string, ...string[]];
+      const dir = inodeAt(current);
+      if (dir.type !== "directory") throw new HostError("ENOTDIR", syscall, path);
+      const childIno = filesystemOf(current).lookup(current.ino, name);
+      if (childIno === undefined) throw new HostError("ENOENT", syscall, path);
+      const child = this.crossMounts({ mount: current.mount, ino: childIno, path: joinPath(current.path, name) });
+      const isLast = rest.length === 0;
+      if (child.mount !== current.mount && !(isLast && options.skipFinalAccessCheck)) {
+        await this.checkAccess(child.mount, cancellation, syscall, path);
+      }
+      const inode = inodeAt(child);
+      if (inode.type === "symlink" && (!isLast || options.followLast)) {
+        follows++;
+        if (follows > maxSymlinkFollowsCount) throw new HostError("ELOOP", syscall, path);
+        const target = posix.normalize(
+          posix.isAbsolute(inode.target) ? inode.target : posix.join(current.path, inode.target),
+        );
+        pending = [...components(target), ...rest];
+        current = this.rootLocation();
+        continue;
+      }
+      current = child;
+      pending = rest;
+      if (!isLast) await this.checkAccess(current.mount, cancellation, syscall, path);
+    }
+    return current;
+  }
+
+  /** Resolves the directory holding the last component (following links on the way) without touching the entry. */
+  async walkParent(path: string, syscall: string, cancellation: Cancellation): Promise<ParentLocation> {
+    const normalized = requireAbsolute(path, syscall);
+    if (normalized === "/") throw new HostError("EBUSY", syscall, path);
+    const dir = await this.walk(posix.dirname(normalized), syscall, cancellation, { followLast: true });
+    if (inodeAt(dir).type !== "directory") throw new HostError("ENOTDIR", syscall, path);
+    const name = posix.basename(normalized);
+    return { dir, name, path: joinPath(dir.path, name) };
+  }
+
+  /** Replaces a covered directory by the root of the topmost mount on it, repeatedly (mounts stack). */
+  crossMounts(location: Location): Location {
+    let current = location;
+    for (let depth = 0; depth <= this.mounts.size; depth++) {
+      const covering = this.mounts.coveringMount(current.mount, current.ino);
+      if (covering === undefined) return current;
+      current = { mount: covering, ino: covering.rootIno, path: current.path };
+    }
+    throw new Error(`mount table cycle at ${location.path}`);
+  }
+
+  private async checkAccess(
+    mount: MountEntry,
+    cancellation: Cancellation,
+    syscall: string,
+    path: string,
+  ): Promise<void> {
+    const check = mount.superblock.accessCheck;
+    if (check !== undefined) await check(cancellation, syscall, path);
+  }
+}
+
+function components(normalizedAbsolute: string): string[] {
+  return normalizedAbsolute.split("/").filter((part) => part !== "" && part !== ".");
+}
+
+export function joinPath(dir: string, name: string): string {
+  return dir === "/" ? `/${name}` : `${dir}/${name}`;
+}

@@ -1,0 +1,14 @@
+import { describeHostContract } from "../host-contract.ts";
+import { newTestWorld } from "./sim-test-world.ts";
+
+describeHostContract(
+  "SimHost",
+  async () => {
+    const { world } = newTestWorld();
+    const host = world.addNode("node-a");
+    await host.mkdir("/contract", 0o755);
+    // The world lives in memory and is dropped with the test: nothing to clean up.
+    return { host, root: "/contract", cleanup: () => Promise.resolve() };
+  },
+  { tmpfs: true, bind: true, loop: true, daemons: true, daemonCommand: { command: "true", args: [] } },
+);

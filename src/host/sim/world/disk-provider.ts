@@ -1,0 +1,207 @@
+/**
+ * A cloud provider's attachable disks (the "simulated attachable disk" CSI drivers use): create,
+ * attach to a node — the block device appears on that node after the attach latency — detach,
+ * delete. A disk attached read-write to one node cannot be attached to a second unless it allows
+ * multi-attach, which is the rule an RWO volume relies on. Latencies and errors can be injected per
+ * disk. Attachments are the provider's truth: they survive a node's power-off, and the device
+ * reappears when the node boots.
+ */
+import type { Clock } from "../../../runtime/clock.ts";
+import { BlockStorage } from "../block-storage.ts";
+import { diskAttachLatencyDefaultMs, diskDetachLatencyDefaultMs } from "../sim-constants.ts";
+
+export type DiskErrorCode =
+  | "NotFound"
+  | "AlreadyExists"
+  | "AttachedElsewhere"
+  | "ZoneMismatch"
+  | "StillAttached"
+  | "NodeNotFound"
+  | "Busy"
+  | "Injected";
+
+/** A provider API error; `code` lets a CSI driver map it to a gRPC status. */
+export class CloudDiskError extends Error {
+  constructor(
+    readonly code: DiskErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CloudDiskError";
+  }
+}
+
+export interface DiskFaults {
+  attachLatencyMs?: number;
+  detachLatencyMs?: number;
+  /** Every attach fails with this message (after the latency) until cleared. */
+  attachError?: string;
+  detachError?: string;
+}
+
+export type AttachmentState = "attaching" | "attached" | "detaching";
+
+export interface DiskAttachment {
+  readonly nodeName: string;
+  readonly readOnly: boolean;
+  state: AttachmentState;
+}
+
+export interface CloudDisk {
+  readonly id: string;
+  readonly sizeBytes: number;
+  readonly zone: string | undefined;
+  readonly multiAttach: boolean;
+  readonly storage: BlockStorage;
+  readonly attachments: Map<string, DiskAttachment>;
+  faults: DiskFaults;
+}
+
+export interface CreateDiskOptions {
+  zone?: string;
+  /** Allow read-write attachment to several nodes at once (shared block storage). */
+  multiAttach?: boolean;
+}
+
+/** How the provider reaches the nodes: the world plugs devices into their kernels. */
+export interface DiskNodePort {
+  /** The node's zone; throws CloudDiskError NodeNotFound for an unknown node. */
+  zoneOf(nodeName: string): string | undefined;
+  plug(nodeName: string, disk: CloudDisk, readOnly: boolean): void;
+  unplug(nodeName: string, disk: CloudDisk): void;
+}
+
+/** The stable device path a disk gets on every node it is attached to. */
+export function diskDevicePath(diskId: string): string {
+  return `/dev/disk/by-id/virtio-${diskId}`;
+}
+
+export class CloudDiskProvider {
+  private readonly disks = new Map<string, CloudDisk>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly nodes: DiskNodePort,
+  ) {}
+
+  createDisk(id: string, sizeBytes: number, options: CreateDiskOptions = {}): CloudDisk {
+    if (this.disks.has(id)) throw new CloudDiskError("AlreadyExists", `disk ${id} already exists`);
+    const disk: CloudDisk = {
+      id,
+      sizeBytes,
+      zone: options.zone,
+      multiAttach: options.multiAttach ?? false,
+      storage: new BlockStorage(sizeBytes),
+      attachments: new Map(),
+      faults: {},
+    };
+    this.disks.set(id, disk);
+    return disk;
+  }
+
+  disk(id: string): CloudDisk {
+    const disk = this.disks.get(id);
+    if (disk === undefined) throw new CloudDiskError("NotFound", `disk ${id} not found`);
+    return disk;
+  }
+
+  has(id: string): boolean {
+    return this.disks.has(id);
+  }
+
+  deleteDisk(id: string): void {
+    const disk = this.disk(id);
+    if (disk.attachments.size > 0) {
+      const nodes = [...disk.attachments.keys()].join(", ");
+      throw new CloudDiskError("StillAttached", `disk ${id} is still attached to ${nodes}; detach it before deleting`);
+    }
+    this.disks.delete(id);
+  }
+
+  setFaults(id: string, faults: DiskFaults): void {
+    this.disk(id).faults = { ...faults };
+  }
+
+  /**
+   * Attaches the disk; resolves with the device path once the device exists on the node. Attaching
+   * to a node it is already attached to returns at once (the API is idempotent).
+   */
+  async attach(id: string, nodeName: string, options: { readOnly?: boolean } = {}): Promise<string> {
+    const disk = this.disk(id);
+    const readOnly = options.readOnly ?? false;
+    const existing = disk.attachments.get(nodeName);
+    if (existing?.state === "attached") return diskDevicePath(id);
+    if (existing !== undefined) {
+      throw new CloudDiskError("Busy", `disk ${id} is ${existing.state} on node ${nodeName}; retry when it settles`);
+    }
+    this.checkAttachable(disk, nodeName, readOnly);
+    const attachment: DiskAttachment = { nodeName, readOnly, state: "attaching" };
+    disk.attachments.set(nodeName, attachment);
+    await this.wait(disk.faults.attachLatencyMs ?? diskAttachLatencyDefaultMs);
+    if (disk.faults.attachError !== undefined) {
+      disk.attachments.delete(nodeName);
+      throw new CloudDiskError(
+        "Injected",
+        `attaching disk ${id} to node ${nodeName} failed: ${disk.faults.attachError}`,
+      );
+    }
+    attachment.state = "attached";
+    this.nodes.plug(nodeName, disk, readOnly);
+    return diskDevicePath(id);
+  }
+
+  /** Detaches; the device vanishes from the node first (I/O on it then fails), then the API returns. */
+  async detach(id: string, nodeName: string): Promise<void> {
+    const disk = this.disk(id);
+    const attachment = disk.attachments.get(nodeName);
+    if (attachment === undefined) return;
+    if (attachment.state !== "attached") {
+      throw new CloudDiskError("Busy", `disk ${id} is ${attachment.state} on node ${nodeName}; retry when it settles`);
+    }
+    attachment.state = "detaching";
+    await this.wait(disk.faults.detachLatencyMs ?? diskDetachLatencyDefaultMs);
+    if (disk.faults.detachError !== undefined) {
+      attachment.state = "attached";
+      throw new CloudDiskError(
+        "Injected",
+        `detaching disk ${id} from node ${nodeName} failed: ${disk.faults.detachError}`,
+      );
+    }
+    this.nodes.unplug(nodeName, disk);
+    disk.attachments.delete(nodeName);
+  }
+
+  /** Disks attached (fully) to a node, for re-creating their devices when it boots. */
+  attachedTo(nodeName: string): Array<{ disk: CloudDisk; readOnly: boolean }> {
+    const found: Array<{ disk: CloudDisk; readOnly: boolean }> = [];
+    for (const disk of this.disks.values()) {
+      const attachment = disk.attachments.get(nodeName);
+      if (attachment?.state === "attached") found.push({ disk, readOnly: attachment.readOnly });
+    }
+    return found;
+  }
+
+  private checkAttachable(disk: CloudDisk, nodeName: string, readOnly: boolean): void {
+    const nodeZone = this.nodes.zoneOf(nodeName);
+    if (disk.zone !== undefined && nodeZone !== undefined && disk.zone !== nodeZone) {
+      throw new CloudDiskError(
+        "ZoneMismatch",
+        `disk ${disk.id} is in zone ${disk.zone} but node ${nodeName} is in zone ${nodeZone}`,
+      );
+    }
+    if (disk.multiAttach) return;
+    for (const other of disk.attachments.values()) {
+      if (other.readOnly && readOnly) continue;
+      throw new CloudDiskError(
+        "AttachedElsewhere",
+        `disk ${disk.id} is attached to node ${other.nodeName}${other.readOnly ? " read-only" : ""}; ` +
+          `it cannot also be attached ${readOnly ? "read-only" : "read-write"} to node ${nodeName} ` +
+          "because it does not allow multi-attach: detach it first",
+      );
+    }
+  }
+
+  private async wait(latencyMs: number): Promise<void> {
+    if (latencyMs > 0) await this.clock.sleep(latencyMs);
+  }
+}

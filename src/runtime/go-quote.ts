@@ -1,0 +1,38 @@
+/**
+ * Go's `%q` verb (strconv.Quote) for the messages kvol copies from Kubernetes, e.g.
+ * `Last error: "mount failed: exit status 32"`. Printable characters stay as they are; quotes,
+ * backslashes and control characters are escaped as Go escapes them.
+ */
+
+const namedEscapes: Readonly<Record<string, string>> = {
+  "\u0007": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\v": "\\v",
+  '"': '\\"',
+  "\\": "\\\\",
+};
+
+/** Code points below this are C0 control characters. */
+const firstPrintableAsciiCodePoint = 0x20;
+const deleteCodePoint = 0x7f;
+
+function escapeCharacter(character: string): string {
+  const named = namedEscapes[character];
+  if (named !== undefined) return named;
+  const codePoint = character.codePointAt(0) ?? 0;
+  if (codePoint < firstPrintableAsciiCodePoint || codePoint === deleteCodePoint) {
+    return `\\x${codePoint.toString(16).padStart(2, "0")}`;
+  }
+  return character;
+}
+
+/** `text` in double quotes with Go's escaping. */
+export function goQuote(text: string): string {
+  let quoted = '"';
+  for (const character of text) quoted += escapeCharacter(character);
+  return `${quoted}"`;
+}

@@ -1,0 +1,194 @@
+/**
+ * Virtual time for the simulator and for tests. Nothing happens until a run method is called; then
+ * tasks run one at a time in order of (due time, sequence number), time jumps straight to the next
+ * due task, and between two tasks every promise chain the previous task started is allowed to settle.
+ * The same program and inputs therefore produce the same sequence of task executions, run after run.
+ *
+ * A setTimer callback that throws makes the run method reject with that error (the virtual form of an
+ * uncaught exception); an `every` pass that throws is reported to `onPassError` and the loop goes on.
+ */
+import type { Clock, Timer } from "./clock.ts";
+import { type PassErrorHandler, reportPassErrorToStderr, startEveryLoop } from "./every.ts";
+import { type ScheduledTask, TaskQueue } from "./task-queue.ts";
+
+/** 2026-01-01T00:00:00Z: every simulation starts at the same instant unless told otherwise. */
+export const defaultVirtualEpochMs = Date.UTC(2026, 0, 1, 0, 0, 0);
+/** runUntilIdle's default bound: enough for any finite workload, small enough to stop a loop quickly. */
+export const defaultMaxTasksUntilIdle = 100_000;
+/** More tasks than this at one virtual instant means zero-delay rescheduling that never lets time move. */
+export const defaultMaxTasksAtOneInstant = 1_000_000;
+/** Upper bound on live timers; a simulation of 150,000 pods stays far below it. */
+export const defaultMaxPendingTimers = 10_000_000;
+/**
+ * Event-loop turns allowed for work started by one task to settle. One turn drains every promise
+ * chain; further turns are taken only while the previous one scheduled new timers (work driven by
+ * real I/O), and this caps them so real I/O that never goes quiet cannot stall virtual time.
+ */
+const maxSettleTurnsPerTask = 100;
+
+export interface VirtualClockOptions {
+  /** Virtual time at construction, in epoch milliseconds. */
+  startTimeMs?: number;
+  /** Receives errors thrown by `every` passes; defaults to a line on stderr. */
+  onPassError?: PassErrorHandler;
+  maxPendingTimers?: number;
+  maxTasksAtOneInstant?: number;
+}
+
+export interface RunOptions {
+  /** Stop with an error after this many tasks (runUntilIdle defaults to `defaultMaxTasksUntilIdle`). */
+  maxTasks?: number;
+}
+
+function nextEventLoopTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function validateDelayMs(method: string, delayMs: number): void {
+  if (!Number.isFinite(delayMs) || delayMs < 0) {
+    throw new RangeError(`${method}: delayMs must be a finite number >= 0, got ${delayMs}`);
+  }
+}
+
+export class VirtualClock implements Clock {
+  private nowMs: number;
+  private sequence = 0;
+  private running = false;
+  private tasksAtCurrentInstant = 0;
+  private readonly tasks: TaskQueue;
+  private readonly onPassError: PassErrorHandler;
+  private readonly maxTasksAtOneInstant: number;
+
+  constructor(options: VirtualClockOptions = {}) {
+    this.nowMs = options.startTimeMs ?? defaultVirtualEpochMs;
+    if (!Number.isFinite(this.nowMs)) {
+      throw new RangeError(`VirtualClock: startTimeMs must be a finite number, got ${this.nowMs}`);
+    }
+    this.tasks = new TaskQueue(options.maxPendingTimers ?? defaultMaxPendingTimers);
+    this.onPassError = options.onPassError ?? reportPassErrorToStderr;
+    this.maxTasksAtOneInstant = options.maxTasksAtOneInstant ?? defaultMaxTasksAtOneInstant;
+  }
+
+  now(): number {
+    return this.nowMs;
+  }
+
+  sleep(delayMs: number): Promise<void> {
+    validateDelayMs("sleep", delayMs);
+    return new Promise((resolve) => this.setTimer(delayMs, resolve));
+  }
+
+  setTimer(delayMs: number, fn: () => void): Timer {
+    validateDelayMs("setTimer", delayMs);
+    const task: ScheduledTask = { dueMs: this.nowMs + delayMs, sequence: this.sequence++, run: fn, cancelled: false };
+    this.tasks.push(task);
+    return { cancel: () => this.tasks.cancel(task) };
+  }
+
+  every(periodMs: number, fn: () => void | Promise<void>): Timer {
+    return startEveryLoop((delayMs, pass) => this.setTimer(delayMs, pass), periodMs, fn, this.onPassError);
+  }
+
+  /** Number of timers scheduled and not yet run or cancelled. */
+  pendingTimers(): number {
+    return this.tasks.size;
+  }
+
+  /** When the earliest pending timer is due, or undefined when none is pending. */
+  nextDueTime(): number | undefined {
+    return this.tasks.peek()?.dueMs;
+  }
+
+  /**
+   * Runs tasks until no timer remains, jumping time forward as needed. A periodic loop never goes
+   * idle, so this stops with an error after `maxTasks`; use advanceBy for a bounded span of time.
+   * Resolves to the number of tasks run.
+   */
+  runUntilIdle(options: RunOptions = {}): Promise<number> {
+    return this.runTasks("runUntilIdle", Number.POSITIVE_INFINITY, options.maxTasks ?? defaultMaxTasksUntilIdle);
+  }
+
+  /** Runs every task due up to now + `durationMs`, then leaves time at exactly now + `durationMs`. */
+  async advanceBy(durationMs: number, options: RunOptions = {}): Promise<number> {
+    validateDelayMs("advanceBy", durationMs);
+    return this.advanceTo(this.nowMs + durationMs, options);
+  }
+
+  /** Same as advanceBy: lets `durationMs` of virtual time pass with everything it schedules. */
+  runFor(durationMs: number, options: RunOptions = {}): Promise<number> {
+    return this.advanceBy(durationMs, options);
+  }
+
+  /** Runs every task due up to `timeMs` (epoch milliseconds, not in the past), then sets now to it. */
+  async advanceTo(timeMs: number, options: RunOptions = {}): Promise<number> {
+    if (!Number.isFinite(timeMs) || timeMs < this.nowMs) {
+      throw new RangeError(`advanceTo: timeMs must be finite and not before now (${this.nowMs}), got ${timeMs}`);
+    }
+    const executed = await this.runTasks("advanceTo", timeMs, options.maxTasks ?? Number.POSITIVE_INFINITY);
+    this.moveTimeTo(timeMs);
+    return executed;
+  }
+
+  private async runTasks(method: string, limitMs: number, maxTasks: number): Promise<number> {
+    if (this.running) {
+      throw new Error(`${method}: the VirtualClock is already running tasks; await the earlier run call first`);
+    }
+    this.running = true;
+    try {
+      return await this.runDueTasks(method, limitMs, maxTasks);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async runDueTasks(method: string, limitMs: number, maxTasks: number): Promise<number> {
+    let executed = 0;
+    await this.settle();
+    for (;;) {
+      const next = this.tasks.peek();
+      if (next === undefined || next.dueMs > limitMs) return executed;
+      if (executed >= maxTasks) throw this.tooManyTasksError(method, maxTasks);
+      this.tasks.pop();
+      this.moveTimeTo(next.dueMs);
+      this.countTaskAtCurrentInstant();
+      executed++;
+      next.run();
+      await this.settle();
+    }
+  }
+
+  private moveTimeTo(timeMs: number): void {
+    if (timeMs === this.nowMs) return;
+    this.nowMs = timeMs;
+    this.tasksAtCurrentInstant = 0;
+  }
+
+  private countTaskAtCurrentInstant(): void {
+    this.tasksAtCurrentInstant++;
+    if (this.tasksAtCurrentInstant > this.maxTasksAtOneInstant) {
+      throw new Error(
+        `VirtualClock: more than ${this.maxTasksAtOneInstant} tasks ran at ${new Date(this.nowMs).toISOString()} ` +
+          "without time moving; something reschedules itself with zero delay (check every(0, …) loops and sleep(0) retries)",
+      );
+    }
+  }
+
+  private tooManyTasksError(method: string, maxTasks: number): Error {
+    const nextDue = this.nextDueTime();
+    const nextDueText = nextDue === undefined ? "none" : new Date(nextDue).toISOString();
+    return new Error(
+      `${method}: stopped after running ${maxTasks} tasks with ${this.pendingTimers()} timers still pending ` +
+        `(next due ${nextDueText}); a periodic loop never goes idle, so cancel it, run a bounded span with ` +
+        "advanceBy/runFor, or pass a larger maxTasks",
+    );
+  }
+
+  /** Lets promise chains started by the last task finish, so whatever they schedule is seen in order. */
+  private async settle(): Promise<void> {
+    for (let turn = 0; turn < maxSettleTurnsPerTask; turn++) {
+      const sequenceBefore = this.sequence;
+      await nextEventLoopTurn();
+      if (this.sequence === sequenceBefore) return;
+    }
+  }
+}
