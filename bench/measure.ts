@@ -27,14 +27,22 @@ export async function ratePerSecond(operations: number, work: () => Promise<void
 export async function retainedBytes(build: () => Promise<unknown> | unknown): Promise<number> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("run the benchmarks with node --expose-gc (npm run bench does)");
-  gc();
+  await settle(gc);
   const before = process.memoryUsage().heapUsed;
   const kept = await build();
-  gc();
+  await settle(gc);
   const after = process.memoryUsage().heapUsed;
   keepAlive.push(kept);
   keepAlive.length = 0;
   return after - before;
+}
+
+/** Lets pending callbacks run (they may still hold the previous measurement's objects), then collects. */
+async function settle(gc: () => void): Promise<void> {
+  for (let turn = 0; turn < 3; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
 }
 
 /** Holds a measured structure until its size has been read, so the collector cannot free it early. */

@@ -55,9 +55,29 @@ export interface Timers {
   // Node lifecycle and pod GC (nodelifecycle, podgc, DefaultTolerationSeconds admission)
   nodeMonitorPeriodMs: number;
   nodeMonitorGracePeriodMs: number;
+  /** `--node-startup-grace-period`: how long a node that never posted a Ready condition is left alone. */
+  nodeStartupGracePeriodMs: number;
   defaultNotReadyTolerationSeconds: number;
   defaultUnreachableTolerationSeconds: number;
   podGcPeriodMs: number;
+  /** podgc quarantineTime: a pod's node must stay missing this long before the pod is force-deleted. */
+  podGcQuarantineMs: number;
+
+  // Scheduler (kube-scheduler config defaults, scheduling_queue.go, volumebinding plugin)
+  /** `podInitialBackoffSeconds`: the first retry delay of an unschedulable pod, doubling per attempt. */
+  schedulerPodInitialBackoffMs: number;
+  /** `podMaxBackoffSeconds`: the cap of that doubling. */
+  schedulerPodMaxBackoffMs: number;
+  /** flushBackoffQCompleted: how often pods whose backoff ended move to the active queue. */
+  schedulerBackoffFlushPeriodMs: number;
+  /** flushUnschedulablePodsLeftover: how often long-unschedulable pods are retried regardless of events. */
+  schedulerUnschedulableFlushPeriodMs: number;
+  /** podMaxInUnschedulablePodsDuration: an unschedulable pod is retried at the latest after this long. */
+  schedulerMaxInUnschedulablePodsMs: number;
+  /** VolumeBindingArgs.bindTimeoutSeconds: how long PreBind waits for the pod's claims to be bound. */
+  volumeBindingTimeoutMs: number;
+  /** BindPodVolumes polls the claims' binding this often. */
+  volumeBindingPollIntervalMs: number;
 }
 
 export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
@@ -94,9 +114,19 @@ export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
 
   nodeMonitorPeriodMs: 5_000,
   nodeMonitorGracePeriodMs: 40_000,
+  nodeStartupGracePeriodMs: 60_000,
   defaultNotReadyTolerationSeconds: 300,
   defaultUnreachableTolerationSeconds: 300,
   podGcPeriodMs: 20_000,
+  podGcQuarantineMs: 40_000,
+
+  schedulerPodInitialBackoffMs: 1_000,
+  schedulerPodMaxBackoffMs: 10_000,
+  schedulerBackoffFlushPeriodMs: 1_000,
+  schedulerUnschedulableFlushPeriodMs: 30_000,
+  schedulerMaxInUnschedulablePodsMs: 5 * 60_000,
+  volumeBindingTimeoutMs: 600_000,
+  volumeBindingPollIntervalMs: 1_000,
 });
 
 /** The defaults with some values replaced; unknown names are rejected so a typo cannot pass silently. */

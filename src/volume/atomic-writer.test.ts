@@ -31,7 +31,10 @@ describe("AtomicWriter layout", () => {
     assert.equal(await text(fixture.host, `${target}/conf/nested.yaml`), "x: 1");
     assert.equal((await fixture.host.stat(`${target}/app.properties`)).mode, 0o400);
     assert.equal((await fixture.host.stat(`${target}/${dataTarget}`)).mode, 0o755);
-    assert.deepEqual((await fixture.host.readdir(target)).sort(), [dataTarget, "..data", "app.properties", "conf"].sort());
+    assert.deepEqual(
+      (await fixture.host.readdir(target)).sort(),
+      [dataTarget, "..data", "app.properties", "conf"].sort(),
+    );
   });
 
   it("formats the directory name from the clock in UTC", () => {
@@ -80,7 +83,10 @@ describe("AtomicWriter layout", () => {
     assert.equal(payloadPathProblem("a/../../b"), "invalid path: must not contain '..': a/../../b");
     assert.equal(payloadPathProblem("..data"), "invalid path: must not start with '..': ..data");
     assert.equal(payloadPathProblem(""), 'invalid path: must not be empty: ""');
-    assert.equal(payloadPathProblem("x".repeat(256)), "invalid path: filenames must be less than or equal to 255 characters");
+    assert.equal(
+      payloadPathProblem("x".repeat(256)),
+      "invalid path: filenames must be less than or equal to 255 characters",
+    );
     assert.equal(payloadPathProblem("a/..b"), undefined);
     const fixture = await simNode();
     await assert.rejects((await writer(fixture)).write(files({ "..data": "x" })), /must not start with '\.\.'/);

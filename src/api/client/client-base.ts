@@ -4,17 +4,23 @@
  */
 import type { KindMap, KindName } from "../objects.ts";
 import type { CallCounter } from "./call-counter.ts";
-import type { Client, ResourceClient } from "./client.ts";
+import type { Client, PodClient, ResourceClient } from "./client.ts";
 
 export abstract class ClientBase implements Client {
   abstract readonly calls: CallCounter;
   /** One ResourceClient per kind, built on first use. */
   private readonly resourceClients = new Map<KindName, ResourceClient<KindMap[KindName]>>();
 
-  /** Builds the ResourceClient for `kind`; called at most once per kind. */
+  private podClient: PodClient | undefined;
+
+  /** Builds the ResourceClient for `kind` (never "Pod"); called at most once per kind. */
   protected abstract createResourceClient<K extends KindName>(kind: K): ResourceClient<KindMap[K]>;
+  /** Builds the pods client, which also speaks the `pods/binding` subresource; called at most once. */
+  protected abstract createPodClient(): PodClient;
 
   resource<K extends KindName>(kind: K): ResourceClient<KindMap[K]> {
+    // "Pod" is KindName "Pod", so the pods client has this kind's type.
+    if (kind === "Pod") return this.pods as unknown as ResourceClient<KindMap[K]>;
     let client = this.resourceClients.get(kind);
     if (client === undefined) {
       client = this.createResourceClient(kind);
@@ -24,8 +30,9 @@ export abstract class ClientBase implements Client {
     return client as ResourceClient<KindMap[K]>;
   }
 
-  get pods() {
-    return this.resource("Pod");
+  get pods(): PodClient {
+    this.podClient ??= this.createPodClient();
+    return this.podClient;
   }
   get nodes() {
     return this.resource("Node");

@@ -97,11 +97,28 @@ export interface ResourceClient<T extends ApiObject> {
   watch(options: WatchOptions, onEvent: (event: WatchEvent<T>) => void): Promise<Watch>;
 }
 
+/** Binding.metadata of a `pods/binding` request. */
+export interface PodBindingOptions {
+  /** The pod must still have this uid (the default scheduler always sends it). */
+  uid?: string;
+  /** Copied onto the pod's annotations. */
+  annotations?: Readonly<Record<string, string>>;
+}
+
+export interface PodClient extends ResourceClient<Pod> {
+  /**
+   * POST `pods/binding` (client-go's `Pods(ns).Bind`): assigns the pod to `nodeName` and sets its
+   * PodScheduled condition. A pod that already has a node gives Conflict
+   * `pod <name> is already assigned to node "<node>"`; a missing pod NotFound.
+   */
+  bind(namespace: string, name: string, nodeName: string, options?: PodBindingOptions): Promise<void>;
+}
+
 export interface Client {
   resource<K extends KindName>(kind: K): ResourceClient<KindMap[K]>;
   /** API calls made through this client, by verb and resource. */
   readonly calls: CallCounter;
-  readonly pods: ResourceClient<Pod>;
+  readonly pods: PodClient;
   readonly nodes: ResourceClient<Node>;
   readonly persistentVolumes: ResourceClient<PersistentVolume>;
   readonly persistentVolumeClaims: ResourceClient<PersistentVolumeClaim>;

@@ -3,11 +3,20 @@
  * Objects come back exactly as the store shares them (frozen, never copied), and every call is
  * counted once, as the API server would count the request.
  */
-import type { KindMap, KindName, KObject } from "../objects.ts";
+import type { KindMap, KindName, KObject, Pod } from "../objects.ts";
 import { type ResourceType, resourceForKind } from "../resources.ts";
 import type { DeleteOptions, ListOptions, ObjectList, Store, WatchEvent, WatchOptions } from "../store/store.ts";
 import { type ApiVerb, CallCounter } from "./call-counter.ts";
-import type { ApiObject, MutateFn, MutateOptions, PatchOptions, ResourceClient, Watch } from "./client.ts";
+import type {
+  ApiObject,
+  MutateFn,
+  MutateOptions,
+  PatchOptions,
+  PodBindingOptions,
+  PodClient,
+  ResourceClient,
+  Watch,
+} from "./client.ts";
 import { ClientBase } from "./client-base.ts";
 import { applyMergePatch, type MergePatch } from "./merge-patch.ts";
 import { conflictRetryMaxAttempts, mutateWithRetry, retryOnConflict } from "./retry-on-conflict.ts";
@@ -32,6 +41,12 @@ export class InProcessClient extends ClientBase {
     if (type === undefined) throw new Error(`InProcessClient: kind ${kind} is not in the resource registry`);
     return new StoreResourceClient<KindMap[K]>(this.store, type, this.calls);
   }
+
+  protected createPodClient(): PodClient {
+    const type = resourceForKind("Pod");
+    if (type === undefined) throw new Error("InProcessClient: kind Pod is not in the resource registry");
+    return new StorePodClient(this.store, type, this.calls);
+  }
 }
 
 /**
@@ -50,8 +65,8 @@ function pinsResourceVersion(patch: unknown): boolean {
 
 class StoreResourceClient<T extends ApiObject> implements ResourceClient<T> {
   readonly type: ResourceType;
-  private readonly store: Store;
-  private readonly calls: CallCounter;
+  protected readonly store: Store;
+  protected readonly calls: CallCounter;
   private readonly statusResource: string;
 
   constructor(store: Store, type: ResourceType, calls: CallCounter) {
@@ -116,5 +131,13 @@ class StoreResourceClient<T extends ApiObject> implements ResourceClient<T> {
 
   private count(verb: ApiVerb, subresource?: "status"): void {
     this.calls.record(verb, subresource === "status" ? this.statusResource : this.type.plural);
+  }
+}
+
+/** The pods client: the generic calls plus the `pods/binding` subresource, counted as `create pods/binding`. */
+class StorePodClient extends StoreResourceClient<Pod> implements PodClient {
+  async bind(namespace: string, name: string, nodeName: string, options: PodBindingOptions = {}): Promise<void> {
+    this.calls.record("create", "pods/binding");
+    await this.store.bindPod(namespace, name, nodeName, options);
   }
 }

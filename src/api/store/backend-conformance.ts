@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { Rng } from "../../runtime/rng.ts";
 import { isApiError } from "../errors.ts";
 import type { KObject } from "../objects.ts";
-import { type BackendEntry, type BackendEvent, BackendConflict, type KVBackend } from "./backend.ts";
+import { BackendConflict, type BackendEntry, type BackendEvent, type KVBackend } from "./backend.ts";
 
 export interface BackendFixture {
   backend: KVBackend;
@@ -39,7 +39,11 @@ function summary(events: readonly BackendEvent[]): string[] {
   return events.map((event) => `${event.revision} ${event.type} ${event.key}`);
 }
 
-export function describeBackendConformance(name: string, makeBackend: MakeBackend): void {
+export function describeBackendConformance(
+  name: string,
+  makeBackend: MakeBackend,
+  options: { persistent?: boolean } = {},
+): void {
   function scenario(
     title: string,
     body: (fixture: BackendFixture) => Promise<void>,
@@ -90,7 +94,8 @@ export function describeBackendConformance(name: string, makeBackend: MakeBacken
     });
 
     scenario("lists a prefix in key order, in pages", async ({ backend }) => {
-      for (const key of ["/r/b/2", "/r/a/1", "/r/b/1", "/r/bb/1", "/r/b/3", "/r/c"]) await backend.create(key, object(key));
+      for (const key of ["/r/b/2", "/r/a/1", "/r/b/1", "/r/bb/1", "/r/b/3", "/r/c"])
+        await backend.create(key, object(key));
       assert.deepEqual(keysOf((await backend.list("/r/b/")).entries), ["/r/b/1", "/r/b/2", "/r/b/3"]);
       assert.deepEqual(keysOf((await backend.list("/r/")).entries).length, 6);
       const first = await backend.list("/r/b", undefined, { limit: 2 });
@@ -126,29 +131,30 @@ export function describeBackendConformance(name: string, makeBackend: MakeBacken
       await assert.rejects(backend.list("/r/x/", backend.revision() + 1), (err: unknown) => isApiError(err, "Timeout"));
     });
 
-    scenario("watch: history after the start revision, then live events, in order, never inside a write", async ({
-      backend,
-    }) => {
-      await backend.create("/r/a", object("a"));
-      const b = await backend.create("/r/b", object("b"));
-      await backend.create("/other/z", object("z"));
-      await backend.update("/r/b", object("b", { k: "v" }), b.modRevision);
-      const batches: BackendEvent[][] = [];
-      const watch = backend.watch("/r/", 1, (events) => batches.push([...events]));
-      const writing = backend.create("/r/c", object("c"));
-      assert.equal(batches.length, 0, "nothing is delivered synchronously");
-      await writing;
-      await backend.create("/r/d", object("d"));
-      await deliveries();
-      assert.deepEqual(summary(batches.flat()), ["2 put /r/b", "4 put /r/b", "5 put /r/c", "6 put /r/d"]);
-      const modified = batches.flat()[1] as BackendEvent;
-      assert.deepEqual(modified.previous?.data, {});
-      assert.equal(modified.createRevision, 2);
-      watch.stop();
-      await backend.create("/r/e", object("e"));
-      await deliveries();
-      assert.equal(batches.flat().length, 4, "no delivery after stop");
-    });
+    scenario(
+      "watch: history after the start revision, then live events, in order, never inside a write",
+      async ({ backend }) => {
+        await backend.create("/r/a", object("a"));
+        const b = await backend.create("/r/b", object("b"));
+        await backend.create("/other/z", object("z"));
+        await backend.update("/r/b", object("b", { k: "v" }), b.modRevision);
+        const batches: BackendEvent[][] = [];
+        const watch = backend.watch("/r/", 1, (events) => batches.push([...events]));
+        const writing = backend.create("/r/c", object("c"));
+        assert.equal(batches.length, 0, "nothing is delivered synchronously");
+        await writing;
+        await backend.create("/r/d", object("d"));
+        await deliveries();
+        assert.deepEqual(summary(batches.flat()), ["2 put /r/b", "4 put /r/b", "5 put /r/c", "6 put /r/d"]);
+        const modified = batches.flat()[1] as BackendEvent;
+        assert.deepEqual(modified.previous?.data, {});
+        assert.equal(modified.createRevision, 2);
+        watch.stop();
+        await backend.create("/r/e", object("e"));
+        await deliveries();
+        assert.equal(batches.flat().length, 4, "no delivery after stop");
+      },
+    );
 
     scenario("watch: a burst of writes in one turn arrives as one batch", async ({ backend }) => {
       const batches: number[] = [];
@@ -161,7 +167,9 @@ export function describeBackendConformance(name: string, makeBackend: MakeBacken
     scenario("watch: a routed watch still sees objects entering and leaving its value", async ({ backend }) => {
       const read = (o: KObject): string => (o.data as Record<string, string> | undefined)?.node ?? "";
       const seen: string[] = [];
-      backend.watch("/r/", 0, (events) => seen.push(...summary(events)), { route: { name: "node", value: "n1", read } });
+      backend.watch("/r/", 0, (events) => seen.push(...summary(events)), {
+        route: { name: "node", value: "n1", read },
+      });
       const a = await backend.create("/r/a", object("a", { node: "n2" }));
       const a2 = await backend.update("/r/a", object("a", { node: "n1" }), a.modRevision);
       await backend.create("/r/b", object("b", { node: "n3" }));
@@ -184,11 +192,13 @@ export function describeBackendConformance(name: string, makeBackend: MakeBacken
       async ({ backend }) => {
         const created = await backend.create("/r/a", object("a"));
         let modRevision = created.modRevision;
-        for (let i = 0; i < 40; i++) modRevision = (await backend.update("/r/a", object("a", { i: String(i) }), modRevision)).modRevision;
+        for (let i = 0; i < 40; i++)
+          modRevision = (await backend.update("/r/a", object("a", { i: String(i) }), modRevision)).modRevision;
         const compacted = backend.compactedRevision();
         assert.ok(compacted > 0, "history was compacted");
         assert.ok(compacted <= backend.revision() - 5, "the window is kept");
-        const gone = (err: unknown): boolean => isApiError(err, "Gone") && err.message.includes("too old resource version");
+        const gone = (err: unknown): boolean =>
+          isApiError(err, "Gone") && err.message.includes("too old resource version");
         await assert.rejects(backend.list("/r/", compacted - 1), gone);
         assert.throws(() => backend.watch("/r/", compacted - 1, () => undefined), gone);
         const windowStart = backend.revision() - 5;
@@ -206,8 +216,9 @@ export function describeBackendConformance(name: string, makeBackend: MakeBacken
       await assert.rejects(backend.get("/r/a"), /closed/);
     });
 
+    if (!options.persistent) return;
     scenario("persists objects, the revision and the compaction point across a reopen", async (fixture) => {
-      if (fixture.reopen === undefined) return;
+      assert.ok(fixture.reopen, "a persistent backend's fixture provides reopen");
       const created = await fixture.backend.create("/r/a", object("a"));
       await fixture.backend.update("/r/a", object("a", { k: "v" }), created.modRevision);
       await fixture.backend.compact(1);

@@ -8,11 +8,10 @@
 
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import { badRequest } from "../errors.ts";
-import type { KindName, KObject, ObjectMeta } from "../objects.ts";
+import type { KindName, KObject } from "../objects.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
+import { buildMetadata, type MutableMeta, withTypeAndMetadata } from "./object-shape.ts";
 import { checkTypeMeta } from "./type-meta.ts";
-
-export type MutableMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
 
 /** Kinds whose metadata.generation counts spec changes (the workload kinds, and pods as in Kubernetes 1.33+). */
 const kindsWithGeneration: ReadonlySet<KindName> = new Set(["Pod", "Deployment", "ReplicaSet", "StatefulSet"]);
@@ -33,20 +32,6 @@ const initialStatus: Partial<Record<KindName, (nowMs: number) => unknown>> = {
   StatefulSet: () => ({ replicas: 0, availableReplicas: 0 }),
 };
 
-/**
- * Kubernetes' field order, so stored objects print the way kubectl shows them (a key set to
- * undefined keeps its place and is dropped when the object is frozen).
- */
-const metadataKeyOrder: MutableMeta = {
-  name: undefined,
-  generateName: undefined,
-  namespace: undefined,
-  uid: undefined,
-  resourceVersion: undefined,
-  generation: undefined,
-  creationTimestamp: undefined,
-};
-
 export interface CreateStamp {
   nowMs: number;
   uid: string;
@@ -62,18 +47,18 @@ export function prepareForCreate(
   stamp: CreateStamp,
 ): KObject & { metadata: MutableMeta } {
   checkTypeMeta(type, input);
-  const metadata: MutableMeta = { ...metadataKeyOrder, ...input.metadata };
-  if (metadata.resourceVersion) throw badRequest("resourceVersion should not be set on objects to be created");
-  metadata.namespace = type.namespaced ? metadata.namespace || "default" : undefined;
-  metadata.uid = stamp.uid;
-  metadata.creationTimestamp = formatRfc3339(stamp.nowMs);
-  metadata.deletionTimestamp = undefined;
-  metadata.deletionGracePeriodSeconds = undefined;
-  metadata.generation = tracksGeneration(type) ? 1 : undefined;
-  const apiVersion = apiVersionOf(type);
-  const typeMeta = { apiVersion, kind: type.kind, metadata };
-  // typeMeta twice: first for the key order, last so the input cannot override it.
-  const object: KObject & { metadata: MutableMeta } = { ...typeMeta, ...input, ...typeMeta };
+  const requested = input.metadata ?? {};
+  if (requested.resourceVersion) throw badRequest("resourceVersion should not be set on objects to be created");
+  const metadata = buildMetadata(requested, {
+    name: requested.name,
+    namespace: type.namespaced ? requested.namespace || "default" : undefined,
+    uid: stamp.uid,
+    generation: tracksGeneration(type) ? 1 : undefined,
+    creationTimestamp: formatRfc3339(stamp.nowMs),
+    deletionTimestamp: undefined,
+    deletionGracePeriodSeconds: undefined,
+  });
+  const object = withTypeAndMetadata(apiVersionOf(type), type.kind, metadata, input);
   const status = initialStatus[type.kind];
   if (status !== undefined) object.status = status(stamp.nowMs);
   return object;

@@ -15,7 +15,7 @@ import { formatRfc3339, parseRfc3339 } from "../../runtime/clock.ts";
 import type { KObject, Pod } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
 import { defaultPodTerminationGracePeriodSeconds } from "./constants.ts";
-import type { MutableMeta } from "./create-rules.ts";
+import type { MutableMeta } from "./object-shape.ts";
 import type { DeleteOptions } from "./store.ts";
 
 const msPerSecond = 1000;

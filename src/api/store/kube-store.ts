@@ -16,7 +16,7 @@ import {
   notFound,
   STALE_OBJECT_MESSAGE,
 } from "../errors.ts";
-import type { KObject } from "../objects.ts";
+import type { KObject, Pod } from "../objects.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
 import { parseFieldSelector } from "../selectors/fields.ts";
 import { parseLabelSelector } from "../selectors/labels.ts";
@@ -27,6 +27,7 @@ import { continueExpired, decodeContinue, encodeContinue } from "./continue-toke
 import { prepareForCreate } from "./create-rules.ts";
 import { generateName } from "./generate-name.ts";
 import { planDeletion } from "./graceful-deletion.ts";
+import { type BindPodOptions, bindPod } from "./pod-binding.ts";
 import { pathSegmentProblem, storageKey, storagePrefix } from "./storage-keys.ts";
 import type {
   DeleteOptions,
@@ -112,6 +113,22 @@ function nameCauses(type: ResourceType, object: KObject): FieldCause[] {
   return causes;
 }
 
+/** An update's optimistic-concurrency guard (resourceVersion) and identity guard (uid). */
+function checkUpdatePreconditions(
+  type: ResourceType,
+  name: string,
+  expectedRevision: number | undefined,
+  uid: string | undefined,
+  current: BackendEntry,
+): void {
+  if (expectedRevision !== undefined && expectedRevision !== current.modRevision) throw staleConflict(type, name);
+  const storedUid = current.object.metadata?.uid;
+  if (uid && uid !== storedUid) {
+    const why = `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${storedUid}`;
+    throw conflict(type.plural, type.group, name, why);
+  }
+}
+
 export class KubeStore implements Store {
   readonly backendKind: string;
   private readonly backend: KVBackend;
@@ -194,21 +211,8 @@ export class KubeStore implements Store {
     for (let attempt = 1; attempt <= unconditionalWriteMaxAttempts; attempt++) {
       const current = await this.backend.get(key);
       if (current === undefined) throw notFound(type.plural, type.group, name);
-      if (expected !== undefined && expected !== current.modRevision) throw staleConflict(type, name);
-      const storedUid = current.object.metadata?.uid;
-      if (meta.uid && meta.uid !== storedUid) {
-        const why = `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${storedUid}`;
-        throw conflict(type.plural, type.group, name, why);
-      }
-      const next =
-        options.subresource === "status"
-          ? prepareStatusUpdate(object, current.object)
-          : prepareMainUpdate(type, object, current.object);
-      const causes = uniqueCauses([
-        ...finalizerCauses(next, current.object),
-        ...(options.skipValidation ? [] : this.validate(type, next, current.object)),
-      ]);
-      if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
+      checkUpdatePreconditions(type, name, expected, meta.uid, current);
+      const next = this.prepareUpdate(type, object, current.object, options);
       try {
         return (await this.writeUpdate(key, current, next)) as T;
       } catch (error) {
@@ -281,6 +285,10 @@ export class KubeStore implements Store {
     return session;
   }
 
+  bindPod(namespace: string, name: string, nodeName: string, options: BindPodOptions = {}): Promise<Pod> {
+    return bindPod({ backend: this.backend, clock: this.clock }, namespace, name, nodeName, options);
+  }
+
   async close(): Promise<void> {
     for (const session of [...this.watches]) session.stop();
     await this.backend.close();
@@ -316,6 +324,20 @@ export class KubeStore implements Store {
       }
       nextKey = `${last.key}\u0000`;
     }
+  }
+
+  /** The object an update would store: the subresource's rules applied, then validated. */
+  private prepareUpdate(type: ResourceType, object: KObject, current: KObject, options: UpdateOptions): KObject {
+    const next =
+      options.subresource === "status"
+        ? prepareStatusUpdate(object, current)
+        : prepareMainUpdate(type, object, current);
+    const causes = uniqueCauses([
+      ...finalizerCauses(next, current),
+      ...(options.skipValidation ? [] : this.validate(type, next, current)),
+    ]);
+    if (causes.length > 0) throw invalid(type.kind, type.group, current.metadata?.name ?? "", causes);
+    return next;
   }
 
   /** Stores `next` over `current`, or removes the object when `next` completes its deletion. */

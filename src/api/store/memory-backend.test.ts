@@ -1,5 +1,5 @@
-import { MemoryBackend } from "./memory-backend.ts";
 import { describeBackendConformance } from "./backend-conformance.ts";
+import { MemoryBackend } from "./memory-backend.ts";
 
 describeBackendConformance("memory", async (options) => {
   const backend = new MemoryBackend(options);

@@ -6,25 +6,29 @@ import { it } from "node:test";
 import { describeBackendConformance } from "./backend-conformance.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
 
-describeBackendConformance("sqlite", async (options) => {
-  const directory = mkdtempSync(join(tmpdir(), "kvol-sqlite-backend-"));
-  const path = join(directory, "store.db");
-  // Compact on every write past the window, so the compaction scenario needs few writes.
-  const open = (): SqliteBackend => SqliteBackend.open(path, { ...options, compactionBatchRevisions: 1 });
-  let backend = open();
-  return {
-    backend,
-    async reopen() {
-      await backend.close();
-      backend = open();
-      return backend;
-    },
-    async dispose() {
-      await backend.close();
-      rmSync(directory, { recursive: true, force: true });
-    },
-  };
-});
+describeBackendConformance(
+  "sqlite",
+  async (options) => {
+    const directory = mkdtempSync(join(tmpdir(), "kvol-sqlite-backend-"));
+    const path = join(directory, "store.db");
+    // Compact on every write past the window, so the compaction scenario needs few writes.
+    const open = (): SqliteBackend => SqliteBackend.open(path, { ...options, compactionBatchRevisions: 1 });
+    let backend = open();
+    return {
+      backend,
+      async reopen() {
+        await backend.close();
+        backend = open();
+        return backend;
+      },
+      async dispose() {
+        await backend.close();
+        rmSync(directory, { recursive: true, force: true });
+      },
+    };
+  },
+  { persistent: true },
+);
 
 it("refuses a second process's worth of access to an open store file", async () => {
   const directory = mkdtempSync(join(tmpdir(), "kvol-sqlite-lock-"));
@@ -40,5 +44,8 @@ it("refuses a second process's worth of access to an open store file", async () 
 });
 
 it("names the file and the problem when it cannot open it", () => {
-  assert.throws(() => SqliteBackend.open("/nonexistent-dir/kvol/store.db"), /cannot open the kvol store file \/nonexistent-dir/);
+  assert.throws(
+    () => SqliteBackend.open("/nonexistent-dir/kvol/store.db"),
+    /cannot open the kvol store file \/nonexistent-dir/,
+  );
 });

@@ -85,7 +85,10 @@ export class SqliteBackend implements KVBackend {
 
   private constructor(path: string, options: SqliteBackendOptions) {
     this.path = path;
-    this.windowRevisions = positiveInteger("historyWindowRevisions", options.historyWindowRevisions ?? historyWindowRevisions);
+    this.windowRevisions = positiveInteger(
+      "historyWindowRevisions",
+      options.historyWindowRevisions ?? historyWindowRevisions,
+    );
     this.compactionBatchRevisions = positiveInteger(
       "compactionBatchRevisions",
       options.compactionBatchRevisions ?? sqliteCompactionBatchRevisions,

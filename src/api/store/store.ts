@@ -1,21 +1,35 @@
 /**
  * The Store: Kubernetes API semantics over a KVBackend. This is the contract every component
- * writes against (through a Client); the API server serves it over HTTP.
+ * writes against (through a Client); the API server serves it over HTTP. `KubeStore`
+ * (kube-store.ts) implements it over any backend; `createMemoryStore` and `openSqliteStore` build one.
  *
  * Semantics (as kube-apiserver's generic registry):
- * - create: validates, fills uid, creationTimestamp (from the Clock), generateName, namespace
- *   defaulting; resourceVersion is the global revision of the write.
- * - update: a stale `metadata.resourceVersion` gives Conflict; an empty one means "unconditional".
- *   The main resource cannot change status, the status subresource cannot change anything but
- *   status (and the metadata Kubernetes lets it touch), for kinds that have a status subresource.
- * - delete: an object with finalizers or a grace period gets deletionTimestamp (and
- *   deletionGracePeriodSeconds) and stays; it goes when the last finalizer is removed and, for
- *   pods, when deleted again with grace period 0.
- * - list/watch: by namespace, label selector and field selector; watch from a revision, Gone
- *   (410) when it is older than the compaction window; BOOKMARK events when asked for.
+ * - Objects handed out are deeply frozen and shared; the caller's objects are never changed or frozen.
+ * - create: fills uid, creationTimestamp (from the Clock), the name from generateName (prefix + 5
+ *   random characters, retried on collision), namespace "default" for namespaced kinds, kind and
+ *   apiVersion; refuses a resourceVersion. Validates. For kinds with a status subresource the status
+ *   sent is replaced by the kind's initial one (pods, claims and volumes start Pending), except Node,
+ *   which a kubelet registers with status. resourceVersion is the global revision of the write.
+ * - update: a stale `metadata.resourceVersion` gives Conflict; an empty one means "unconditional";
+ *   a `metadata.uid` that differs from the stored one gives Conflict. uid, name, namespace,
+ *   creationTimestamp and the deletion fields are kept as stored; generation counts spec changes
+ *   (pods and workloads). The main resource cannot change status; the status subresource changes
+ *   status only. A write that changes nothing stores nothing (same resourceVersion, no event).
+ * - delete: pods are deleted gracefully (deletionTimestamp = now + grace period; removed by a
+ *   delete with grace period 0; at once when unscheduled or finished); an object with finalizers
+ *   gets deletionTimestamp and stays until an update removes the last one; no finalizer can be
+ *   added while deleting. propagationPolicy is accepted but there is no garbage collector here.
+ * - list/watch: by namespace, label selector and field selector; list as of a revision and in
+ *   pages (limit/continue pin one snapshot); watch from "now" (ADDED for current objects) or from a
+ *   revision; objects entering or leaving a selector are ADDED or DELETED; Gone (410) when the
+ *   revision is older than the compaction window (`historyWindowRevisions`), for watch as a
+ *   rejected promise; BOOKMARK events every `watchBookmarkIntervalMs` when asked for.
  */
-import type { KObject } from "../objects.ts";
+import type { KObject, Pod } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
+import type { BindPodOptions } from "./pod-binding.ts";
+
+export type { BindPodOptions };
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
@@ -87,6 +101,11 @@ export interface Store {
     options: WatchOptions,
     onEvent: (event: WatchEvent<T>) => void,
   ): Promise<StoreWatch>;
+  /**
+   * The `pods/binding` subresource: sets spec.nodeName (only when empty, else Conflict) and the
+   * PodScheduled condition; returns the bound pod. See pod-binding.ts.
+   */
+  bindPod(namespace: string, name: string, nodeName: string, options?: BindPodOptions): Promise<Pod>;
   /** The revision of the last write. */
   revision(): number;
   close(): Promise<void>;

@@ -6,8 +6,9 @@
 import type { FieldCause } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
-import { type MutableMeta, tracksGeneration } from "./create-rules.ts";
+import { tracksGeneration } from "./create-rules.ts";
 import { jsonEqual } from "./json-equal.ts";
+import { buildMetadata, withTypeAndMetadata } from "./object-shape.ts";
 import { checkTypeMeta } from "./type-meta.ts";
 
 /**
@@ -18,21 +19,18 @@ import { checkTypeMeta } from "./type-meta.ts";
 export function prepareMainUpdate(type: ResourceType, input: KObject, current: KObject): KObject {
   checkTypeMeta(type, input);
   const stored = current.metadata ?? {};
-  const metadata: MutableMeta = {
-    ...input.metadata,
+  const specChanged = tracksGeneration(type) && !jsonEqual(input.spec, current.spec);
+  const metadata = buildMetadata(input.metadata, {
     name: stored.name,
     namespace: stored.namespace,
     uid: stored.uid,
+    generation: specChanged ? (stored.generation ?? 0) + 1 : stored.generation,
     creationTimestamp: stored.creationTimestamp,
     deletionTimestamp: stored.deletionTimestamp,
     deletionGracePeriodSeconds: stored.deletionGracePeriodSeconds,
-    generation: stored.generation,
-    resourceVersion: undefined,
-  };
-  const next: KObject = { ...input, apiVersion: apiVersionOf(type), kind: type.kind, metadata };
+  });
+  const next = withTypeAndMetadata(apiVersionOf(type), type.kind, metadata, input);
   if (type.hasStatus) next.status = current.status;
-  if (tracksGeneration(type) && !jsonEqual(input.spec, current.spec))
-    metadata.generation = (stored.generation ?? 0) + 1;
   return next;
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, problemsOf } from "./test-support.ts";
+import { changed, dnsSubdomainMessage, problemsOf } from "./test-support.ts";
 
 const driver = {
   metadata: { name: "hostpath.csi.k8s.io" },
@@ -31,12 +31,12 @@ describe("CSIDriver", () => {
     ]);
   });
 
-  it("limits the driver name to 63 characters", () => {
-    const long = changed(driver, (copy) => {
-      copy.metadata.name = `${"a".repeat(60)}.csi`;
+  it("is named after its driver, a lower-case DNS subdomain", () => {
+    const upper = changed(driver, (copy) => {
+      copy.metadata.name = "HostPath.CSI";
     });
-    assert.deepEqual(problemsOf("CSIDriver", long), [
-      `metadata.name: Invalid value: "${"a".repeat(60)}.csi": must be no more than 63 characters`,
+    assert.deepEqual(problemsOf("CSIDriver", upper), [
+      `metadata.name: Invalid value: "HostPath.CSI": ${dnsSubdomainMessage}`,
     ]);
   });
 

@@ -5,7 +5,7 @@
  * attach/detach controller and the kubelet have already acted on them.
  */
 import type { FieldCause } from "../errors.ts";
-import { checkOneOf, csiDriverNameMaxLength, immutableMessage } from "./field-checks.ts";
+import { checkOneOf, immutableMessage } from "./field-checks.ts";
 import { duplicate, invalid, notSupported } from "./field-errors.ts";
 import { child } from "./field-path.ts";
 import {
@@ -17,7 +17,7 @@ import {
   readString,
   readStringList,
 } from "./json-reader.ts";
-import { byteLength, dns1123SubdomainProblems } from "./names.ts";
+import { nameIsDnsSubdomain } from "./names.ts";
 import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
 import { semanticEqual } from "./semantic-equal.ts";
 
@@ -29,16 +29,8 @@ const maxTokenExpirationSeconds = 2 ** 32;
 const minAllocatableUpdatePeriodSeconds = 10;
 const defaultAttachRequired = true;
 
-/** A CSI driver name as an object name: at most 63 characters, a DNS subdomain. */
-function csiDriverObjectName(name: string, prefix: boolean): string[] {
-  const problems =
-    byteLength(name) > csiDriverNameMaxLength && !prefix
-      ? [`must be no more than ${csiDriverNameMaxLength} characters`]
-      : [];
-  return [...problems, ...dns1123SubdomainProblems(name.toLowerCase())];
-}
-
-const driverMeta: MetaRules = { namespaced: false, nameRule: csiDriverObjectName };
+/** The object is named after the driver; Kubernetes checks that name as any DNS subdomain. */
+const driverMeta: MetaRules = { namespaced: false, nameRule: nameIsDnsSubdomain };
 
 function validateTokenRequests(spec: JsonObject, out: FieldCause[]): void {
   const audiences = new Set<string>();

@@ -198,4 +198,18 @@ describe("PersistentVolumeClaim updates", () => {
       `${immutable}\nchanged: spec.storageClassName`,
     ]);
   });
+
+  it("allows moving the beta storage class annotation into spec.storageClassName", () => {
+    const annotated = changed(claim, (copy) => {
+      copy.spec.storageClassName = undefined;
+      Object.assign(copy.metadata, { annotations: { "volume.beta.kubernetes.io/storage-class": "fast" } });
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", claim, annotated), []);
+    const relabelled = changed(annotated, (copy) => {
+      Object.assign(copy.metadata, { annotations: { "volume.beta.kubernetes.io/storage-class": "slow" } });
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", relabelled, annotated), [
+      'metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: "slow": field is immutable',
+    ]);
+  });
 });

@@ -47,20 +47,26 @@ function validateStorageRequest(requests: JsonObject, specPath: string, out: Fie
   if (storage !== undefined) checkPositiveQuantity(storage, storagePath, out);
 }
 
+/** Every quantity of a resource list except `skipped` (checked on its own): valid and not negative. */
+function checkResourceQuantities(list: JsonObject, listPath: string, skipped: string, out: FieldCause[]): void {
+  for (const [resourceName, value] of Object.entries(list)) {
+    if (resourceName === skipped) continue;
+    const path = key(listPath, resourceName);
+    const quantity = readQuantity(value, path, out);
+    if (quantity !== undefined) checkNonNegativeQuantity(quantity, path, out);
+  }
+}
+
 function validateResources(spec: JsonObject, specPath: string, out: FieldCause[]): void {
   const resourcesPath = child(specPath, "resources");
   const resources = readObject(spec.resources, resourcesPath, out) ?? {};
-  const requests = readObject(resources.requests, child(resourcesPath, "requests"), out) ?? {};
+  const requestsPath = child(resourcesPath, "requests");
+  const limitsPath = child(resourcesPath, "limits");
+  const requests = readObject(resources.requests, requestsPath, out) ?? {};
+  const limits = readObject(resources.limits, limitsPath, out) ?? {};
   validateStorageRequest(requests, specPath, out);
-  for (const listName of ["requests", "limits"]) {
-    const list = readObject(resources[listName], child(resourcesPath, listName), listName === "limits" ? out : []);
-    for (const [resourceName, value] of Object.entries(list ?? {})) {
-      if (listName === "requests" && resourceName === storageResource) continue;
-      const path = key(child(resourcesPath, listName), resourceName);
-      const quantity = readQuantity(value, path, out);
-      if (quantity !== undefined) checkNonNegativeQuantity(quantity, path, out);
-    }
-  }
+  checkResourceQuantities(requests, requestsPath, storageResource, out);
+  checkResourceQuantities(limits, limitsPath, "", out);
 }
 
 function validateDataSource(source: JsonObject, path: string, out: FieldCause[]): void {
@@ -165,6 +171,33 @@ function comparableSpecs(newClaim: JsonObject, oldClaim: JsonObject): { newSpec:
   return { newSpec, oldSpec };
 }
 
+/** The beta storage-class annotation is fixed, except when the upgrade to spec.storageClassName drops it. */
+function checkStorageClassAnnotation(newClaim: JsonObject, oldClaim: JsonObject, out: FieldCause[]): void {
+  const newAnnotation = annotationOf(newClaim, betaStorageClassAnnotation);
+  if (
+    newAnnotation === annotationOf(oldClaim, betaStorageClassAnnotation) ||
+    isStorageClassUpgrade(newClaim, oldClaim)
+  ) {
+    return;
+  }
+  const path = child("metadata", "annotations", betaStorageClassAnnotation);
+  out.push(invalid(path, newAnnotation ?? "", immutableMessage));
+}
+
+function checkSpecUnchanged(newClaim: JsonObject, oldClaim: JsonObject, out: FieldCause[]): void {
+  if (semanticEqual(specOf(newClaim), specOf(oldClaim))) return;
+  const { newSpec, oldSpec } = comparableSpecs(newClaim, oldClaim);
+  if (!semanticEqual(newSpec, oldSpec)) {
+    const changed = differingFields(oldSpec, newSpec, "spec").join(", ");
+    const rule =
+      "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims";
+    out.push(forbidden("spec", `${rule}\nchanged: ${changed}`));
+  }
+  const oldMode = readString(oldSpec.volumeMode, "", []);
+  const newMode = readString(newSpec.volumeMode, "", []);
+  if (oldMode !== newMode) out.push(invalid("spec.volumeMode", newMode, immutableMessage));
+}
+
 export function validatePersistentVolumeClaimUpdate(
   newClaim: JsonObject,
   oldClaim: JsonObject,
@@ -172,29 +205,11 @@ export function validatePersistentVolumeClaimUpdate(
 ): void {
   validateObjectMetaUpdate(newClaim.metadata, oldClaim.metadata, out);
   validatePersistentVolumeClaim(newClaim, out);
-  const oldAnnotation = annotationOf(oldClaim, betaStorageClassAnnotation);
-  const newAnnotation = annotationOf(newClaim, betaStorageClassAnnotation);
-  if (oldAnnotation !== newAnnotation) {
-    out.push(
-      invalid(child("metadata", "annotations", betaStorageClassAnnotation), newAnnotation ?? "", immutableMessage),
-    );
-  }
-  const { newSpec, oldSpec } = comparableSpecs(newClaim, oldClaim);
-  if (!semanticEqual(newSpec, oldSpec)) {
-    const changed = differingFields(oldSpec, newSpec, "spec").join(", ");
-    out.push(
-      forbidden(
-        "spec",
-        `spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\nchanged: ${changed}`,
-      ),
-    );
-  }
+  checkStorageClassAnnotation(newClaim, oldClaim, out);
+  checkSpecUnchanged(newClaim, oldClaim, out);
   const oldSize = storageRequest(oldClaim);
   const newSize = storageRequest(newClaim);
   if (oldSize !== undefined && newSize !== undefined && newSize.compare(oldSize) < 0) {
     out.push(forbidden("spec.resources.requests.storage", "field can not be less than previous value"));
   }
-  const oldMode = readString(oldSpec.volumeMode, "", []);
-  const newMode = readString(newSpec.volumeMode, "", []);
-  if (oldMode !== newMode) out.push(invalid("spec.volumeMode", newMode, immutableMessage));
 }

@@ -302,6 +302,16 @@ describe("Pod updates", () => {
     ]);
   });
 
+  it("lets scheduling gates be removed but not added", () => {
+    const gated = changed(pod, (copy) => {
+      copy.spec.schedulingGates = [{ name: "example.com/quota" }];
+    });
+    assert.deepEqual(problemsOf("Pod", pod, gated), []);
+    assert.deepEqual(problemsOf("Pod", gated, pod), [
+      "spec.schedulingGates[0].name: Forbidden: only deletion is allowed, but found new scheduling gate 'example.com/quota'",
+    ]);
+  });
+
   it("treats equal quantities written differently as unchanged", () => {
     const rewritten = changed(pod, (copy) => {
       Object.assign(copy.spec.containers[0] ?? {}, {

@@ -7,7 +7,7 @@ import type { FieldCause } from "../errors.ts";
 import { inclusiveRangeMessage } from "./field-checks.ts";
 import { forbidden, invalid, required } from "./field-errors.ts";
 import { child, index } from "./field-path.ts";
-import { isJsonObject, type JsonObject, listLength, readObject } from "./json-reader.ts";
+import { isJsonObject, type JsonObject, listLength, readObject, readObjectList } from "./json-reader.ts";
 import { nameIsDnsSubdomain } from "./names.ts";
 import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
 import { maxActiveDeadlineSeconds, validatePodSpec } from "./pod-spec.ts";
@@ -86,23 +86,42 @@ function validateTolerationUpdate(newSpec: JsonObject, oldSpec: JsonObject, out:
     out.push(forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds"));
 }
 
+/** Scheduling gates may only be removed (the scheduler waits for them to go). */
+function validateSchedulingGateUpdate(newSpec: JsonObject, oldSpec: JsonObject, out: FieldCause[]): void {
+  const gateNames = (spec: JsonObject) =>
+    readObjectList(spec.schedulingGates, "", []).map((entry) =>
+      typeof entry.value.name === "string" ? entry.value.name : "",
+    );
+  const oldGates = new Set(gateNames(oldSpec));
+  gateNames(newSpec).forEach((gate, position) => {
+    if (oldGates.has(gate)) return;
+    const path = child(index("spec.schedulingGates", position), "name");
+    out.push(forbidden(path, `only deletion is allowed, but found new scheduling gate '${gate}'`));
+  });
+}
+
+function canonicalContainer(container: unknown): unknown {
+  if (!isJsonObject(container) || !isJsonObject(container.resources)) return container;
+  const { limits, requests } = container.resources;
+  const resources = {
+    ...container.resources,
+    limits: canonicalResourceList(limits),
+    requests: canonicalResourceList(requests),
+  };
+  return { ...container, resources };
+}
+
+function canonicalVolume(volume: unknown): unknown {
+  if (!isJsonObject(volume) || !isJsonObject(volume.emptyDir)) return volume;
+  return { ...volume, emptyDir: { ...volume.emptyDir, sizeLimit: canonicalQuantity(volume.emptyDir.sizeLimit) } };
+}
+
+function mapList(list: unknown, map: (element: unknown) => unknown): unknown {
+  return Array.isArray(list) ? list.map(map) : list;
+}
+
 /** Quantities in canonical form, so an unchanged amount written differently is not a change. */
 function withCanonicalQuantities(spec: JsonObject): JsonObject {
-  const canonicalContainer = (container: unknown) => {
-    if (!isJsonObject(container) || !isJsonObject(container.resources)) return container;
-    const { limits, requests } = container.resources;
-    const resources = {
-      ...container.resources,
-      limits: canonicalResourceList(limits),
-      requests: canonicalResourceList(requests),
-    };
-    return { ...container, resources };
-  };
-  const canonicalVolume = (volume: unknown) => {
-    if (!isJsonObject(volume) || !isJsonObject(volume.emptyDir)) return volume;
-    return { ...volume, emptyDir: { ...volume.emptyDir, sizeLimit: canonicalQuantity(volume.emptyDir.sizeLimit) } };
-  };
-  const mapList = (list: unknown, map: (element: unknown) => unknown) => (Array.isArray(list) ? list.map(map) : list);
   return {
     ...spec,
     containers: mapList(spec.containers, canonicalContainer),
@@ -111,25 +130,23 @@ function withCanonicalQuantities(spec: JsonObject): JsonObject {
   };
 }
 
+/** Containers with the images of the old spec's containers at the same positions. */
+function withOldImages(containers: unknown, oldContainers: unknown): unknown {
+  if (!Array.isArray(containers)) return containers;
+  return containers.map((container: unknown, position) => {
+    const old: unknown = Array.isArray(oldContainers) ? oldContainers[position] : undefined;
+    return isJsonObject(container) ? { ...container, image: isJsonObject(old) ? old.image : undefined } : container;
+  });
+}
+
 /** The new spec with every field that may change set back to the old value. */
 function withoutUpdatableFields(newSpec: JsonObject, oldSpec: JsonObject): JsonObject {
-  const oldImage = (field: string, position: number): unknown => {
-    const containers = oldSpec[field];
-    const container = Array.isArray(containers) ? containers[position] : undefined;
-    return isJsonObject(container) ? container.image : undefined;
-  };
-  const keepImages = (field: string) =>
-    Array.isArray(newSpec[field])
-      ? (newSpec[field] as unknown[]).map((container, position) =>
-          isJsonObject(container) ? { ...container, image: oldImage(field, position) } : container,
-        )
-      : newSpec[field];
   const oldGrace = oldSpec.terminationGracePeriodSeconds;
   const graceRelaxed = typeof oldGrace === "number" && oldGrace < 0 && newSpec.terminationGracePeriodSeconds === 1;
   return {
     ...newSpec,
-    containers: keepImages("containers"),
-    initContainers: keepImages("initContainers"),
+    containers: withOldImages(newSpec.containers, oldSpec.containers),
+    initContainers: withOldImages(newSpec.initContainers, oldSpec.initContainers),
     activeDeadlineSeconds: oldSpec.activeDeadlineSeconds,
     tolerations: oldSpec.tolerations,
     schedulingGates: oldSpec.schedulingGates,
@@ -148,6 +165,9 @@ export function validatePodUpdate(newPod: JsonObject, oldPod: JsonObject, out: F
   if (!validateContainerUpdates("initContainers", newSpec, oldSpec, out)) return;
   validateDeadlineUpdate(newSpec, oldSpec, out);
   validateTolerationUpdate(newSpec, oldSpec, out);
+  validateSchedulingGateUpdate(newSpec, oldSpec, out);
+  // Most pod writes leave the spec alone; only a changed spec needs the field-by-field comparison.
+  if (semanticEqual(newSpec, oldSpec)) return;
   const comparableNew = withCanonicalQuantities(withoutUpdatableFields(newSpec, oldSpec));
   const comparableOld = withCanonicalQuantities(oldSpec);
   if (semanticEqual(comparableNew, comparableOld)) return;

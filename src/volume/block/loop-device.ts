@@ -26,7 +26,8 @@ export async function getLoopDevice(host: Host, path: string): Promise<string | 
     throw new Error(`not attachable: ${(err as Error).message}`, { cause: err });
   }
   const result = await host.run(losetupCommand, ["-j", path]);
-  if (result.exitCode !== 0) throw new Error(`losetup -j ${path} failed: exit status ${result.exitCode}: ${result.output}`);
+  if (result.exitCode !== 0)
+    throw new Error(`losetup -j ${path} failed: exit status ${result.exitCode}: ${result.output}`);
   return firstLoopDevice(result.output);
 }
 
@@ -38,7 +39,9 @@ export async function attachFileDevice(host: Host, path: string, logger: VolumeL
   const result = await host.run(losetupCommand, args);
   if (result.exitCode !== 0) {
     logger.warning(`Failed device create command for path: ${path} exit status ${result.exitCode} ${result.output}`);
-    throw new Error(`makeLoopDevice failed for path ${path}: losetup ${args.join(" ")} failed: exit status ${result.exitCode}`);
+    throw new Error(
+      `makeLoopDevice failed for path ${path}: losetup ${args.join(" ")} failed: exit status ${result.exitCode}`,
+    );
   }
   const device = result.output.trim();
   if (device === "") throw new Error(`makeLoopDevice failed for path ${path}: losetup printed no device`);
@@ -62,5 +65,7 @@ export async function detachFileDevice(host: Host, path: string, logger: VolumeL
     // The device vanished meanwhile: nothing is held any more.
     if (isHostError(err, "ENOENT")) return;
   }
-  throw new Error(`removeLoopDevice failed for path ${path}: losetup -d ${device} failed: exit status ${result.exitCode}`);
+  throw new Error(
+    `removeLoopDevice failed for path ${path}: losetup -d ${device} failed: exit status ${result.exitCode}`,
+  );
 }

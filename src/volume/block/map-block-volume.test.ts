@@ -46,7 +46,11 @@ describe("mapping a raw block volume into pods", () => {
     await settle(fixture.clock, unmapBlockVolume(context, podPaths));
     await assert.rejects(fixture.host.lstat(podLink), /no such file or directory/);
     await assert.rejects(fixture.host.lstat(`${podPaths.globalMapPath}/pod-a`), /no such file or directory/);
-    assert.equal(fixture.host.blockDevices().some((device) => device.kind === "loop"), false, "no loop device leaked");
+    assert.equal(
+      fixture.host.blockDevices().some((device) => device.kind === "loop"),
+      false,
+      "no loop device leaked",
+    );
 
     let tornDown = false;
     await settle(

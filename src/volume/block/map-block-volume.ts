@@ -33,7 +33,11 @@ export interface BlockVolumePaths {
   podUID: string;
 }
 
-export async function mapBlockVolume(context: BlockPathContext, devicePath: string, paths: BlockVolumePaths): Promise<void> {
+export async function mapBlockVolume(
+  context: BlockPathContext,
+  devicePath: string,
+  paths: BlockVolumePaths,
+): Promise<void> {
   const { globalMapPath, podDeviceMapPath, volumeMapName, podUID } = paths;
   try {
     await mapDevice(context, devicePath, globalMapPath, podUID, true);

@@ -98,7 +98,9 @@ async function unmapBindMountDevice(context: BlockPathContext, linkPath: string)
   try {
     await context.mounter.unmount(linkPath);
   } catch (err) {
-    throw new Error(`failed to unmount linkPath ${linkPath}: ${err instanceof Error ? err.message : err}`, { cause: err });
+    throw new Error(`failed to unmount linkPath ${linkPath}: ${err instanceof Error ? err.message : err}`, {
+      cause: err,
+    });
   }
   await removeFileIfPresent(context.host, linkPath);
 }
@@ -117,7 +119,9 @@ export async function removeMapPath(host: Host, mapPath: string): Promise<void> 
   try {
     await removeAllOneFilesystem(host, mapPath);
   } catch (err) {
-    throw new Error(`failed to remove directory ${mapPath}: ${err instanceof Error ? err.message : err}`, { cause: err });
+    throw new Error(`failed to remove directory ${mapPath}: ${err instanceof Error ? err.message : err}`, {
+      cause: err,
+    });
   }
 }
 

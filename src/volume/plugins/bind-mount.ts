@@ -73,6 +73,10 @@ async function undoFailedBindMount(node: NodeVolumeContext, logger: VolumeLogger
 }
 
 /** Unmounts the pod's bind mount if present and removes the directory (never recursively). */
-export function tearDownPodMount(node: NodeVolumeContext, dir: string, extensiveMountPointCheck: boolean): Promise<void> {
+export function tearDownPodMount(
+  node: NodeVolumeContext,
+  dir: string,
+  extensiveMountPointCheck: boolean,
+): Promise<void> {
   return cleanupMountPoint(node.host, node.mounter, dir, extensiveMountPointCheck);
 }

@@ -2,12 +2,13 @@
  * A simulated node ready for plugin tests: a SimWorld on a VirtualClock, one SimHost, the Mounter
  * over it, and a VolumeHost with an in-memory API. Everything is deterministic for a given seed.
  */
-import type { Clock } from "../../runtime/clock.ts";
-import { Rng } from "../../runtime/rng.ts";
-import { VirtualClock } from "../../runtime/virtual-clock.ts";
+
 import { Mounter } from "../../host/mount/mounter.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import { type SimNodeOptions, SimWorld } from "../../host/sim/sim-world.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import { Rng } from "../../runtime/rng.ts";
+import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { defaultKubeletRootDir } from "../paths.ts";
 import type { NodeVolumeContext, VolumeHost } from "../volume-host.ts";
 import { InMemoryVolumeApi } from "./in-memory-volume-api.ts";
@@ -60,7 +61,12 @@ export async function simNode(options: SimNodeFixtureOptions = {}): Promise<SimN
 
 /** A VolumeHost for the attach/detach controller's side: same world, no node. */
 export function controllerVolumeHost(clock: Clock, seed = 1): VolumeHost {
-  return { clock, rng: new Rng(seed).stream("controller"), logger: new RecordingLogger(), api: new InMemoryVolumeApi() };
+  return {
+    clock,
+    rng: new Rng(seed).stream("controller"),
+    logger: new RecordingLogger(),
+    api: new InMemoryVolumeApi(),
+  };
 }
 
 /**

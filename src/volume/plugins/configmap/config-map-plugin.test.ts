@@ -27,15 +27,20 @@ async function read(fixture: SimNodeFixture, name: string): Promise<string> {
 describe("configMap volumes", () => {
   it("writes text and binary keys on the node's disk, nothing mounted", async () => {
     const fixture = await simNode();
-    fixture.api.putConfigMap(configMap({ "nginx.conf": "worker_processes 1;" }, { "logo.bin": Buffer.from([1, 2]).toString("base64") }));
+    fixture.api.putConfigMap(
+      configMap({ "nginx.conf": "worker_processes 1;" }, { "logo.bin": Buffer.from([1, 2]).toString("base64") }),
+    );
     await setUp(fixture);
     assert.equal(await read(fixture, "nginx.conf"), "worker_processes 1;");
     assert.deepEqual([...(await fixture.host.readFile(`${dir}/logo.bin`))], [1, 2]);
-    assert.equal((await fixture.host.mountInfo()).some((entry) => entry.mountPoint === dir), false);
+    assert.equal(
+      (await fixture.host.mountInfo()).some((entry) => entry.mountPoint === dir),
+      false,
+    );
     assert.deepEqual(fixture.commands, []);
   });
 
-  it("fails with `configmap \"<name>\" not found` unless optional", async () => {
+  it('fails with `configmap "<name>" not found` unless optional', async () => {
     const fixture = await simNode();
     await assert.rejects(setUp(fixture), { message: 'configmap "web-config" not found' });
     await setUp(fixture, { optional: true });
@@ -65,7 +70,11 @@ describe("configMap volumes", () => {
     assert.deepEqual([await read(fixture, "a"), await read(fixture, "b")], ["v2", "v2"]);
     assert.notEqual(await fixture.host.readlink(`${dir}/..data`), oldDir);
     await assert.rejects(fixture.host.lstat(`${dir}/c`), /no such file or directory/, "a removed key disappears");
-    await assert.rejects(fixture.host.lstat(`${dir}/${oldDir}`), /no such file or directory/, "the old version is deleted");
+    await assert.rejects(
+      fixture.host.lstat(`${dir}/${oldDir}`),
+      /no such file or directory/,
+      "the old version is deleted",
+    );
   });
 
   it("tears down by deleting the directory", async () => {

@@ -17,7 +17,11 @@ const pod: Pod = {
   },
   spec: {
     containers: [
-      { name: "app", image: "busybox", resources: { requests: { cpu: "250m", memory: "64Mi" }, limits: { memory: "128Mi" } } },
+      {
+        name: "app",
+        image: "busybox",
+        resources: { requests: { cpu: "250m", memory: "64Mi" }, limits: { memory: "128Mi" } },
+      },
     ],
   },
 };
@@ -34,7 +38,7 @@ async function read(fixture: SimNodeFixture, name: string): Promise<string> {
 }
 
 describe("downwardAPI volumes", () => {
-  it("writes pod metadata fields, labels formatted as key=\"value\" lines", async () => {
+  it('writes pod metadata fields, labels formatted as key="value" lines', async () => {
     const fixture = await simNode();
     await setUp(fixture, [
       { path: "name", fieldRef: { fieldPath: "metadata.name" } },

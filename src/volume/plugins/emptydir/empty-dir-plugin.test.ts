@@ -52,7 +52,10 @@ describe("emptyDir on the node's disk", () => {
   it("tears down by deleting the directory, its contents and the ready marker", async () => {
     const fixture = await simNode();
     const emptyDir = await plugin(fixture);
-    await settle(fixture.clock, emptyDir.newMounter(VolumeSpec.fromVolume({ name: "cache", emptyDir: {} }), pod()).setUp({}));
+    await settle(
+      fixture.clock,
+      emptyDir.newMounter(VolumeSpec.fromVolume({ name: "cache", emptyDir: {} }), pod()).setUp({}),
+    );
     await fixture.host.mkdir(`${volumeDir}/nested`, 0o755);
     await fixture.host.writeFile(`${volumeDir}/nested/file`, "x");
     await settle(fixture.clock, emptyDir.newUnmounter("cache", uid).tearDown());
@@ -84,7 +87,10 @@ describe("emptyDir in memory", () => {
     await settle(
       limited.clock,
       (await plugin(limited))
-        .newMounter(VolumeSpec.fromVolume({ name: "cache", emptyDir: { medium: "Memory", sizeLimit: "1Gi" } }), pod({ limits: { memory: "32Mi" } }))
+        .newMounter(
+          VolumeSpec.fromVolume({ name: "cache", emptyDir: { medium: "Memory", sizeLimit: "1Gi" } }),
+          pod({ limits: { memory: "32Mi" } }),
+        )
         .setUp({}),
     );
     assert.deepEqual(limited.commands.map(commandLine), [`mount -t tmpfs -o size=33554432 tmpfs ${volumeDir}`]);
@@ -92,7 +98,9 @@ describe("emptyDir in memory", () => {
     const unknown = await simNode();
     await settle(
       unknown.clock,
-      (await plugin(unknown)).newMounter(VolumeSpec.fromVolume({ name: "cache", emptyDir: { medium: "Memory" } }), pod()).setUp({}),
+      (await plugin(unknown))
+        .newMounter(VolumeSpec.fromVolume({ name: "cache", emptyDir: { medium: "Memory" } }), pod())
+        .setUp({}),
     );
     assert.deepEqual(unknown.commands.map(commandLine), [`mount -t tmpfs tmpfs ${volumeDir}`]);
   });
@@ -106,7 +114,10 @@ describe("emptyDir in memory", () => {
     assert.equal((await fixture.host.mountInfo()).filter((entry) => entry.mountPoint === volumeDir).length, 1);
 
     await settle(fixture.clock, emptyDir.newUnmounter("cache", uid).tearDown());
-    assert.equal((await fixture.host.mountInfo()).some((entry) => entry.mountPoint === volumeDir), false);
+    assert.equal(
+      (await fixture.host.mountInfo()).some((entry) => entry.mountPoint === volumeDir),
+      false,
+    );
     assert.equal(await exists(fixture, volumeDir), false);
   });
 });
@@ -124,7 +135,10 @@ describe("emptyDir on huge pages", () => {
     const fixture = await simNode();
     const spec = VolumeSpec.fromVolume({ name: "cache", emptyDir: { medium: "HugePages-2Mi" } });
     const requests = { "hugepages-2Mi": "64Mi", memory: "64Mi" };
-    await settle(fixture.clock, (await plugin(fixture)).newMounter(spec, pod({ requests, limits: requests })).setUp({}));
+    await settle(
+      fixture.clock,
+      (await plugin(fixture)).newMounter(spec, pod({ requests, limits: requests })).setUp({}),
+    );
     assert.deepEqual(fixture.commands.map(commandLine), [`mount -t hugetlbfs -o pagesize=2Mi nodev ${volumeDir}`]);
   });
 });

@@ -5,12 +5,18 @@ import { VolumeSpec } from "../../spec.ts";
 import { type SimNodeFixture, settle, simNode } from "../../testing/sim-node.ts";
 import { HostPathPlugin } from "./host-path-plugin.ts";
 
-const pod: Pod = { metadata: { name: "csi-attacher-0", namespace: "kube-system", uid: "u-1" }, spec: { containers: [] } };
+const pod: Pod = {
+  metadata: { name: "csi-attacher-0", namespace: "kube-system", uid: "u-1" },
+  spec: { containers: [] },
+};
 
 async function setUp(fixture: SimNodeFixture, path: string, type?: string): Promise<void> {
   const plugin = new HostPathPlugin();
   plugin.init(fixture.volumeHost);
-  const spec = VolumeSpec.fromVolume({ name: "socket-dir", hostPath: { path, ...(type === undefined ? {} : { type }) } });
+  const spec = VolumeSpec.fromVolume({
+    name: "socket-dir",
+    hostPath: { path, ...(type === undefined ? {} : { type }) },
+  });
   const mounter = plugin.newMounter(spec, pod);
   assert.equal(mounter.getPath(), path, "the container gets the node path itself");
   await settle(fixture.clock, mounter.setUp({}));
@@ -54,7 +60,9 @@ describe("hostPath", () => {
     for (const [path, type, message] of cases) {
       await assert.rejects(setUp(fixture, path, type), { message }, `${type} ${path}`);
     }
-    await assert.rejects(setUp(fixture, "/dev/missing", "BlockDevice"), { message: "stat /dev/missing: no such file or directory" });
+    await assert.rejects(setUp(fixture, "/dev/missing", "BlockDevice"), {
+      message: "stat /dev/missing: no such file or directory",
+    });
   });
 
   it("accepts a block device for BlockDevice", async () => {
@@ -66,7 +74,9 @@ describe("hostPath", () => {
 
   it("refuses paths that climb out with '..'", async () => {
     const fixture = await simNode();
-    await assert.rejects(setUp(fixture, "/var/../etc", "Directory"), { message: "invalid HostPath `/var/../etc`: must not contain '..'" });
+    await assert.rejects(setUp(fixture, "/var/../etc", "Directory"), {
+      message: "invalid HostPath `/var/../etc`: must not contain '..'",
+    });
   });
 
   it("names the volume by its node path and has nothing to tear down", async () => {

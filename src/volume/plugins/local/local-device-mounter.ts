@@ -11,7 +11,13 @@ import type { DeviceMounter, DeviceMounterArgs, DeviceUnmounter } from "../../pl
 import type { VolumeSpec } from "../../spec.ts";
 import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../../volume-host.ts";
-import { localBlockDeviceMountsDir, localGlobalPath, localPathKind, localSource, requireLocalPath } from "./local-source.ts";
+import {
+  localBlockDeviceMountsDir,
+  localGlobalPath,
+  localPathKind,
+  localSource,
+  requireLocalPath,
+} from "./local-source.ts";
 
 const globalMountDirMode = 0o750;
 
@@ -25,7 +31,12 @@ export class LocalDeviceMounter implements DeviceMounter, DeviceUnmounter {
     return localGlobalPath(this.node.host, this.node.rootDir, spec);
   }
 
-  async mountDevice(spec: VolumeSpec, _devicePath: string, deviceMountPath: string, _args: DeviceMounterArgs): Promise<void> {
+  async mountDevice(
+    spec: VolumeSpec,
+    _devicePath: string,
+    deviceMountPath: string,
+    _args: DeviceMounterArgs,
+  ): Promise<void> {
     const path = requireLocalPath(spec);
     // The local plugin attaches nothing: the device is the path in the PV.
     if ((await localPathKind(this.node.host, path)) === "directory") return;

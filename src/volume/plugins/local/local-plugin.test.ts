@@ -18,7 +18,11 @@ function localPv(path: string, extra: Partial<NonNullable<PersistentVolume["spec
       accessModes: ["ReadWriteOnce"],
       local: { path },
       nodeAffinity: {
-        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: ["node-1"] }] }] },
+        required: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: ["node-1"] }] },
+          ],
+        },
       },
       ...extra,
     },
@@ -64,7 +68,11 @@ describe("local PV backed by a directory", () => {
     await unmountFully(fixture, spec);
     await assert.rejects(fixture.host.stat(podDir), /no such file or directory/);
     assert.equal(Buffer.from(await fixture.host.readFile("/mnt/disks/vol1/row.txt")).toString(), "42");
-    assert.equal((await fixture.host.stat("/mnt/disks/vol1")).type, "directory", "the user's directory is never removed");
+    assert.equal(
+      (await fixture.host.stat("/mnt/disks/vol1")).type,
+      "directory",
+      "the user's directory is never removed",
+    );
   });
 
   it("refuses a path that is neither a directory nor a block device", async () => {
@@ -86,7 +94,10 @@ describe("local PV backed by a block device", () => {
     await mountFully(fixture, spec);
     await fixture.host.writeFile(`${podDir}/row.txt`, "persisted");
     await unmountFully(fixture, spec);
-    assert.equal((await fixture.host.mountInfo()).some((mount) => mount.mountPoint === globalMount), false);
+    assert.equal(
+      (await fixture.host.mountInfo()).some((mount) => mount.mountPoint === globalMount),
+      false,
+    );
 
     await mountFully(fixture, spec);
     assert.equal(Buffer.from(await fixture.host.readFile(`${podDir}/row.txt`)).toString(), "persisted");
@@ -101,7 +112,10 @@ describe("local PV backed by a block device", () => {
     const plugin = localPlugin(fixture);
     const mapper = plugin.newBlockVolumeMapper(localPv(devicePath, { volumeMode: "Block" }), pod);
     assert.equal(await mapper.mapPodDevice?.(), devicePath);
-    assert.equal(await mapper.getGlobalMapPath(localPv(devicePath)), "/var/lib/kubelet/plugins/kubernetes.io~local-volume/volumeDevices/local-pv");
+    assert.equal(
+      await mapper.getGlobalMapPath(localPv(devicePath)),
+      "/var/lib/kubelet/plugins/kubernetes.io~local-volume/volumeDevices/local-pv",
+    );
     assert.deepEqual(mapper.getPodDeviceMapPath(), {
       dir: `/var/lib/kubelet/pods/${uid}/volumeDevices/kubernetes.io~local-volume`,
       linkName: "local-pv",
@@ -116,13 +130,26 @@ describe("local PV backed by a block device", () => {
     const mapper = plugin.newBlockVolumeMapper(spec, pod);
     const device = (await mapper.mapPodDevice?.()) ?? "";
     const { dir, linkName } = mapper.getPodDeviceMapPath();
-    const paths = { globalMapPath: await mapper.getGlobalMapPath(spec), podDeviceMapPath: dir, volumeMapName: linkName, podUID: uid };
+    const paths = {
+      globalMapPath: await mapper.getGlobalMapPath(spec),
+      podDeviceMapPath: dir,
+      volumeMapName: linkName,
+      podUID: uid,
+    };
     const context = { host: fixture.node.host, mounter: fixture.mounter, logger: fixture.logger };
     await settle(fixture.clock, mapBlockVolume(context, device, paths));
     assert.equal((await fixture.host.stat(`${dir}/local-pv`)).type, "blockDevice");
     await settle(fixture.clock, unmapBlockVolume(context, paths));
     const unmapper = plugin.newBlockVolumeUnmapper("local-pv", uid);
-    await settle(fixture.clock, unmapDeviceForAllPods(context, paths.globalMapPath, device, () => unmapper.tearDownDevice?.(paths.globalMapPath, device) ?? Promise.resolve()));
+    await settle(
+      fixture.clock,
+      unmapDeviceForAllPods(
+        context,
+        paths.globalMapPath,
+        device,
+        () => unmapper.tearDownDevice?.(paths.globalMapPath, device) ?? Promise.resolve(),
+      ),
+    );
     assert.deepEqual(
       fixture.host.blockDevices().map((blockDevice) => blockDevice.kind),
       ["disk"],

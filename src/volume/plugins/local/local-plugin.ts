@@ -4,8 +4,9 @@
  * formatted if empty and mounted once per node, a directory is used in place; each pod bind-mounts
  * it. Raw block mode maps the device itself.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+
 import { posix } from "node:path";
+import type { Pod } from "kubernetes-types/core/v1.js";
 import { isPathWithin } from "../../../host/mount/mount-points.ts";
 import { podVolumeDir } from "../../paths.ts";
 import type {
@@ -29,7 +30,13 @@ import { PluginBase } from "../plugin-base.ts";
 import { podUIDOf } from "../pod-uid.ts";
 import { LocalBlockVolume } from "./local-block.ts";
 import { LocalDeviceMounter } from "./local-device-mounter.ts";
-import { localBlockDeviceMountsDir, localGlobalPath, localPluginName, localSource, requireLocalPath } from "./local-source.ts";
+import {
+  localBlockDeviceMountsDir,
+  localGlobalPath,
+  localPluginName,
+  localSource,
+  requireLocalPath,
+} from "./local-source.ts";
 
 class LocalMounter implements VolumeMounter {
   constructor(
@@ -152,7 +159,9 @@ export class LocalPlugin extends PluginBase implements DeviceMountableVolumePlug
     try {
       devicePath = await node.host.readlink(posix.join(mapPath, volumeName));
     } catch (err) {
-      this.host.logger.warning(`local: cannot read device link under ${mapPath}: ${err instanceof Error ? err.message : err}`);
+      this.host.logger.warning(
+        `local: cannot read device link under ${mapPath}: ${err instanceof Error ? err.message : err}`,
+      );
     }
     return this.reconstructedSpec(volumeName, devicePath, "Block");
   }

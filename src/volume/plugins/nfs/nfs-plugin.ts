@@ -7,9 +7,9 @@
  * mode: an NFS export is a filesystem (seed 001).
  */
 import type { NFSVolumeSource, Pod } from "kubernetes-types/core/v1.js";
+import { isHostError } from "../../../host/host.ts";
 import { cleanupMountWithForce } from "../../../host/mount/cleanup-mount-point.ts";
 import { isNotMountPoint } from "../../../host/mount/mount-points.ts";
-import { isHostError } from "../../../host/host.ts";
 import { podVolumeDir } from "../../paths.ts";
 import type {
   MounterArgs,
@@ -113,7 +113,9 @@ class NfsMounter implements VolumeMounter {
       if (await this.isMountedAlready()) {
         await this.node.mounter.unmount(this.dir);
         if (await this.isMountedAlready()) {
-          this.logger.warning(`${this.dir} is still mounted, despite call to unmount().  Will try again next sync loop.`);
+          this.logger.warning(
+            `${this.dir} is still mounted, despite call to unmount().  Will try again next sync loop.`,
+          );
           return;
         }
       }

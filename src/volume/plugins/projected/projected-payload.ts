@@ -3,7 +3,12 @@
  * API items and service account tokens merged into one directory. Every source is tried; the errors
  * are reported together, as Kubernetes aggregates them.
  */
-import type { Pod, ProjectedVolumeSource, ServiceAccountTokenProjection, VolumeProjection } from "kubernetes-types/core/v1.js";
+import type {
+  Pod,
+  ProjectedVolumeSource,
+  ServiceAccountTokenProjection,
+  VolumeProjection,
+} from "kubernetes-types/core/v1.js";
 import type { FileProjection } from "../../atomic-writer.ts";
 import type { MounterArgs } from "../../plugin.ts";
 import type { VolumeApi } from "../../volume-host.ts";

@@ -39,7 +39,14 @@ describe("projected volumes", () => {
     assert.equal(await read(fixture, "ca.crt"), "CA");
     assert.equal(await read(fixture, "namespace"), "shop");
     assert.deepEqual(fixture.api.tokenRequests, [
-      { namespace: "shop", serviceAccountName: "web", audiences: [], expirationSeconds: 3607, podName: "web-0", podUID: uid },
+      {
+        namespace: "shop",
+        serviceAccountName: "web",
+        audiences: [],
+        expirationSeconds: 3607,
+        podName: "web-0",
+        podUID: uid,
+      },
     ]);
     assert.equal((await fixture.host.mountInfo()).find((entry) => entry.mountPoint === dir)?.fsType, "tmpfs");
   });

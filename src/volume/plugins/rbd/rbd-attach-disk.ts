@@ -5,7 +5,12 @@
  * (1 s, ×1.4, 10 checks ≈ 49 s) so a dead node's watch can expire (Ceph's 30 s watch timeout).
  */
 import { isHostError } from "../../../host/host.ts";
-import { Backoff, exponentialBackoffWait, rbdImageWatcherBackoff, WaitTimeoutError } from "../../../runtime/wait-backoff.ts";
+import {
+  Backoff,
+  exponentialBackoffWait,
+  rbdImageWatcherBackoff,
+  WaitTimeoutError,
+} from "../../../runtime/wait-backoff.ts";
 import type { NodeVolumeContext, VolumeHost } from "../../volume-host.ts";
 import { rbdMap, rbdMappedDevice, rbdStatus } from "./rbd-cli.ts";
 import { type RbdVolumeInfo, rbdGlobalMountDir } from "./rbd-source.ts";
@@ -41,7 +46,12 @@ async function waitForMappedDevice(
 }
 
 /** Waits until nobody watches the image; a ReadOnlyMany-only PV does not wait. */
-async function waitUntilUnused(host: VolumeHost, node: NodeVolumeContext, info: RbdVolumeInfo, key: string): Promise<void> {
+async function waitUntilUnused(
+  host: VolumeHost,
+  node: NodeVolumeContext,
+  info: RbdVolumeInfo,
+  key: string,
+): Promise<void> {
   const mustBeUnused = !(info.accessModes.length === 1 && info.accessModes[0] === "ReadOnlyMany");
   try {
     await exponentialBackoffWait(host.clock, new Backoff(rbdImageWatcherBackoff, host.rng), async () => {
@@ -55,7 +65,12 @@ async function waitUntilUnused(host: VolumeHost, node: NodeVolumeContext, info: 
 }
 
 /** Maps the image on this node (unless it already is) and returns its device path. */
-export async function attachRbdDisk(host: VolumeHost, node: NodeVolumeContext, info: RbdVolumeInfo, key: string): Promise<string> {
+export async function attachRbdDisk(
+  host: VolumeHost,
+  node: NodeVolumeContext,
+  info: RbdVolumeInfo,
+  key: string,
+): Promise<string> {
   await ensureGlobalMountDir(node, info);
   const mapped = await waitForMappedDevice(host, node, info, 1);
   if (mapped !== undefined) return mapped;

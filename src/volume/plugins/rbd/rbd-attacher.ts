@@ -4,12 +4,13 @@
  * attached), and the node does the real work — WaitForAttach maps the image (rbd-attach-disk.ts),
  * MountDevice formats if empty and mounts it once per node, and UnmountDevice unmounts and unmaps it.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+
 import { posix } from "node:path";
+import type { Pod } from "kubernetes-types/core/v1.js";
 import { isHostError } from "../../../host/host.ts";
 import { pathExists } from "../../../host/mount/mount-points.ts";
 import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
-import type { Attacher, DeviceMounterArgs, Detacher } from "../../plugin.ts";
+import type { Attacher, Detacher, DeviceMounterArgs } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";
 import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeHost } from "../../volume-host.ts";
@@ -47,7 +48,12 @@ export class RbdAttacher implements Attacher, Detacher {
     return rbdGlobalMountDir(this.node().rootDir, info.pool, info.image);
   }
 
-  async mountDevice(spec: VolumeSpec, devicePath: string, deviceMountPath: string, _args: DeviceMounterArgs): Promise<void> {
+  async mountDevice(
+    spec: VolumeSpec,
+    devicePath: string,
+    deviceMountPath: string,
+    _args: DeviceMounterArgs,
+  ): Promise<void> {
     const { host, mounter } = this.node();
     try {
       if (!(await mounter.isLikelyNotMountPoint(deviceMountPath))) return;

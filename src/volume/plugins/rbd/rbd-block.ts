@@ -35,9 +35,12 @@ export class RbdBlockVolume implements BlockVolumeMapper, BlockVolumeUnmapper {
     try {
       await rbdUnmap(this.node.host, device);
     } catch (err) {
-      throw new Error(`rbd: failed to detach disk: ${globalMapPath}\nError: ${err instanceof Error ? err.message : err}`, {
-        cause: err,
-      });
+      throw new Error(
+        `rbd: failed to detach disk: ${globalMapPath}\nError: ${err instanceof Error ? err.message : err}`,
+        {
+          cause: err,
+        },
+      );
     }
   }
 }

@@ -27,17 +27,37 @@ export interface RbdStatus {
 
 /** `rbd status <image> --pool <pool> -m <mons> --id <id> --key=<key>`; throws on a non-zero exit. */
 export async function rbdStatus(host: Host, info: RbdVolumeInfo, key: string): Promise<RbdStatus> {
-  const args = ["status", info.image, "--pool", info.pool, "-m", monitorsOption(info), "--id", info.id, ...credentials(info, key)];
+  const args = [
+    "status",
+    info.image,
+    "--pool",
+    info.pool,
+    "-m",
+    monitorsOption(info),
+    "--id",
+    info.id,
+    ...credentials(info, key),
+  ];
   const result = await host.run(rbdCommand, args);
   if (result.exitCode !== 0) {
-    throw new Error(`fail to check rbd image status with: (exit status ${result.exitCode}), rbd output: (${result.output})`);
+    throw new Error(
+      `fail to check rbd image status with: (exit status ${result.exitCode}), rbd output: (${result.output})`,
+    );
   }
   return { used: result.output.includes(imageWatcherText), output: result.output };
 }
 
 /** `rbd map <pool>/<image> --id <id> -m <mons> --key=<key>`. */
 export function rbdMap(host: Host, info: RbdVolumeInfo, key: string): Promise<CommandResult> {
-  return host.run(rbdCommand, ["map", `${info.pool}/${info.image}`, "--id", info.id, "-m", monitorsOption(info), ...credentials(info, key)]);
+  return host.run(rbdCommand, [
+    "map",
+    `${info.pool}/${info.image}`,
+    "--id",
+    info.id,
+    "-m",
+    monitorsOption(info),
+    ...credentials(info, key),
+  ]);
 }
 
 /** `rbd unmap <device>`. */

@@ -83,7 +83,9 @@ describe("rbd attach on the node", () => {
     const podDir = await mountForPod(node1, spec, "pod-a");
     assert.equal(podDir, "/var/lib/kubelet/pods/pod-a/volumes/kubernetes.io~rbd/user-pv");
     assert.ok(
-      node1.commands.map(commandLine).includes(`rbd map sock_shop/user-pv --id admin -m ${node1.world.rbd.monitors.join(",")} --key=AQBRadmin==`),
+      node1.commands
+        .map(commandLine)
+        .includes(`rbd map sock_shop/user-pv --id admin -m ${node1.world.rbd.monitors.join(",")} --key=AQBRadmin==`),
     );
     assert.equal((await node1.host.mountInfo()).find((mount) => mount.mountPoint === globalMount)?.fsType, "ext4");
     assert.equal(node1.world.rbd.image("sock_shop", "user-pv")?.watchers.length, 1);
@@ -94,7 +96,10 @@ describe("rbd attach on the node", () => {
     await mountForPod(node1, userPv(node1), "pod-a");
     await unmountForPod(node1, "pod-a");
     assert.equal(node1.world.rbd.image("sock_shop", "user-pv")?.watchers.length, 0);
-    assert.equal(node1.host.blockDevices().some((device) => device.kind === "rbd"), false);
+    assert.equal(
+      node1.host.blockDevices().some((device) => device.kind === "rbd"),
+      false,
+    );
     await assert.rejects(node1.host.stat(globalMount), /no such file or directory/);
   });
 
@@ -121,7 +126,11 @@ describe("rbd exclusivity (seed 004)", () => {
     assert.ok(waitedMs > 45_000 && waitedMs < 55_000, `waited ${waitedMs} ms`);
     const statusChecks = node2.commands.filter((command) => command.args[0] === "status").length;
     assert.equal(statusChecks, 10);
-    assert.equal(node2.commands.some((command) => command.args[0] === "map"), false, "never mapped");
+    assert.equal(
+      node2.commands.some((command) => command.args[0] === "map"),
+      false,
+      "never mapped",
+    );
   });
 
   it("stays exclusive for a ReadWriteMany PV", async () => {
@@ -164,13 +173,21 @@ describe("rbd raw block mode", () => {
     const paths = { globalMapPath, podDeviceMapPath: dir, volumeMapName: linkName, podUID: "pod-a" };
     const context = { host: node1.node.host, mounter: node1.mounter, logger: node1.logger };
     await settle(node1.clock, mapBlockVolume(context, device, paths));
-    assert.equal(await node1.host.readlink("/var/lib/kubelet/pods/pod-a/volumeDevices/kubernetes.io~rbd/user-pv"), device);
+    assert.equal(
+      await node1.host.readlink("/var/lib/kubelet/pods/pod-a/volumeDevices/kubernetes.io~rbd/user-pv"),
+      device,
+    );
 
     await settle(node1.clock, unmapBlockVolume(context, paths));
     const unmapper = plugin.newBlockVolumeUnmapper("user-pv", "pod-a");
     await settle(
       node1.clock,
-      unmapDeviceForAllPods(context, globalMapPath, device, () => unmapper.tearDownDevice?.(globalMapPath, device) ?? Promise.resolve()),
+      unmapDeviceForAllPods(
+        context,
+        globalMapPath,
+        device,
+        () => unmapper.tearDownDevice?.(globalMapPath, device) ?? Promise.resolve(),
+      ),
     );
     assert.equal(node1.world.rbd.image("sock_shop", "user-pv")?.watchers.length, 0);
     assert.equal(node1.host.blockDevices().length, 0, "neither the rbd device nor a loop device is left");
@@ -190,7 +207,20 @@ describe("rbd errors", () => {
     const { node1 } = await cluster();
     node1.world.rbd.deleteImage("sock_shop", "user-pv");
     await assert.rejects(rbdWaitForAttach(node1, userPv(node1), "pod-a"), {
-      message: "fail to check rbd image status with: (exit status 2), rbd output: (rbd: error opening image user-pv: (2) No such file or directory\n)",
+      message:
+        "fail to check rbd image status with: (exit status 2), rbd output: (rbd: error opening image user-pv: (2) No such file or directory\n)",
+    });
+  });
+
+  it("reports a failed map with rbd's output (a fenced node)", async () => {
+    const { node1 } = await cluster();
+    await mountForPod(node1, userPv(node1), "pod-a");
+    await unmountForPod(node1, "pod-a");
+    node1.world.fenceNode("node-1");
+    await assert.rejects(rbdWaitForAttach(node1, userPv(node1), "pod-b"), {
+      message:
+        "rbd: map failed exit status 108, rbd output: rbd: sysfs write failed\n" +
+        "rbd: map failed: (108) Cannot send after transport endpoint shutdown\n",
     });
   });
 

@@ -41,14 +41,17 @@ describe("secret volumes", () => {
 
   it("maps selected keys to paths with their own modes", async () => {
     const fixture = await simNode();
-    fixture.api.putSecret({ metadata: { name: "kube-proxy-token", namespace: "kube-system" }, data: { token: base64("t"), other: base64("o") } });
+    fixture.api.putSecret({
+      metadata: { name: "kube-proxy-token", namespace: "kube-system" },
+      data: { token: base64("t"), other: base64("o") },
+    });
     await setUpSecret(fixture, { defaultMode: 0o440, items: [{ key: "token", path: "auth/token", mode: 0o400 }] });
     assert.equal(await read(fixture, "auth/token"), "t");
     assert.equal((await fixture.host.stat(`${dir}/auth/token`)).mode, 0o400);
     await assert.rejects(fixture.host.stat(`${dir}/other`), /no such file or directory/);
   });
 
-  it("fails with `secret \"<name>\" not found` and leaves nothing behind", async () => {
+  it('fails with `secret "<name>" not found` and leaves nothing behind', async () => {
     const fixture = await simNode();
     await assert.rejects(setUpSecret(fixture, {}), { message: 'secret "kube-proxy-token" not found' });
     await assert.rejects(fixture.host.stat(dir), /no such file or directory/);
@@ -85,7 +88,10 @@ describe("secret volumes", () => {
     plugin.init(fixture.volumeHost);
     assert.equal(plugin.requiresRemount(), true);
     await settle(fixture.clock, plugin.newUnmounter("token", uid).tearDown());
-    assert.equal((await fixture.host.mountInfo()).some((entry) => entry.mountPoint === dir), false);
+    assert.equal(
+      (await fixture.host.mountInfo()).some((entry) => entry.mountPoint === dir),
+      false,
+    );
     await assert.rejects(fixture.host.stat(dir), /no such file or directory/);
   });
 });

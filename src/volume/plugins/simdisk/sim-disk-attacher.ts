@@ -7,7 +7,7 @@ import { isHostError } from "../../../host/host.ts";
 import { cleanupMountPoint } from "../../../host/mount/cleanup-mount-point.ts";
 import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
 import { diskDevicePath } from "../../../host/sim/world/disk-provider.ts";
-import type { Attacher, DeviceMounterArgs, Detacher } from "../../plugin.ts";
+import type { Attacher, Detacher, DeviceMounterArgs } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";
 import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeHost } from "../../volume-host.ts";
@@ -33,7 +33,8 @@ export class SimDiskAttacher implements Attacher, Detacher {
   ) {}
 
   private requireProvider(what: string): SimDiskProvider {
-    if (this.provider === undefined) throw new Error(`kvol.io/sim-disk: ${what} needs the disk provider, and none was given`);
+    if (this.provider === undefined)
+      throw new Error(`kvol.io/sim-disk: ${what} needs the disk provider, and none was given`);
     return this.provider;
   }
 
@@ -43,7 +44,11 @@ export class SimDiskAttacher implements Attacher, Detacher {
   }
 
   async volumesAreAttached(specs: readonly VolumeSpec[], nodeName: string): Promise<Map<string, boolean>> {
-    const attached = new Set(this.requireProvider("VolumesAreAttached").attachedTo(nodeName).map((entry) => entry.disk.id));
+    const attached = new Set(
+      this.requireProvider("VolumesAreAttached")
+        .attachedTo(nodeName)
+        .map((entry) => entry.disk.id),
+    );
     return new Map(specs.map((spec) => [spec.name(), attached.has(simDiskInfo(spec).diskId)]));
   }
 
@@ -75,7 +80,12 @@ export class SimDiskAttacher implements Attacher, Detacher {
     return simDiskGlobalMountDir(this.node().rootDir, simDiskInfo(spec).diskId);
   }
 
-  async mountDevice(spec: VolumeSpec, devicePath: string, deviceMountPath: string, _args: DeviceMounterArgs): Promise<void> {
+  async mountDevice(
+    spec: VolumeSpec,
+    devicePath: string,
+    deviceMountPath: string,
+    _args: DeviceMounterArgs,
+  ): Promise<void> {
     const { host, mounter } = this.node();
     try {
       if (!(await mounter.isLikelyNotMountPoint(deviceMountPath))) return;

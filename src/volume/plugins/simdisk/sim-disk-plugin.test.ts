@@ -58,9 +58,13 @@ describe("kvol.io/sim-disk", () => {
   it("is named by its disk id and declared through flexVolume", async () => {
     const { controller } = await cluster();
     assert.equal(uniqueVolumeNameFromSpec(controller, diskPv()), "kvol.io/sim-disk/disk-1");
-    assert.equal(controller.canSupport(VolumeSpec.fromVolume({ name: "x", flexVolume: { driver: "example.com/other" } })), false);
+    assert.equal(
+      controller.canSupport(VolumeSpec.fromVolume({ name: "x", flexVolume: { driver: "example.com/other" } })),
+      false,
+    );
     assert.throws(() => controller.getVolumeName(diskPv({})), {
-      message: 'volume "pvc-1": flexVolume.options.diskId is required for driver kvol.io/sim-disk (the provider\'s disk id)',
+      message:
+        'volume "pvc-1": flexVolume.options.diskId is required for driver kvol.io/sim-disk (the provider\'s disk id)',
     });
   });
 
@@ -71,8 +75,14 @@ describe("kvol.io/sim-disk", () => {
     const mounts = await node1.host.mountInfo();
     assert.equal(mounts.find((mount) => mount.mountPoint === globalMount)?.fsType, "ext4");
     assert.ok(mounts.some((mount) => mount.mountPoint === dir));
-    assert.deepEqual(await controller.newAttacher().volumesAreAttached([diskPv()], "node-1"), new Map([["pvc-1", true]]));
-    assert.deepEqual(await controller.newAttacher().volumesAreAttached([diskPv()], "node-2"), new Map([["pvc-1", false]]));
+    assert.deepEqual(
+      await controller.newAttacher().volumesAreAttached([diskPv()], "node-1"),
+      new Map([["pvc-1", true]]),
+    );
+    assert.deepEqual(
+      await controller.newAttacher().volumesAreAttached([diskPv()], "node-2"),
+      new Map([["pvc-1", false]]),
+    );
   });
 
   it("keeps the bytes across unmount, detach, attach elsewhere and mount", async () => {
@@ -80,7 +90,10 @@ describe("kvol.io/sim-disk", () => {
     const dir = await attachAndMount(controller, node1, "pod-a");
     await node1.host.writeFile(`${dir}/orders.db`, "order-1");
     await unmountAndDetach(controller, node1, "pod-a");
-    assert.equal(node1.host.blockDevices().some((device) => device.path.includes("disk-1")), false);
+    assert.equal(
+      node1.host.blockDevices().some((device) => device.path.includes("disk-1")),
+      false,
+    );
 
     const otherDir = await attachAndMount(controller, node2, "pod-b");
     assert.equal(Buffer.from(await node2.host.readFile(`${otherDir}/orders.db`)).toString(), "order-1");
@@ -90,7 +103,10 @@ describe("kvol.io/sim-disk", () => {
   it("refuses to attach read-write to a second node", async () => {
     const { node1, node2, controller } = await cluster();
     await attachAndMount(controller, node1, "pod-a");
-    await assert.rejects(settle(node2.clock, controller.newAttacher().attach(diskPv(), "node-2")), /disk disk-1 is attached to node node-1/);
+    await assert.rejects(
+      settle(node2.clock, controller.newAttacher().attach(diskPv(), "node-2")),
+      /disk disk-1 is attached to node node-1/,
+    );
   });
 
   it("waits on the node until the device appears", async () => {
@@ -98,7 +114,10 @@ describe("kvol.io/sim-disk", () => {
     node1.world.disks.setFaults("disk-1", { attachLatencyMs: 5_000 });
     const started = node1.clock.now();
     const attaching = controller.newAttacher().attach(diskPv(), "node-1");
-    const device = await settle(node1.clock, nodePlugin(node1).newAttacher().waitForAttach(diskPv(), "", pod("pod-a"), 600_000));
+    const device = await settle(
+      node1.clock,
+      nodePlugin(node1).newAttacher().waitForAttach(diskPv(), "", pod("pod-a"), 600_000),
+    );
     assert.equal(device, "/dev/disk/by-id/virtio-disk-1");
     assert.equal(node1.clock.now() - started, 5_000);
     await settle(node1.clock, attaching);
@@ -106,9 +125,12 @@ describe("kvol.io/sim-disk", () => {
 
   it("gives up waiting for a device that never appears", async () => {
     const { node1 } = await cluster();
-    await assert.rejects(settle(node1.clock, nodePlugin(node1).newAttacher().waitForAttach(diskPv(), "", pod("pod-a"), 10_000)), {
-      message: 'Could not find attached disk "disk-1". Timeout waiting for mount paths to be created.',
-    });
+    await assert.rejects(
+      settle(node1.clock, nodePlugin(node1).newAttacher().waitForAttach(diskPv(), "", pod("pod-a"), 10_000)),
+      {
+        message: 'Could not find attached disk "disk-1". Timeout waiting for mount paths to be created.',
+      },
+    );
   });
 
   it("refuses SetUp while nothing is mounted on the node", async () => {
@@ -133,7 +155,10 @@ describe("kvol.io/sim-disk", () => {
     });
     const devicePath = await settle(node1.clock, controller.newAttacher().attach(spec, "node-1"));
     const plugin = nodePlugin(node1);
-    const device = await settle(node1.clock, plugin.newAttacher().waitForAttach(spec, devicePath, pod("pod-a"), 600_000));
+    const device = await settle(
+      node1.clock,
+      plugin.newAttacher().waitForAttach(spec, devicePath, pod("pod-a"), 600_000),
+    );
     const mapper = plugin.newBlockVolumeMapper(spec, pod("pod-a"));
     const globalMapPath = await mapper.getGlobalMapPath(spec);
     assert.equal(globalMapPath, "/var/lib/kubelet/plugins/kvol.io/sim-disk/volumeDevices/disk-1");

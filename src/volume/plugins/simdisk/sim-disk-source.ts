@@ -47,7 +47,8 @@ export function simDiskInfo(spec: VolumeSpec): SimDiskInfo {
   return {
     diskId,
     fsType: source.fsType ?? "",
-    readOnly: spec.volume?.flexVolume !== undefined ? (source.readOnly ?? false) : spec.readOnly || (source.readOnly ?? false),
+    readOnly:
+      spec.volume?.flexVolume !== undefined ? (source.readOnly ?? false) : spec.readOnly || (source.readOnly ?? false),
   };
 }
 

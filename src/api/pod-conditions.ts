@@ -1,0 +1,47 @@
+/**
+ * Kubernetes' `podutil.UpdatePodCondition`, which every component that writes a pod condition uses
+ * (the binding subresource, the scheduler, the node lifecycle controller, pod GC): the transition
+ * time moves only when the status changes, and "changed" tells the caller whether a write is needed
+ * at all, so a controller repeating the same verdict costs no API call.
+ */
+import type { PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
+import { formatRfc3339 } from "../runtime/clock.ts";
+
+export type { PodCondition, PodStatus };
+
+export interface ConditionUpdate {
+  /** The status with the condition set (a new object; the input is not changed). */
+  status: PodStatus;
+  changed: boolean;
+}
+
+/** Sets `condition` (without lastTransitionTime, which this decides) in `status` at `nowMs`. */
+export function updatePodCondition(
+  status: PodStatus | undefined,
+  condition: Omit<PodCondition, "lastTransitionTime">,
+  nowMs: number,
+): ConditionUpdate {
+  const conditions = [...(status?.conditions ?? [])];
+  const index = conditions.findIndex((existing) => existing.type === condition.type);
+  const old = index >= 0 ? conditions[index] : undefined;
+  const lastTransitionTime =
+    old !== undefined && old.status === condition.status && old.lastTransitionTime
+      ? old.lastTransitionTime
+      : formatRfc3339(nowMs);
+  const next: PodCondition = { ...condition, lastTransitionTime };
+  const changed =
+    old === undefined ||
+    old.status !== next.status ||
+    old.reason !== next.reason ||
+    old.message !== next.message ||
+    old.lastProbeTime !== next.lastProbeTime ||
+    old.lastTransitionTime !== next.lastTransitionTime;
+  if (index >= 0) conditions[index] = next;
+  else conditions.push(next);
+  return { status: { ...status, conditions }, changed };
+}
+
+/** The condition of `type`, or undefined. */
+export function podCondition(status: PodStatus | undefined, type: string): PodCondition | undefined {
+  return status?.conditions?.find((condition) => condition.type === type);
+}

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { isApiError } from "../errors.ts";
+import type { KObject } from "../objects.ts";
+import { freezeParsed, frozenCopy, sealAtRevision } from "./frozen.ts";
+
+describe("frozenCopy", () => {
+  it("returns a deeply frozen copy and leaves the input mutable", () => {
+    const input = { spec: { containers: [{ name: "a" }] } };
+    const copy = frozenCopy(input);
+    assert.deepEqual(copy, input);
+    assert.ok(Object.isFrozen(copy.spec.containers[0]));
+    assert.equal(Object.isFrozen(input.spec.containers[0]), false);
+    input.spec.containers[0] = { name: "changed" };
+    assert.equal(copy.spec.containers[0]?.name, "a");
+  });
+
+  it("shares frozen subtrees instead of copying them", () => {
+    const shared = frozenCopy({ big: { nested: [1, 2, 3] } });
+    const copy = frozenCopy({ spec: shared, extra: 1 });
+    assert.equal(copy.spec, shared);
+  });
+
+  it("drops undefined fields, as JSON would", () => {
+    assert.deepEqual(Object.keys(frozenCopy({ a: 1, b: undefined })), ["a"]);
+  });
+
+  it("refuses values that are not JSON data, naming where they are", () => {
+    assert.throws(
+      () => frozenCopy({ spec: { items: [{ when: new Date(0) }] } }),
+      (err: unknown) =>
+        isApiError(err, "BadRequest") && err.message === "spec.items[0].when is a Date, which is not JSON data",
+    );
+    assert.throws(() => frozenCopy({ data: { a: () => 1 } }), /data\.a is a function/);
+  });
+});
+
+describe("sealAtRevision", () => {
+  it("stamps resourceVersion on a copy, even of a frozen object", () => {
+    const input: KObject = { metadata: { name: "a" } };
+    const stored = sealAtRevision(input, 3);
+    const again = sealAtRevision(stored, 4);
+    assert.equal(stored.metadata?.resourceVersion, "3");
+    assert.equal(again.metadata?.resourceVersion, "4");
+    assert.ok(Object.isFrozen(again.metadata));
+  });
+});
+
+describe("freezeParsed", () => {
+  it("freezes parsed JSON in place, all the way down", () => {
+    const parsed = freezeParsed(JSON.parse('{"a":{"b":[{"c":1}]}}') as { a: { b: { c: number }[] } });
+    assert.ok(Object.isFrozen(parsed.a.b[0]));
+  });
+});

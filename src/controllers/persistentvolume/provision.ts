@@ -1,0 +1,298 @@
+/**
+ * Dynamic provisioning (spec §1.9): provisionClaim starts `provision-<ns>/<name>[<uid>]` in the
+ * background. An in-tree provisioner creates the asset and the controller creates its PV, already
+ * bound to the claim (the next claim sync completes the binding); an external provisioner is only
+ * told, through the claim's storage-provisioner annotation, and waited for.
+ */
+import { clone } from "../../api/client/copy.ts";
+import { referenceTo } from "../../api/events/object-reference.ts";
+import { isAlreadyExists, isNotFound } from "../../api/errors.ts";
+import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
+import {
+  annBetaStorageProvisioner,
+  annBoundByController,
+  annDynamicallyProvisioned,
+  annotationOf,
+  annotationYes,
+  annSelectedNode,
+  annStorageProvisioner,
+  claimClassName,
+  claimKeyOf,
+  hasAnnotation,
+  pvDeletionInTreeProtectionFinalizer,
+} from "./annotations.ts";
+import type { PvControllerState } from "./controller-state.ts";
+import {
+  dataSourceUnsupportedMessage,
+  EventReason,
+  errorText,
+  externalClaimNotSavedMessage,
+  externalProvisioningMessage,
+  mountOptionsUnsupportedMessage,
+  nodeNotFoundMessage,
+  provisionedVolumeNotSavedMessage,
+  provisioningCleanupFailedMessage,
+  provisioningFailedMessage,
+  provisioningSucceededMessage,
+  storageClassNotFoundMessage,
+  targetNodeMissingMessage,
+} from "./events.ts";
+import type { ProvisionedVolume, Provisioner } from "./provisioner.ts";
+
+/** The StorageClass API default for reclaimPolicy. */
+const defaultClassReclaimPolicy = "Delete";
+
+/** `pvc-<claim uid>`: deterministic, so a repeated provisioning finds the PV of an earlier one. */
+export function provisionedVolumeName(claim: PersistentVolumeClaim): string {
+  return `pvc-${claim.metadata?.uid ?? ""}`;
+}
+
+export function provisionOperationName(claim: PersistentVolumeClaim): string {
+  return `provision-${claimKeyOf(claim)}[${claim.metadata?.uid ?? ""}]`;
+}
+
+type ProvisionPlan =
+  | { kind: "in-tree"; provisioner: Provisioner; storageClass: StorageClass }
+  | { kind: "external"; storageClass: StorageClass }
+  | { kind: "failed"; error: string };
+
+function planProvisioning(state: PvControllerState, claim: PersistentVolumeClaim): ProvisionPlan {
+  const className = claimClassName(claim);
+  const storageClass = state.classLister.get("", className);
+  if (storageClass === undefined) return { kind: "failed", error: storageClassNotFoundMessage(className) };
+  const lookup = state.provisioners.lookup(storageClass.provisioner);
+  if (lookup.kind === "unsupported") return { kind: "failed", error: lookup.error };
+  if (lookup.kind === "external") return { kind: "external", storageClass };
+  return { kind: "in-tree", provisioner: lookup.provisioner, storageClass };
+}
+
+/**
+ * Starts provisioning for an unbound claim with a class. A claim whose class cannot be provisioned
+ * gets a ProvisioningFailed event and is tried again on its next sync.
+ */
+export function provisionClaim(state: PvControllerState, claim: PersistentVolumeClaim): void {
+  const plan = planProvisioning(state, claim);
+  if (plan.kind === "failed") {
+    state.recorder.event(claim, "Warning", EventReason.provisioningFailed, plan.error);
+    return;
+  }
+  const operationName = provisionOperationName(claim);
+  const refusal = state.operations.run(operationName, () =>
+    plan.kind === "external"
+      ? provisionClaimExternally(state, claim, plan.storageClass)
+      : provisionClaimInTree(state, claim, plan.provisioner, plan.storageClass),
+  );
+  if (refusal !== undefined) state.logger.debug("provisioning not started", { operationName, why: refusal.message });
+}
+
+/** Writes the storage-provisioner annotations (current and beta) unless already there. */
+async function setClaimProvisioner(
+  state: PvControllerState,
+  claim: PersistentVolumeClaim,
+  provisionerName: string,
+): Promise<PersistentVolumeClaim> {
+  if (annotationOf(claim, annStorageProvisioner) === provisionerName) return claim;
+  const draft = clone(claim);
+  draft.metadata = {
+    ...draft.metadata,
+    annotations: {
+      ...draft.metadata?.annotations,
+      [annBetaStorageProvisioner]: provisionerName,
+      [annStorageProvisioner]: provisionerName,
+    },
+  };
+  const written = await state.client.persistentVolumeClaims.update(draft);
+  state.claims.storeIfNotOlder(written);
+  return written;
+}
+
+async function provisionClaimExternally(
+  state: PvControllerState,
+  claim: PersistentVolumeClaim,
+  storageClass: StorageClass,
+): Promise<void> {
+  const provisionerName = storageClass.provisioner;
+  let annotated: PersistentVolumeClaim;
+  try {
+    annotated = await setClaimProvisioner(state, claim, provisionerName);
+  } catch (error) {
+    state.recorder.event(claim, "Warning", EventReason.provisioningFailed, externalClaimNotSavedMessage(errorText(error)));
+    throw error;
+  }
+  const message = externalProvisioningMessage(provisionerName);
+  state.recorder.event(annotated, "Normal", EventReason.externalProvisioning, message);
+}
+
+async function provisionClaimInTree(
+  state: PvControllerState,
+  claim: PersistentVolumeClaim,
+  provisioner: Provisioner,
+  storageClass: StorageClass,
+): Promise<void> {
+  checkNoDataSource(state, claim, provisioner);
+  const annotated = await setClaimProvisioner(state, claim, storageClass.provisioner);
+  const pvName = provisionedVolumeName(annotated);
+  if (await volumeExists(state, pvName)) return;
+  checkMountOptions(state, annotated, provisioner, storageClass);
+  const selectedNode = selectedNodeOf(state, annotated);
+  let provisioned: ProvisionedVolume;
+  try {
+    provisioned = await provisioner.provision({
+      pvName,
+      claim: annotated,
+      storageClass,
+      ...(selectedNode === undefined ? {} : { selectedNode }),
+    });
+  } catch (error) {
+    await rescheduleProvisioning(state, annotated);
+    const message = provisioningFailedMessage(storageClass.metadata?.name ?? "", errorText(error));
+    state.recorder.event(annotated, "Warning", EventReason.provisioningFailed, message);
+    throw error;
+  }
+  const volume = newProvisionedVolume(annotated, pvName, provisioner, storageClass, provisioned);
+  await saveProvisionedVolume(state, annotated, provisioner, volume);
+}
+
+/** A live read, not the cache: an earlier operation may have created the PV a moment ago. */
+async function volumeExists(state: PvControllerState, pvName: string): Promise<boolean> {
+  try {
+    await state.client.persistentVolumes.get("", pvName);
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+/** Only CSI drivers (external here) can populate a volume from a snapshot or another claim. */
+function checkNoDataSource(state: PvControllerState, claim: PersistentVolumeClaim, provisioner: Provisioner): void {
+  if (claim.spec?.dataSource == null) return;
+  const message = dataSourceUnsupportedMessage(provisioner.name);
+  state.recorder.event(claim, "Warning", EventReason.provisioningFailed, message);
+  throw new Error(message);
+}
+
+function checkMountOptions(
+  state: PvControllerState,
+  claim: PersistentVolumeClaim,
+  provisioner: Provisioner,
+  storageClass: StorageClass,
+): void {
+  const mountOptions = storageClass.mountOptions ?? [];
+  if (provisioner.supportsMountOptions || mountOptions.length === 0) return;
+  const message = mountOptionsUnsupportedMessage(storageClass.metadata?.name ?? "", mountOptions);
+  state.recorder.event(claim, "Warning", EventReason.provisioningFailed, message);
+  throw new Error(`provisioner "${provisioner.name}" doesn't support mount options`);
+}
+
+/** The node the scheduler selected, or undefined when none was; throws when it names an unknown node. */
+function selectedNodeOf(state: PvControllerState, claim: PersistentVolumeClaim): Node | undefined {
+  const nodeName = annotationOf(claim, annSelectedNode);
+  if (nodeName === undefined) return undefined;
+  const node = state.nodeLister.get("", nodeName);
+  if (node !== undefined) return node;
+  const error = nodeNotFoundMessage(nodeName);
+  state.recorder.event(claim, "Warning", EventReason.provisioningFailed, targetNodeMissingMessage(error));
+  throw new Error(error);
+}
+
+/**
+ * After a failed in-tree provisioning for a node the scheduler chose, forget the choice so the
+ * scheduler can choose again (perhaps a node where provisioning works).
+ */
+async function rescheduleProvisioning(state: PvControllerState, claim: PersistentVolumeClaim): Promise<void> {
+  if (!hasAnnotation(claim, annSelectedNode)) return;
+  const draft = clone(claim);
+  const annotations = { ...draft.metadata?.annotations };
+  delete annotations[annSelectedNode];
+  draft.metadata = { ...draft.metadata, annotations };
+  try {
+    state.claims.storeIfNotOlder(await state.client.persistentVolumeClaims.update(draft));
+  } catch (error) {
+    state.logger.info("could not remove the selected-node annotation; the next sync retries", {
+      claim: claimKeyOf(claim),
+      error: errorText(error),
+    });
+  }
+}
+
+function newProvisionedVolume(
+  claim: PersistentVolumeClaim,
+  pvName: string,
+  provisioner: Provisioner,
+  storageClass: StorageClass,
+  provisioned: ProvisionedVolume,
+): PersistentVolume {
+  const reclaimPolicy = storageClass.reclaimPolicy ?? defaultClassReclaimPolicy;
+  const mountOptions = storageClass.mountOptions ?? [];
+  return {
+    apiVersion: "v1",
+    kind: "PersistentVolume",
+    metadata: {
+      name: pvName,
+      ...(provisioned.labels === undefined ? {} : { labels: { ...provisioned.labels } }),
+      annotations: { [annBoundByController]: annotationYes, [annDynamicallyProvisioned]: provisioner.name },
+      ...(reclaimPolicy === "Delete" ? { finalizers: [pvDeletionInTreeProtectionFinalizer] } : {}),
+    },
+    spec: {
+      ...provisioned.source,
+      capacity: { storage: provisioned.capacity },
+      accessModes: [...(claim.spec?.accessModes ?? [])],
+      persistentVolumeReclaimPolicy: reclaimPolicy,
+      storageClassName: claimClassName(claim),
+      claimRef: referenceTo(claim),
+      ...(claim.spec?.volumeMode ? { volumeMode: claim.spec.volumeMode } : {}),
+      ...(mountOptions.length === 0 ? {} : { mountOptions: [...mountOptions] }),
+      ...(provisioned.nodeAffinity === undefined ? {} : { nodeAffinity: provisioned.nodeAffinity }),
+    },
+    status: { phase: "Bound" },
+  };
+}
+
+/**
+ * Creates the PV, retrying 5 times 10 s apart. If it still cannot be saved the asset would be
+ * orphaned, so it is deleted (again up to 5 times), and the user is told either way.
+ */
+async function saveProvisionedVolume(
+  state: PvControllerState,
+  claim: PersistentVolumeClaim,
+  provisioner: Provisioner,
+  volume: PersistentVolume,
+): Promise<void> {
+  const saveError = await retryEvery(state, async () => {
+    try {
+      state.volumes.storeIfNotOlder(await state.client.persistentVolumes.create(volume));
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+  });
+  const claimKey = claimKeyOf(claim);
+  const volumeName = volume.metadata?.name ?? "";
+  if (saveError === undefined) {
+    const message = provisioningSucceededMessage(volumeName, provisioner.name);
+    state.recorder.event(claim, "Normal", EventReason.provisioningSucceeded, message);
+    return;
+  }
+  const notSaved = provisionedVolumeNotSavedMessage(claimKey, errorText(saveError));
+  state.recorder.event(claim, "Warning", EventReason.provisioningFailed, notSaved);
+  const deleteError = await retryEvery(state, () => provisioner.delete(volume));
+  if (deleteError === undefined) return;
+  const cleanupFailed = provisioningCleanupFailedMessage(claimKey, errorText(deleteError));
+  state.recorder.event(claim, "Warning", EventReason.provisioningCleanupFailed, cleanupFailed);
+}
+
+/** Runs `attempt` up to provisionedPvCreateRetries times, sleeping the interval after each failure. */
+async function retryEvery(state: PvControllerState, attempt: () => Promise<void>): Promise<unknown> {
+  let lastError: unknown;
+  for (let tries = 0; tries < state.timers.provisionedPvCreateRetries; tries++) {
+    try {
+      await attempt();
+      return undefined;
+    } catch (error) {
+      lastError = error;
+      state.logger.info("provisioned volume step failed; retrying", { error: errorText(error), attempt: tries + 1 });
+      await state.clock.sleep(state.timers.provisionedPvCreateRetryIntervalMs);
+    }
+  }
+  return lastError ?? new Error("no attempt was made: provisionedPvCreateRetries is 0");
+}

@@ -1,0 +1,256 @@
+/**
+ * The VolumeBinding plugin's decisions (pkg/scheduler/framework/plugins/volumebinding, binder.go):
+ *
+ * - PreFilter sorts the pod's claims into bound, unbound Immediate and unbound WaitForFirstConsumer.
+ *   A missing, lost or deleting claim, or an unbound Immediate claim (the PV controller binds those,
+ *   not the scheduler), rejects the pod for every node.
+ * - Filter, per node: every bound claim's volume must allow the node (`volume node affinity
+ *   conflict`); every WaitForFirstConsumer claim needs either an available volume that fits the node
+ *   or a StorageClass that can provision there (its provisioner is real and its allowedTopologies
+ *   admit the node) — otherwise `didn't find available persistent volumes to bind`. A claim already
+ *   promised to another node (`volume.kubernetes.io/selected-node`) rules this node out.
+ * - Reserve (AssumePodVolumes) records the choice for the chosen node in the assume caches, so the
+ *   next pod does not take the same volume; the API writes happen in the binding cycle (volume-binder.ts).
+ *
+ * CSI storage capacity (`did not have enough free storage`) is not modelled.
+ */
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
+import { matchesTopologySelectorTerms } from "../../api/scheduling/node-selector.ts";
+import {
+  annBindCompleted,
+  annBoundByController,
+  annSelectedNode,
+  errReasonPvNotExist,
+  errReasonVolumeBindConflict,
+  errReasonVolumeNodeConflict,
+  errUnboundImmediateClaims,
+  notSupportedProvisioner,
+} from "./constants.ts";
+import { claimClassName, findMatchingVolume, requestedStorage, volumeFitsNode } from "./volume-matching.ts";
+
+/** What volume binding reads: the informers' objects as the assume caches show them. */
+export interface VolumeView {
+  claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
+  volume(name: string): PersistentVolume | undefined;
+  volumesOfClass(className: string): readonly PersistentVolume[];
+  storageClass(name: string): StorageClass | undefined;
+}
+
+export interface PodVolumeClaims {
+  bound: PersistentVolumeClaim[];
+  unboundDelayBinding: PersistentVolumeClaim[];
+  unboundImmediate: PersistentVolumeClaim[];
+}
+
+export type PreFilterResult =
+  /** The pod uses no claims: volume binding has nothing to check. */
+  | { kind: "none" }
+  | { kind: "rejected"; message: string }
+  | { kind: "claims"; claims: PodVolumeClaims };
+
+export interface StaticBinding {
+  volume: PersistentVolume;
+  claim: PersistentVolumeClaim;
+}
+
+/** What must happen before the pod can be bound to the node. */
+export interface PodVolumes {
+  /** Available volumes to reserve for claims (the scheduler writes their claimRef). */
+  staticBindings: StaticBinding[];
+  /** Claims to provision on the node (the scheduler writes `selected-node` on them). */
+  dynamicProvisions: PersistentVolumeClaim[];
+}
+
+export interface VolumeFilterResult {
+  reasons: string[];
+  podVolumes: PodVolumes;
+}
+
+/** The claim name a volume refers to, and whether it is a generic ephemeral volume's claim. */
+function claimReference(pod: Pod, volume: NonNullable<NonNullable<Pod["spec"]>["volumes"]>[number]) {
+  if (volume.persistentVolumeClaim) return { name: volume.persistentVolumeClaim.claimName, ephemeral: false };
+  if (volume.ephemeral) return { name: `${pod.metadata?.name ?? ""}-${volume.name}`, ephemeral: true };
+  return undefined;
+}
+
+/** isPVCFullyBound: the claim names its volume and the PV controller finished binding it. */
+export function isClaimFullyBound(claim: PersistentVolumeClaim): boolean {
+  return !!claim.spec?.volumeName && claim.metadata?.annotations?.[annBindCompleted] !== undefined;
+}
+
+/** IsDelayBindingMode: a class that is missing, or does not say WaitForFirstConsumer, binds at once. */
+function isDelayBinding(claim: PersistentVolumeClaim, view: VolumeView): boolean {
+  const className = claimClassName(claim);
+  if (className === "") return false;
+  return view.storageClass(className)?.volumeBindingMode === "WaitForFirstConsumer";
+}
+
+/** podHasPVCs: the problem with one of the pod's claims that no node can fix, or undefined. */
+function claimProblem(pod: Pod, view: VolumeView, found: PersistentVolumeClaim[]): string | undefined {
+  const namespace = pod.metadata?.namespace ?? "";
+  for (const volume of pod.spec?.volumes ?? []) {
+    const reference = claimReference(pod, volume);
+    if (reference === undefined) continue;
+    const claim = view.claim(namespace, reference.name);
+    if (claim === undefined) {
+      return reference.ephemeral
+        ? `waiting for ephemeral volume controller to create the persistentvolumeclaim "${reference.name}"`
+        : `persistentvolumeclaim "${reference.name}" not found`;
+    }
+    if (claim.status?.phase === "Lost") {
+      return `persistentvolumeclaim "${reference.name}" bound to non-existent persistentvolume "${claim.spec?.volumeName ?? ""}"`;
+    }
+    if (claim.metadata?.deletionTimestamp) return `persistentvolumeclaim "${reference.name}" is being deleted`;
+    const ownedByPod = (claim.metadata?.ownerReferences ?? []).some(
+      (owner) => owner.controller === true && owner.uid === pod.metadata?.uid,
+    );
+    if (reference.ephemeral && !ownedByPod) {
+      return `PVC ${namespace}/${reference.name} was not created for pod ${namespace}/${pod.metadata?.name ?? ""} (pod is not owner)`;
+    }
+    found.push(claim);
+  }
+  return undefined;
+}
+
+/** PreFilter: the pod's claims sorted by what binding they need, or why no node can take the pod. */
+export function preFilterVolumes(pod: Pod, view: VolumeView): PreFilterResult {
+  const found: PersistentVolumeClaim[] = [];
+  const problem = claimProblem(pod, view, found);
+  if (problem !== undefined) return { kind: "rejected", message: problem };
+  if (found.length === 0) return { kind: "none" };
+  const claims: PodVolumeClaims = { bound: [], unboundDelayBinding: [], unboundImmediate: [] };
+  for (const claim of found) {
+    if (isClaimFullyBound(claim)) claims.bound.push(claim);
+    // A claim pre-bound to a volume by its user is the PV controller's to finish, like an Immediate one.
+    else if (isDelayBinding(claim, view) && !claim.spec?.volumeName) claims.unboundDelayBinding.push(claim);
+    else claims.unboundImmediate.push(claim);
+  }
+  if (claims.unboundImmediate.length > 0) return { kind: "rejected", message: errUnboundImmediateClaims };
+  return { kind: "claims", claims };
+}
+
+/** checkBoundClaims: the reason a bound claim's volume rules the node out, or undefined. */
+function boundClaimsReason(claims: readonly PersistentVolumeClaim[], node: Node, view: VolumeView) {
+  for (const claim of claims) {
+    const volume = view.volume(claim.spec?.volumeName ?? "");
+    if (volume === undefined) return errReasonPvNotExist;
+    if (!volumeFitsNode(volume, node)) return errReasonVolumeNodeConflict;
+  }
+  return undefined;
+}
+
+/** checkVolumeProvisions: whether every claim's class can provision a volume on the node. */
+function canProvisionAll(claims: readonly PersistentVolumeClaim[], node: Node, view: VolumeView): boolean {
+  for (const claim of claims) {
+    const className = claimClassName(claim);
+    const storageClass = view.storageClass(className);
+    if (className === "" || storageClass === undefined) {
+      throw new Error(
+        className === ""
+          ? `no class for claim "${claim.metadata?.namespace}/${claim.metadata?.name}"`
+          : `failed to find storage class "${className}"`,
+      );
+    }
+    const provisioner = storageClass.provisioner;
+    if (provisioner === "" || provisioner === notSupportedProvisioner) return false;
+    if (!matchesTopologySelectorTerms(storageClass.allowedTopologies, node.metadata?.labels ?? {})) return false;
+  }
+  return true;
+}
+
+/** findMatchingVolumes: a volume for each claim, smallest claims first; claims left over need provisioning. */
+function matchVolumes(claims: readonly PersistentVolumeClaim[], node: Node, view: VolumeView) {
+  const bySize = [...claims].sort((a, b) => requestedStorage(a).compare(requestedStorage(b)));
+  const chosen = new Set<string>();
+  const bindings: StaticBinding[] = [];
+  const unmatched: PersistentVolumeClaim[] = [];
+  for (const claim of bySize) {
+    const volume = findMatchingVolume(claim, view.volumesOfClass(claimClassName(claim)), node, chosen);
+    if (volume === undefined) {
+      unmatched.push(claim);
+      continue;
+    }
+    chosen.add(volume.metadata?.name ?? "");
+    bindings.push({ volume, claim });
+  }
+  return { bindings, unmatched };
+}
+
+/** The delay-binding claims' verdict on one node (FindPodVolumes' unbound part). */
+function unboundClaimsFit(claims: readonly PersistentVolumeClaim[], node: Node, view: VolumeView) {
+  const podVolumes: PodVolumes = { staticBindings: [], dynamicProvisions: [] };
+  const toMatch: PersistentVolumeClaim[] = [];
+  const toProvision: PersistentVolumeClaim[] = [];
+  for (const claim of claims) {
+    const selectedNode = claim.metadata?.annotations?.[annSelectedNode];
+    if (selectedNode === undefined) toMatch.push(claim);
+    else if (selectedNode === node.metadata?.name) toProvision.push(claim);
+    else return { fits: false, podVolumes };
+  }
+  let fits = true;
+  if (toMatch.length > 0) {
+    const { bindings, unmatched } = matchVolumes(toMatch, node, view);
+    podVolumes.staticBindings = bindings;
+    fits = unmatched.length === 0;
+    toProvision.push(...unmatched);
+  }
+  if (toProvision.length > 0) {
+    fits = canProvisionAll(toProvision, node, view);
+    if (fits) podVolumes.dynamicProvisions = toProvision;
+  }
+  return { fits, podVolumes };
+}
+
+/**
+ * Filter: the node's volume reasons (empty when it fits) and, when it fits, what binding it needs.
+ * Bound and unbound claims are both checked, so a node can fail for two reasons at once; they are
+ * listed in kube-scheduler's order (node conflict, bind conflict, missing volume).
+ */
+export function filterVolumes(claims: PodVolumeClaims, node: Node, view: VolumeView): VolumeFilterResult {
+  const reasons: string[] = [];
+  const boundReason = boundClaimsReason(claims.bound, node, view);
+  if (boundReason === errReasonVolumeNodeConflict) reasons.push(boundReason);
+  let podVolumes: PodVolumes = { staticBindings: [], dynamicProvisions: [] };
+  if (claims.unboundDelayBinding.length > 0) {
+    const unbound = unboundClaimsFit(claims.unboundDelayBinding, node, view);
+    if (!unbound.fits) reasons.push(errReasonVolumeBindConflict);
+    podVolumes = unbound.podVolumes;
+  }
+  if (boundReason === errReasonPvNotExist) reasons.push(boundReason);
+  return { reasons, podVolumes };
+}
+
+/** True when the pod's volumes need no API write before the pod is bound. */
+export function allVolumesBound(podVolumes: PodVolumes): boolean {
+  return podVolumes.staticBindings.length === 0 && podVolumes.dynamicProvisions.length === 0;
+}
+
+/** GetBindVolumeToClaim: the volume with its claimRef set to the claim, marked as bound by a controller. */
+export function volumeBoundToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): PersistentVolume {
+  const meta = claim.metadata ?? {};
+  const annotations = { ...volume.metadata?.annotations };
+  annotations[annBoundByController] ??= "yes";
+  return {
+    ...volume,
+    metadata: { ...volume.metadata, annotations },
+    spec: {
+      ...volume.spec,
+      claimRef: {
+        kind: "PersistentVolumeClaim",
+        namespace: meta.namespace ?? "",
+        name: meta.name ?? "",
+        uid: meta.uid ?? "",
+        apiVersion: "v1",
+        resourceVersion: meta.resourceVersion ?? "",
+      },
+    },
+  };
+}
+
+/** The claim promised to `nodeName`, for the provisioner to create its volume there. */
+export function claimWithSelectedNode(claim: PersistentVolumeClaim, nodeName: string): PersistentVolumeClaim {
+  return {
+    ...claim,
+    metadata: { ...claim.metadata, annotations: { ...claim.metadata?.annotations, [annSelectedNode]: nodeName } },
+  };
+}

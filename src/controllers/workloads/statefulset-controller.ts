@@ -1,0 +1,107 @@
+/**
+ * The StatefulSet controller (`pkg/controller/statefulset`): watches StatefulSets and their pods,
+ * and for each set runs one pass of `statefulset-sync.ts` whenever the set or one of its pods
+ * changes, then writes the set's status. A pod belongs to a set when its controller reference
+ * carries the set's uid and its name is `<set>-<ordinal>`; orphans are not adopted.
+ */
+import type { HandlerRegistration } from "../../api/informer/shared-informer.ts";
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
+import { splitObjectKey } from "../../api/objects.ts";
+import type { PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
+import type { EventRecorder } from "../../api/events/recorder.ts";
+import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
+import { msPerSecond, statefulSetControllerName, workloadSyncWorkerCount } from "./constants.ts";
+import { controllerKeyOf } from "./controller-ref.ts";
+import { controlledBy, ensureOwnerIndex } from "./owner-index.ts";
+import { parentAndOrdinal } from "./statefulset-identity.ts";
+import { StatefulSetPodControl } from "./statefulset-pod-control.ts";
+import { statefulSetStatusFrom, writeStatefulSetStatus } from "./statefulset-status.ts";
+import { syncStatefulSetPods } from "./statefulset-sync.ts";
+import { SyncLoop } from "./sync-loop.ts";
+
+export class StatefulSetController implements Controller {
+  readonly name = statefulSetControllerName;
+  private readonly context: ControllerContext;
+  private readonly sets: SharedInformer<StatefulSet>;
+  private readonly pods: SharedInformer<Pod>;
+  private readonly claims: SharedInformer<PersistentVolumeClaim>;
+  private readonly recorder: EventRecorder;
+  private readonly control: StatefulSetPodControl;
+  private readonly loop: SyncLoop;
+  private registrations: HandlerRegistration[] = [];
+
+  constructor(context: ControllerContext) {
+    this.context = context;
+    this.sets = context.informers.informerFor("StatefulSet");
+    this.pods = context.informers.informerFor("Pod");
+    this.claims = context.informers.informerFor("PersistentVolumeClaim");
+    ensureOwnerIndex(this.pods);
+    this.recorder = recorderFor(context, this.name);
+    this.control = new StatefulSetPodControl(context.client, this.recorder, this.claims.lister);
+    this.loop = new SyncLoop({
+      name: this.name,
+      context,
+      workerCount: workloadSyncWorkerCount,
+      sync: (key) => this.sync(key),
+      caches: [this.sets, this.pods, this.claims],
+    });
+  }
+
+  start(): void {
+    const enqueueSet = (set: StatefulSet) => this.loop.queue.add(keyOf(set));
+    const enqueueOwner = (pod: Pod) => {
+      const key = controllerKeyOf(pod, "StatefulSet", this.sets.lister);
+      if (key !== undefined) this.loop.queue.add(key);
+    };
+    this.registrations = [
+      this.sets.addEventHandler({ onAdd: enqueueSet, onUpdate: (_old, set) => enqueueSet(set), onDelete: enqueueSet }),
+      this.pods.addEventHandler({
+        onAdd: enqueueOwner,
+        onUpdate: (oldPod, newPod) => {
+          enqueueOwner(newPod);
+          enqueueOwner(oldPod);
+        },
+        onDelete: enqueueOwner,
+      }),
+    ];
+    this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const registration of this.registrations) registration.remove();
+    this.registrations = [];
+    await this.loop.stop();
+    await this.recorder.flush();
+  }
+
+  private async sync(key: string): Promise<void> {
+    const { namespace, name } = splitObjectKey(key);
+    const set = this.sets.lister.get(namespace, name);
+    if (set === undefined) return;
+    const uid = set.metadata?.uid ?? "";
+    const pods = controlledBy(this.pods, uid).filter((pod) => parentAndOrdinal(pod)?.parent === name);
+    const result = await syncStatefulSetPods({
+      set,
+      pods,
+      control: this.control,
+      recorder: this.recorder,
+      nowMs: this.context.clock.now(),
+    });
+    const status = statefulSetStatusFrom(set, result.counts);
+    await writeStatefulSetStatus(this.context.client, set, status);
+    if (result.error !== undefined) throw result.error;
+    this.requeueForMinReadySeconds(key, set, status);
+  }
+
+  /** A ready pod becomes available minReadySeconds later, with no event to say so: look again then. */
+  private requeueForMinReadySeconds(key: string, set: StatefulSet, status: StatefulSet["status"]): void {
+    const minReadySeconds = set.spec?.minReadySeconds ?? 0;
+    if (minReadySeconds > 0 && status?.readyReplicas !== status?.availableReplicas) {
+      this.loop.queue.addAfter(key, minReadySeconds * msPerSecond);
+    }
+  }
+}
+
+function keyOf(set: StatefulSet): string {
+  return `${set.metadata?.namespace ?? ""}/${set.metadata?.name ?? ""}`;
+}

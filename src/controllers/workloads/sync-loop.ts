@@ -1,0 +1,63 @@
+/**
+ * The queue-and-workers half every workload controller shares (the `Run` / `worker` /
+ * `processNextWorkItem` of Kubernetes' controllers): keys `namespace/name` go into a rate-limited
+ * work queue, workers start once the caches have synced, and a sync that fails is retried with the
+ * default controller backoff (5 ms doubling, and an overall 10 per second).
+ */
+import { defaultControllerRateLimiter } from "../../runtime/rate-limiter.ts";
+import { runWorkers } from "../../runtime/run-workers.ts";
+import { WorkQueue } from "../../runtime/workqueue.ts";
+import type { ControllerContext } from "../controller-context.ts";
+
+/** What the loop waits for before its first sync: the informers the controller reads. */
+export interface Syncable {
+  waitForSync(): Promise<boolean>;
+}
+
+export interface SyncLoopOptions {
+  name: string;
+  context: ControllerContext;
+  workerCount: number;
+  /** Brings one object's world in line with its spec; throwing retries the key with backoff. */
+  sync: (key: string) => Promise<void>;
+  caches: readonly Syncable[];
+}
+
+export class SyncLoop {
+  readonly queue: WorkQueue<string>;
+  private readonly options: SyncLoopOptions;
+  private workers: Promise<void> | undefined;
+
+  constructor(options: SyncLoopOptions) {
+    this.options = options;
+    this.queue = new WorkQueue<string>({
+      name: options.name,
+      clock: options.context.clock,
+      rateLimiter: defaultControllerRateLimiter(options.context.clock),
+    });
+  }
+
+  start(): void {
+    if (this.workers !== undefined) return;
+    this.workers = this.runOnceSynced();
+  }
+
+  /** Stops taking keys and resolves once the syncs in progress have finished. */
+  async stop(): Promise<void> {
+    this.queue.shutDown();
+    await this.workers;
+  }
+
+  private async runOnceSynced(): Promise<void> {
+    const { caches, context, name, sync, workerCount } = this.options;
+    const synced = await Promise.all(caches.map((cache) => cache.waitForSync()));
+    if (!synced.every(Boolean)) {
+      context.logger.info("caches stopped before they synced; not starting workers", { controller: name });
+      return;
+    }
+    await runWorkers(this.queue, workerCount, sync, (key, error) => {
+      const why = error instanceof Error ? error.message : String(error);
+      context.logger.warn("sync failed; will retry with backoff", { controller: name, key, error: why });
+    });
+  }
+}
