@@ -6,9 +6,12 @@
  *   2. volume status: Bound;
  *   3. claim spec: volumeName (+ bound-by-controller) and bind-completed;
  *   4. claim status: Bound, access modes, capacity.
- * The first failing write stops the bind; its error goes back to the sync.
+ * The first failing write stops the bind; its error goes back to the sync. The volume worker may
+ * write the volume between two of these writes (its phase, on seeing write 1): a status write that
+ * conflicts for that reason is made again from the version the controller's cache now holds.
  */
 import { clone } from "../../api/client/copy.ts";
+import { isConflict } from "../../api/errors.ts";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
 import {
@@ -28,9 +31,40 @@ export async function bind(
   claim: PersistentVolumeClaim,
 ): Promise<void> {
   const boundVolume = await bindVolumeToClaim(state, volume, claim);
-  const bound = await updateVolumePhase(state, boundVolume, "Bound", "");
+  const bound = await fromNewestOnConflict(
+    (current) => state.volumes.newest(current),
+    boundVolume,
+    (current) => {
+      if (!isVolumeBoundToClaim(current, claim)) {
+        throw new Error(`volume "${volumeNameOf(current)}" was given to another claim during the bind`);
+      }
+      return updateVolumePhase(state, current, "Bound", "");
+    },
+  );
   const boundClaim = await bindClaimToVolume(state, claim, bound);
-  await updateClaimStatus(state, boundClaim, "Bound", bound);
+  await fromNewestOnConflict(
+    (current) => state.claims.newest(current),
+    boundClaim,
+    (current) => updateClaimStatus(state, current, "Bound", bound),
+  );
+}
+
+/**
+ * Runs `write` from `object`; if that conflicts because the other worker has written the object
+ * meanwhile (its result is in the controller's cache), runs it once more from that newer version.
+ */
+async function fromNewestOnConflict<T>(
+  newest: (object: T) => T,
+  object: T,
+  write: (object: T) => Promise<T>,
+): Promise<T> {
+  try {
+    return await write(object);
+  } catch (error) {
+    const fresher = newest(object);
+    if (!isConflict(error) || fresher === object) throw error;
+    return write(fresher);
+  }
 }
 
 /** Write 1: the volume's claimRef points at the claim (name, namespace and UID). */
@@ -53,7 +87,10 @@ async function bindVolumeToClaim(
     dirty = true;
   }
   if (chosenByController && !hasAnnotation(volume, annBoundByController)) {
-    draft.metadata = { ...draft.metadata, annotations: { ...draft.metadata?.annotations, [annBoundByController]: annotationYes } };
+    draft.metadata = {
+      ...draft.metadata,
+      annotations: { ...draft.metadata?.annotations, [annBoundByController]: annotationYes },
+    };
     dirty = true;
   }
   if (!dirty) return volume;

@@ -24,12 +24,18 @@ describe("OperationMap", () => {
       refusal.message,
       'Failed to create operation with name "delete-pv-1[uid]". An operation with that name is already executing.',
     );
-    assert.equal(operations.run("delete-pv-2[uid]", async () => undefined), undefined);
+    assert.equal(
+      operations.run("delete-pv-2[uid]", async () => undefined),
+      undefined,
+    );
 
     finish();
     await operations.waitForIdle();
     assert.equal(operations.isRunning("delete-pv-1[uid]"), false);
-    assert.equal(operations.run("delete-pv-1[uid]", async () => undefined), undefined);
+    assert.equal(
+      operations.run("delete-pv-1[uid]", async () => undefined),
+      undefined,
+    );
   });
 
   it("backs a failed name off for 500 ms, then twice as long after each further failure", async () => {
@@ -50,7 +56,10 @@ describe("OperationMap", () => {
     await clock.advanceBy(1000);
     assert.notEqual(operations.run("provision-ns/c[uid]", failing), undefined, "second backoff is 1 s");
     await clock.advanceBy(1);
-    assert.equal(operations.run("provision-ns/c[uid]", async () => undefined), undefined);
+    assert.equal(
+      operations.run("provision-ns/c[uid]", async () => undefined),
+      undefined,
+    );
     await operations.waitForIdle();
     assert.equal(operations.run("provision-ns/c[uid]", failing), undefined, "success forgets the backoff");
   });

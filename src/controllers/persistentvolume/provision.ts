@@ -5,8 +5,8 @@
  * told, through the claim's storage-provisioner annotation, and waited for.
  */
 import { clone } from "../../api/client/copy.ts";
-import { referenceTo } from "../../api/events/object-reference.ts";
 import { isAlreadyExists, isNotFound } from "../../api/errors.ts";
+import { referenceTo } from "../../api/events/object-reference.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import {
   annBetaStorageProvisioner,
@@ -85,23 +85,34 @@ export function provisionClaim(state: PvControllerState, claim: PersistentVolume
   if (refusal !== undefined) state.logger.debug("provisioning not started", { operationName, why: refusal.message });
 }
 
-/** Writes the storage-provisioner annotations (current and beta) unless already there. */
+/**
+ * Writes the storage-provisioner annotations (current and beta) unless already there. Unlike the
+ * other claim writes this one retries a Conflict at once: only annotations change, and until an
+ * admission plugin adds pvc-protection at creation, the protection controller's write races with it.
+ */
 async function setClaimProvisioner(
   state: PvControllerState,
   claim: PersistentVolumeClaim,
   provisionerName: string,
 ): Promise<PersistentVolumeClaim> {
   if (annotationOf(claim, annStorageProvisioner) === provisionerName) return claim;
-  const draft = clone(claim);
-  draft.metadata = {
-    ...draft.metadata,
-    annotations: {
-      ...draft.metadata?.annotations,
-      [annBetaStorageProvisioner]: provisionerName,
-      [annStorageProvisioner]: provisionerName,
+  const written = await state.client.persistentVolumeClaims.mutate(
+    claim.metadata?.namespace ?? "",
+    claim.metadata?.name ?? "",
+    (draft) => {
+      if (draft.metadata?.uid !== claim.metadata?.uid) {
+        throw new Error(`claim ${claimKeyOf(claim)} was deleted and created again; provisioning stops`);
+      }
+      draft.metadata = {
+        ...draft.metadata,
+        annotations: {
+          ...draft.metadata?.annotations,
+          [annBetaStorageProvisioner]: provisionerName,
+          [annStorageProvisioner]: provisionerName,
+        },
+      };
     },
-  };
-  const written = await state.client.persistentVolumeClaims.update(draft);
+  );
   state.claims.storeIfNotOlder(written);
   return written;
 }
@@ -116,7 +127,12 @@ async function provisionClaimExternally(
   try {
     annotated = await setClaimProvisioner(state, claim, provisionerName);
   } catch (error) {
-    state.recorder.event(claim, "Warning", EventReason.provisioningFailed, externalClaimNotSavedMessage(errorText(error)));
+    state.recorder.event(
+      claim,
+      "Warning",
+      EventReason.provisioningFailed,
+      externalClaimNotSavedMessage(errorText(error)),
+    );
     throw error;
   }
   const message = externalProvisioningMessage(provisionerName);

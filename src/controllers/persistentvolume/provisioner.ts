@@ -10,14 +10,8 @@
  * controller only waits for; an unregistered `kubernetes.io/` name (`kubernetes.io/no-provisioner`
  * among them) cannot be provisioned at all.
  */
-import type {
-  Node,
-  PersistentVolume,
-  PersistentVolumeClaim,
-  PersistentVolumeSpec,
-  StorageClass,
-  VolumeNodeAffinity,
-} from "../../api/objects.ts";
+import type { PersistentVolumeSpec, VolumeNodeAffinity } from "kubernetes-types/core/v1.js";
+import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { inTreeProvisionerPrefix } from "./annotations.ts";
 
 export interface ProvisionRequest {

@@ -9,7 +9,8 @@
  * - `type`: the provider's disk type, passed through (`standard` when absent);
  * - `multiAttach`: `"true"` makes a shared disk that also serves ReadWriteMany claims.
  */
-import type { PersistentVolume, VolumeNodeAffinity } from "../../api/objects.ts";
+import type { VolumeNodeAffinity } from "kubernetes-types/core/v1.js";
+import type { PersistentVolume } from "../../api/objects.ts";
 import { simDiskDriverName, simDiskIdOption, simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 import { zoneLabel } from "./annotations.ts";
 import { type DiskProvider, isDiskStillAttachedError } from "./disk-provider.ts";
@@ -43,7 +44,9 @@ export function parseSimDiskParameters(parameters: Readonly<Record<string, strin
   }
   const multiAttach = given.multiAttach ?? "false";
   if (multiAttach !== "true" && multiAttach !== "false") {
-    throw new Error(`invalid value "${multiAttach}" for option "multiAttach" of ${simDiskPluginName}: use "true" or "false"`);
+    throw new Error(
+      `invalid value "${multiAttach}" for option "multiAttach" of ${simDiskPluginName}: use "true" or "false"`,
+    );
   }
   return {
     ...(given.fsType ? { fsType: given.fsType } : {}),
@@ -128,5 +131,7 @@ export class SimDiskProvisioner implements Provisioner {
 function checkAccessModes(requested: readonly string[], multiAttach: boolean): void {
   const supported = multiAttach ? sharedAccessModes : exclusiveAccessModes;
   if (requested.every((mode) => supported.includes(mode))) return;
-  throw new Error(`invalid AccessModes [${requested.join(" ")}]: only AccessModes [${supported.join(" ")}] are supported`);
+  throw new Error(
+    `invalid AccessModes [${requested.join(" ")}]: only AccessModes [${supported.join(" ")}] are supported`,
+  );
 }

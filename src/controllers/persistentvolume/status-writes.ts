@@ -4,10 +4,11 @@
  * the "WithEvent" forms emit their event only on an actual phase change, so a claim that stays Lost
  * does not collect a new event every sync.
  */
+
+import { clone } from "../../api/client/copy.ts";
 import type { EventType } from "../../api/events/recorder.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
-import { clone } from "../../api/client/copy.ts";
 import { annotationOf, annPreResizeCapacity, volumeNameOf } from "./annotations.ts";
 import type { PvControllerState } from "./controller-state.ts";
 

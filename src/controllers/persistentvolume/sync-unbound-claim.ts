@@ -5,7 +5,13 @@
  * Every path that does not bind leaves the claim Pending and is tried again on the next sync.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
-import { annBoundByController, claimClassName, claimKeyOf, hasAnnotation, isVolumeBoundToClaim } from "./annotations.ts";
+import {
+  annBoundByController,
+  claimClassName,
+  claimKeyOf,
+  hasAnnotation,
+  isVolumeBoundToClaim,
+} from "./annotations.ts";
 import { bind } from "./bind.ts";
 import { unscheduledPodNames } from "./claim-users.ts";
 import type { PvControllerState } from "./controller-state.ts";

@@ -85,7 +85,8 @@ async function readClaim(
 /** Released (a Failed volume keeps showing Failed while the policy is retried), then the policy. */
 async function releaseAndReclaim(state: PvControllerState, volume: PersistentVolume): Promise<void> {
   const phase = volume.status?.phase;
-  const released = phase === "Released" || phase === "Failed" ? volume : await updateVolumePhase(state, volume, "Released", "");
+  const released =
+    phase === "Released" || phase === "Failed" ? volume : await updateVolumePhase(state, volume, "Released", "");
   await reclaimVolume(state, released);
 }
 

@@ -44,6 +44,16 @@ export class VersionedCache<T extends ApiObject> {
     return true;
   }
 
+  /**
+   * The newer of `object` and the cached version of the same object (same UID): another worker may
+   * have written it since `object` was read, and writing from the older version would conflict.
+   */
+  newest(object: T): T {
+    const cached = this.items.get(objectKey(object));
+    if (cached === undefined || cached.metadata?.uid !== object.metadata?.uid) return object;
+    return resourceVersionOf(cached) > resourceVersionOf(object) ? cached : object;
+  }
+
   delete(key: string): T | undefined {
     const previous = this.items.get(key);
     if (previous === undefined) return undefined;

@@ -28,6 +28,11 @@ export class VolumeIndex {
     return this.cache.storeIfNotOlder(volume);
   }
 
+  /** See VersionedCache.newest. */
+  newest(volume: PersistentVolume): PersistentVolume {
+    return this.cache.newest(volume);
+  }
+
   delete(name: string): PersistentVolume | undefined {
     return this.cache.delete(name);
   }

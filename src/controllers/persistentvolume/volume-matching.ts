@@ -52,9 +52,7 @@ function selectorMatcher(claim: PersistentVolumeClaim): ((volume: PersistentVolu
     const matcher = labelMatcherFromSelector(selector);
     return (volume) => matcher.matches(volume.metadata?.labels);
   } catch (error) {
-    throw new Error(
-      `error creating internal label selector for claim: ${claimKeyOf(claim)}: ${errorText(error)}`,
-    );
+    throw new Error(`error creating internal label selector for claim: ${claimKeyOf(claim)}: ${errorText(error)}`);
   }
 }
 

@@ -18,4 +18,3 @@ export function isVolumeReleased(state: PvControllerState, volume: PersistentVol
   const boundTo = claim.spec?.volumeName ?? "";
   return boundTo !== "" && boundTo !== volumeNameOf(volume);
 }
-

@@ -13,7 +13,7 @@
 import type { Client } from "../../api/client/client.ts";
 import type { Lister } from "../../api/informer/lister.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from "../../api/objects.ts";
-import type { Clock } from "../../runtime/clock.ts";
+import type { Clock, Timer } from "../../runtime/clock.ts";
 import { annSelectedNode } from "./constants.ts";
 import { isClaimFullyBound, type PodVolumes } from "./volume-binding.ts";
 import { volumeFitsNode } from "./volume-matching.ts";
@@ -27,8 +27,6 @@ export interface VolumeBinderOptions {
   claims: Lister<PersistentVolumeClaim>;
   pollIntervalMs: number;
   timeoutMs: number;
-  /** True once the scheduler is stopping: the wait ends early. */
-  stopping: () => boolean;
 }
 
 /** What the binder wrote, as the API returned it (its resourceVersion tells a stale cache apart). */
@@ -50,6 +48,9 @@ export class BindingWaitError extends Error {
 
 export class VolumeBinder {
   private readonly options: VolumeBinderOptions;
+  /** Poll pauses in progress, so that `stop` can end them without waiting for the clock. */
+  private readonly pauses = new Map<Timer, () => void>();
+  private stopped = false;
 
   constructor(options: VolumeBinderOptions) {
     this.options = options;
@@ -63,11 +64,32 @@ export class VolumeBinder {
     const written = await this.writeDecisions(podVolumes);
     const maxPolls = Math.max(1, Math.floor(this.options.timeoutMs / this.options.pollIntervalMs));
     for (let poll = 1; poll <= maxPolls; poll++) {
-      await this.options.clock.sleep(this.options.pollIntervalMs);
-      if (this.options.stopping()) throw new BindingWaitError("the scheduler is stopping");
+      await this.pause();
+      if (this.stopped) throw new BindingWaitError("the scheduler is stopping");
       if (this.bindingsComplete(pod, nodeName, written)) return;
     }
     throw new BindingWaitError("context deadline exceeded");
+  }
+
+  /** Ends every wait in progress (they reject) and makes later waits end at once. */
+  stop(): void {
+    this.stopped = true;
+    for (const [timer, resolve] of this.pauses) {
+      timer.cancel();
+      resolve();
+    }
+    this.pauses.clear();
+  }
+
+  private pause(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = this.options.clock.setTimer(this.options.pollIntervalMs, () => {
+        this.pauses.delete(timer);
+        resolve();
+      });
+      this.pauses.set(timer, resolve);
+    });
   }
 
   private async writeDecisions(podVolumes: PodVolumes): Promise<Written> {
@@ -84,7 +106,8 @@ export class VolumeBinder {
   /** checkBindings: true when every claim is bound; throws when waiting longer cannot help. */
   private bindingsComplete(pod: Pod, nodeName: string, written: Written): boolean {
     const node = this.options.nodes.get("", nodeName);
-    if (node === undefined) throw new BindingWaitError(`failed to get node "${nodeName}": nodes "${nodeName}" not found`);
+    if (node === undefined)
+      throw new BindingWaitError(`failed to get node "${nodeName}": nodes "${nodeName}" not found`);
     const name = pod.metadata?.name ?? "";
     if (this.options.pods.get(pod.metadata?.namespace ?? "", name) === undefined) {
       throw new BindingWaitError(`pod does not exist any more: pods "${name}" not found`);

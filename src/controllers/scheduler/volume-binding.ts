@@ -44,9 +44,7 @@ export interface PodVolumeClaims {
 
 export type PreFilterResult =
   /** The pod uses no claims: volume binding has nothing to check. */
-  | { kind: "none" }
-  | { kind: "rejected"; message: string }
-  | { kind: "claims"; claims: PodVolumeClaims };
+  { kind: "none" } | { kind: "rejected"; message: string } | { kind: "claims"; claims: PodVolumeClaims };
 
 export interface StaticBinding {
   volume: PersistentVolume;

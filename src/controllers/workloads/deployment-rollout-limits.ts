@@ -38,7 +38,12 @@ function fenceposts(deployment: Deployment): { surge: number; unavailable: numbe
   const surgePath = "spec.strategy.rollingUpdate.maxSurge";
   const unavailablePath = "spec.strategy.rollingUpdate.maxUnavailable";
   const surge = scaledValue(rollingUpdate?.maxSurge ?? defaultMaxSurge, desired, true, surgePath);
-  const unavailable = scaledValue(rollingUpdate?.maxUnavailable ?? defaultMaxUnavailable, desired, false, unavailablePath);
+  const unavailable = scaledValue(
+    rollingUpdate?.maxUnavailable ?? defaultMaxUnavailable,
+    desired,
+    false,
+    unavailablePath,
+  );
   return { surge, unavailable: surge === 0 && unavailable === 0 ? 1 : unavailable };
 }
 

@@ -50,7 +50,8 @@ const comparisons: readonly Comparison[] = [
     return compareDescending(readySince(a), readySince(b));
   },
   (a, b) => maxRestarts(b.pod) - maxRestarts(a.pod),
-  (a, b) => compareDescending(timeOrNewest(a.pod.metadata?.creationTimestamp), timeOrNewest(b.pod.metadata?.creationTimestamp)),
+  (a, b) =>
+    compareDescending(timeOrNewest(a.pod.metadata?.creationTimestamp), timeOrNewest(b.pod.metadata?.creationTimestamp)),
   (a, b) => compareText(a.pod.metadata?.name ?? "", b.pod.metadata?.name ?? ""),
 ];
 

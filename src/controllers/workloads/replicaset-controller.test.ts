@@ -46,10 +46,19 @@ describe("ReplicaSet controller", () => {
       assert.match(pod.metadata?.name ?? "", /^web-7d4b9c-[a-z0-9]{5}$/);
       assert.equal(pod.metadata?.labels?.app, "web");
       assert.deepEqual(pod.metadata?.ownerReferences, [
-        { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-7d4b9c", uid: set.metadata?.uid, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: "apps/v1",
+          kind: "ReplicaSet",
+          name: "web-7d4b9c",
+          uid: set.metadata?.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ]);
     }
-    const created = (await env.eventTexts()).filter((text) => text.startsWith("SuccessfulCreate: Created pod: web-7d4b9c-"));
+    const created = (await env.eventTexts()).filter((text) =>
+      text.startsWith("SuccessfulCreate: Created pod: web-7d4b9c-"),
+    );
     assert.equal(created.length, 5);
     const status = (await env.api.client.replicaSets.get("default", "web-7d4b9c")).status;
     assert.equal(status?.replicas, 5);

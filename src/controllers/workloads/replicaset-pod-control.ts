@@ -46,7 +46,8 @@ export class ReplicaSetPodControl {
     try {
       await this.client.pods.delete(pod.metadata?.namespace ?? "", name);
     } catch (error) {
-      if (!isNotFound(error)) this.recorder.event(set, "Warning", "FailedDelete", `Error deleting: ${errorText(error)}`);
+      if (!isNotFound(error))
+        this.recorder.event(set, "Warning", "FailedDelete", `Error deleting: ${errorText(error)}`);
       throw error;
     }
     this.recorder.event(set, "Normal", "SuccessfulDelete", `Deleted pod: ${name}`);

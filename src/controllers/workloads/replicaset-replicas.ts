@@ -9,8 +9,9 @@
  * Expectations are recorded before writing, so the next sync waits until the informer has seen
  * every write instead of acting on a cache that does not show them yet.
  */
-import type { Pod, ReplicaSet } from "../../api/objects.ts";
+
 import { isNotFound } from "../../api/errors.ts";
+import type { Pod, ReplicaSet } from "../../api/objects.ts";
 import { objectKey } from "../../api/objects.ts";
 import { defaultReplicas, replicaSetBurstReplicas, slowStartInitialBatchSize } from "./constants.ts";
 import type { ControllerExpectations } from "./expectations.ts";

@@ -43,7 +43,11 @@ const comparedFields = [
 ] as const;
 
 /** Writes `next` when it differs; returns the set as it now is. */
-export async function writeReplicaSetStatus(client: Client, set: ReplicaSet, next: ReplicaSetStatus): Promise<ReplicaSet> {
+export async function writeReplicaSetStatus(
+  client: Client,
+  set: ReplicaSet,
+  next: ReplicaSetStatus,
+): Promise<ReplicaSet> {
   if (comparedFields.every((field) => set.status?.[field] === next[field])) return set;
   try {
     return await client.replicaSets.mutate(

@@ -19,7 +19,9 @@ function webSet(replicas: number, options: { parallel?: boolean } = {}): Statefu
       template: {
         metadata: { labels: { app: "nginx" } },
         spec: {
-          containers: [{ name: "nginx", image: "nginx", volumeMounts: [{ name: "www", mountPath: "/usr/share/nginx/html" }] }],
+          containers: [
+            { name: "nginx", image: "nginx", volumeMounts: [{ name: "www", mountPath: "/usr/share/nginx/html" }] },
+          ],
         },
       },
       volumeClaimTemplates: [
@@ -66,7 +68,14 @@ describe("StatefulSet controller", () => {
     assert.equal(web0.spec?.subdomain, "nginx");
     assert.deepEqual(web0.spec?.volumes, [{ name: "www", persistentVolumeClaim: { claimName: "www-web-0" } }]);
     assert.deepEqual(web0.metadata?.ownerReferences, [
-      { apiVersion: "apps/v1", kind: "StatefulSet", name: "web", uid: set.metadata?.uid, controller: true, blockOwnerDeletion: true },
+      {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        name: "web",
+        uid: set.metadata?.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
     ]);
     const claim = await env.api.client.persistentVolumeClaims.get("default", "www-web-0");
     assert.equal(claim.metadata?.ownerReferences, undefined, "claims outlive their pods (Retain)");
@@ -166,7 +175,10 @@ describe("StatefulSet controller", () => {
     assert.deepEqual(await claimNames(), ["www-web-0", "www-web-1", "www-web-2"]);
     const texts = await env.eventTexts();
     assert.ok(texts.includes("SuccessfulDelete: delete Pod web-2 in StatefulSet web successful"));
-    assert.ok(texts.indexOf("SuccessfulDelete: delete Pod web-2 in StatefulSet web successful") < texts.indexOf("SuccessfulDelete: delete Pod web-1 in StatefulSet web successful"));
+    assert.ok(
+      texts.indexOf("SuccessfulDelete: delete Pod web-2 in StatefulSet web successful") <
+        texts.indexOf("SuccessfulDelete: delete Pod web-1 in StatefulSet web successful"),
+    );
   });
 
   it("deletes a failed pod and creates it again", async () => {
@@ -185,6 +197,8 @@ describe("StatefulSet controller", () => {
     await env.runFor(oneMinuteMs);
     const second = await env.api.client.pods.get("default", "web-0");
     assert.notEqual(second.metadata?.uid, first.metadata?.uid);
-    assert.ok((await env.eventTexts()).includes("RecreatingFailedPod: StatefulSet default/web is recreating failed Pod web-0"));
+    assert.ok(
+      (await env.eventTexts()).includes("RecreatingFailedPod: StatefulSet default/web is recreating failed Pod web-0"),
+    );
   });
 });

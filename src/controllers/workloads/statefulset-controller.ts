@@ -4,11 +4,11 @@
  * changes, then writes the set's status. A pod belongs to a set when its controller reference
  * carries the set's uid and its name is `<set>-<ordinal>`; orphans are not adopted.
  */
-import type { HandlerRegistration } from "../../api/informer/shared-informer.ts";
-import type { SharedInformer } from "../../api/informer/shared-informer.ts";
-import { splitObjectKey } from "../../api/objects.ts";
-import type { PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
+
 import type { EventRecorder } from "../../api/events/recorder.ts";
+import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
+import { splitObjectKey } from "../../api/objects.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { msPerSecond, statefulSetControllerName, workloadSyncWorkerCount } from "./constants.ts";
 import { controllerKeyOf } from "./controller-ref.ts";

@@ -51,12 +51,12 @@ export async function writeStatefulSetStatus(client: Client, set: StatefulSet, n
   if (!differs(set.status, next)) return;
   try {
     await client.statefulSets.mutate(
-    set.metadata?.namespace ?? "",
-    set.metadata?.name ?? "",
-    (draft) => {
-      draft.status = { ...draft.status, ...pick(next), replicas: next.replicas };
-    },
-    { subresource: "status" },
+      set.metadata?.namespace ?? "",
+      set.metadata?.name ?? "",
+      (draft) => {
+        draft.status = { ...draft.status, ...pick(next), replicas: next.replicas };
+      },
+      { subresource: "status" },
     );
   } catch (error) {
     // The set was deleted meanwhile: there is nobody left to report to.

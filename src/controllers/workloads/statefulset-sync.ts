@@ -16,9 +16,10 @@
  * rollout); pods whose labels or volumes were edited by hand are not repaired; the claim retention
  * policy is always Retain (claims are never deleted); `maxUnavailable` of a rolling update is ignored.
  */
+
+import { isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Pod, StatefulSet } from "../../api/objects.ts";
-import { isNotFound } from "../../api/errors.ts";
 import { defaultReplicas } from "./constants.ts";
 import { isPodAvailable, isPodRunningAndReady, isPodTerminating } from "./pod-state.ts";
 import { newStatefulSetPod, parentAndOrdinal, revisionOfPod, statefulSetRevision } from "./statefulset-identity.ts";
@@ -151,15 +152,19 @@ class StatefulSetPass {
   }
 
   private isReadyToMoveOn(pod: Pod): boolean {
-    return (
-      !isPodTerminating(pod) && isPodRunningAndReady(pod) && isPodAvailable(pod, this.minReadySeconds, this.nowMs)
-    );
+    return !isPodTerminating(pod) && isPodRunningAndReady(pod) && isPodAvailable(pod, this.minReadySeconds, this.nowMs);
   }
 
   private async deleteFinishedPod(pod: Pod): Promise<void> {
-    const [reason, what] = pod.status?.phase === "Failed" ? ["RecreatingFailedPod", "failed"] : ["RecreatingTerminatedPod", "terminated"];
+    const [reason, what] =
+      pod.status?.phase === "Failed" ? ["RecreatingFailedPod", "failed"] : ["RecreatingTerminatedPod", "terminated"];
     const setName = `${this.set.metadata?.namespace ?? ""}/${this.set.metadata?.name ?? ""}`;
-    this.recorder.event(this.set, "Warning", reason, `StatefulSet ${setName} is recreating ${what} Pod ${pod.metadata?.name ?? ""}`);
+    this.recorder.event(
+      this.set,
+      "Warning",
+      reason,
+      `StatefulSet ${setName} is recreating ${what} Pod ${pod.metadata?.name ?? ""}`,
+    );
     await this.control.deletePod(this.set, pod);
     this.counts.replicas--;
     this.adjustRevisionCounts(pod, -1);

@@ -33,7 +33,11 @@ export async function startWorkloadTestEnv(
   seed = 1,
 ): Promise<WorkloadTestEnv> {
   const api = newTestApi(seed);
-  const informers = new SharedInformerFactory(api.client, api.clock, { resyncPeriodMs: 0, rng: api.rng, logger: api.logger });
+  const informers = new SharedInformerFactory(api.client, api.clock, {
+    resyncPeriodMs: 0,
+    rng: api.rng,
+    logger: api.logger,
+  });
   const context: ControllerContext = {
     client: api.client,
     informers,

@@ -1,18 +1,22 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, readFile, rmdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
 import { RealClock } from "../../runtime/real-clock.ts";
-import { cgroupPids, findCgroup2Mount } from "./cgroup.ts";
+import { cgroupPids, findCgroup2Mount, removeCgroupIfEmpty } from "./cgroup.ts";
 import { LinuxHost } from "./linux-host.ts";
 import { readMountInfo } from "./mount-info-reader.ts";
 import { requireOrSkip } from "./private-mount-namespace.ts";
 
 const clock = new RealClock();
 const pollIntervalMs = 50;
-/** How long a SIGKILLed process may take to be gone from /proc. */
-const deathDeadlineMs = 5000;
+/**
+ * How long an orphan may take to be gone: a killed process whose parent died is a zombie until
+ * PID 1 reaps it, and a minimal init may reap only every few seconds. Its cgroup cannot be removed
+ * before that.
+ */
+const orphanReapDeadlineMs = 30_000;
 const agentFixture = join(import.meta.dirname, "daemon-scope-agent.fixture.ts");
 
 function whyDaemonTestsCannotRun(): string | undefined {
@@ -20,11 +24,24 @@ function whyDaemonTestsCannotRun(): string | undefined {
 }
 
 async function waitUntil(what: string, condition: () => Promise<boolean>): Promise<void> {
-  for (let waitedMs = 0; waitedMs <= deathDeadlineMs; waitedMs += pollIntervalMs) {
+  for (let waitedMs = 0; waitedMs <= orphanReapDeadlineMs; waitedMs += pollIntervalMs) {
     if (await condition()) return;
     await clock.sleep(pollIntervalMs);
   }
-  assert.fail(`${what} did not happen within ${deathDeadlineMs} ms`);
+  assert.fail(`${what} did not happen within ${orphanReapDeadlineMs} ms`);
+}
+
+function killIgnoringGone(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+/** Removes a cgroup once its last process has been reaped. */
+async function removeCgroupWhenEmpty(cgroupDir: string): Promise<void> {
+  await waitUntil(`removal of ${cgroupDir}`, () => removeCgroupIfEmpty(cgroupDir));
 }
 
 async function processGroupOf(pid: number): Promise<number> {
@@ -65,7 +82,7 @@ interface AgentReport {
 }
 
 async function killCgroup(cgroupDir: string): Promise<void> {
-  for (const pid of await cgroupPids(cgroupDir)) process.kill(pid, "SIGKILL");
+  for (const pid of await cgroupPids(cgroupDir)) killIgnoringGone(pid);
 }
 
 test("an own-scope daemon survives killing its agent's process group and cgroup; an agent-scope one dies", async (t: TestContext) => {
@@ -74,11 +91,16 @@ test("an own-scope daemon survives killing its agent's process group and cgroup;
   const cgroup2Mount = findCgroup2Mount(await readMountInfo());
   const agentCgroup = cgroup2Mount === undefined ? undefined : join(cgroup2Mount, `kvol-test-agent-${process.pid}`);
   if (agentCgroup !== undefined) await mkdir(agentCgroup);
+  let agentPid: number | undefined;
   let report: AgentReport | undefined;
   try {
     const agent = await startAgent(agentCgroup);
+    agentPid = agent.child.pid as number;
     report = agent.report;
-    const agentPid = agent.child.pid as number;
+    // The agent's pipes would keep this test file running if the agent outlived a failed assertion.
+    agent.child.stdin?.destroy();
+    agent.child.stdout?.destroy();
+    agent.child.unref();
 
     assert.equal(
       await processGroupOf(report.agent),
@@ -93,27 +115,25 @@ test("an own-scope daemon survives killing its agent's process group and cgroup;
     }
 
     // A container restart: everything in the agent's process group and cgroup is SIGKILLed.
-    process.kill(-agentPid, "SIGKILL");
+    killIgnoringGone(-agentPid);
     if (agentCgroup !== undefined) await killCgroup(agentCgroup);
-    const agentDaemon = report.agent;
-    await waitUntil("the agent's death", async () => !(await host.isProcessAlive(agentPid)));
+    const [agentProcess, agentDaemon] = [agentPid, report.agent];
+    await waitUntil("the agent's death", async () => !(await host.isProcessAlive(agentProcess)));
     await waitUntil("the agent-scope daemon's death", async () => !(await host.isProcessAlive(agentDaemon)));
     assert.equal(await host.isProcessAlive(report.own), true, "the own-scope daemon outlived its agent");
   } finally {
+    if (agentPid !== undefined) killIgnoringGone(-agentPid);
+    if (agentCgroup !== undefined) await killCgroup(agentCgroup);
     if (report !== undefined) await host.killProcess(report.own);
     if (report !== undefined) await host.killProcess(report.agent);
-    const ownDaemon = report?.own;
-    if (ownDaemon !== undefined)
-      await waitUntil("the own-scope daemon's death", async () => !(await host.isProcessAlive(ownDaemon)));
-    if (agentCgroup !== undefined) {
-      await waitUntil("the agent cgroup emptying", async () => (await cgroupPids(agentCgroup)).length === 0);
-      await rmdir(agentCgroup);
-    }
+    if (agentCgroup !== undefined) await removeCgroupWhenEmpty(agentCgroup);
   }
   const ownCgroup = report?.ownCgroup;
   if (ownCgroup !== null && ownCgroup !== undefined) {
-    const swept = await host.sweepOrphanDaemonCgroups();
-    assert.ok(swept.includes(ownCgroup), `the dead agent's daemon cgroup was swept: ${swept}`);
+    // The agent is dead, so its daemon's cgroup is an orphan for the sweep to remove.
+    await waitUntil("the sweep of the dead agent's daemon cgroup", async () =>
+      (await host.sweepOrphanDaemonCgroups()).includes(ownCgroup),
+    );
   }
 });
 

@@ -24,8 +24,14 @@ import { hostErrnoOf } from "./errno.ts";
 import { isProcessAlive } from "./process-state.ts";
 
 /** Joins the cgroup given as $1, then becomes the daemon; a failed join is reported but does not stop it. */
+/**
+ * Joins the cgroup given as $1, reports on stdout whether that worked, then becomes the daemon with
+ * stdout on /dev/null (which closes the report pipe). A failed join does not stop the daemon.
+ */
 const joinCgroupThenExecScript =
-  '{ echo $$ > "$1/cgroup.procs" || echo "could not join cgroup $1" >&2; }; shift; exec "$@"';
+  'if echo $$ > "$1/cgroup.procs"; then echo joined; else echo "could not join cgroup $1"; fi; shift; exec "$@" >/dev/null';
+/** The wrapper's report of a successful join. */
+const cgroupJoinedReport = "joined";
 
 interface TrackedDaemon {
   info: ProcessInfo;
@@ -64,6 +70,7 @@ export class DaemonSupervisor {
     let child: ChildProcess;
     try {
       child = await spawnStarted(launch, this.options.env);
+      if (launch.cgroupDir !== undefined) await this.awaitCgroupJoin(child, launch.cgroupDir, spec.name);
     } catch (error) {
       if (launch.cgroupDir !== undefined) await removeCgroupIfEmpty(launch.cgroupDir);
       throw error;
@@ -151,6 +158,17 @@ export class DaemonSupervisor {
     }
   }
 
+  /**
+   * Waits for the wrapper's report, so the daemon is in its cgroup before startDaemon returns: a
+   * kill of the agent's cgroup right afterwards must already miss it.
+   */
+  private async awaitCgroupJoin(child: ChildProcess, cgroupDir: string, daemonName: string): Promise<void> {
+    const report = await firstLineOf(child);
+    if (report !== cgroupJoinedReport) {
+      this.options.warn(`daemon ${daemonName} runs outside its cgroup ${cgroupDir}: ${report || "no report"}`);
+    }
+  }
+
   private hasSystemdInit(): Promise<boolean> {
     this.systemdInit ??= readFile(procInitCommPath, "utf8").then(
       (comm) => comm.trim() === systemdInitName,
@@ -178,10 +196,32 @@ export class DaemonSupervisor {
 /** Spawns and resolves once the process exists (or rejects with the exec error). */
 function spawnStarted(launch: Launch, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(launch.command, launch.args, { env, detached: launch.detached, stdio: "ignore" });
+    // Only the cgroup wrapper writes to stdout (its join report); every daemon's own output is dropped.
+    const stdout = launch.cgroupDir === undefined ? "ignore" : "pipe";
+    const child = spawn(launch.command, launch.args, {
+      env,
+      detached: launch.detached,
+      stdio: ["ignore", stdout, "ignore"],
+    });
     child.once("spawn", () => resolve(child));
     child.once("error", (error: NodeJS.ErrnoException) => {
       reject(new HostError(hostErrnoOf(error.code) ?? "EINVAL", "exec", launch.command, error.message));
     });
+  });
+}
+
+/** The first line the child writes to stdout ("" if it closes stdout or exits first); stdout is closed after. */
+function firstLineOf(child: ChildProcess): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    const finish = () => {
+      child.stdout?.destroy();
+      resolve(text.split("\n")[0] ?? "");
+    };
+    child.stdout?.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      if (text.includes("\n")) finish();
+    });
+    child.stdout?.once("close", finish);
   });
 }

@@ -3,8 +3,10 @@ import { stat as nodeStat, writeFile as nodeWriteFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { HostError, isHostError } from "../host.ts";
+import { mountInfoConsistentReadAttempts } from "../mount/constants.ts";
 import { mountDeadFuse, whyDeadFuseCannotBeMounted } from "./dead-fuse-mount.ts";
 import { LinuxHost } from "./linux-host.ts";
+import { consistentRead } from "./mount-info-reader.ts";
 import { inPrivateMountNamespace, requireOrSkip } from "./private-mount-namespace.ts";
 import { makeScratchDir, mountsUnder, removeScratchDir } from "./scratch-dir.ts";
 
@@ -125,6 +127,15 @@ inPrivateMountNamespace(import.meta.filename, "LinuxHost", () => {
     assert.notEqual((await host.stat(target)).dev, (await host.stat(scratch)).dev);
     assert.equal((await host.run("umount", [target])).exitCode, 0);
     assert.deepEqual(await mountsUnder(scratch), []);
+  });
+
+  test("a file that never reads the same twice is refused after the consistent-read attempts", async () => {
+    // The kernel hands out a new UUID on every read of this file.
+    await assert.rejects(
+      consistentRead("/proc/sys/kernel/random/uuid", mountInfoConsistentReadAttempts),
+      /^Error: could not get consistent content of \/proc\/sys\/kernel\/random\/uuid after 10 attempts$/,
+    );
+    assert.ok((await consistentRead("/proc/self/mountinfo", mountInfoConsistentReadAttempts)).includes(" - "));
   });
 
   test("a mount point with spaces in its path is read back intact", async () => {

@@ -10,7 +10,7 @@
  *   await mounter.unmount(podPath);
  */
 import { type Host, isHostError, type MountInfo } from "../host.ts";
-import { type CommandOutcome, failureText, outputOf, runCommand } from "./command-error.ts";
+import { type CommandOutcome, failureText, outputOf, runCommand } from "./command-outcome.ts";
 import {
   mountCommand,
   safeNotMountedProbeDirName,

@@ -4,7 +4,7 @@
  * or a partition table is never formatted; a read-only request never formats.
  */
 import { type Host, isHostError } from "../host.ts";
-import { exitStatusText, failureText, outputOf, runCommand } from "./command-error.ts";
+import { exitStatusText, failureText, outputOf, runCommand } from "./command-outcome.ts";
 import {
   blkidNothingFoundExitStatus,
   defaultFilesystemType,

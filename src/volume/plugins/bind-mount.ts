@@ -3,14 +3,14 @@
  * block devices, rbd, attachable disks): the per-node mount at the global path is shared, and each
  * pod gets `mount --bind <global> <pod dir>` (Kubernetes' diskSetUp / diskTearDown).
  */
-import { isHostError } from "../../host/host.ts";
 import { cleanupMountPoint } from "../../host/mount/cleanup-mount-point.ts";
-import { isNotMountPoint } from "../../host/mount/mount-points.ts";
+import type { MounterArgs, VolumeAttributes, VolumeMounter, VolumeUnmounter } from "../plugin.ts";
 import { joinMountOptions } from "../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";
+import { PodDirUnmounter } from "./pod-dir-unmounter.ts";
+import { isMountPoint, mountIntoPodDir } from "./pod-mount.ts";
 
-/** Pod volume directories of mounted volumes. */
-export const podMountDirMode = 0o750;
+export { podMountDirMode } from "./pod-mount.ts";
 
 export interface BindMountRequest {
   /** The per-node mount (or, for a local directory PV, the directory itself). */
@@ -21,15 +21,6 @@ export interface BindMountRequest {
   mountOptions: readonly string[];
   /** Refuse when nothing is mounted at `globalPath` yet (`no device is mounted at <path>`). */
   requireGlobalMount: boolean;
-}
-
-async function isMountPoint(node: NodeVolumeContext, path: string): Promise<boolean> {
-  try {
-    return !(await isNotMountPoint(node.host, path));
-  } catch (err) {
-    if (isHostError(err, "ENOENT")) return false;
-    throw err;
-  }
 }
 
 /**
@@ -45,31 +36,14 @@ export async function bindMountIntoPod(
   if (request.requireGlobalMount && !(await isMountPoint(node, globalPath))) {
     throw new Error(`no device is mounted at ${globalPath}`);
   }
-  if (await isMountPoint(node, dir)) return;
-  await node.host.mkdir(dir, podMountDirMode, { recursive: true });
-  const options = joinMountOptions(request.mountOptions, request.readOnly ? ["bind", "ro"] : ["bind"]);
-  try {
-    // A bind mount needs no helper daemon, so it never goes through a systemd scope.
-    await node.mounter.mount(globalPath, dir, "", options, { withSystemd: false });
-  } catch (err) {
-    await undoFailedBindMount(node, logger, dir);
-    throw err;
-  }
-}
-
-async function undoFailedBindMount(node: NodeVolumeContext, logger: VolumeLogger, dir: string): Promise<void> {
-  try {
-    if (await isMountPoint(node, dir)) {
-      await node.mounter.unmount(dir);
-      if (await isMountPoint(node, dir)) {
-        logger.warning(`${dir} is still mounted, despite call to unmount().  Will try again next sync loop.`);
-        return;
-      }
-    }
-    await node.host.rmdir(dir);
-  } catch (err) {
-    logger.warning(`failed to remove ${dir}: ${err instanceof Error ? err.message : err}`);
-  }
+  await mountIntoPodDir(node, logger, {
+    source: globalPath,
+    dir,
+    fsType: "",
+    options: joinMountOptions(request.mountOptions, request.readOnly ? ["bind", "ro"] : ["bind"]),
+    withSystemd: false,
+    cleanupFailureContext: `failed to remove ${dir}`,
+  });
 }
 
 /** Unmounts the pod's bind mount if present and removes the directory (never recursively). */
@@ -79,4 +53,43 @@ export function tearDownPodMount(
   extensiveMountPointCheck: boolean,
 ): Promise<void> {
   return cleanupMountPoint(node.host, node.mounter, dir, extensiveMountPointCheck);
+}
+
+/** Everything of a BindMountRequest but the pod directory, which the mounter carries. */
+export interface PodBindMountSource extends Omit<BindMountRequest, "dir" | "globalPath"> {
+  /** The path to bind, found when SetUp runs, so that a failure to find it is a SetUp failure. */
+  globalPath(): Promise<string>;
+}
+
+/** The mounter of a bind-mounting plugin: SetUp is bindMountIntoPod. */
+export class PodBindMounter implements VolumeMounter {
+  constructor(
+    private readonly node: NodeVolumeContext,
+    private readonly logger: VolumeLogger,
+    private readonly dir: string,
+    private readonly source: PodBindMountSource,
+  ) {}
+
+  getPath(): string {
+    return this.dir;
+  }
+
+  getAttributes(): VolumeAttributes {
+    return { readOnly: this.source.readOnly, managed: !this.source.readOnly };
+  }
+
+  async setUp(_args: MounterArgs): Promise<void> {
+    const { readOnly, mountOptions, requireGlobalMount } = this.source;
+    const globalPath = await this.source.globalPath();
+    await bindMountIntoPod(this.node, this.logger, { globalPath, dir: this.dir, readOnly, mountOptions, requireGlobalMount });
+  }
+}
+
+/** The unmounter of a bind-mounting plugin; see cleanupMountPoint for `extensiveMountPointCheck`. */
+export function podBindUnmounter(
+  node: NodeVolumeContext,
+  dir: string,
+  extensiveMountPointCheck: boolean,
+): VolumeUnmounter {
+  return new PodDirUnmounter(dir, () => tearDownPodMount(node, dir, extensiveMountPointCheck));
 }

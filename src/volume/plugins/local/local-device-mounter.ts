@@ -3,14 +3,12 @@
  * node's global path; a directory needs nothing. UnmountDevice only touches paths below the
  * plugin's mounts directory, since a directory PV's "device mount path" is the user's directory.
  */
-import { isHostError } from "../../../host/host.ts";
 import { cleanupMountPoint } from "../../../host/mount/cleanup-mount-point.ts";
 import { isPathWithin } from "../../../host/mount/mount-points.ts";
-import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
 import type { DeviceMounter, DeviceMounterArgs, DeviceUnmounter } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";
-import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../../volume-host.ts";
+import { formatAndMountDevice } from "../device-mount.ts";
 import {
   localBlockDeviceMountsDir,
   localGlobalPath,
@@ -18,8 +16,6 @@ import {
   localSource,
   requireLocalPath,
 } from "./local-source.ts";
-
-const globalMountDirMode = 0o750;
 
 export class LocalDeviceMounter implements DeviceMounter, DeviceUnmounter {
   constructor(
@@ -40,36 +36,14 @@ export class LocalDeviceMounter implements DeviceMounter, DeviceUnmounter {
     const path = requireLocalPath(spec);
     // The local plugin attaches nothing: the device is the path in the PV.
     if ((await localPathKind(this.node.host, path)) === "directory") return;
-    await this.mountBlockDevice(spec, path, deviceMountPath);
-  }
-
-  private async mountBlockDevice(spec: VolumeSpec, devicePath: string, deviceMountPath: string): Promise<void> {
-    const { host, mounter } = this.node;
-    try {
-      if (!(await mounter.isLikelyNotMountPoint(deviceMountPath))) return;
-    } catch (err) {
-      if (!isHostError(err, "ENOENT")) throw err;
-      await host.mkdir(deviceMountPath, globalMountDirMode, { recursive: true });
-    }
-    const fsType = localSource(spec)?.fsType ?? "";
-    const options = mountOptionsFromSpec(spec, ...(spec.readOnly ? ["ro"] : []));
-    try {
-      await new SafeFormatAndMount(mounter).formatAndMount(devicePath, deviceMountPath, fsType, options);
-    } catch (err) {
-      await this.removeIgnoringFailure(deviceMountPath);
-      throw new Error(
-        `local: failed to mount device ${devicePath} at ${deviceMountPath} (fstype: ${fsType}), error ${err instanceof Error ? err.message : err}`,
-        { cause: err },
-      );
-    }
-  }
-
-  private async removeIgnoringFailure(path: string): Promise<void> {
-    try {
-      await this.node.host.rmdir(path);
-    } catch (err) {
-      this.logger.warning(`local: failed to remove ${path}: ${err instanceof Error ? err.message : err}`);
-    }
+    await formatAndMountDevice(this.node, this.logger, {
+      devicePath: path,
+      deviceMountPath,
+      fsType: localSource(spec)?.fsType ?? "",
+      spec,
+      readOnly: spec.readOnly,
+      failureLabel: "local",
+    });
   }
 
   async unmountDevice(deviceMountPath: string): Promise<void> {

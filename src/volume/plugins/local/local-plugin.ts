@@ -16,16 +16,14 @@ import type {
   DeviceMountableVolumePlugin,
   DeviceMounter,
   DeviceUnmounter,
-  MounterArgs,
   ReconstructedVolume,
-  VolumeAttributes,
   VolumeMounter,
   VolumeUnmounter,
 } from "../../plugin.ts";
 import { VolumeSpec } from "../../spec.ts";
 import { mountOptionsFromSpec } from "../../util/mount-options.ts";
-import type { NodeVolumeContext, VolumeLogger } from "../../volume-host.ts";
-import { bindMountIntoPod, tearDownPodMount } from "../bind-mount.ts";
+import type { NodeVolumeContext } from "../../volume-host.ts";
+import { PodBindMounter, podBindUnmounter } from "../bind-mount.ts";
 import { PluginBase } from "../plugin-base.ts";
 import { podUIDOf } from "../pod-uid.ts";
 import { LocalBlockVolume } from "./local-block.ts";
@@ -38,50 +36,11 @@ import {
   requireLocalPath,
 } from "./local-source.ts";
 
-class LocalMounter implements VolumeMounter {
-  constructor(
-    private readonly node: NodeVolumeContext,
-    private readonly logger: VolumeLogger,
-    private readonly spec: VolumeSpec,
-    private readonly dir: string,
-  ) {}
-
-  getPath(): string {
-    return this.dir;
-  }
-
-  getAttributes(): VolumeAttributes {
-    return { readOnly: this.spec.readOnly, managed: !this.spec.readOnly };
-  }
-
-  async setUp(_args: MounterArgs): Promise<void> {
-    const path = requireLocalPath(this.spec);
-    if (path.split("/").includes("..")) throw new Error(`invalid path: ${path} must not contain '..'`);
-    const globalPath = await localGlobalPath(this.node.host, this.node.rootDir, this.spec);
-    await bindMountIntoPod(this.node, this.logger, {
-      globalPath,
-      dir: this.dir,
-      readOnly: this.spec.readOnly,
-      mountOptions: mountOptionsFromSpec(this.spec),
-      requireGlobalMount: false,
-    });
-  }
-}
-
-class LocalUnmounter implements VolumeUnmounter {
-  constructor(
-    private readonly node: NodeVolumeContext,
-    private readonly dir: string,
-  ) {}
-
-  getPath(): string {
-    return this.dir;
-  }
-
-  /** The mount-table check: a bind mount of a directory on the same disk has the same device id. */
-  tearDown(): Promise<void> {
-    return tearDownPodMount(this.node, this.dir, true);
-  }
+/** The directory pods bind-mount, refusing a PV path that climbs out with `..`. */
+async function localBindPath(node: NodeVolumeContext, spec: VolumeSpec): Promise<string> {
+  const path = requireLocalPath(spec);
+  if (path.split("/").includes("..")) throw new Error(`invalid path: ${path} must not contain '..'`);
+  return localGlobalPath(node.host, node.rootDir, spec);
 }
 
 export class LocalPlugin extends PluginBase implements DeviceMountableVolumePlugin, BlockVolumePlugin {
@@ -107,15 +66,22 @@ export class LocalPlugin extends PluginBase implements DeviceMountableVolumePlug
     return true;
   }
 
+  /** SetUp bind-mounts the PV's directory, or the block device's per-node mount, into the pod. */
   newMounter(spec: VolumeSpec, pod: Pod): VolumeMounter {
     requireLocalPath(spec);
     const node = this.node("local volume SetUp");
-    return new LocalMounter(node, this.host.logger, spec, this.podDir(node, podUIDOf(pod), spec.name()));
+    return new PodBindMounter(node, this.host.logger, this.podDir(node, podUIDOf(pod), spec.name()), {
+      readOnly: spec.readOnly,
+      mountOptions: mountOptionsFromSpec(spec),
+      requireGlobalMount: false,
+      globalPath: () => localBindPath(node, spec),
+    });
   }
 
+  /** The mount-table check: a bind mount of a directory on the same disk has the same device id. */
   newUnmounter(specName: string, podUID: string): VolumeUnmounter {
     const node = this.node("local volume TearDown");
-    return new LocalUnmounter(node, this.podDir(node, podUID, specName));
+    return podBindUnmounter(node, this.podDir(node, podUID, specName), true);
   }
 
   newDeviceMounter(): DeviceMounter {

@@ -7,9 +7,7 @@
  * mode: an NFS export is a filesystem (seed 001).
  */
 import type { NFSVolumeSource, Pod } from "kubernetes-types/core/v1.js";
-import { isHostError } from "../../../host/host.ts";
 import { cleanupMountWithForce } from "../../../host/mount/cleanup-mount-point.ts";
-import { isNotMountPoint } from "../../../host/mount/mount-points.ts";
 import { podVolumeDir } from "../../paths.ts";
 import type {
   MounterArgs,
@@ -23,11 +21,13 @@ import { VolumeSpec } from "../../spec.ts";
 import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../../volume-host.ts";
 import { PluginBase } from "../plugin-base.ts";
+import { PodDirUnmounter } from "../pod-dir-unmounter.ts";
+import { mountIntoPodDir, type PodMountRequest, podMountDirMode } from "../pod-mount.ts";
 import { podUIDOf } from "../pod-uid.ts";
 
 export const nfsPluginName = "kubernetes.io/nfs";
 /** The pod's mount directory is private to the kubelet and the pod's group. */
-export const nfsMountDirMode = 0o750;
+export const nfsMountDirMode = podMountDirMode;
 /** TearDown's plain `umount` gets this long before `umount -f` (a hung server blocks a plain umount). */
 export const nfsUnmountTimeoutMs = 60_000;
 
@@ -61,84 +61,25 @@ function volumeDir(node: NodeVolumeContext, podUID: string, specName: string): s
   return podVolumeDir(node.rootDir, podUID, nfsPluginName, specName);
 }
 
+/** Each pod mounts the export itself; see mountIntoPodDir for the already-mounted and failure cases. */
 class NfsMounter implements VolumeMounter {
   constructor(
     private readonly node: NodeVolumeContext,
     private readonly logger: VolumeLogger,
-    private readonly dir: string,
-    private readonly source: NFSVolumeSource,
     private readonly readOnly: boolean,
-    private readonly mountOptions: string[],
-    private readonly withSystemd: boolean,
+    private readonly mount: PodMountRequest,
   ) {}
 
   getPath(): string {
-    return this.dir;
+    return this.mount.dir;
   }
 
   getAttributes(): VolumeAttributes {
     return { readOnly: this.readOnly, managed: false };
   }
 
-  async setUp(_args: MounterArgs): Promise<void> {
-    const { host, mounter } = this.node;
-    if (await this.isMountedAlready()) return;
-    await host.mkdir(this.dir, nfsMountDirMode, { recursive: true });
-    const remote = `${this.source.server}:${this.source.path}`;
-    try {
-      await mounter.mount(remote, this.dir, "nfs", this.mountOptions, { withSystemd: this.withSystemd });
-    } catch (err) {
-      await this.cleanUpAfterFailedMount();
-      throw err;
-    }
-  }
-
-  /** The exact mount-table check: stat of an NFS directory may be refused (root_squash). */
-  private async isMountedAlready(): Promise<boolean> {
-    try {
-      return !(await isNotMountPoint(this.node.host, this.dir));
-    } catch (err) {
-      if (isHostError(err, "ENOENT")) return false;
-      throw err;
-    }
-  }
-
-  /**
-   * A mount that failed may still have appeared (mount.nfs gave up after the kernel mounted);
-   * unmount it, then remove the directory. Problems here are logged: the mount error is what the
-   * user needs to see.
-   */
-  private async cleanUpAfterFailedMount(): Promise<void> {
-    try {
-      if (await this.isMountedAlready()) {
-        await this.node.mounter.unmount(this.dir);
-        if (await this.isMountedAlready()) {
-          this.logger.warning(
-            `${this.dir} is still mounted, despite call to unmount().  Will try again next sync loop.`,
-          );
-          return;
-        }
-      }
-      await this.node.host.rmdir(this.dir);
-    } catch (err) {
-      this.logger.warning(`cleanup after failed NFS mount of ${this.dir}: ${err instanceof Error ? err.message : err}`);
-    }
-  }
-}
-
-class NfsUnmounter implements VolumeUnmounter {
-  constructor(
-    private readonly node: NodeVolumeContext,
-    private readonly dir: string,
-  ) {}
-
-  getPath(): string {
-    return this.dir;
-  }
-
-  /** CleanupMountWithForce with the mount-table check: a hung server gets `umount -f` after a minute. */
-  tearDown(): Promise<void> {
-    return cleanupMountWithForce(this.node.host, this.node.mounter, this.dir, true, nfsUnmountTimeoutMs);
+  setUp(_args: MounterArgs): Promise<void> {
+    return mountIntoPodDir(this.node, this.logger, this.mount);
   }
 }
 
@@ -171,14 +112,23 @@ export class NfsPlugin extends PluginBase implements VolumePlugin {
   newMounter(spec: VolumeSpec, pod: Pod): VolumeMounter {
     const { source, readOnly } = requireNfsSource(spec);
     const node = this.node("NFS SetUp");
-    const options = mountOptionsFromSpec(spec, ...(readOnly ? ["ro"] : []));
     const dir = volumeDir(node, podUIDOf(pod), spec.name());
-    return new NfsMounter(node, this.host.logger, dir, source, readOnly, options, this.withSystemd);
+    return new NfsMounter(node, this.host.logger, readOnly, {
+      source: `${source.server}:${source.path}`,
+      dir,
+      fsType: "nfs",
+      options: mountOptionsFromSpec(spec, ...(readOnly ? ["ro"] : [])),
+      withSystemd: this.withSystemd,
+      cleanupFailureContext: `cleanup after failed NFS mount of ${dir}`,
+    });
   }
 
+  /** CleanupMountWithForce with the mount-table check: a hung server gets `umount -f` after a minute. */
   newUnmounter(specName: string, podUID: string): VolumeUnmounter {
     const node = this.node("NFS TearDown");
-    return new NfsUnmounter(node, volumeDir(node, podUID, specName));
+    return new PodDirUnmounter(volumeDir(node, podUID, specName), (dir) =>
+      cleanupMountWithForce(node.host, node.mounter, dir, true, nfsUnmountTimeoutMs),
+    );
   }
 
   /** Recovers `server:path` from the mount table when the directory is still mounted. */

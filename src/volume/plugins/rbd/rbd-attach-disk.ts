@@ -12,13 +12,13 @@ import {
   WaitTimeoutError,
 } from "../../../runtime/wait-backoff.ts";
 import type { NodeVolumeContext, VolumeHost } from "../../volume-host.ts";
+import { globalMountDirMode } from "../device-mount.ts";
 import { rbdMap, rbdMappedDevice, rbdStatus } from "./rbd-cli.ts";
 import { type RbdVolumeInfo, rbdGlobalMountDir } from "./rbd-source.ts";
 
 /** After `rbd map`, the device is looked for this many times, a second apart. */
 export const rbdMapDeviceWaitAttempts = 10;
 export const rbdMapDeviceWaitIntervalMs = 1_000;
-const globalMountDirMode = 0o750;
 
 async function ensureGlobalMountDir(node: NodeVolumeContext, info: RbdVolumeInfo): Promise<void> {
   const dir = rbdGlobalMountDir(node.rootDir, info.pool, info.image);

@@ -7,19 +7,15 @@
 
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { isHostError } from "../../../host/host.ts";
 import { pathExists } from "../../../host/mount/mount-points.ts";
-import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
 import type { Attacher, Detacher, DeviceMounterArgs } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";
-import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeHost } from "../../volume-host.ts";
+import { formatAndMountDevice } from "../device-mount.ts";
 import { attachRbdDisk } from "./rbd-attach-disk.ts";
 import { rbdMappedDevice, rbdUnmap } from "./rbd-cli.ts";
 import { rbdKey } from "./rbd-secret.ts";
 import { parseRbdVolumeId, rbdGlobalMountDir, rbdVolumeInfo } from "./rbd-source.ts";
-
-const globalMountDirMode = 0o750;
 
 export class RbdAttacher implements Attacher, Detacher {
   constructor(
@@ -54,24 +50,16 @@ export class RbdAttacher implements Attacher, Detacher {
     deviceMountPath: string,
     _args: DeviceMounterArgs,
   ): Promise<void> {
-    const { host, mounter } = this.node();
-    try {
-      if (!(await mounter.isLikelyNotMountPoint(deviceMountPath))) return;
-    } catch (err) {
-      if (!isHostError(err, "ENOENT")) throw err;
-      await host.mkdir(deviceMountPath, globalMountDirMode, { recursive: true });
-    }
-    const info = rbdVolumeInfo(spec);
-    const options = mountOptionsFromSpec(spec, ...(info.readOnly ? ["ro"] : []));
-    try {
-      await new SafeFormatAndMount(mounter).formatAndMount(devicePath, deviceMountPath, info.fsType, options);
-    } catch (err) {
-      await this.removeIgnoringFailure(deviceMountPath);
-      throw new Error(
-        `rbd: failed to mount device ${devicePath} at ${deviceMountPath} (fstype: ${info.fsType}), error ${err instanceof Error ? err.message : err}`,
-        { cause: err },
-      );
-    }
+    const node = this.node();
+    const { fsType, readOnly } = rbdVolumeInfo(spec);
+    await formatAndMountDevice(node, this.host.logger, {
+      devicePath,
+      deviceMountPath,
+      fsType,
+      spec,
+      readOnly,
+      failureLabel: "rbd",
+    });
   }
 
   /** Unmounts the per-node mount, unmaps the image (dropping this node's watch), removes the directory. */
@@ -97,13 +85,5 @@ export class RbdAttacher implements Attacher, Detacher {
   /** Nothing to do in the controller: UnmountDevice already unmapped the image on the node. */
   async detach(): Promise<void> {
     return;
-  }
-
-  private async removeIgnoringFailure(path: string): Promise<void> {
-    try {
-      await this.node().host.rmdir(path);
-    } catch (err) {
-      this.host.logger.warning(`rbd: failed to remove ${path}: ${err instanceof Error ? err.message : err}`);
-    }
   }
 }

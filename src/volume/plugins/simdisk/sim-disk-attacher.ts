@@ -5,17 +5,15 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { isHostError } from "../../../host/host.ts";
 import { cleanupMountPoint } from "../../../host/mount/cleanup-mount-point.ts";
-import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
 import { diskDevicePath } from "../../../host/sim/world/disk-provider.ts";
 import type { Attacher, Detacher, DeviceMounterArgs } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";
-import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeHost } from "../../volume-host.ts";
+import { formatAndMountDevice } from "../device-mount.ts";
 import { simDiskGlobalMountDir, simDiskInfo } from "./sim-disk-source.ts";
 
 /** How often WaitForAttach looks for the device (Kubernetes' cloud disk plugins check every second). */
 export const simDiskDeviceCheckIntervalMs = 1_000;
-const globalMountDirMode = 0o750;
 
 /** The provider API the plugin uses; the simulated world's CloudDiskProvider is one. */
 export interface SimDiskProvider {
@@ -86,25 +84,9 @@ export class SimDiskAttacher implements Attacher, Detacher {
     deviceMountPath: string,
     _args: DeviceMounterArgs,
   ): Promise<void> {
-    const { host, mounter } = this.node();
-    try {
-      if (!(await mounter.isLikelyNotMountPoint(deviceMountPath))) return;
-    } catch (err) {
-      if (!isHostError(err, "ENOENT")) throw err;
-      await host.mkdir(deviceMountPath, globalMountDirMode, { recursive: true });
-    }
-    const info = simDiskInfo(spec);
-    const options = mountOptionsFromSpec(spec, ...(info.readOnly ? ["ro"] : []));
-    try {
-      await new SafeFormatAndMount(mounter).formatAndMount(devicePath, deviceMountPath, info.fsType, options);
-    } catch (err) {
-      try {
-        await host.rmdir(deviceMountPath);
-      } catch (removeErr) {
-        this.host.logger.warning(`failed to remove ${deviceMountPath}: ${(removeErr as Error).message}`);
-      }
-      throw err;
-    }
+    const node = this.node();
+    const { fsType, readOnly } = simDiskInfo(spec);
+    await formatAndMountDevice(node, this.host.logger, { devicePath, deviceMountPath, fsType, spec, readOnly });
   }
 
   unmountDevice(deviceMountPath: string): Promise<void> {

@@ -5,27 +5,11 @@
  * Raw block mode maps the device. See sim-disk-source.ts for how a PV names a disk.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { podVolumeDeviceDir, podVolumeDir } from "../../paths.ts";
-import type {
-  AttachableVolumePlugin,
-  Attacher,
-  BlockVolumeMapper,
-  BlockVolumePlugin,
-  BlockVolumeUnmapper,
-  Detacher,
-  DeviceMounter,
-  DeviceUnmounter,
-  MounterArgs,
-  ReconstructedVolume,
-  VolumeAttributes,
-  VolumeMounter,
-  VolumeUnmounter,
-} from "../../plugin.ts";
+import { podVolumeDeviceDir } from "../../paths.ts";
+import type { BlockVolumeMapper, BlockVolumePlugin, BlockVolumeUnmapper, ReconstructedVolume } from "../../plugin.ts";
 import { VolumeSpec } from "../../spec.ts";
-import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext } from "../../volume-host.ts";
-import { bindMountIntoPod, tearDownPodMount } from "../bind-mount.ts";
-import { PluginBase } from "../plugin-base.ts";
+import { AttachableDiskPlugin, type DiskPodMount } from "../attachable-disk-plugin.ts";
 import { podUIDOf } from "../pod-uid.ts";
 import { SimDiskAttacher, type SimDiskProvider } from "./sim-disk-attacher.ts";
 import {
@@ -41,50 +25,6 @@ import {
 export interface SimDiskPluginOptions {
   /** The provider to attach through; needed where attach/detach runs (the controller). */
   provider?: SimDiskProvider;
-}
-
-class SimDiskMounter implements VolumeMounter {
-  constructor(
-    private readonly plugin: SimDiskPlugin,
-    private readonly spec: VolumeSpec,
-    private readonly dir: string,
-  ) {}
-
-  getPath(): string {
-    return this.dir;
-  }
-
-  getAttributes(): VolumeAttributes {
-    const { readOnly } = simDiskInfo(this.spec);
-    return { readOnly, managed: !readOnly };
-  }
-
-  async setUp(_args: MounterArgs): Promise<void> {
-    const node = this.plugin.node("sim-disk SetUp");
-    const info = simDiskInfo(this.spec);
-    await bindMountIntoPod(node, this.plugin.host.logger, {
-      globalPath: simDiskGlobalMountDir(node.rootDir, info.diskId),
-      dir: this.dir,
-      readOnly: info.readOnly,
-      mountOptions: mountOptionsFromSpec(this.spec),
-      requireGlobalMount: true,
-    });
-  }
-}
-
-class SimDiskUnmounter implements VolumeUnmounter {
-  constructor(
-    private readonly node: NodeVolumeContext,
-    private readonly dir: string,
-  ) {}
-
-  getPath(): string {
-    return this.dir;
-  }
-
-  tearDown(): Promise<void> {
-    return tearDownPodMount(this.node, this.dir, false);
-  }
 }
 
 /** The attached device goes to pods as it is; attach and detach happen in the controller. */
@@ -104,8 +44,9 @@ class SimDiskBlockVolume implements BlockVolumeMapper, BlockVolumeUnmapper {
   }
 }
 
-export class SimDiskPlugin extends PluginBase implements AttachableVolumePlugin, BlockVolumePlugin {
+export class SimDiskPlugin extends AttachableDiskPlugin implements BlockVolumePlugin {
   readonly name = simDiskPluginName;
+  protected readonly shortName = "sim-disk";
   private readonly provider: SimDiskProvider | undefined;
 
   constructor(options: SimDiskPluginOptions = {}) {
@@ -117,56 +58,9 @@ export class SimDiskPlugin extends PluginBase implements AttachableVolumePlugin,
     return isSimDiskSpec(spec);
   }
 
-  requiresRemount(): boolean {
-    return false;
-  }
-
-  supportsMountOption(): boolean {
-    return true;
-  }
-
   /** The disk id: one disk is one volume, whichever PV names it. */
   getVolumeName(spec: VolumeSpec): string {
     return simDiskInfo(spec).diskId;
-  }
-
-  canAttach(): boolean {
-    return true;
-  }
-
-  canDeviceMount(): boolean {
-    return true;
-  }
-
-  newAttacher(): Attacher {
-    return this.attacher();
-  }
-
-  newDetacher(): Detacher {
-    return this.attacher();
-  }
-
-  newDeviceMounter(): DeviceMounter {
-    return this.attacher();
-  }
-
-  newDeviceUnmounter(): DeviceUnmounter {
-    return this.attacher();
-  }
-
-  getDeviceMountRefs(deviceMountPath: string): Promise<string[]> {
-    return this.node("sim-disk device mount refs").mounter.getMountRefs(deviceMountPath);
-  }
-
-  newMounter(spec: VolumeSpec, pod: Pod): VolumeMounter {
-    simDiskInfo(spec);
-    const node = this.node("sim-disk SetUp");
-    return new SimDiskMounter(this, spec, podVolumeDir(node.rootDir, podUIDOf(pod), this.name, spec.name()));
-  }
-
-  newUnmounter(specName: string, podUID: string): VolumeUnmounter {
-    const node = this.node("sim-disk TearDown");
-    return new SimDiskUnmounter(node, podVolumeDir(node.rootDir, podUID, this.name, specName));
   }
 
   newBlockVolumeMapper(spec: VolumeSpec, pod: Pod): BlockVolumeMapper {
@@ -191,14 +85,19 @@ export class SimDiskPlugin extends PluginBase implements AttachableVolumePlugin,
     return this.specFor(volumeName, volumeName, "Block");
   }
 
+  protected diskAttacher(): SimDiskAttacher {
+    return new SimDiskAttacher(this.host, this.provider, () => this.node("sim-disk node operation"));
+  }
+
+  protected podMountOf(spec: VolumeSpec): DiskPodMount {
+    const { diskId, readOnly } = simDiskInfo(spec);
+    return { readOnly, globalMountDir: (rootDir) => simDiskGlobalMountDir(rootDir, diskId) };
+  }
+
   private specFor(name: string, diskId: string, volumeMode: "Filesystem" | "Block"): VolumeSpec {
     return VolumeSpec.fromPersistentVolume({
       metadata: { name },
       spec: { flexVolume: { driver: simDiskDriverName, options: { [simDiskIdOption]: diskId } }, volumeMode },
     });
-  }
-
-  private attacher(): SimDiskAttacher {
-    return new SimDiskAttacher(this.host, this.provider, () => this.node("sim-disk node operation"));
   }
 }

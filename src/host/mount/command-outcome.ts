@@ -1,6 +1,7 @@
 /**
- * The error text of a command that failed, as Go's os/exec prints it, because mount-utils embeds
- * that text in its messages (`mount failed: exit status 32`).
+ * Running a command through the Host and describing a failure as Go's os/exec prints it, because
+ * mount-utils embeds that text in its messages (`mount failed: exit status 32`,
+ * `exec: "mount": executable file not found in $PATH`).
  */
 import { type CommandResult, type Host, HostError, isHostError } from "../host.ts";
 import { commandNotFoundExitStatus } from "./constants.ts";

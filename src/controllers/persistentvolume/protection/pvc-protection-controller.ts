@@ -1,0 +1,127 @@
+/**
+ * The PVC protection controller (pkg/controller/volume/pvcprotection): every claim carries
+ * `kubernetes.io/pvc-protection`, and a deleted claim keeps it, staying Terminating, while a pod
+ * that may run with it exists. Such a pod is one placed on a node that has not terminated (phase
+ * Succeeded or Failed): an unscheduled pod cannot start with a claim being deleted, since the
+ * kubelet refuses it. The pod cache answers first; when it finds no user, a live list of the
+ * namespace's pods makes sure a pod created a moment ago is not missed.
+ */
+
+import type { Indexer } from "../../../api/informer/indexer.ts";
+import { podsByClaim } from "../../../api/informer/indexes.ts";
+import type { Lister } from "../../../api/informer/lister.ts";
+import type { HandlerRegistration } from "../../../api/informer/shared-informer.ts";
+import type { PersistentVolumeClaim, Pod } from "../../../api/objects.ts";
+import { splitObjectKey } from "../../../api/objects.ts";
+import type { Logger } from "../../../runtime/logger.ts";
+import { defaultControllerRateLimiter } from "../../../runtime/rate-limiter.ts";
+import { runWorkers } from "../../../runtime/run-workers.ts";
+import { WorkQueue } from "../../../runtime/workqueue.ts";
+import type { Controller, ControllerContext } from "../../controller-context.ts";
+import { claimKeyOf, pvcProtectionFinalizer } from "../annotations.ts";
+import { ensurePodsByClaimIndex, isPodTerminated, podsReferencingClaim } from "../claim-users.ts";
+import { errorText } from "../events.ts";
+import { addFinalizer, isDeletionCandidate, needsFinalizer, removeFinalizer } from "./finalizers.ts";
+
+export const pvcProtectionControllerName = "pvc-protection-controller";
+
+/** A pod that holds the claim: placed on a node and not finished. */
+function podMayUseClaim(pod: Pod, claimKey: string): boolean {
+  if (!pod.spec?.nodeName || isPodTerminated(pod)) return false;
+  return podsByClaim.indexFunc(pod).includes(claimKey);
+}
+
+export class PvcProtectionController implements Controller {
+  readonly name = pvcProtectionControllerName;
+  private readonly context: ControllerContext;
+  private readonly logger: Logger;
+  private readonly queue: WorkQueue<string>;
+  private readonly claims: Lister<PersistentVolumeClaim>;
+  private readonly pods: Indexer<Pod>;
+  private readonly registrations: HandlerRegistration[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(context: ControllerContext) {
+    this.context = context;
+    this.logger = context.logger.with({ component: pvcProtectionControllerName });
+    this.queue = new WorkQueue({
+      name: "pvc-protection",
+      clock: context.clock,
+      rateLimiter: defaultControllerRateLimiter<string>(context.clock),
+    });
+    const podInformer = context.informers.informerFor("Pod");
+    ensurePodsByClaimIndex(podInformer);
+    this.pods = podInformer.indexer;
+    this.claims = context.informers.informerFor("PersistentVolumeClaim").lister;
+  }
+
+  start(): void {
+    if (this.running !== undefined) throw new Error(`${this.name}: start() called twice`);
+    const claimInformer = this.context.informers.informerFor("PersistentVolumeClaim");
+    const podInformer = this.context.informers.informerFor("Pod");
+    const onClaim = (claim: PersistentVolumeClaim) => this.enqueueClaimIfNeeded(claim);
+    this.registrations.push(
+      claimInformer.addEventHandler({ onAdd: onClaim, onUpdate: (_old, claim) => onClaim(claim) }),
+      podInformer.addEventHandler({
+        onAdd: (pod) => this.enqueueClaimsOf(pod, false),
+        onUpdate: (old, pod) => {
+          this.enqueueClaimsOf(pod, false);
+          // A delete and re-create under the same name can arrive as one update: the old pod is gone.
+          if (old.metadata?.uid !== pod.metadata?.uid) this.enqueueClaimsOf(old, true);
+        },
+        onDelete: (pod) => this.enqueueClaimsOf(pod, true),
+      }),
+    );
+    this.running = runWorkers(
+      this.queue,
+      1,
+      (key) => this.processClaim(key),
+      (key, error) =>
+        this.logger.warn("could not update the claim's protection finalizer; retrying", {
+          key,
+          error: errorText(error),
+        }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const registration of this.registrations) registration.remove();
+    this.queue.shutDown();
+    await this.running;
+  }
+
+  private enqueueClaimIfNeeded(claim: PersistentVolumeClaim): void {
+    if (needsFinalizer(claim, pvcProtectionFinalizer) || isDeletionCandidate(claim, pvcProtectionFinalizer)) {
+      this.queue.add(claimKeyOf(claim));
+    }
+  }
+
+  /** Only a pod that stopped holding its claims (gone, finished or unscheduled) can release one. */
+  private enqueueClaimsOf(pod: Pod, deleted: boolean): void {
+    if (!deleted && !isPodTerminated(pod) && pod.spec?.nodeName) return;
+    for (const claimKey of podsByClaim.indexFunc(pod)) this.queue.add(claimKey);
+  }
+
+  private async processClaim(key: string): Promise<void> {
+    const { namespace, name } = splitObjectKey(key);
+    const claim = this.claims.get(namespace, name);
+    if (claim === undefined) return;
+    const resource = this.context.client.persistentVolumeClaims;
+    if (isDeletionCandidate(claim, pvcProtectionFinalizer)) {
+      if (!(await this.isBeingUsed(claim))) {
+        await removeFinalizer(resource, claim, pvcProtectionFinalizer);
+        return;
+      }
+      this.logger.debug("keeping the claim: a pod uses it", { claim: key });
+    }
+    if (needsFinalizer(claim, pvcProtectionFinalizer)) await addFinalizer(resource, claim, pvcProtectionFinalizer);
+  }
+
+  private async isBeingUsed(claim: PersistentVolumeClaim): Promise<boolean> {
+    const claimKey = claimKeyOf(claim);
+    const cached = podsReferencingClaim(this.pods, claimKey);
+    if (cached.some((pod) => podMayUseClaim(pod, claimKey))) return true;
+    const live = await this.context.client.pods.list({ namespace: claim.metadata?.namespace ?? "" });
+    return live.items.some((pod) => podMayUseClaim(pod, claimKey));
+  }
+}

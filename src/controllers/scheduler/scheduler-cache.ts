@@ -1,0 +1,87 @@
+/**
+ * What the scheduler knows about nodes beyond the informers (kube-scheduler's internal cache):
+ * node names in a stable order for the filter pass, and how many pods each node runs — the bound
+ * ones from the pod informer's index plus the ones assumed onto it whose binding is still in
+ * flight, so two pods scheduled back to back spread out before either binding lands.
+ */
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { Pod } from "../../api/objects.ts";
+
+/** Pods by node, without finished pods (kube-scheduler's pod informer excludes Succeeded and Failed). */
+export const activePodsByNodeIndex = "scheduler/active-pods-by-node";
+
+const none: readonly string[] = [];
+
+function activePodNode(pod: Pod): readonly string[] {
+  const nodeName = pod.spec?.nodeName;
+  const phase = pod.status?.phase;
+  if (!nodeName || phase === "Succeeded" || phase === "Failed") return none;
+  return [nodeName];
+}
+
+export class SchedulerCache {
+  private readonly pods: SharedInformer<Pod>;
+  private readonly nodeNames: string[] = [];
+  /** Pod key → the node it was assumed onto, until its binding shows in the informer or fails. */
+  private readonly assumed = new Map<string, string>();
+  private readonly assumedPerNode = new Map<string, number>();
+
+  constructor(pods: SharedInformer<Pod>) {
+    this.pods = pods;
+    if (!pods.indexer.hasIndex(activePodsByNodeIndex)) {
+      pods.addIndexers({ [activePodsByNodeIndex]: activePodNode });
+    }
+  }
+
+  /** Node names in ascending order (the order the filter pass walks them in). */
+  sortedNodeNames(): readonly string[] {
+    return this.nodeNames;
+  }
+
+  addNode(name: string): void {
+    const index = this.insertionPoint(name);
+    if (this.nodeNames[index] !== name) this.nodeNames.splice(index, 0, name);
+  }
+
+  removeNode(name: string): void {
+    const index = this.insertionPoint(name);
+    if (this.nodeNames[index] === name) this.nodeNames.splice(index, 1);
+  }
+
+  /** Pods running on or assumed onto the node. */
+  podCount(nodeName: string): number {
+    return this.pods.indexer.countByIndex(activePodsByNodeIndex, nodeName) + (this.assumedPerNode.get(nodeName) ?? 0);
+  }
+
+  assume(podKey: string, nodeName: string): void {
+    this.forget(podKey);
+    this.assumed.set(podKey, nodeName);
+    this.assumedPerNode.set(nodeName, (this.assumedPerNode.get(nodeName) ?? 0) + 1);
+  }
+
+  isAssumed(podKey: string): boolean {
+    return this.assumed.has(podKey);
+  }
+
+  /** The pod's binding landed (the index counts it now), failed, or the pod is gone. */
+  forget(podKey: string): void {
+    const nodeName = this.assumed.get(podKey);
+    if (nodeName === undefined) return;
+    this.assumed.delete(podKey);
+    const remaining = (this.assumedPerNode.get(nodeName) ?? 1) - 1;
+    if (remaining > 0) this.assumedPerNode.set(nodeName, remaining);
+    else this.assumedPerNode.delete(nodeName);
+  }
+
+  /** Binary search: the index of `name`, or where it would go. */
+  private insertionPoint(name: string): number {
+    let low = 0;
+    let high = this.nodeNames.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.nodeNames[middle] as string) < name) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}

@@ -1,0 +1,373 @@
+/**
+ * The default scheduler: places every pending pod whose `spec.schedulerName` is `default-scheduler`
+ * (or unset) on a node, through the `pods/binding` subresource, as kube-scheduler does.
+ *
+ * One pod at a time goes through a scheduling cycle (pod-placement.ts: filters, then the choice),
+ * is assumed onto its node, and then a binding cycle runs in the background: the volume decisions
+ * are written and waited for (volume-binder.ts), and the pod is bound. Failures are reported as a
+ * Warning `FailedScheduling` event and a PodScheduled=False condition, and the pod goes back to the
+ * scheduling queue (scheduling-queue.ts) to be retried after its backoff or a cluster event.
+ *
+ * A pod created with `spec.nodeName` never passes through here, so its WaitForFirstConsumer claims
+ * are never given a node and stay Pending — Kubernetes' documented limitation, reproduced.
+ */
+
+import { jsonEqual } from "../../api/client/merge-patch.ts";
+import { isNotFound } from "../../api/errors.ts";
+import type { EventRecorder } from "../../api/events/recorder.ts";
+import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
+import { objectKey, splitObjectKey } from "../../api/objects.ts";
+import { updatePodCondition } from "../../api/pod-conditions.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
+import { AssumeCache } from "./assume-cache.ts";
+import {
+  defaultSchedulerName,
+  podReasonSchedulerError,
+  podReasonUnschedulable,
+  reasonFailedScheduling,
+  reasonScheduled,
+} from "./constants.ts";
+import { PodPlacement } from "./pod-placement.ts";
+import { SchedulerCache } from "./scheduler-cache.ts";
+import { type QueuedPod, SchedulingQueue } from "./scheduling-queue.ts";
+import { VolumeBinder } from "./volume-binder.ts";
+import {
+  allVolumesBound,
+  claimWithSelectedNode,
+  type PodVolumes,
+  type VolumeView,
+  volumeBoundToClaim,
+} from "./volume-binding.ts";
+import { volumeClassName } from "./volume-matching.ts";
+
+export interface SchedulerOptions {
+  /** The `spec.schedulerName` this scheduler serves and the events' source; `default-scheduler` by default. */
+  schedulerName?: string;
+  /** Bound on pods waiting for a node at once. */
+  maxPendingPods?: number;
+}
+
+/** Far above any simulated cluster (150,000 pods), small enough to stop a runaway creator. */
+export const defaultMaxPendingPods = 1_000_000;
+/** Messages longer than this are cut with " ..." (kube-scheduler's truncateMessage, for etcd-friendly events). */
+export const maxFailureMessageLength = 1024;
+/** Persistent volumes by class, for the volume matching of WaitForFirstConsumer claims. */
+export const volumesByClassIndex = "scheduler/persistentvolumes-by-class";
+
+function truncateMessage(message: string): string {
+  if (message.length <= maxFailureMessageLength) return message;
+  const suffix = " ...";
+  return message.slice(0, maxFailureMessageLength - suffix.length) + suffix;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Kubernetes' NodeSchedulingPropertiesChange: what about a node can change where pods fit. */
+function schedulingPropertiesChanged(oldNode: Node, newNode: Node): boolean {
+  const conditionStatuses = (node: Node) =>
+    (node.status?.conditions ?? []).map((condition) => `${condition.type}=${condition.status}`).sort();
+  return (
+    !jsonEqual(oldNode.metadata?.labels, newNode.metadata?.labels) ||
+    !jsonEqual(oldNode.spec?.taints, newNode.spec?.taints) ||
+    oldNode.spec?.unschedulable !== newNode.spec?.unschedulable ||
+    !jsonEqual(oldNode.status?.allocatable, newNode.status?.allocatable) ||
+    !jsonEqual(conditionStatuses(oldNode), conditionStatuses(newNode))
+  );
+}
+
+/** isPodUpdated without the status: a change a pod's owner made that could make it fit. */
+function podSpecChanged(oldPod: Pod, newPod: Pod): boolean {
+  return (
+    !jsonEqual(oldPod.spec, newPod.spec) ||
+    !jsonEqual(oldPod.metadata?.labels, newPod.metadata?.labels) ||
+    !jsonEqual(oldPod.metadata?.annotations, newPod.metadata?.annotations)
+  );
+}
+
+export class Scheduler implements Controller {
+  readonly name: string;
+  private readonly context: ControllerContext;
+  private readonly logger: Logger;
+  private readonly recorder: EventRecorder;
+  private readonly pods: SharedInformer<Pod>;
+  private readonly nodes: SharedInformer<Node>;
+  private readonly claims: SharedInformer<PersistentVolumeClaim>;
+  private readonly volumes: SharedInformer<PersistentVolume>;
+  private readonly classes: SharedInformer<StorageClass>;
+  private readonly queue: SchedulingQueue;
+  private readonly cache: SchedulerCache;
+  private readonly assumedVolumes = new AssumeCache<PersistentVolume>();
+  private readonly assumedClaims = new AssumeCache<PersistentVolumeClaim>();
+  private readonly view: VolumeView;
+  private readonly placement: PodPlacement;
+  private readonly binder: VolumeBinder;
+  private readonly bindingCycles = new Set<Promise<void>>();
+  private registrations: HandlerRegistration[] = [];
+  private loop: Promise<void> | undefined;
+
+  constructor(context: ControllerContext, options: SchedulerOptions = {}) {
+    this.name = options.schedulerName ?? defaultSchedulerName;
+    this.context = context;
+    this.logger = context.logger.with({ component: this.name });
+    this.recorder = recorderFor(context, this.name);
+    const informers = context.informers;
+    this.pods = informers.informerFor("Pod");
+    this.nodes = informers.informerFor("Node");
+    this.claims = informers.informerFor("PersistentVolumeClaim");
+    this.volumes = informers.informerFor("PersistentVolume");
+    this.classes = informers.informerFor("StorageClass");
+    if (!this.volumes.indexer.hasIndex(volumesByClassIndex)) {
+      this.volumes.addIndexers({ [volumesByClassIndex]: (volume) => [volumeClassName(volume)] });
+    }
+    const timers = context.timers;
+    this.queue = new SchedulingQueue({
+      clock: context.clock,
+      initialBackoffMs: timers.schedulerPodInitialBackoffMs,
+      maxBackoffMs: timers.schedulerPodMaxBackoffMs,
+      backoffFlushPeriodMs: timers.schedulerBackoffFlushPeriodMs,
+      unschedulableFlushPeriodMs: timers.schedulerUnschedulableFlushPeriodMs,
+      maxInUnschedulableMs: timers.schedulerMaxInUnschedulablePodsMs,
+      maxPods: options.maxPendingPods ?? defaultMaxPendingPods,
+    });
+    this.cache = new SchedulerCache(this.pods);
+    this.view = this.volumeView();
+    this.placement = new PodPlacement({
+      nodes: this.nodes.lister,
+      nodeNames: () => this.cache.sortedNodeNames(),
+      podCount: (nodeName) => this.cache.podCount(nodeName),
+      volumes: this.view,
+    });
+    this.binder = new VolumeBinder({
+      client: context.client,
+      clock: context.clock,
+      pods: this.pods.lister,
+      nodes: this.nodes.lister,
+      volumes: this.volumes.lister,
+      claims: this.claims.lister,
+      pollIntervalMs: timers.volumeBindingPollIntervalMs,
+      timeoutMs: timers.volumeBindingTimeoutMs,
+    });
+  }
+
+  start(): void {
+    if (this.loop !== undefined) return;
+    this.registerHandlers();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    for (const registration of this.registrations) registration.remove();
+    this.registrations = [];
+    this.queue.close();
+    this.binder.stop();
+    await this.loop;
+    await Promise.all([...this.bindingCycles]);
+    await this.recorder.flush();
+  }
+
+  /** Pods the queue knows, by where they wait (for tests and diagnostics). */
+  queueCounts(): ReturnType<SchedulingQueue["counts"]> {
+    return this.queue.counts();
+  }
+
+  private isPendingForUs(pod: Pod): boolean {
+    const phase = pod.status?.phase;
+    return (
+      !pod.spec?.nodeName &&
+      !pod.metadata?.deletionTimestamp &&
+      phase !== "Succeeded" &&
+      phase !== "Failed" &&
+      (pod.spec?.schedulerName || defaultSchedulerName) === this.name
+    );
+  }
+
+  private volumeView(): VolumeView {
+    return {
+      claim: (namespace, name) => {
+        const key = `${namespace}/${name}`;
+        return this.assumedClaims.latest(key, this.claims.lister.get(namespace, name));
+      },
+      volume: (name) => this.assumedVolumes.latest(name, this.volumes.lister.get("", name)),
+      volumesOfClass: (className) =>
+        this.volumes.indexer
+          .byIndex(volumesByClassIndex, className)
+          .map((volume) => this.assumedVolumes.latest(volume.metadata?.name ?? "", volume) ?? volume),
+      storageClass: (name) => this.classes.lister.get("", name),
+    };
+  }
+
+  private registerHandlers(): void {
+    const moveAll = () => this.queue.moveAllToActiveOrBackoff();
+    this.registrations = [
+      this.pods.addEventHandler({
+        onAdd: (pod) => this.podAdded(pod),
+        onUpdate: (oldPod, newPod) => this.podUpdated(oldPod, newPod),
+        onDelete: (pod) => this.podDeleted(pod),
+      }),
+      this.nodes.addEventHandler({
+        onAdd: (node) => {
+          this.cache.addNode(node.metadata?.name ?? "");
+          moveAll();
+        },
+        onUpdate: (oldNode, newNode) => {
+          if (schedulingPropertiesChanged(oldNode, newNode)) moveAll();
+        },
+        onDelete: (node) => this.cache.removeNode(node.metadata?.name ?? ""),
+      }),
+      this.claims.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      this.volumes.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      this.classes.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+    ];
+  }
+
+  private podAdded(pod: Pod): void {
+    if (this.isPendingForUs(pod)) this.queue.add(objectKey(pod));
+  }
+
+  private podUpdated(oldPod: Pod, newPod: Pod): void {
+    const key = objectKey(newPod);
+    if (newPod.spec?.nodeName) this.cache.forget(key);
+    if (!this.isPendingForUs(newPod)) {
+      // Bound (by us or anyone), finished or being deleted: an attempt in flight settles itself.
+      if (this.queue.location(key) !== "inFlight") this.queue.delete(key);
+      return;
+    }
+    if (!this.queue.has(key)) this.queue.add(key);
+    else if (podSpecChanged(oldPod, newPod)) this.queue.updated(key);
+  }
+
+  private podDeleted(pod: Pod): void {
+    const key = objectKey(pod);
+    this.queue.delete(key);
+    this.cache.forget(key);
+  }
+
+  private async run(): Promise<void> {
+    const informers = [this.pods, this.nodes, this.claims, this.volumes, this.classes];
+    const synced = await Promise.all(informers.map((informer) => informer.waitForSync()));
+    if (!synced.every(Boolean)) return;
+    for (let queued = await this.queue.pop(); queued !== undefined; queued = await this.queue.pop()) {
+      this.scheduleOne(queued);
+    }
+  }
+
+  /** The scheduling cycle of one pod; the binding cycle it starts runs on its own. */
+  private scheduleOne(queued: QueuedPod): void {
+    const { namespace, name } = splitObjectKey(queued.key);
+    const pod = this.pods.lister.get(namespace, name);
+    if (pod === undefined || !this.isPendingForUs(pod) || this.cache.isAssumed(queued.key)) {
+      this.queue.done(queued);
+      return;
+    }
+    let result: ReturnType<PodPlacement["place"]>;
+    try {
+      result = this.placement.place(pod);
+    } catch (error) {
+      this.handleFailure(queued, pod, podReasonSchedulerError, errorMessage(error), true);
+      return;
+    }
+    if (result.kind === "unschedulable") {
+      this.handleFailure(queued, pod, podReasonUnschedulable, result.message, false);
+      return;
+    }
+    this.cache.assume(queued.key, result.nodeName);
+    const assumed = this.assumeVolumes(result.podVolumes, result.nodeName);
+    const cycle = this.bindingCycle(queued, pod, result.nodeName, assumed);
+    this.bindingCycles.add(cycle);
+    void cycle.finally(() => this.bindingCycles.delete(cycle));
+  }
+
+  /** Reserve (AssumePodVolumes): the decisions as the objects to write, visible to the next pods at once. */
+  private assumeVolumes(podVolumes: PodVolumes, nodeName: string): PodVolumes {
+    return {
+      staticBindings: podVolumes.staticBindings.map(({ volume, claim }) => {
+        const bound = volumeBoundToClaim(volume, claim);
+        this.assumedVolumes.assume(bound.metadata?.name ?? "", bound);
+        return { volume: bound, claim };
+      }),
+      dynamicProvisions: podVolumes.dynamicProvisions.map((claim) => {
+        const selected = claimWithSelectedNode(claim, nodeName);
+        this.assumedClaims.assume(objectKey(selected), selected);
+        return selected;
+      }),
+    };
+  }
+
+  /** Unreserve: forget the volume decisions of a pod whose binding failed. */
+  private revertVolumes(podVolumes: PodVolumes): void {
+    for (const { volume } of podVolumes.staticBindings) this.assumedVolumes.restore(volume.metadata?.name ?? "");
+    for (const claim of podVolumes.dynamicProvisions) this.assumedClaims.restore(objectKey(claim));
+  }
+
+  private async bindingCycle(queued: QueuedPod, pod: Pod, nodeName: string, podVolumes: PodVolumes): Promise<void> {
+    const namespace = pod.metadata?.namespace ?? "";
+    const name = pod.metadata?.name ?? "";
+    try {
+      if (!allVolumesBound(podVolumes)) await this.preBindVolumes(pod, nodeName, podVolumes);
+      await this.bindPod(pod, nodeName);
+    } catch (error) {
+      this.revertVolumes(podVolumes);
+      this.cache.forget(queued.key);
+      this.handleFailure(queued, pod, podReasonSchedulerError, errorMessage(error), true);
+      return;
+    }
+    this.recorder.event(pod, "Normal", reasonScheduled, `Successfully assigned ${namespace}/${name} to ${nodeName}`);
+    this.queue.done(queued);
+  }
+
+  private async preBindVolumes(pod: Pod, nodeName: string, podVolumes: PodVolumes): Promise<void> {
+    try {
+      await this.binder.bindPodVolumes(pod, nodeName, podVolumes);
+    } catch (error) {
+      throw new Error(`running PreBind plugin "VolumeBinding": ${errorMessage(error)}`);
+    }
+  }
+
+  private async bindPod(pod: Pod, nodeName: string): Promise<void> {
+    const meta = pod.metadata ?? {};
+    try {
+      await this.context.client.pods.bind(meta.namespace ?? "", meta.name ?? "", nodeName, { uid: meta.uid ?? "" });
+    } catch (error) {
+      throw new Error(`running Bind plugin "DefaultBinder": ${errorMessage(error)}`);
+    }
+  }
+
+  /**
+   * handleSchedulingFailure: tells the user (event, condition) and puts the pod back in the queue,
+   * unless it was deleted or bound meanwhile.
+   */
+  private handleFailure(queued: QueuedPod, pod: Pod, reason: string, message: string, isError: boolean): void {
+    const text = truncateMessage(message);
+    this.recorder.event(pod, "Warning", reasonFailedScheduling, text);
+    const current = this.pods.lister.get(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "");
+    if (current === undefined || !this.isPendingForUs(current)) {
+      this.queue.done(queued);
+      return;
+    }
+    this.queue.requeueFailed(queued, isError);
+    void this.markUnschedulable(current, reason, text);
+  }
+
+  /** PodScheduled=False with the reason and message; written only when it changes. */
+  private async markUnschedulable(pod: Pod, reason: string, message: string): Promise<void> {
+    const condition = { type: "PodScheduled", status: "False", reason, message };
+    const { status, changed } = updatePodCondition(pod.status, condition, this.context.clock.now());
+    if (!changed) return;
+    const meta = pod.metadata ?? {};
+    try {
+      await this.context.client.pods.patch(
+        meta.namespace ?? "",
+        meta.name ?? "",
+        { status: { conditions: status.conditions ?? [] } },
+        { subresource: "status" },
+      );
+    } catch (error) {
+      if (isNotFound(error)) return;
+      this.logger.error("failed to record the pod's PodScheduled condition", { pod: objectKey(pod), error });
+    }
+  }
+}

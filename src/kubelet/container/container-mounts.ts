@@ -1,0 +1,133 @@
+/**
+ * How a container sees its volumes: each `volumeMounts` entry is bound from the pod's volume path
+ * on the node (plus `subPath`) into the container when the container is created, as a container
+ * runtime does. The bind is taken once: with the default (private) mount propagation a container
+ * keeps the mount it started with, so if the node's mount is later replaced — a CSI driver
+ * re-establishing a dead FUSE mount (seed 003) — the running container still sees the old, dead
+ * one until it is restarted.
+ */
+import { posix } from "node:path";
+import type { Container, VolumeMount } from "kubernetes-types/core/v1.js";
+import { ERRNO_TEXT, type Host, HostError, isHostError } from "../../host/host.ts";
+
+export interface ContainerMount {
+  readonly volumeName: string;
+  readonly containerPath: string;
+  readonly hostPath: string;
+  readonly readOnly: boolean;
+  /** Whether later node-side mount changes reach the container (HostToContainer, Bidirectional). */
+  readonly followsHostMounts: boolean;
+  /** The node mount serving `hostPath` when the container started; undefined when it was a plain directory. */
+  readonly mountIdAtStart: number | undefined;
+}
+
+/** The runtime could not create the container (its wording follows Docker's daemon errors). */
+export class ContainerCreateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ContainerCreateError";
+  }
+}
+
+/** Errors that mean the path is on a mount that no longer works (mount-utils' IsCorruptedMnt). */
+const corruptedMountErrnos = new Set(["ENOTCONN", "ESTALE", "EIO", "EACCES", "EHOSTDOWN", "EWOULDBLOCK", "ENODEV"]);
+
+export function isCorruptedMountError(error: unknown): boolean {
+  return isHostError(error) && corruptedMountErrnos.has(error.code);
+}
+
+/** The id of the top mount holding `path` (the longest mount point that contains it). */
+export async function mountIdAt(host: Host, path: string): Promise<number | undefined> {
+  let best: { id: number; length: number } | undefined;
+  for (const mount of await host.mountInfo()) {
+    const point = mount.mountPoint;
+    const contains = path === point || path.startsWith(point === "/" ? "/" : `${point}/`);
+    if (contains && (best === undefined || point.length >= best.length)) best = { id: mount.id, length: point.length };
+  }
+  return best?.id;
+}
+
+function followsHost(mount: VolumeMount): boolean {
+  return mount.mountPropagation === "HostToContainer" || mount.mountPropagation === "Bidirectional";
+}
+
+/**
+ * Makes sure the source exists, as the runtime's `MkdirAll` does: a missing directory is created, and
+ * a source on a dead mount fails the way Docker reports it (`mkdir` answers "file exists" because the
+ * stat that preceded it failed).
+ */
+async function prepareSource(host: Host, hostPath: string): Promise<void> {
+  try {
+    await host.stat(hostPath);
+    return;
+  } catch (error) {
+    if (isCorruptedMountError(error)) {
+      throw new ContainerCreateError(
+        `error while creating mount source path '${hostPath}': mkdir ${hostPath}: ${ERRNO_TEXT.EEXIST}`,
+      );
+    }
+    if (!isHostError(error, "ENOENT")) throw error;
+  }
+  await host.mkdir(hostPath, 0o755, { recursive: true });
+}
+
+/**
+ * Binds the container's volume mounts from `mountedVolumes` (outer volume name → node path, as the
+ * volume manager reports them). A volume the pod's containers use but that is not mounted is
+ * Kubernetes' `cannot find volume "x" to mount into container "c"`.
+ */
+export async function prepareContainerMounts(
+  host: Host,
+  container: Pick<Container, "name" | "volumeMounts">,
+  mountedVolumes: ReadonlyMap<string, string>,
+): Promise<ContainerMount[]> {
+  const mounts: ContainerMount[] = [];
+  for (const volumeMount of container.volumeMounts ?? []) {
+    const volumePath = mountedVolumes.get(volumeMount.name);
+    if (volumePath === undefined) {
+      throw new ContainerCreateError(
+        `cannot find volume "${volumeMount.name}" to mount into container "${container.name}"`,
+      );
+    }
+    const hostPath = volumeMount.subPath ? posix.join(volumePath, volumeMount.subPath) : volumePath;
+    await prepareSource(host, hostPath);
+    mounts.push({
+      volumeName: volumeMount.name,
+      containerPath: posix.normalize(volumeMount.mountPath),
+      hostPath,
+      readOnly: volumeMount.readOnly === true,
+      followsHostMounts: followsHost(volumeMount),
+      mountIdAtStart: await mountIdAt(host, hostPath),
+    });
+  }
+  return mounts;
+}
+
+/** Where a container path lives: on the node (a volume) or in the image, which is not modelled. */
+export type ResolvedPath =
+  | { where: "volume"; hostPath: string; mount: ContainerMount }
+  | { where: "image"; containerPath: string };
+
+/** Maps a path inside the container to the node path behind it (the longest matching mount wins). */
+export function resolveContainerPath(mounts: readonly ContainerMount[], containerPath: string): ResolvedPath {
+  const path = posix.normalize(containerPath);
+  let best: ContainerMount | undefined;
+  for (const mount of mounts) {
+    const inside = path === mount.containerPath || path.startsWith(`${mount.containerPath}/`);
+    if (inside && (best === undefined || mount.containerPath.length > best.containerPath.length)) best = mount;
+  }
+  if (best === undefined) return { where: "image", containerPath: path };
+  return { where: "volume", hostPath: posix.join(best.hostPath, path.slice(best.containerPath.length)), mount: best };
+}
+
+/**
+ * Throws ENOTCONN when the node mount the container started with has been replaced: the container
+ * still holds the old one, which for a FUSE mount whose daemon died is "transport endpoint is not
+ * connected" forever.
+ */
+export async function checkContainerStillSeesMount(host: Host, resolved: ResolvedPath & { where: "volume" }) {
+  const { mount } = resolved;
+  if (mount.followsHostMounts || mount.mountIdAtStart === undefined) return;
+  if ((await mountIdAt(host, mount.hostPath)) === mount.mountIdAtStart) return;
+  throw new HostError("ENOTCONN", "stat", resolved.hostPath);
+}

@@ -1,0 +1,231 @@
+/**
+ * A simulated container runtime (the containerd of one node). Containers are records with a
+ * simulated main process (container-program.ts); they belong to the node, not to the kubelet: a
+ * kubelet restart finds them still running, while a reboot or power loss ends them all.
+ *
+ * Each container name of a pod keeps its current and previous instance, which is what the kubelet
+ * reports as `state` and `lastState`. Listeners (the running kubelet's pod lifecycle events) hear
+ * about every exit.
+ */
+import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import type { Host } from "../../host/host.ts";
+import type { Clock, Timer } from "../../runtime/clock.ts";
+import type { Rng } from "../../runtime/rng.ts";
+import { containerIdHexDigits, containerIdScheme, defaultContainerStopDelayMs, killedContainerExitCode } from "../constants.ts";
+import type { ContainerMount } from "./container-mounts.ts";
+import { containerProgram } from "./container-program.ts";
+
+export type ContainerRunState = "running" | "exited";
+
+export interface ContainerInstance {
+  /** `containerd://<64 hex digits>`, as container statuses show it. */
+  readonly id: string;
+  readonly podUID: string;
+  readonly name: string;
+  readonly image: string;
+  /** How many instances of this container ran before (the restart count it was started with). */
+  readonly attempt: number;
+  readonly startedAtMs: number;
+  readonly mounts: readonly ContainerMount[];
+  state: ContainerRunState;
+  finishedAtMs?: number;
+  exitCode?: number;
+  /** `Completed` (exit 0) or `Error`. */
+  reason?: string;
+}
+
+export interface ContainerExitListener {
+  containerExited(container: ContainerInstance): void;
+}
+
+/** What the runtime needs to know of the node's power state: containers die with the boot they ran in. */
+export interface BootIdentity {
+  /** The current boot's number, or undefined while the node is down. */
+  currentBoot(): number | undefined;
+}
+
+interface ContainerSlot {
+  current: ContainerInstance;
+  previous?: ContainerInstance;
+  boot: number | undefined;
+  exitTimer?: Timer;
+}
+
+export interface SimContainerRuntimeOptions {
+  clock: Clock;
+  rng: Rng;
+  boot?: BootIdentity;
+  /** How long a simulated process takes to exit after SIGTERM (0: at once). */
+  stopDelayMs?: number;
+}
+
+const hexDigitsPerDraw = 8;
+
+interface PowerAwareHost {
+  readonly bootCount: number;
+  readonly poweredOn: boolean;
+}
+
+function isPowerAware(host: Host): host is Host & PowerAwareHost {
+  return "bootCount" in host && "poweredOn" in host;
+}
+
+const runtimesByHost = new WeakMap<Host, SimContainerRuntime>();
+
+export class SimContainerRuntime {
+  private readonly clock: Clock;
+  private readonly rng: Rng;
+  private readonly boot: BootIdentity | undefined;
+  /** podUID → container name → slot, in creation order. */
+  private readonly pods = new Map<string, Map<string, ContainerSlot>>();
+  private readonly listeners = new Set<ContainerExitListener>();
+  stopDelayMs: number;
+
+  constructor(options: SimContainerRuntimeOptions) {
+    this.clock = options.clock;
+    this.rng = options.rng;
+    this.boot = options.boot;
+    this.stopDelayMs = options.stopDelayMs ?? defaultContainerStopDelayMs;
+  }
+
+  /** The runtime of `host`, created on first use: every kubelet started over the same node shares it. */
+  static forHost(host: Host, clock: Clock, rng: Rng): SimContainerRuntime {
+    const existing = runtimesByHost.get(host);
+    if (existing !== undefined) return existing;
+    const boot: BootIdentity | undefined = isPowerAware(host)
+      ? { currentBoot: () => (host.poweredOn ? host.bootCount : undefined) }
+      : undefined;
+    const runtime = new SimContainerRuntime({ clock, rng: rng.stream(`runtime/${host.nodeName}`), boot });
+    runtimesByHost.set(host, runtime);
+    return runtime;
+  }
+
+  subscribe(listener: ContainerExitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Starts a new instance of `container`; the old one (if any) becomes the previous instance. */
+  start(pod: Pod, container: Container, attempt: number, mounts: readonly ContainerMount[]): ContainerInstance {
+    const podUID = pod.metadata?.uid ?? "";
+    const slots = this.slotsOf(podUID);
+    const old = this.liveSlot(podUID, container.name);
+    if (old?.current.state === "running") {
+      throw new Error(`container ${container.name} of pod ${podUID} is already running; stop it before starting another`);
+    }
+    const instance: ContainerInstance = {
+      id: `${containerIdScheme}://${this.newIdHex()}`,
+      podUID,
+      name: container.name,
+      image: container.image ?? "",
+      attempt,
+      startedAtMs: this.clock.now(),
+      mounts,
+      state: "running",
+    };
+    const slot: ContainerSlot = { current: instance, previous: old?.current, boot: this.boot?.currentBoot() };
+    slots.set(container.name, slot);
+    this.scheduleExit(slot, container);
+    return instance;
+  }
+
+  /**
+   * Stops a running container: SIGTERM, and the process exits after the stop delay with status 0, or
+   * SIGKILL when the grace period ends first (137). Resolves once it has exited.
+   */
+  async stop(podUID: string, name: string, gracePeriodMs: number): Promise<void> {
+    const slot = this.liveSlot(podUID, name);
+    if (slot === undefined || slot.current.state !== "running") return;
+    const instance = slot.current;
+    const killed = this.stopDelayMs > gracePeriodMs;
+    await this.clock.sleep(Math.min(this.stopDelayMs, gracePeriodMs));
+    if (slot.current !== instance || instance.state !== "running") return;
+    this.markExited(slot, killed ? killedContainerExitCode : 0);
+  }
+
+  /** The live instances of the pod's containers (those of earlier boots are gone), in creation order. */
+  containersOf(podUID: string): ContainerInstance[] {
+    return [...this.liveSlots(podUID)].map(([, slot]) => slot.current);
+  }
+
+  /** The current instance of a container, if it ran in this boot. */
+  current(podUID: string, name: string): ContainerInstance | undefined {
+    return this.liveSlot(podUID, name)?.current;
+  }
+
+  /** The instance before the current one (the container's `lastState`). */
+  previous(podUID: string, name: string): ContainerInstance | undefined {
+    return this.liveSlot(podUID, name)?.previous;
+  }
+
+  isPodRunning(podUID: string): boolean {
+    return this.containersOf(podUID).some((container) => container.state === "running");
+  }
+
+  /** Pods with a container running now. */
+  runningPodUIDs(): string[] {
+    return [...this.pods.keys()].filter((uid) => this.isPodRunning(uid));
+  }
+
+  /** Pods the runtime still holds records of (running or exited). */
+  podUIDs(): string[] {
+    return [...this.pods.keys()].filter((uid) => this.containersOf(uid).length > 0);
+  }
+
+  /** Forgets a pod's exited containers (garbage collection after the pod is gone). */
+  removePod(podUID: string): void {
+    if (this.isPodRunning(podUID)) throw new Error(`pod ${podUID} still has running containers; stop them first`);
+    for (const [, slot] of this.pods.get(podUID) ?? []) slot.exitTimer?.cancel();
+    this.pods.delete(podUID);
+  }
+
+  private scheduleExit(slot: ContainerSlot, container: Container): void {
+    const program = containerProgram(container);
+    if (program.kind === "forever") return;
+    const instance = slot.current;
+    slot.exitTimer = this.clock.setTimer(program.afterMs, () => {
+      if (slot.current === instance && instance.state === "running" && this.isLive(slot)) {
+        this.markExited(slot, program.exitCode);
+      }
+    });
+  }
+
+  private markExited(slot: ContainerSlot, exitCode: number): void {
+    const instance = slot.current;
+    slot.exitTimer?.cancel();
+    slot.exitTimer = undefined;
+    instance.state = "exited";
+    instance.exitCode = exitCode;
+    instance.reason = exitCode === 0 ? "Completed" : "Error";
+    instance.finishedAtMs = this.clock.now();
+    for (const listener of this.listeners) listener.containerExited(instance);
+  }
+
+  private isLive(slot: ContainerSlot): boolean {
+    return this.boot === undefined || slot.boot === this.boot.currentBoot();
+  }
+
+  private *liveSlots(podUID: string): Iterable<[string, ContainerSlot]> {
+    for (const entry of this.pods.get(podUID) ?? []) if (this.isLive(entry[1])) yield entry;
+  }
+
+  private liveSlot(podUID: string, name: string): ContainerSlot | undefined {
+    const slot = this.pods.get(podUID)?.get(name);
+    return slot !== undefined && this.isLive(slot) ? slot : undefined;
+  }
+
+  private slotsOf(podUID: string): Map<string, ContainerSlot> {
+    let slots = this.pods.get(podUID);
+    if (slots === undefined) {
+      slots = new Map();
+      this.pods.set(podUID, slots);
+    }
+    return slots;
+  }
+
+  private newIdHex(): string {
+    let hex = "";
+    while (hex.length < containerIdHexDigits) hex += this.rng.nextUint32().toString(16).padStart(hexDigitsPerDraw, "0");
+    return hex.slice(0, containerIdHexDigits);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The kubelet's status manager (pkg/kubelet/status): writes the pod status the kubelet generated
+ * to the API, and sends the final delete of a terminated pod. Writes for one pod are serialised
+ * and skipped when the stored status already says the same, so an idle resync costs one read.
+ * Every write is pinned to the pod's uid: a pod recreated under the same name (a StatefulSet's
+ * `web-0`) is never written with its predecessor's status, nor deleted in its place.
+ */
+import type { Pod, PodStatus } from "kubernetes-types/core/v1.js";
+import type { Client } from "../../api/client/client.ts";
+import { clone } from "../../api/client/copy.ts";
+import { jsonEqual } from "../../api/client/merge-patch.ts";
+import { retryOnConflict } from "../../api/client/retry-on-conflict.ts";
+import { isNotFound } from "../../api/errors.ts";
+import { updatePodCondition } from "../../api/pod-conditions.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { type GeneratedPodStatus, kubeletConditionTypes } from "./generate-pod-status.ts";
+
+export interface StatusManagerOptions {
+  client: Client;
+  clock: Clock;
+  logger: Logger;
+}
+
+function podName(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
+}
+
+/** The stored status with the kubelet-owned fields replaced by `generated`. */
+export function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
+  let status: PodStatus = {
+    ...stored,
+    conditions: (stored?.conditions ?? []).filter(
+      (condition) => !kubeletConditionTypes.has(condition.type) || generated.conditions.some((g) => g.type === condition.type),
+    ),
+  };
+  for (const condition of generated.conditions) status = updatePodCondition(status, condition, nowMs).status;
+  return {
+    ...status,
+    phase: generated.phase,
+    hostIP: generated.hostIP,
+    hostIPs: [{ ip: generated.hostIP }],
+    startTime: generated.startTime,
+    containerStatuses: generated.containerStatuses,
+  };
+}
+
+export class StatusManager {
+  private readonly client: Client;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  /** The write in progress per pod uid; the next write for the pod waits for it. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(options: StatusManagerOptions) {
+    this.client = options.client;
+    this.clock = options.clock;
+    this.logger = options.logger;
+  }
+
+  /** Writes the generated status unless the stored one already matches; resolves once written. */
+  setPodStatus(pod: Pod, generated: GeneratedPodStatus): Promise<void> {
+    return this.serialised(pod, () => this.writeStatus(pod, generated));
+  }
+
+  /** The final delete (grace period 0, uid precondition) of a pod whose containers and volumes are gone. */
+  deletePod(pod: Pod): Promise<void> {
+    return this.serialised(pod, async () => {
+      const { namespace = "", name = "", uid } = pod.metadata ?? {};
+      try {
+        await this.client.pods.delete(namespace, name, {
+          gracePeriodSeconds: 0,
+          ...(uid === undefined ? {} : { preconditions: { uid } }),
+        });
+        this.logger.info("Pod fully terminated and removed from etcd", { pod: podName(pod), podUID: uid });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    });
+  }
+
+  private serialised(pod: Pod, write: () => Promise<void>): Promise<void> {
+    const uid = pod.metadata?.uid ?? "";
+    const previous = this.inFlight.get(uid) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(write);
+    const tracked = next.finally(() => {
+      if (this.inFlight.get(uid) === tracked) this.inFlight.delete(uid);
+    });
+    tracked.catch(() => undefined);
+    this.inFlight.set(uid, tracked);
+    return next;
+  }
+
+  private async writeStatus(pod: Pod, generated: GeneratedPodStatus): Promise<void> {
+    const { namespace = "", name = "", uid } = pod.metadata ?? {};
+    await retryOnConflict(async () => {
+      let current: Pod;
+      try {
+        current = await this.client.pods.get(namespace, name);
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
+      if (current.metadata?.uid !== uid) return;
+      const status = mergePodStatus(current.status, generated, this.clock.now());
+      if (jsonEqual(status, current.status)) return;
+      const updated = clone(current);
+      updated.status = status;
+      await this.client.pods.updateStatus(updated);
+    });
+  }
+}

@@ -1,0 +1,437 @@
+/**
+ * The kubelet's actual state of the world (pkg/kubelet/volumemanager/cache/actual_state_of_world.go):
+ * the volumes this node has attached, whether each one's device is mounted once for the node, and
+ * which pods have it mounted. Operations record their outcome here through the updater interface
+ * of the operation executor; the reconciler compares it with the desired state every pass.
+ *
+ * States (spec §3.3):
+ * - device: DeviceNotMounted, DeviceMountUncertain, DeviceGloballyMounted ("may be mounted" = the last two);
+ * - pod mount: VolumeMountUncertain or VolumeMounted while the pod is listed (NotMounted = absent);
+ * - remountRequired: set for secret/configMap/downwardAPI/projected after each pod sync.
+ * Volumes found on disk after a restart are remembered in `foundDuringReconstruction` until a mount
+ * succeeds, so a final mount error leaves them uncertain (and still torn down later).
+ */
+import type {
+  AttachedVolume,
+  DeviceMountState,
+  KubeletActualStateOfWorldUpdater,
+  MarkVolumeOptions,
+  MountedVolume,
+  VolumeMountState,
+} from "../../../volume/operationexecutor/types.ts";
+import type { BlockVolumeMapper, VolumeMounter } from "../../../volume/plugin.ts";
+import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
+import type { VolumeSpec } from "../../../volume/spec.ts";
+
+/** Whether the volume's plugin attaches it: Uncertain for reconstructed volumes until node status says. */
+export type Attachability = "True" | "False" | "Uncertain";
+
+/** An attached volume as the reconciler sees it. */
+export interface KubeletAttachedVolume extends AttachedVolume {
+  volumeSpec: VolumeSpec;
+  pluginName: string;
+  deviceMountPath: string;
+  pluginIsAttachable: boolean;
+  deviceMountState: DeviceMountState;
+}
+
+/** A pod's mount of a volume, with what WaitForAttachAndMount and the node agent need. */
+export interface KubeletMountedVolume extends MountedVolume {
+  volumeMountState: VolumeMountState;
+  mounter: VolumeMounter | undefined;
+  blockVolumeMapper: BlockVolumeMapper | undefined;
+  deviceMountPath: string;
+}
+
+/** PodExistsInVolume's answer (Kubernetes returns these as error types). */
+export type PodVolumeStatus =
+  /** The volume is not attached to this node yet. */
+  | { kind: "notAttached" }
+  /** Attached, but not mounted for this pod (or the mount is uncertain: mount again). */
+  | { kind: "notMounted"; devicePath: string }
+  /** Mounted, but the content must be refreshed (SetUp again). */
+  | { kind: "remountRequired"; devicePath: string }
+  | { kind: "mounted"; devicePath: string };
+
+interface MountedPod {
+  podName: string;
+  podUID: string;
+  mounter: VolumeMounter | undefined;
+  blockVolumeMapper: BlockVolumeMapper | undefined;
+  volumeSpec: VolumeSpec;
+  outerVolumeSpecName: string;
+  volumeGidValue: string;
+  remountRequired: boolean;
+  volumeMountState: VolumeMountState;
+}
+
+interface AttachedVolumeEntry {
+  volumeName: string;
+  spec: VolumeSpec;
+  pluginName: string;
+  pluginIsAttachable: Attachability;
+  deviceMountState: DeviceMountState;
+  devicePath: string;
+  deviceMountPath: string;
+  mountedPods: Map<string, MountedPod>;
+}
+
+export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
+  private readonly attachedVolumes = new Map<string, AttachedVolumeEntry>();
+  /** volume → pods whose mount was found on disk by reconstruction and not yet mounted again. */
+  private readonly foundDuringReconstruction = new Map<string, Set<string>>();
+  private generationCounter = 0;
+
+  constructor(
+    private readonly nodeName: string,
+    private readonly plugins: VolumePluginManager,
+  ) {}
+
+  /** Bumped on every change. */
+  get generation(): number {
+    return this.generationCounter;
+  }
+
+  // ---- Attacher updater -----------------------------------------------------------------------
+
+  markVolumeAsAttached(volumeName: string, spec: VolumeSpec | undefined, _nodeName: string, devicePath: string): void {
+    if (spec === undefined) throw new Error(`markVolumeAsAttached: volume "${volumeName}" needs its spec on a node`);
+    this.addVolume(volumeName, spec, devicePath, "True");
+  }
+
+  /** The kubelet keeps nothing for an uncertain attach: the next pass verifies again. */
+  markVolumeAsUncertain(_volumeName: string, _spec: VolumeSpec | undefined, _nodeName: string): void {}
+
+  markVolumeAsDetached(volumeName: string, _nodeName: string): void {
+    this.deleteVolume(volumeName);
+  }
+
+  /** Only the attach/detach controller reports volumes as attached. */
+  removeVolumeFromReportAsAttached(_volumeName: string, _nodeName: string): void {}
+
+  addVolumeToReportAsAttached(_volumeName: string, _nodeName: string): void {}
+
+  // ---- Mounter updater ------------------------------------------------------------------------
+
+  markVolumeAsMounted(options: MarkVolumeOptions): void {
+    this.addPodToVolume(options);
+  }
+
+  markVolumeMountAsUncertain(options: MarkVolumeOptions): void {
+    this.addPodToVolume({ ...options, volumeMountState: "VolumeMountUncertain" });
+  }
+
+  markVolumeAsUnmounted(podName: string, volumeName: string): void {
+    const volume = this.requireVolume(volumeName, "markVolumeAsUnmounted");
+    volume.mountedPods.delete(podName);
+    this.foundDuringReconstruction.get(volumeName)?.delete(podName);
+    this.generationCounter++;
+  }
+
+  markDeviceAsMounted(volumeName: string, devicePath: string, deviceMountPath: string): void {
+    this.setDeviceMountState(volumeName, "DeviceGloballyMounted", devicePath, deviceMountPath);
+  }
+
+  markDeviceAsUncertain(volumeName: string, devicePath: string, deviceMountPath: string): void {
+    this.setDeviceMountState(volumeName, "DeviceMountUncertain", devicePath, deviceMountPath);
+  }
+
+  markDeviceAsUnmounted(volumeName: string): void {
+    this.setDeviceMountState(volumeName, "DeviceNotMounted", "", "");
+  }
+
+  getDeviceMountState(volumeName: string): DeviceMountState {
+    return this.attachedVolumes.get(volumeName)?.deviceMountState ?? "DeviceNotMounted";
+  }
+
+  getVolumeMountState(volumeName: string, podName: string): VolumeMountState {
+    return this.attachedVolumes.get(volumeName)?.mountedPods.get(podName)?.volumeMountState ?? "VolumeNotMounted";
+  }
+
+  /** Uncertain mounts count as mounted until proven otherwise (ReadWriteOncePod). */
+  isVolumeMountedElsewhere(volumeName: string, podName: string): boolean {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined) return false;
+    for (const pod of volume.mountedPods.values()) {
+      if (pod.podName !== podName && pod.volumeMountState !== "VolumeNotMounted") return true;
+    }
+    return false;
+  }
+
+  isVolumeReconstructed(volumeName: string, podName: string): boolean {
+    if (this.getVolumeMountState(volumeName, podName) !== "VolumeMountUncertain") return false;
+    return this.foundDuringReconstruction.get(volumeName)?.has(podName) ?? false;
+  }
+
+  isVolumeDeviceReconstructed(volumeName: string): boolean {
+    return this.foundDuringReconstruction.has(volumeName);
+  }
+
+  // ---- Reconstruction -------------------------------------------------------------------------
+
+  /** A volume found on disk: attached as far as we know, attachability unknown until node status says. */
+  addAttachUncertainReconstructedVolume(volumeName: string, spec: VolumeSpec, devicePath: string): void {
+    this.addVolume(volumeName, spec, devicePath, "Uncertain");
+  }
+
+  /**
+   * Records a pod mount found on disk as uncertain, unless the pod's mount is already known (then
+   * the live state wins). Returns whether it was recorded.
+   */
+  checkAndMarkVolumeAsUncertainViaReconstruction(options: MarkVolumeOptions): boolean {
+    const volume = this.attachedVolumes.get(options.volumeName);
+    if (volume === undefined) return false;
+    const known = volume.mountedPods.get(options.podName)?.volumeMountState;
+    if (known === "VolumeMounted" || known === "VolumeMountUncertain") return false;
+    volume.mountedPods.set(options.podName, this.newMountedPod(options, undefined));
+    let pods = this.foundDuringReconstruction.get(options.volumeName);
+    if (pods === undefined) {
+      pods = new Set();
+      this.foundDuringReconstruction.set(options.volumeName, pods);
+    }
+    pods.add(options.podName);
+    this.generationCounter++;
+    return true;
+  }
+
+  /** Fills the device path of a reconstructed volume from `node.status.volumesAttached`, while it is still uncertain. */
+  updateReconstructedDevicePath(volumeName: string, devicePath: string): void {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined || volume.deviceMountState !== "DeviceMountUncertain") return;
+    volume.devicePath = devicePath;
+    this.generationCounter++;
+  }
+
+  /** Settles a reconstructed volume's attachability from node status (listed there ⇒ attachable). */
+  updateReconstructedVolumeAttachability(volumeName: string, attachable: boolean): void {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined || volume.pluginIsAttachable !== "Uncertain") return;
+    volume.pluginIsAttachable = attachable ? "True" : "False";
+    this.generationCounter++;
+  }
+
+  // ---- Remount --------------------------------------------------------------------------------
+
+  /** Flags the pod's mounts whose plugin refreshes content on every pod sync (secret, configMap, ...). */
+  markRemountRequired(podName: string): void {
+    for (const volume of this.attachedVolumes.values()) {
+      const pod = volume.mountedPods.get(podName);
+      if (pod === undefined || pod.remountRequired) continue;
+      let requiresRemount: boolean;
+      try {
+        requiresRemount = this.plugins.findPluginBySpec(pod.volumeSpec).requiresRemount(pod.volumeSpec);
+      } catch {
+        // The plugin is gone (a CSI driver unregistered): nothing to refresh through it.
+        continue;
+      }
+      if (requiresRemount) {
+        pod.remountRequired = true;
+        this.generationCounter++;
+      }
+    }
+  }
+
+  // ---- Queries --------------------------------------------------------------------------------
+
+  podExistsInVolume(podName: string, volumeName: string): PodVolumeStatus {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined) return { kind: "notAttached" };
+    const pod = volume.mountedPods.get(podName);
+    const devicePath = volume.devicePath;
+    if (pod === undefined || pod.volumeMountState === "VolumeMountUncertain") return { kind: "notMounted", devicePath };
+    if (pod.remountRequired) return { kind: "remountRequired", devicePath };
+    return { kind: "mounted", devicePath };
+  }
+
+  /** False while the pod's mount is mounted or uncertain (teardown still has work to do). */
+  podRemovedFromVolume(podName: string, volumeName: string): boolean {
+    const state = this.getVolumeMountState(volumeName, podName);
+    return state !== "VolumeMounted" && state !== "VolumeMountUncertain";
+  }
+
+  podHasMountedVolumes(podName: string): boolean {
+    return this.someMount((volume, pod) => pod.podName === podName && pod.volumeMountState === "VolumeMounted");
+  }
+
+  podHasPossiblyMountedVolumes(podName: string): boolean {
+    return this.someMount((_, pod) => pod.podName === podName);
+  }
+
+  volumeExists(volumeName: string): boolean {
+    return this.attachedVolumes.has(volumeName);
+  }
+
+  volumeExistsWithSpecName(podName: string, specName: string): boolean {
+    return this.someMount((_, pod) => pod.podName === podName && pod.volumeSpec.name() === specName);
+  }
+
+  /** Mounts in state VolumeMounted. */
+  getMountedVolumes(): KubeletMountedVolume[] {
+    return this.collectMounts((_, pod) => pod.volumeMountState === "VolumeMounted");
+  }
+
+  /** Mounted and uncertain mounts: everything teardown may need to undo. */
+  getAllMountedVolumes(): KubeletMountedVolume[] {
+    return this.collectMounts(() => true);
+  }
+
+  getMountedVolumesForPod(podName: string): KubeletMountedVolume[] {
+    return this.collectMounts((_, pod) => pod.podName === podName && pod.volumeMountState === "VolumeMounted");
+  }
+
+  getPossiblyMountedVolumesForPod(podName: string): KubeletMountedVolume[] {
+    return this.collectMounts((_, pod) => pod.podName === podName);
+  }
+
+  /** Every attached volume. */
+  getAttachedVolumes(): KubeletAttachedVolume[] {
+    return [...this.attachedVolumes.values()].map((volume) => this.toAttachedVolume(volume));
+  }
+
+  getAttachedVolume(volumeName: string): KubeletAttachedVolume | undefined {
+    const volume = this.attachedVolumes.get(volumeName);
+    return volume === undefined ? undefined : this.toAttachedVolume(volume);
+  }
+
+  /** Attached volumes no pod has mounted: candidates for UnmountDevice and detach. */
+  getUnmountedVolumes(): KubeletAttachedVolume[] {
+    return [...this.attachedVolumes.values()]
+      .filter((volume) => volume.mountedPods.size === 0)
+      .map((volume) => this.toAttachedVolume(volume));
+  }
+
+  // ---- Internals ------------------------------------------------------------------------------
+
+  private addVolume(volumeName: string, spec: VolumeSpec, devicePath: string, attachability: Attachability): void {
+    const existing = this.attachedVolumes.get(volumeName);
+    if (existing !== undefined) {
+      existing.devicePath = devicePath;
+    } else {
+      this.attachedVolumes.set(volumeName, {
+        volumeName,
+        spec,
+        pluginName: this.pluginNameFor(spec),
+        pluginIsAttachable: attachability,
+        deviceMountState: "DeviceNotMounted",
+        devicePath,
+        deviceMountPath: "",
+        mountedPods: new Map(),
+      });
+    }
+    this.generationCounter++;
+  }
+
+  private pluginNameFor(spec: VolumeSpec): string {
+    try {
+      return this.plugins.findPluginBySpec(spec).name;
+    } catch (err) {
+      throw new Error(
+        `failed to get Plugin from volumeSpec for volume "${spec.name()}" err=${err instanceof Error ? err.message : err}`,
+        { cause: err },
+      );
+    }
+  }
+
+  private deleteVolume(volumeName: string): void {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined) return;
+    if (volume.mountedPods.size !== 0) {
+      throw new Error(`failed to DeleteVolume "${volumeName}", it still has ${volume.mountedPods.size} mountedPods`);
+    }
+    this.attachedVolumes.delete(volumeName);
+    this.foundDuringReconstruction.delete(volumeName);
+    this.generationCounter++;
+  }
+
+  private addPodToVolume(options: MarkVolumeOptions): void {
+    const volume = this.requireVolume(options.volumeName, "markVolumeAsMounted");
+    const previous = volume.mountedPods.get(options.podName);
+    // The newest options win: a reconstructed mount learns its real outer name and mounter here.
+    volume.mountedPods.set(options.podName, this.newMountedPod(options, previous));
+    if (options.volumeMountState === "VolumeMounted") {
+      this.foundDuringReconstruction.get(options.volumeName)?.delete(options.podName);
+    }
+    this.generationCounter++;
+  }
+
+  private newMountedPod(options: MarkVolumeOptions, previous: MountedPod | undefined): MountedPod {
+    return {
+      podName: options.podName,
+      podUID: options.podUID,
+      mounter: options.mounter ?? previous?.mounter,
+      blockVolumeMapper: options.blockVolumeMapper ?? previous?.blockVolumeMapper,
+      volumeSpec: options.volumeSpec,
+      outerVolumeSpecName: options.outerVolumeSpecName,
+      volumeGidValue: options.volumeGidValue ?? "",
+      remountRequired: false,
+      volumeMountState: options.volumeMountState,
+    };
+  }
+
+  private setDeviceMountState(
+    volumeName: string,
+    state: DeviceMountState,
+    devicePath: string,
+    deviceMountPath: string,
+  ): void {
+    const volume = this.requireVolume(volumeName, "setDeviceMountState");
+    volume.deviceMountState = state;
+    volume.deviceMountPath = deviceMountPath;
+    if (devicePath !== "") volume.devicePath = devicePath;
+    this.generationCounter++;
+  }
+
+  private requireVolume(volumeName: string, what: string): AttachedVolumeEntry {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined) {
+      throw new Error(`${what}: no volume with the name "${volumeName}" exists in the list of attached volumes`);
+    }
+    return volume;
+  }
+
+  private someMount(match: (volume: AttachedVolumeEntry, pod: MountedPod) => boolean): boolean {
+    for (const volume of this.attachedVolumes.values()) {
+      for (const pod of volume.mountedPods.values()) if (match(volume, pod)) return true;
+    }
+    return false;
+  }
+
+  private collectMounts(match: (volume: AttachedVolumeEntry, pod: MountedPod) => boolean): KubeletMountedVolume[] {
+    const result: KubeletMountedVolume[] = [];
+    for (const volume of this.attachedVolumes.values()) {
+      for (const pod of volume.mountedPods.values()) {
+        if (match(volume, pod)) result.push(this.toMountedVolume(volume, pod));
+      }
+    }
+    return result;
+  }
+
+  private toMountedVolume(volume: AttachedVolumeEntry, pod: MountedPod): KubeletMountedVolume {
+    return {
+      podName: pod.podName,
+      podUID: pod.podUID,
+      volumeName: volume.volumeName,
+      innerVolumeSpecName: pod.volumeSpec.name(),
+      outerVolumeSpecName: pod.outerVolumeSpecName,
+      pluginName: volume.pluginName,
+      volumeSpec: pod.volumeSpec,
+      volumeMountState: pod.volumeMountState,
+      mounter: pod.mounter,
+      blockVolumeMapper: pod.blockVolumeMapper,
+      deviceMountPath: volume.deviceMountPath,
+    };
+  }
+
+  private toAttachedVolume(volume: AttachedVolumeEntry): KubeletAttachedVolume {
+    return {
+      volumeName: volume.volumeName,
+      volumeSpec: volume.spec,
+      nodeName: this.nodeName,
+      devicePath: volume.devicePath,
+      pluginName: volume.pluginName,
+      deviceMountPath: volume.deviceMountPath,
+      pluginIsAttachable: volume.pluginIsAttachable === "True",
+      deviceMountState: volume.deviceMountState,
+    };
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The kubelet's desired-state populator (pkg/kubelet/volumemanager/populator): every
+ * `kubeletDesiredStatePopulatorLoopPeriodMs` it adds the volumes of new (or re-synced) pods to the
+ * desired state and removes those of pods that are gone and whose containers no longer run.
+ *
+ * `hasAddedPods()` turns true after the first full pass that started once every pod source was
+ * ready; until then the reconciler unmounts nothing, so a restarted kubelet cannot tear down a
+ * volume whose pod it has simply not seen yet.
+ */
+import type { Pod } from "kubernetes-types/core/v1.js";
+import type { Client } from "../../../api/client/client.ts";
+import type { Clock, Timer } from "../../../runtime/clock.ts";
+import type { Logger } from "../../../runtime/logger.ts";
+import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
+import type { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
+import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
+import type { PodManager, PodStateProvider, SourcesReady } from "../pod-sources.ts";
+import { podVolumeNames } from "../pod-volume-names.ts";
+import { volumeSpecForPod } from "./volume-spec-for-pod.ts";
+
+export interface PopulatorOptions {
+  clock: Clock;
+  logger: Logger;
+  loopPeriodMs: number;
+  client: Client;
+  plugins: VolumePluginManager;
+  podManager: PodManager;
+  podStateProvider: PodStateProvider;
+  sourcesReady: SourcesReady;
+  dsw: DesiredStateOfWorld;
+  asw: ActualStateOfWorld;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function podUID(pod: Pod): string {
+  return pod.metadata?.uid ?? "";
+}
+
+export class DesiredStateOfWorldPopulator {
+  /**
+   * uid → processed. Absent: never processed successfully (retried every pass). false: seen
+   * before, re-sync requested (ReprocessPod). true: up to date until the next ReprocessPod.
+   */
+  private readonly processedPods = new Map<string, boolean>();
+  private addedPods = false;
+  private timer: Timer | undefined;
+  private passInProgress: Promise<void> | undefined;
+
+  constructor(private readonly options: PopulatorOptions) {}
+
+  /** Starts the loop; the first pass runs one period from now, as Kubernetes' PollUntil does. */
+  run(): void {
+    const { clock, loopPeriodMs } = this.options;
+    this.timer = clock.setTimer(loopPeriodMs, () => {
+      this.timer = clock.every(loopPeriodMs, () => this.trackedPass());
+    });
+  }
+
+  /** Stops the loop and waits for a pass in progress. */
+  async stop(): Promise<void> {
+    this.timer?.cancel();
+    this.timer = undefined;
+    await this.passInProgress;
+  }
+
+  hasAddedPods(): boolean {
+    return this.addedPods;
+  }
+
+  /** Makes the next pass process the pod again (its volumes are re-added and remounts flagged). */
+  reprocessPod(uid: string): void {
+    if (this.processedPods.has(uid)) this.processedPods.set(uid, false);
+  }
+
+  private trackedPass(): Promise<void> {
+    const pass = this.pass();
+    this.passInProgress = pass;
+    return pass;
+  }
+
+  /** One loop pass; exported behaviour for tests through `run`, callable directly as well. */
+  async pass(): Promise<void> {
+    const sourcesWereReady = this.options.sourcesReady.allReady();
+    try {
+      await this.findAndAddNewPods();
+      this.findAndRemoveDeletedPods();
+    } catch (err) {
+      this.options.logger.error("desired state populator pass failed", { error: errorText(err) });
+    }
+    if (sourcesWereReady && !this.addedPods) {
+      this.addedPods = true;
+      this.options.logger.info("Finished populating initial desired state of world");
+    }
+  }
+
+  private async findAndAddNewPods(): Promise<void> {
+    const { podManager, podStateProvider } = this.options;
+    for (const pod of podManager.getPods()) {
+      const uid = podUID(pod);
+      // After the first full pass only pods that may still start containers get volumes; before it,
+      // every pod whose containers might still run keeps its volumes (a restarted kubelet).
+      if (this.addedPods && podStateProvider.shouldPodContainersBeTerminating(uid)) continue;
+      if (!this.addedPods && podStateProvider.shouldPodRuntimeBeRemoved(uid)) continue;
+      await this.processPodVolumes(pod);
+    }
+  }
+
+  private async processPodVolumes(pod: Pod): Promise<void> {
+    const { dsw, asw, logger } = this.options;
+    const uid = podUID(pod);
+    if (this.processedPods.get(uid) === true) return;
+    const names = podVolumeNames(pod);
+    let allVolumesAdded = true;
+    for (const volume of pod.spec?.volumes ?? []) {
+      if (!names.mounts.has(volume.name) && !names.devices.has(volume.name)) {
+        logger.debug("Skipping unused volume", { pod: uid, volumeName: volume.name });
+        continue;
+      }
+      try {
+        const { spec, volumeGidValue } = await volumeSpecForPod(this.options.client, pod, volume, names);
+        dsw.addPodToVolume(uid, pod, spec, volume.name, volumeGidValue);
+      } catch (err) {
+        logger.error("Error processing volume", { pod: uid, volumeName: volume.name, error: errorText(err) });
+        dsw.addErrorToPod(uid, errorText(err));
+        allVolumesAdded = false;
+      }
+    }
+    if (allVolumesAdded) {
+      this.processedPods.set(uid, true);
+      // The pod was (re)synced: refresh the content of secret, configMap, downward API and projected volumes.
+      asw.markRemountRequired(uid);
+      dsw.popPodErrors(uid);
+    } else if (this.processedPods.has(uid)) {
+      // Seen before and failing now: keep the volumes that work and retry at the next ReprocessPod.
+      this.processedPods.set(uid, true);
+    }
+  }
+
+  private findAndRemoveDeletedPods(): void {
+    const { dsw, asw, podManager, podStateProvider, plugins, logger } = this.options;
+    for (const volume of dsw.getVolumesToMount()) {
+      const uid = podUID(volume.pod);
+      const pod = podManager.getPodByUID(uid);
+      if (pod !== undefined) {
+        if (volume.pluginIsAttachable && this.becameNonAttachable(plugins, volume.volumeSpec)) {
+          dsw.markVolumeAttachability(volume.volumeName, false);
+          logger.info("Volume changes from attachable to non-attachable", { volumeName: volume.volumeName });
+          continue;
+        }
+        if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) continue;
+      }
+      if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) {
+        logger.debug("Pod still has one or more containers in the non-exited state and will not be removed from desired state", { pod: uid });
+        continue;
+      }
+      // A pod that still exists keeps a volume whose mount the actual state has not recorded yet:
+      // a mount in flight must land in the actual state first, or its teardown would be skipped.
+      if (asw.podRemovedFromVolume(volume.podName, volume.volumeName) && pod !== undefined) continue;
+      logger.debug("Removing volume from desired state", { pod: uid, volumeName: volume.volumeName });
+      dsw.deletePodFromVolume(volume.podName, volume.volumeName);
+      this.processedPods.delete(uid);
+    }
+    this.forgetOrphanedPods();
+    for (const podName of dsw.getPodsWithErrors()) {
+      if (podManager.getPodByUID(podName) === undefined) dsw.popPodErrors(podName);
+    }
+  }
+
+  private becameNonAttachable(plugins: VolumePluginManager, spec: Parameters<VolumePluginManager["findAttachablePluginBySpec"]>[0]): boolean {
+    try {
+      return plugins.findAttachablePluginBySpec(spec) === undefined;
+    } catch (err) {
+      // Plugin lookup failing (driver gone) says nothing about attachability: keep what we knew.
+      this.options.logger.debug("cannot tell whether a volume is still attachable", { error: errorText(err) });
+      return false;
+    }
+  }
+
+  /** Processed-pod records of pods the pod manager no longer has and whose containers are gone. */
+  private forgetOrphanedPods(): void {
+    const { podManager, podStateProvider } = this.options;
+    for (const uid of [...this.processedPods.keys()]) {
+      if (podManager.getPodByUID(uid) === undefined && podStateProvider.shouldPodRuntimeBeRemoved(uid)) {
+        this.processedPods.delete(uid);
+      }
+    }
+  }
+}

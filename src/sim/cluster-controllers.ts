@@ -1,0 +1,60 @@
+/**
+ * Every control-plane controller a simulated cluster runs, in the order they start. Adding a
+ * controller is one line here; `ClusterOptions.controllers` picks a subset by name.
+ */
+import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
+import { PvProtectionController } from "../controllers/persistentvolume/protection/pv-protection-controller.ts";
+import { PvcProtectionController } from "../controllers/persistentvolume/protection/pvc-protection-controller.ts";
+import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts";
+import { PersistentVolumeController } from "../controllers/persistentvolume/pv-controller.ts";
+import { SimDiskProvisioner } from "../controllers/persistentvolume/sim-disk-provisioner.ts";
+import { Scheduler } from "../controllers/scheduler/scheduler.ts";
+import { DeploymentController } from "../controllers/workloads/deployment-controller.ts";
+import { GarbageCollector } from "../controllers/workloads/garbage-collector.ts";
+import { ReplicaSetController } from "../controllers/workloads/replicaset-controller.ts";
+import { StatefulSetController } from "../controllers/workloads/statefulset-controller.ts";
+import type { SimWorld } from "../host/sim/sim-world.ts";
+
+/** What a controller may be built from. */
+export interface ControllerWiring {
+  context: ControllerContext;
+  /** The simulated world: cloud disks, storage servers, node hosts. */
+  world: SimWorld;
+  /** Provisioners besides the built-in sim-disk one. */
+  provisioners: readonly Provisioner[];
+}
+
+export interface ControllerEntry {
+  /** The controller's component name (its events' source). */
+  name: string;
+  create: (wiring: ControllerWiring) => Controller;
+}
+
+export const clusterControllers: readonly ControllerEntry[] = [
+  {
+    name: "persistentvolume-controller",
+    create: (w) =>
+      new PersistentVolumeController(w.context, {
+        provisioners: [new SimDiskProvisioner(w.world.disks), ...w.provisioners],
+      }),
+  },
+  { name: "pvc-protection-controller", create: (w) => new PvcProtectionController(w.context) },
+  { name: "pv-protection-controller", create: (w) => new PvProtectionController(w.context) },
+  { name: "default-scheduler", create: (w) => new Scheduler(w.context) },
+  { name: "statefulset-controller", create: (w) => new StatefulSetController(w.context) },
+  { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },
+  { name: "deployment-controller", create: (w) => new DeploymentController(w.context) },
+  { name: "garbage-collector-controller", create: (w) => new GarbageCollector(w.context) },
+];
+
+/** The entries named in `names` (all when undefined); an unknown name is an error that lists the known ones. */
+export function selectControllers(names: readonly string[] | undefined): ControllerEntry[] {
+  if (names === undefined) return [...clusterControllers];
+  const known = new Map(clusterControllers.map((entry) => [entry.name, entry]));
+  for (const name of names) {
+    if (!known.has(name)) {
+      throw new Error(`unknown controller "${name}"; known controllers: ${[...known.keys()].join(", ")}`);
+    }
+  }
+  return clusterControllers.filter((entry) => names.includes(entry.name));
+}
