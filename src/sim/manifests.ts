@@ -33,12 +33,15 @@ function fromYaml(text: string): unknown[] {
 }
 
 function unpackLists(items: readonly unknown[]): unknown[] {
-  return items.flatMap((item) => (isObject(item) && item.kind === "List" && Array.isArray(item.items) ? item.items : [item]));
+  return items.flatMap((item) =>
+    isObject(item) && item.kind === "List" && Array.isArray(item.items) ? item.items : [item],
+  );
 }
 
 function checked(item: unknown, index: number): Manifest {
   const where = `manifest ${index + 1}`;
-  if (!isObject(item)) throw new Error(`${where}: expected an object with kind and metadata, got ${JSON.stringify(item)}`);
+  if (!isObject(item))
+    throw new Error(`${where}: expected an object with kind and metadata, got ${JSON.stringify(item)}`);
   const type = typeof item.kind === "string" ? resourceForKind(item.kind) : undefined;
   if (type === undefined) {
     const known = RESOURCES.map((resource) => resource.kind).join(", ");
@@ -52,6 +55,7 @@ function checked(item: unknown, index: number): Manifest {
 
 /** The objects in `manifests`, in order, checked and with namespaces filled in. */
 export function parseManifests(manifests: Manifests): Manifest[] {
-  const items = typeof manifests === "string" ? fromYaml(manifests) : Array.isArray(manifests) ? [...manifests] : [manifests];
+  const items =
+    typeof manifests === "string" ? fromYaml(manifests) : Array.isArray(manifests) ? [...manifests] : [manifests];
   return unpackLists(items).map(checked);
 }

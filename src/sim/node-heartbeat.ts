@@ -9,14 +9,14 @@ import type { Client } from "../api/client/client.ts";
 import { isNotFound } from "../api/errors.ts";
 import type { Lease, Node } from "../api/objects.ts";
 import type { Timers } from "../api/timers.ts";
-import { type Clock, formatRfc3339, formatRfc3339Micro, parseRfc3339, type Timer } from "../runtime/clock.ts";
-import type { Logger } from "../runtime/logger.ts";
 import {
   nodeLeaseNamespace,
   nodeStatusReportFrequencyMs,
   readyConditionMessage,
   readyConditionReason,
 } from "../kubelet/constants.ts";
+import { type Clock, formatRfc3339, formatRfc3339Micro, parseRfc3339, type Timer } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
 
 type NodeCondition = NonNullable<NonNullable<Node["status"]>["conditions"]>[number];
 
@@ -72,7 +72,10 @@ export class NodeHeartbeat {
       await pass();
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      this.options.logger.warn(`failed to ${what}; trying again next period`, { node: this.options.nodeName, error: why });
+      this.options.logger.warn(`failed to ${what}; trying again next period`, {
+        node: this.options.nodeName,
+        error: why,
+      });
     }
   }
 

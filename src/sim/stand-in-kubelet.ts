@@ -109,7 +109,11 @@ export class StandInKubelet {
       // Gone or changed meanwhile: the informer event that follows decides again.
       if (isNotFound(error) || isConflict(error)) return;
       const why = error instanceof Error ? error.message : String(error);
-      this.options.logger.warn("stand-in kubelet could not update a pod", { pod: `${namespace}/${name}`, action, error: why });
+      this.options.logger.warn("stand-in kubelet could not update a pod", {
+        pod: `${namespace}/${name}`,
+        action,
+        error: why,
+      });
     }
   }
 
@@ -125,7 +129,9 @@ export class StandInKubelet {
           ...draft.status,
           phase: "Running",
           startTime: draft.status?.startTime ?? now,
-          conditions: ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"].map(condition),
+          conditions: ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"].map(
+            condition,
+          ),
           containerStatuses: containers.map((container) => ({
             name: container.name,
             image: container.image ?? "",

@@ -44,3 +44,5 @@ export const messagePodGcNodeGone = "PodGC: node no longer exists";
 
 /** The taint manager's attempts at one eviction before it gives up until the next taint change. */
 export const evictionRetries = 5;
+/** The pause between those attempts (deletePodHandler's 10 ms sleep). */
+export const evictionRetrySleepMs = 10;

@@ -58,6 +58,7 @@ export class NodeLifecycleController implements Controller {
   private readonly knownNodes = new Map<string, Node>();
   private registration: HandlerRegistration | undefined;
   private monitorTimer: Timer | undefined;
+  private monitorPass: Promise<void> | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
 
@@ -93,17 +94,23 @@ export class NodeLifecycleController implements Controller {
     this.monitorTimer?.cancel();
     this.noScheduleQueue.shutDown();
     await this.running;
+    await this.monitorPass;
     await this.recorder.flush();
   }
 
   private async run(): Promise<void> {
     const synced = await Promise.all([this.nodes, this.leases, this.pods].map((informer) => informer.waitForSync()));
     if (!synced.every(Boolean) || this.stopped) return;
-    this.monitorTimer = this.context.clock.every(this.context.timers.nodeMonitorPeriodMs, () =>
-      this.monitorNodeHealth(),
-    );
-    await runWorkers(this.noScheduleQueue, noScheduleTaintWorkers, (name) => this.syncConditionTaints(name), (name, error) =>
-      this.logger.warn("failed to update the node's NoSchedule taints; retrying", { node: name, error }),
+    this.monitorTimer = this.context.clock.every(this.context.timers.nodeMonitorPeriodMs, () => {
+      this.monitorPass = this.monitorNodeHealth();
+      return this.monitorPass;
+    });
+    await runWorkers(
+      this.noScheduleQueue,
+      noScheduleTaintWorkers,
+      (name) => this.syncConditionTaints(name),
+      (name, error) =>
+        this.logger.warn("failed to update the node's NoSchedule taints; retrying", { node: name, error }),
     );
   }
 
@@ -147,7 +154,13 @@ export class NodeLifecycleController implements Controller {
       this.nodeEvent(node, reasonRegisteredNode, `Registered Node ${name} in Controller`);
       this.knownNodes.set(name, node);
       // A node new to this controller starts without eviction taints; the next passes add them if due.
-      await swapNodeTaints(this.context.client, node, [], [unreachableNoExecuteTaint, notReadyNoExecuteTaint], this.now());
+      await swapNodeTaints(
+        this.context.client,
+        node,
+        [],
+        [unreachableNoExecuteTaint, notReadyNoExecuteTaint],
+        this.now(),
+      );
     }
   }
 
@@ -219,7 +232,12 @@ export class NodeLifecycleController implements Controller {
 
   /** RecordNodeEvent: node events name the node by kind, name and uid only. */
   private nodeEvent(node: Node, reason: string, message: string): void {
-    const reference = { kind: "Node", name: node.metadata?.name ?? "", uid: node.metadata?.uid ?? "", apiVersion: "v1" };
+    const reference = {
+      kind: "Node",
+      name: node.metadata?.name ?? "",
+      uid: node.metadata?.uid ?? "",
+      apiVersion: "v1",
+    };
     this.recorder.eventForReference(reference, "Normal", reason, message);
   }
 

@@ -119,7 +119,9 @@ describe("provisioning with the sim-disk provisioner", () => {
   it("reports a failed provisioning and retries it with exponential backoff at the 15 s resyncs", async () => {
     const cluster = await clusterWithClass();
     cluster.disks.failCreates(100, "quota exceeded for disks in zone-b");
-    await createClaim(cluster);
+    const { uid } = await createClaim(cluster);
+    const operationLog = `Operation for "provision-default/data[${uid}]" failed. No retries permitted until`;
+    assert.ok(cluster.api.logs.lines().some((line) => line.includes(operationLog)));
     const expectedMessage = 'Failed to provision volume with StorageClass "fast": quota exceeded for disks in zone-b';
     assert.deepEqual(await cluster.events("PersistentVolumeClaim", "data"), [
       { type: "Warning", reason: "ProvisioningFailed", message: expectedMessage, count: 1 },
@@ -196,7 +198,8 @@ describe("provisioning with the sim-disk provisioner", () => {
       {
         type: "Warning",
         reason: "ProvisioningFailed",
-        message: "Error creating provisioned PV object for claim default/data: etcdserver: leader changed. Deleting the volume.",
+        message:
+          "Error creating provisioned PV object for claim default/data: etcdserver: leader changed. Deleting the volume.",
         count: 1,
       },
     ]);

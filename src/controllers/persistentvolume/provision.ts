@@ -39,9 +39,6 @@ import {
 } from "./events.ts";
 import type { ProvisionedVolume, Provisioner } from "./provisioner.ts";
 
-/** The StorageClass API default for reclaimPolicy. */
-const defaultClassReclaimPolicy = "Delete";
-
 /** `pvc-<claim uid>`: deterministic, so a repeated provisioning finds the PV of an earlier one. */
 export function provisionedVolumeName(claim: PersistentVolumeClaim): string {
   return `pvc-${claim.metadata?.uid ?? ""}`;
@@ -165,7 +162,7 @@ async function provisionClaimInTree(
     state.recorder.event(annotated, "Warning", EventReason.provisioningFailed, message);
     throw error;
   }
-  const volume = newProvisionedVolume(annotated, pvName, provisioner, storageClass, provisioned);
+  const volume = newProvisionedVolume({ claim: annotated, pvName, provisioner, storageClass, provisioned });
   await saveProvisionedVolume(state, annotated, provisioner, volume);
 }
 
@@ -230,85 +227,4 @@ async function rescheduleProvisioning(state: PvControllerState, claim: Persisten
       error: errorText(error),
     });
   }
-}
-
-function newProvisionedVolume(
-  claim: PersistentVolumeClaim,
-  pvName: string,
-  provisioner: Provisioner,
-  storageClass: StorageClass,
-  provisioned: ProvisionedVolume,
-): PersistentVolume {
-  const reclaimPolicy = storageClass.reclaimPolicy ?? defaultClassReclaimPolicy;
-  const mountOptions = storageClass.mountOptions ?? [];
-  return {
-    apiVersion: "v1",
-    kind: "PersistentVolume",
-    metadata: {
-      name: pvName,
-      ...(provisioned.labels === undefined ? {} : { labels: { ...provisioned.labels } }),
-      annotations: { [annBoundByController]: annotationYes, [annDynamicallyProvisioned]: provisioner.name },
-      ...(reclaimPolicy === "Delete" ? { finalizers: [pvDeletionInTreeProtectionFinalizer] } : {}),
-    },
-    spec: {
-      ...provisioned.source,
-      capacity: { storage: provisioned.capacity },
-      accessModes: [...(claim.spec?.accessModes ?? [])],
-      persistentVolumeReclaimPolicy: reclaimPolicy,
-      storageClassName: claimClassName(claim),
-      claimRef: referenceTo(claim),
-      ...(claim.spec?.volumeMode ? { volumeMode: claim.spec.volumeMode } : {}),
-      ...(mountOptions.length === 0 ? {} : { mountOptions: [...mountOptions] }),
-      ...(provisioned.nodeAffinity === undefined ? {} : { nodeAffinity: provisioned.nodeAffinity }),
-    },
-    status: { phase: "Bound" },
-  };
-}
-
-/**
- * Creates the PV, retrying 5 times 10 s apart. If it still cannot be saved the asset would be
- * orphaned, so it is deleted (again up to 5 times), and the user is told either way.
- */
-async function saveProvisionedVolume(
-  state: PvControllerState,
-  claim: PersistentVolumeClaim,
-  provisioner: Provisioner,
-  volume: PersistentVolume,
-): Promise<void> {
-  const saveError = await retryEvery(state, async () => {
-    try {
-      state.volumes.storeIfNotOlder(await state.client.persistentVolumes.create(volume));
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-    }
-  });
-  const claimKey = claimKeyOf(claim);
-  const volumeName = volume.metadata?.name ?? "";
-  if (saveError === undefined) {
-    const message = provisioningSucceededMessage(volumeName, provisioner.name);
-    state.recorder.event(claim, "Normal", EventReason.provisioningSucceeded, message);
-    return;
-  }
-  const notSaved = provisionedVolumeNotSavedMessage(claimKey, errorText(saveError));
-  state.recorder.event(claim, "Warning", EventReason.provisioningFailed, notSaved);
-  const deleteError = await retryEvery(state, () => provisioner.delete(volume));
-  if (deleteError === undefined) return;
-  const cleanupFailed = provisioningCleanupFailedMessage(claimKey, errorText(deleteError));
-  state.recorder.event(claim, "Warning", EventReason.provisioningCleanupFailed, cleanupFailed);
-}
-
-/** Runs `attempt` up to provisionedPvCreateRetries times, sleeping the interval after each failure. */
-async function retryEvery(state: PvControllerState, attempt: () => Promise<void>): Promise<unknown> {
-  let lastError: unknown;
-  for (let tries = 0; tries < state.timers.provisionedPvCreateRetries; tries++) {
-    try {
-      await attempt();
-      return undefined;
-    } catch (error) {
-      lastError = error;
-      state.logger.info("provisioned volume step failed; retrying", { error: errorText(error), attempt: tries + 1 });
-      await state.clock.sleep(state.timers.provisionedPvCreateRetryIntervalMs);
-    }
-  }
-  return lastError ?? new Error("no attempt was made: provisionedPvCreateRetries is 0");
 }

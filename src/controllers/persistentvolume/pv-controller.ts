@@ -8,8 +8,10 @@
  * retried with backoff: the full resync every 15 s (`--pvclaimbinder-sync-period`) visits every
  * claim and volume again. Long operations (provision, delete, recycle) run in the OperationMap.
  */
+
+import type { ApiObject } from "../../api/client/client.ts";
 import { isConflict } from "../../api/errors.ts";
-import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { HandlerRegistration, ResourceEventHandler, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { objectKey, type PersistentVolume, type PersistentVolumeClaim, splitObjectKey } from "../../api/objects.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
@@ -34,6 +36,12 @@ const workersPerQueue = 1;
 export interface PersistentVolumeControllerOptions {
   /** In-tree provisioners by the names StorageClasses use (e.g. a SimDiskProvisioner). */
   provisioners?: readonly Provisioner[];
+}
+
+/** Informer events only name the object; the worker reads it from the cache when its turn comes. */
+function enqueueingHandler<T extends ApiObject>(queue: WorkQueue<string>): ResourceEventHandler<T> {
+  const add = (object: T) => queue.add(objectKey(object));
+  return { onAdd: add, onUpdate: (_old, object) => add(object), onDelete: add };
 }
 
 interface WatchedInformers {
@@ -91,21 +99,10 @@ export class PersistentVolumeController implements Controller {
 
   start(): void {
     if (this.running !== undefined) throw new Error(`${this.name}: start() called twice`);
-    const enqueue = (queue: WorkQueue<string>) => (object: { metadata?: { name?: string } }) =>
-      queue.add(objectKey(object));
-    for (const [informer, queue] of [
-      [this.informers.volumes, this.volumeQueue],
-      [this.informers.claims, this.claimQueue],
-    ] as const) {
-      const add = enqueue(queue);
-      this.registrations.push(
-        (informer as SharedInformer<PersistentVolume | PersistentVolumeClaim>).addEventHandler({
-          onAdd: add,
-          onUpdate: (_old, object) => add(object),
-          onDelete: add,
-        }),
-      );
-    }
+    this.registrations.push(
+      this.informers.volumes.addEventHandler(enqueueingHandler(this.volumeQueue)),
+      this.informers.claims.addEventHandler(enqueueingHandler(this.claimQueue)),
+    );
     this.running = this.run();
   }
 

@@ -16,7 +16,9 @@ async function provisionedClaim(): Promise<{ cluster: PvCluster; pvName: string 
   await client.storageClasses.create(storageClass("fast", { reclaimPolicy: "Delete" }));
   await client.nodes.create(node("node-a", "zone-b"));
   await cluster.run();
-  const claim = await client.persistentVolumeClaims.create(persistentVolumeClaim("default", "data", { className: "fast" }));
+  const claim = await client.persistentVolumeClaims.create(
+    persistentVolumeClaim("default", "data", { className: "fast" }),
+  );
   await cluster.run();
   return { cluster, pvName: `pvc-${claim.metadata?.uid}` };
 }

@@ -44,7 +44,9 @@ async function releasedRecycleVolume(nfs: ScratchNfs, options: { podUsesClaim: b
   );
   await cluster.run();
   await client.persistentVolumeClaims.create(persistentVolumeClaim("default", "data"));
-  const pod = options.podUsesClaim ? await client.pods.create(testPod("default", "app", undefined, ["data"])) : undefined;
+  const pod = options.podUsesClaim
+    ? await client.pods.create(testPod("default", "app", undefined, ["data"]))
+    : undefined;
   await cluster.run();
   await client.persistentVolumeClaims.delete("default", "data");
   await cluster.run();

@@ -11,10 +11,15 @@ import {
 
 const manual = "manual";
 
-async function withManualVolumes(sizes: Record<string, string>, bindingMode: "Immediate" | "WaitForFirstConsumer" = "Immediate") {
+async function withManualVolumes(
+  sizes: Record<string, string>,
+  bindingMode: "Immediate" | "WaitForFirstConsumer" = "Immediate",
+) {
   const cluster = await startPvCluster();
   const { client } = cluster.api;
-  await client.storageClasses.create(storageClass(manual, { provisioner: "kubernetes.io/no-provisioner", bindingMode }));
+  await client.storageClasses.create(
+    storageClass(manual, { provisioner: "kubernetes.io/no-provisioner", bindingMode }),
+  );
   for (const [name, capacity] of Object.entries(sizes)) {
     await client.persistentVolumes.create(persistentVolume(name, { capacity, className: manual }));
   }
@@ -22,7 +27,11 @@ async function withManualVolumes(sizes: Record<string, string>, bindingMode: "Im
   return cluster;
 }
 
-async function createClaim(cluster: PvCluster, name: string, options: Parameters<typeof persistentVolumeClaim>[2] = {}) {
+async function createClaim(
+  cluster: PvCluster,
+  name: string,
+  options: Parameters<typeof persistentVolumeClaim>[2] = {},
+) {
   await cluster.api.client.persistentVolumeClaims.create(persistentVolumeClaim("default", name, options));
   await cluster.run();
   return cluster.claim("default", name);
@@ -146,7 +155,9 @@ describe("a claim without spec.volumeName", () => {
     const claim = await createClaim(cluster, "data", { className: "odd" });
     assert.equal(claim.status?.phase, "Pending");
     assert.deepEqual(await cluster.events("PersistentVolumeClaim", "data"), []);
-    assert.ok(cluster.api.logs.lines().some((line) => line.includes('VolumeBindingMode not set for StorageClass \\"odd\\"')));
+    assert.ok(
+      cluster.api.logs.lines().some((line) => line.includes('VolumeBindingMode not set for StorageClass \\"odd\\"')),
+    );
     await cluster.stop();
   });
 });
@@ -200,7 +211,12 @@ describe("pre-binding", () => {
       const claim = await createClaim(cluster, "data", { className: manual, volumeName: "pv-1", ...claimOptions });
       assert.equal(claim.status?.phase, "Pending");
       assert.deepEqual(await cluster.events("PersistentVolumeClaim", "data"), [
-        { type: "Warning", reason: "VolumeMismatch", message: `Cannot bind to requested volume "pv-1": ${reason}`, count: 1 },
+        {
+          type: "Warning",
+          reason: "VolumeMismatch",
+          message: `Cannot bind to requested volume "pv-1": ${reason}`,
+          count: 1,
+        },
       ]);
       await cluster.stop();
     });
@@ -216,7 +232,10 @@ describe("pre-binding", () => {
     await cluster.run();
     await createClaim(cluster, "data", { className: manual, volumeName: "pv-1" });
     const events = await cluster.events("PersistentVolumeClaim", "data");
-    assert.equal(events[0]?.message, 'Cannot bind to requested volume "pv-1": the volume is marked for deletion "pv-1"');
+    assert.equal(
+      events[0]?.message,
+      'Cannot bind to requested volume "pv-1": the volume is marked for deletion "pv-1"',
+    );
     await cluster.stop();
   });
 
@@ -226,7 +245,12 @@ describe("pre-binding", () => {
     const second = await createClaim(cluster, "second", { className: manual, volumeName: "pv-1" });
     assert.equal(second.status?.phase, "Pending");
     assert.deepEqual(await cluster.events("PersistentVolumeClaim", "second"), [
-      { type: "Warning", reason: "FailedBinding", message: 'volume "pv-1" already bound to a different claim.', count: 1 },
+      {
+        type: "Warning",
+        reason: "FailedBinding",
+        message: 'volume "pv-1" already bound to a different claim.',
+        count: 1,
+      },
     ]);
     await cluster.stop();
   });
@@ -262,7 +286,12 @@ describe("a bound claim", () => {
     await cluster.api.client.persistentVolumes.mutate("", "pv-1", (draft) => {
       draft.spec = {
         ...draft.spec,
-        claimRef: { kind: "PersistentVolumeClaim", namespace: "default", name: "second", uid: second.metadata?.uid ?? "" },
+        claimRef: {
+          kind: "PersistentVolumeClaim",
+          namespace: "default",
+          name: "second",
+          uid: second.metadata?.uid ?? "",
+        },
       };
     });
     await cluster.run(15_000);

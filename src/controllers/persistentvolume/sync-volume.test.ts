@@ -100,7 +100,8 @@ describe("syncing a volume", () => {
       {
         type: "Warning",
         reason: "VolumeMismatch",
-        message: 'Cannot bind PersistentVolume to requested PersistentVolumeClaim "raw" due to incompatible volumeMode.',
+        message:
+          'Cannot bind PersistentVolume to requested PersistentVolumeClaim "raw" due to incompatible volumeMode.',
         count: 1,
       },
     ]);
@@ -108,7 +109,8 @@ describe("syncing a volume", () => {
     assert.deepEqual(onClaim.at(-1), {
       type: "Warning",
       reason: "VolumeMismatch",
-      message: 'Cannot bind PersistentVolume "pv-fs" to requested PersistentVolumeClaim due to incompatible volumeMode.',
+      message:
+        'Cannot bind PersistentVolume "pv-fs" to requested PersistentVolumeClaim due to incompatible volumeMode.',
       count: 1,
     });
     assert.equal((await cluster.claim("default", "raw")).status?.phase, "Pending");

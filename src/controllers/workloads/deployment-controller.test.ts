@@ -35,7 +35,10 @@ describe("Deployment controller", () => {
   afterEach(async () => env.stop());
 
   async function start(): Promise<WorkloadTestEnv> {
-    env = await startWorkloadTestEnv((context) => [new DeploymentController(context), new ReplicaSetController(context)]);
+    env = await startWorkloadTestEnv((context) => [
+      new DeploymentController(context),
+      new ReplicaSetController(context),
+    ]);
     return env;
   }
 
@@ -113,7 +116,11 @@ describe("Deployment controller", () => {
       await env.startPod("default", newPod?.metadata?.name ?? "", "node-b");
       await env.runFor(tenSecondsMs);
       const old = await env.api.client.pods.get("default", oldPod);
-      assert.notEqual(old.metadata?.deletionTimestamp, undefined, "the old pod is deleted once the new one is available");
+      assert.notEqual(
+        old.metadata?.deletionTimestamp,
+        undefined,
+        "the old pod is deleted once the new one is available",
+      );
       const status = (await env.api.client.deployments.get("default", "web")).status;
       assert.equal(status?.updatedReplicas, 1);
       assert.equal(status?.availableReplicas, 1);

@@ -37,7 +37,10 @@ describe("garbage collector", () => {
         selector: { matchLabels: { app: "db" } },
         template: { metadata: { labels: { app: "db" } }, spec: { containers: [{ name: "db", image: "postgres" }] } },
         volumeClaimTemplates: [
-          { metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } },
+          {
+            metadata: { name: "data" },
+            spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+          },
         ],
       },
     });
@@ -83,7 +86,12 @@ describe("garbage collector", () => {
     await start();
     const keeper = await env.api.client.pods.create(testPod("default", "keeper"));
     const goner = await env.api.client.pods.create(testPod("default", "goner"));
-    const reference = (pod: Pod) => ({ apiVersion: "v1", kind: "Pod", name: pod.metadata?.name ?? "", uid: pod.metadata?.uid ?? "" });
+    const reference = (pod: Pod) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      name: pod.metadata?.name ?? "",
+      uid: pod.metadata?.uid ?? "",
+    });
     await env.api.client.persistentVolumeClaims.create({
       apiVersion: "v1",
       kind: "PersistentVolumeClaim",

@@ -38,7 +38,8 @@ function parseDependentKey(key: string): { kind: KindName; namespace: string; na
 }
 
 function sameOwners(a: ApiObject, b: ApiObject): boolean {
-  const uids = (object: ApiObject) => (object.metadata?.ownerReferences ?? []).map((reference) => reference.uid).join(",");
+  const uids = (object: ApiObject) =>
+    (object.metadata?.ownerReferences ?? []).map((reference) => reference.uid).join(",");
   return uids(a) === uids(b);
 }
 
@@ -52,7 +53,8 @@ export class GarbageCollector implements Controller {
 
   constructor(context: ControllerContext) {
     this.context = context;
-    for (const kind of ownerKinds) this.owners.set(kind, context.informers.informerFor(kind) as SharedInformer<ApiObject>);
+    for (const kind of ownerKinds)
+      this.owners.set(kind, context.informers.informerFor(kind) as SharedInformer<ApiObject>);
     for (const kind of dependentKinds) {
       const informer = context.informers.informerFor(kind) as SharedInformer<ApiObject>;
       ensureOwnerIndex(informer);
@@ -147,7 +149,11 @@ export class GarbageCollector implements Controller {
     }
   }
 
-  private async removeReferences(kind: KindName, dependent: ApiObject, dangling: readonly OwnerReference[]): Promise<void> {
+  private async removeReferences(
+    kind: KindName,
+    dependent: ApiObject,
+    dangling: readonly OwnerReference[],
+  ): Promise<void> {
     const goneUids = new Set(dangling.map((reference) => reference.uid));
     const { namespace = "", name = "" } = dependent.metadata ?? {};
     try {

@@ -201,4 +201,43 @@ describe("StatefulSet controller", () => {
       (await env.eventTexts()).includes("RecreatingFailedPod: StatefulSet default/web is recreating failed Pod web-0"),
     );
   });
+
+  it("rolls a new template out from the highest ordinal down, one healthy pod at a time", async () => {
+    await start();
+    await env.api.client.statefulSets.create(webSet(2));
+    for (const name of ["web-0", "web-1"]) {
+      await env.runFor(oneMinuteMs);
+      await env.startPod("default", name);
+    }
+    await env.runFor(oneMinuteMs);
+    const before = (await env.api.client.statefulSets.get("default", "web")).status?.currentRevision;
+    await env.api.client.statefulSets.mutate("default", "web", (draft) => {
+      const container = draft.spec?.template.spec?.containers[0];
+      if (container) container.image = "nginx:1.26";
+    });
+    await env.runFor(oneMinuteMs);
+    assert.notEqual((await env.api.client.pods.get("default", "web-1")).metadata?.deletionTimestamp, undefined);
+    assert.equal((await env.api.client.pods.get("default", "web-0")).metadata?.deletionTimestamp, undefined);
+
+    await env.finishDeletion("default", "web-1");
+    await env.runFor(oneMinuteMs);
+    assert.equal((await env.api.client.pods.get("default", "web-1")).spec?.containers[0]?.image, "nginx:1.26");
+    assert.equal(
+      (await env.api.client.pods.get("default", "web-0")).metadata?.deletionTimestamp,
+      undefined,
+      "waits for web-1 to be Ready",
+    );
+    await env.startPod("default", "web-1");
+    await env.runFor(oneMinuteMs);
+    assert.notEqual((await env.api.client.pods.get("default", "web-0")).metadata?.deletionTimestamp, undefined);
+
+    await env.finishDeletion("default", "web-0");
+    await env.runFor(oneMinuteMs);
+    await env.startPod("default", "web-0");
+    await env.runFor(oneMinuteMs);
+    const status = (await env.api.client.statefulSets.get("default", "web")).status;
+    assert.notEqual(status?.currentRevision, before);
+    assert.equal(status?.currentRevision, status?.updateRevision);
+    assert.equal(status?.updatedReplicas, 2);
+  });
 });

@@ -11,7 +11,12 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import type { Host } from "../../host/host.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import type { Rng } from "../../runtime/rng.ts";
-import { containerIdHexDigits, containerIdScheme, defaultContainerStopDelayMs, killedContainerExitCode } from "../constants.ts";
+import {
+  containerIdHexDigits,
+  containerIdScheme,
+  defaultContainerStopDelayMs,
+  killedContainerExitCode,
+} from "../constants.ts";
 import type { ContainerMount } from "./container-mounts.ts";
 import { containerProgram } from "./container-program.ts";
 
@@ -21,6 +26,8 @@ export interface ContainerInstance {
   /** `containerd://<64 hex digits>`, as container statuses show it. */
   readonly id: string;
   readonly podUID: string;
+  /** `namespace/name` of the pod, for messages about containers whose pod is gone. */
+  readonly podKey: string;
   readonly name: string;
   readonly image: string;
   /** How many instances of this container ran before (the restart count it was started with). */
@@ -111,11 +118,14 @@ export class SimContainerRuntime {
     const slots = this.slotsOf(podUID);
     const old = this.liveSlot(podUID, container.name);
     if (old?.current.state === "running") {
-      throw new Error(`container ${container.name} of pod ${podUID} is already running; stop it before starting another`);
+      throw new Error(
+        `container ${container.name} of pod ${podUID} is already running; stop it before starting another`,
+      );
     }
     const instance: ContainerInstance = {
       id: `${containerIdScheme}://${this.newIdHex()}`,
       podUID,
+      podKey: `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`,
       name: container.name,
       image: container.image ?? "",
       attempt,
@@ -130,17 +140,17 @@ export class SimContainerRuntime {
   }
 
   /**
-   * Stops a running container: SIGTERM, and the process exits after the stop delay with status 0, or
-   * SIGKILL when the grace period ends first (137). Resolves once it has exited.
+   * Stops a running container: SIGTERM, and the process exits after the stop delay with
+   * `exitCodeOnTerm`, or SIGKILL when the grace period ends first (137). Resolves once it has exited.
    */
-  async stop(podUID: string, name: string, gracePeriodMs: number): Promise<void> {
+  async stop(podUID: string, name: string, gracePeriodMs: number, exitCodeOnTerm = 0): Promise<void> {
     const slot = this.liveSlot(podUID, name);
     if (slot === undefined || slot.current.state !== "running") return;
     const instance = slot.current;
     const killed = this.stopDelayMs > gracePeriodMs;
     await this.clock.sleep(Math.min(this.stopDelayMs, gracePeriodMs));
     if (slot.current !== instance || instance.state !== "running") return;
-    this.markExited(slot, killed ? killedContainerExitCode : 0);
+    this.markExited(slot, killed ? killedContainerExitCode : exitCodeOnTerm);
   }
 
   /** The live instances of the pod's containers (those of earlier boots are gone), in creation order. */

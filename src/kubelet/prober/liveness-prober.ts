@@ -10,16 +10,12 @@
  * since the simulated containers serve nothing.
  */
 import type { Pod, Probe } from "kubernetes-types/core/v1.js";
-import type { EventRecorder } from "../../api/events/recorder.ts";
 import { referenceTo } from "../../api/events/object-reference.ts";
+import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Host } from "../../host/host.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import {
-  probeDefaultFailureThreshold,
-  probeDefaultPeriodSeconds,
-  probeDefaultTimeoutSeconds,
-} from "../constants.ts";
+import { probeDefaultFailureThreshold, probeDefaultPeriodSeconds, probeDefaultTimeoutSeconds } from "../constants.ts";
 import type { ContainerInstance } from "../container/sim-container-runtime.ts";
 import { eventReason, probeFailedMessage } from "../events.ts";
 import { type ProbeCommandResult, ProbeCommandRunner } from "./probe-command.ts";
@@ -101,7 +97,8 @@ export class LivenessProber {
     const result = await this.runProbe(worker);
     if (this.workers.get(worker.instance.id) !== worker) return;
     this.record(worker, result);
-    if (!worker.failed) this.schedule(worker, seconds(worker.probe.periodSeconds, probeDefaultPeriodSeconds) * msPerSecond);
+    if (!worker.failed)
+      this.schedule(worker, seconds(worker.probe.periodSeconds, probeDefaultPeriodSeconds) * msPerSecond);
   }
 
   private record(worker: ProbeWorker, result: ProbeCommandResult): void {

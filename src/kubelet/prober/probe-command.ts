@@ -10,7 +10,11 @@
  */
 import type { Host } from "../../host/host.ts";
 import { ERRNO_TEXT, isHostError } from "../../host/host.ts";
-import { type ContainerMount, checkContainerStillSeesMount, resolveContainerPath } from "../container/container-mounts.ts";
+import {
+  type ContainerMount,
+  checkContainerStillSeesMount,
+  resolveContainerPath,
+} from "../container/container-mounts.ts";
 
 export interface ProbeCommandResult {
   exitCode: number;
@@ -104,7 +108,10 @@ export class ProbeCommandRunner {
       }
       try {
         const entries = await this.host.readdir(found.hostPath);
-        output += entries.filter((entry) => !entry.startsWith(".")).map((entry) => `${entry}\n`).join("");
+        output += entries
+          .filter((entry) => !entry.startsWith("."))
+          .map((entry) => `${entry}\n`)
+          .join("");
       } catch (error) {
         output += `ls: cannot open directory '${path}': ${cLibraryText(error)}\n`;
         exitCode = lsTroubleExitCode;

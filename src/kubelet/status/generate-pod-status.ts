@@ -7,10 +7,10 @@
 import { createHash } from "node:crypto";
 import type {
   ContainerState,
+  ContainerStateTerminated,
   ContainerStatus,
   Pod,
   PodCondition,
-  ContainerStateTerminated,
 } from "kubernetes-types/core/v1.js";
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import type { ContainerInstance } from "../container/sim-container-runtime.ts";
@@ -117,7 +117,10 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], podIsTe
   return restartPolicy === "Never" ? "Failed" : "Running";
 }
 
-function readinessConditions(statuses: readonly ContainerStatus[], phase: string): Omit<PodCondition, "lastTransitionTime">[] {
+function readinessConditions(
+  statuses: readonly ContainerStatus[],
+  phase: string,
+): Omit<PodCondition, "lastTransitionTime">[] {
   const finished = phase === "Succeeded" || phase === "Failed";
   const unready = statuses.filter((status) => !status.ready).map((status) => status.name);
   const ready = !finished && unready.length === 0;
@@ -127,7 +130,9 @@ function readinessConditions(statuses: readonly ContainerStatus[], phase: string
   const readiness = (type: string): Omit<PodCondition, "lastTransitionTime"> =>
     ready ? { type, status: "True" } : { type, status: "False", ...notReady };
   const initialized: Omit<PodCondition, "lastTransitionTime"> =
-    phase === "Succeeded" ? { type: "Initialized", status: "True", reason: "PodCompleted" } : { type: "Initialized", status: "True" };
+    phase === "Succeeded"
+      ? { type: "Initialized", status: "True", reason: "PodCompleted" }
+      : { type: "Initialized", status: "True" };
   return [initialized, readiness("ContainersReady"), readiness("Ready")];
 }
 

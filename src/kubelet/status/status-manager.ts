@@ -31,7 +31,8 @@ export function mergePodStatus(stored: PodStatus | undefined, generated: Generat
   let status: PodStatus = {
     ...stored,
     conditions: (stored?.conditions ?? []).filter(
-      (condition) => !kubeletConditionTypes.has(condition.type) || generated.conditions.some((g) => g.type === condition.type),
+      (condition) =>
+        !kubeletConditionTypes.has(condition.type) || generated.conditions.some((g) => g.type === condition.type),
     ),
   };
   for (const condition of generated.conditions) status = updatePodCondition(status, condition, nowMs).status;

@@ -55,7 +55,7 @@ export function tearDownPodMount(
   return cleanupMountPoint(node.host, node.mounter, dir, extensiveMountPointCheck);
 }
 
-/** Everything of a BindMountRequest but the pod directory, which the mounter carries. */
+/** A BindMountRequest without the pod directory (the mounter carries it) and with the global path found late. */
 export interface PodBindMountSource extends Omit<BindMountRequest, "dir" | "globalPath"> {
   /** The path to bind, found when SetUp runs, so that a failure to find it is a SetUp failure. */
   globalPath(): Promise<string>;
@@ -81,7 +81,13 @@ export class PodBindMounter implements VolumeMounter {
   async setUp(_args: MounterArgs): Promise<void> {
     const { readOnly, mountOptions, requireGlobalMount } = this.source;
     const globalPath = await this.source.globalPath();
-    await bindMountIntoPod(this.node, this.logger, { globalPath, dir: this.dir, readOnly, mountOptions, requireGlobalMount });
+    await bindMountIntoPod(this.node, this.logger, {
+      globalPath,
+      dir: this.dir,
+      readOnly,
+      mountOptions,
+      requireGlobalMount,
+    });
   }
 }
 

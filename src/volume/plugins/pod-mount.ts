@@ -49,7 +49,9 @@ export async function mountIntoPodDir(
   if (await isMountPoint(node, dir)) return;
   await node.host.mkdir(dir, podMountDirMode, { recursive: true });
   try {
-    await node.mounter.mount(request.source, dir, request.fsType, request.options, { withSystemd: request.withSystemd });
+    await node.mounter.mount(request.source, dir, request.fsType, request.options, {
+      withSystemd: request.withSystemd,
+    });
   } catch (err) {
     await undoFailedMount(node, logger, request);
     throw err;

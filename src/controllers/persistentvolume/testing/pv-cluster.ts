@@ -3,16 +3,17 @@
  * the PV controller with a sim-disk provisioner over in-memory disks, optionally the protection
  * controllers, and helpers to create objects and read what a user would see (phases, events).
  */
-import type { LabelSelector } from "kubernetes-types/meta/v1.js";
+
 import type { PersistentVolumeSpec, TopologySelectorTerm } from "kubernetes-types/core/v1.js";
+import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import type { Client } from "../../../api/client/client.ts";
+import { InProcessClient } from "../../../api/client/in-process-client.ts";
 import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { isNotFound } from "../../../api/errors.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../../api/objects.ts";
 import type { Validator } from "../../../api/store/kube-store.ts";
 import { createMemoryStore } from "../../../api/store/memory-store.ts";
-import { InProcessClient } from "../../../api/client/in-process-client.ts";
-import { isNotFound } from "../../../api/errors.ts";
 import { DEFAULT_TIMERS, type Timers } from "../../../api/timers.ts";
 import type { Controller, ControllerContext } from "../../controller-context.ts";
 import { annIsDefaultStorageClass, zoneLabel } from "../annotations.ts";
@@ -202,14 +203,16 @@ export function persistentVolume(name: string, options: VolumeOptions = {}): Per
       ...(options.reclaimPolicy === undefined ? {} : { persistentVolumeReclaimPolicy: options.reclaimPolicy }),
       ...(options.className === undefined ? {} : { storageClassName: options.className }),
       ...(options.volumeMode ? { volumeMode: options.volumeMode } : {}),
-      ...(options.claimRef ? { claimRef: { kind: "PersistentVolumeClaim", apiVersion: "v1", ...options.claimRef } } : {}),
+      ...(options.claimRef
+        ? { claimRef: { kind: "PersistentVolumeClaim", apiVersion: "v1", ...options.claimRef } }
+        : {}),
     },
   };
 }
 
 export interface ClaimOptions {
   request?: string;
-  accessModes?: string[];
+  accessModes?: readonly string[];
   /** null leaves storageClassName unset (the default class may be filled in). */
   className?: string | null;
   volumeName?: string;
@@ -218,14 +221,18 @@ export interface ClaimOptions {
   annotations?: Record<string, string>;
 }
 
-export function persistentVolumeClaim(namespace: string, name: string, options: ClaimOptions = {}): PersistentVolumeClaim {
+export function persistentVolumeClaim(
+  namespace: string,
+  name: string,
+  options: ClaimOptions = {},
+): PersistentVolumeClaim {
   const className = options.className === undefined ? "" : options.className;
   return {
     apiVersion: "v1",
     kind: "PersistentVolumeClaim",
     metadata: { namespace, name, ...(options.annotations ? { annotations: options.annotations } : {}) },
     spec: {
-      accessModes: options.accessModes ?? ["ReadWriteOnce"],
+      accessModes: [...(options.accessModes ?? ["ReadWriteOnce"])],
       resources: { requests: { storage: options.request ?? "1Gi" } },
       ...(className === null ? {} : { storageClassName: className }),
       ...(options.volumeName ? { volumeName: options.volumeName } : {}),
@@ -245,7 +252,12 @@ export function node(name: string, zone?: string): Node {
 
 /** Sets a pod's phase through the status subresource, as its kubelet would. */
 export async function setPodPhase(client: Client, pod: Pod, phase: string): Promise<Pod> {
-  return client.pods.mutate(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "", (draft) => {
-    draft.status = { ...draft.status, phase };
-  }, { subresource: "status" });
+  return client.pods.mutate(
+    pod.metadata?.namespace ?? "",
+    pod.metadata?.name ?? "",
+    (draft) => {
+      draft.status = { ...draft.status, phase };
+    },
+    { subresource: "status" },
+  );
 }

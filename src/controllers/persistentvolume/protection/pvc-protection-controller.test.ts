@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { testPod } from "../../../api/client/test-api.ts";
+import { type PvCluster, persistentVolumeClaim, setPodPhase, startPvCluster } from "../testing/pv-cluster.ts";
+
+async function claimInUse(pod: { nodeName?: string; phase: string }): Promise<PvCluster> {
+  const cluster = await startPvCluster({ protection: true });
+  const { client } = cluster.api;
+  await client.persistentVolumeClaims.create(persistentVolumeClaim("default", "data"));
+  const created = await client.pods.create(testPod("default", "app", pod.nodeName, ["data"]));
+  await setPodPhase(client, created, pod.phase);
+  await cluster.run();
+  return cluster;
+}
+
+describe("pvc-protection", () => {
+  it("puts its finalizer on every claim", async () => {
+    const cluster = await startPvCluster({ protection: true });
+    await cluster.api.client.persistentVolumeClaims.create(persistentVolumeClaim("default", "data"));
+    await cluster.run();
+    assert.deepEqual((await cluster.claim("default", "data")).metadata?.finalizers, ["kubernetes.io/pvc-protection"]);
+    await cluster.stop();
+  });
+
+  it("keeps a deleted claim Terminating while a running pod uses it, and lets it go with the pod", async () => {
+    const cluster = await claimInUse({ nodeName: "node-a", phase: "Running" });
+    const { client } = cluster.api;
+    await client.persistentVolumeClaims.delete("default", "data");
+    await cluster.run(5 * 60_000);
+    const terminating = await cluster.claim("default", "data");
+    assert.notEqual(terminating.metadata?.deletionTimestamp, undefined);
+    assert.deepEqual(terminating.metadata?.finalizers, ["kubernetes.io/pvc-protection"]);
+
+    await client.pods.delete("default", "app", { gracePeriodSeconds: 0 });
+    await cluster.run();
+    assert.equal(await cluster.claimExists("default", "data"), false);
+    await cluster.stop();
+  });
+
+  it("lets a deleted claim go when its pod has finished", async () => {
+    const cluster = await claimInUse({ nodeName: "node-a", phase: "Running" });
+    await cluster.api.client.persistentVolumeClaims.delete("default", "data");
+    await cluster.run();
+    assert.equal(await cluster.claimExists("default", "data"), true);
+
+    const pod = await cluster.api.client.pods.get("default", "app");
+    await setPodPhase(cluster.api.client, pod, "Succeeded");
+    await cluster.run();
+    assert.equal(await cluster.claimExists("default", "data"), false);
+    await cluster.stop();
+  });
+
+  it("does not hold a claim for a pod no node has been chosen for", async () => {
+    const cluster = await claimInUse({ phase: "Pending" });
+    await cluster.api.client.persistentVolumeClaims.delete("default", "data");
+    await cluster.run();
+    assert.equal(await cluster.claimExists("default", "data"), false);
+    await cluster.stop();
+  });
+});

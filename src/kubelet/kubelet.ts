@@ -1,0 +1,366 @@
+/**
+ * The node agent (Kubernetes' kubelet, as far as storage needs it). `start()` registers the Node,
+ * creates its CSINode, then runs:
+ * - the pod informer for pods bound to this node, feeding the pod manager and one pod worker per
+ *   pod (pod-workers.ts, pod-sync.ts): volumes mounted through the volume manager before simulated
+ *   containers start, liveness probes, restarts, termination and the final delete;
+ * - the volume manager (volumemanager/);
+ * - the node status loop (volumesInUse handshake) and the Lease heartbeat;
+ * - the plugin watcher on `<root>/plugins_registry/` and the housekeeping pass.
+ *
+ * `stop()` is the process being killed: every loop stops and all in-memory state is lost with this
+ * object, and the processes in the agent's own scope on the node die (FUSE daemons started without
+ * a scope of their own). Containers belong to the node's runtime and keep running; a new Kubelet over
+ * the same Host is a kubelet restart, which reconstructs its volumes from disk.
+ */
+import type { Node, Pod, Taint } from "kubernetes-types/core/v1.js";
+import type { Client } from "../api/client/client.ts";
+import { EventRecorder } from "../api/events/recorder.ts";
+import type { SharedInformer } from "../api/informer/shared-informer.ts";
+import { DEFAULT_TIMERS, type Timers } from "../api/timers.ts";
+import type { Host } from "../host/host.ts";
+import type { Clock, Timer } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { Rng } from "../runtime/rng.ts";
+import { defaultKubeletRootDir } from "../volume/paths.ts";
+import type { VolumePlugin } from "../volume/plugin.ts";
+import { housekeepingPeriodMs, nodeRegistrationRetryInitialMs, nodeRegistrationRetryMaxMs } from "./constants.ts";
+import { SimContainerRuntime } from "./container/sim-container-runtime.ts";
+import { eventReason, startingKubeletMessage } from "./events.ts";
+import { Housekeeping } from "./housekeeping.ts";
+import { CsiNodeInfo } from "./node/csi-node-info.ts";
+import { NodeLease } from "./node/node-lease.ts";
+import { NodeStatusReporter } from "./node/node-status-reporter.ts";
+import type { NodeIdentity } from "./node/node-status-setters.ts";
+import { type PluginRegistrationHandler, PluginWatcher } from "./node/plugin-watcher.ts";
+import { nodeScopedInformer } from "./node-scoped-informer.ts";
+import { ContainerSync } from "./pod/container-sync.ts";
+import { BoundPodManager } from "./pod/pod-manager.ts";
+import { PodSync } from "./pod/pod-sync.ts";
+import { PodWorkers } from "./pod/pod-workers.ts";
+import { LivenessProber } from "./prober/liveness-prober.ts";
+import { StatusManager } from "./status/status-manager.ts";
+import { wireNodeVolumes } from "./volume-wiring.ts";
+import {
+  createVolumeManager,
+  type KubeletVolumeManager,
+  kubeletEventComponent,
+} from "./volumemanager/kubelet-volume-manager.ts";
+
+export interface KubeletOptions {
+  client: Client;
+  clock: Clock;
+  rng: Rng;
+  logger: Logger;
+  /** The node the agent runs on; its name is the Node's name. */
+  host: Host;
+  timers?: Timers;
+  /** `--root-dir`; `/var/lib/kubelet` by default. */
+  rootDir?: string;
+  /** The node's InternalIP; a simulated node's own address by default. */
+  address?: string;
+  zone?: string;
+  region?: string;
+  /** `--node-labels`. */
+  labels?: Readonly<Record<string, string>>;
+  /** `--register-with-taints`. */
+  taints?: readonly Taint[];
+  capacity?: Readonly<Record<string, string>>;
+  /** The node's container runtime; the one shared by every kubelet of this Host by default. */
+  runtime?: SimContainerRuntime;
+  /** Registers CSI drivers whose sockets appear in `plugins_registry/` (provided by the CSI side). */
+  pluginRegistrationHandler?: PluginRegistrationHandler;
+  /** Volume plugins besides the in-tree ones. */
+  extraVolumePlugins?: readonly VolumePlugin[];
+}
+
+interface SimulatedNodeHost {
+  readonly options: { readonly address: string };
+  readonly poweredOn: boolean;
+  killAgentScope(): unknown;
+}
+
+function isSimulatedNodeHost(host: Host): host is Host & SimulatedNodeHost {
+  return "killAgentScope" in host && "poweredOn" in host && "options" in host;
+}
+
+/** Fallback InternalIP of a node whose Host does not say. */
+const unknownNodeAddress = "127.0.0.1";
+
+export class Kubelet {
+  readonly nodeName: string;
+  readonly volumeManager: KubeletVolumeManager;
+  readonly runtime: SimContainerRuntime;
+  readonly csiNodeInfo: CsiNodeInfo;
+  readonly podManager = new BoundPodManager();
+  readonly podWorkers: PodWorkers;
+  private readonly options: KubeletOptions;
+  private readonly logger: Logger;
+  private readonly timers: Timers;
+  private readonly recorder: EventRecorder;
+  private readonly prober: LivenessProber;
+  private readonly nodeStatus: NodeStatusReporter;
+  private readonly lease: NodeLease;
+  private readonly pluginWatcher: PluginWatcher;
+  private readonly podInformer: SharedInformer<Pod>;
+  private readonly nodeInformer: SharedInformer<Node>;
+  private readonly housekeeping: Housekeeping;
+  private housekeepingTimer: Timer | undefined;
+  private unsubscribeRuntime: (() => void) | undefined;
+  private state: "new" | "running" | "stopped" = "new";
+
+  constructor(options: KubeletOptions) {
+    this.options = options;
+    const { client, clock, host } = options;
+    this.nodeName = host.nodeName;
+    this.timers = options.timers ?? DEFAULT_TIMERS;
+    this.logger = options.logger.with({ component: kubeletEventComponent, node: this.nodeName });
+    const rng = options.rng.stream(`kubelet/${this.nodeName}`);
+    const rootDir = options.rootDir ?? defaultKubeletRootDir;
+    this.recorder = new EventRecorder({
+      client,
+      clock,
+      logger: this.logger,
+      source: { component: kubeletEventComponent, host: this.nodeName },
+    });
+    this.runtime = options.runtime ?? SimContainerRuntime.forHost(host, clock, options.rng);
+    this.podInformer = nodeScopedInformer(client.pods, `spec.nodeName=${this.nodeName}`, {
+      clock,
+      rng: rng.stream("pod-informer"),
+      logger: this.logger,
+    });
+    this.nodeInformer = nodeScopedInformer(client.nodes, `metadata.name=${this.nodeName}`, {
+      clock,
+      rng: rng.stream("node-informer"),
+      logger: this.logger,
+    });
+
+    const identity = this.nodeIdentity();
+    const wiring = wireNodeVolumes({
+      client,
+      clock,
+      rng: rng.stream("volumes"),
+      logger: this.logger,
+      host,
+      nodeName: this.nodeName,
+      rootDir,
+      ...(options.capacity === undefined ? {} : { allocatable: options.capacity }),
+      ...(options.extraVolumePlugins === undefined ? {} : { extraPlugins: options.extraVolumePlugins }),
+    });
+
+    let podWorkers: PodWorkers | undefined;
+    const workers = (): PodWorkers => {
+      if (podWorkers === undefined) throw new Error("kubelet: pod workers used before they were created");
+      return podWorkers;
+    };
+    this.volumeManager = createVolumeManager({
+      clock,
+      logger: this.logger,
+      timers: this.timers,
+      client,
+      node: wiring.node,
+      plugins: wiring.plugins,
+      podManager: this.podManager,
+      podStateProvider: {
+        shouldPodContainersBeTerminating: (uid) => workers().shouldPodContainersBeTerminating(uid),
+        shouldPodRuntimeBeRemoved: (uid) => workers().shouldPodRuntimeBeRemoved(uid) && !this.runtime.isPodRunning(uid),
+      },
+      sourcesReady: { allReady: () => this.podInformer.hasSynced() },
+      recorder: this.recorder,
+      cachedNode: () => this.nodeInformer.lister.get("", this.nodeName),
+    });
+
+    this.prober = new LivenessProber({
+      clock,
+      host,
+      recorder: this.recorder,
+      logger: this.logger,
+      onFailure: (uid) => workers().requestSync(uid),
+    });
+    const containers = new ContainerSync({
+      clock,
+      host,
+      runtime: this.runtime,
+      prober: this.prober,
+      recorder: this.recorder,
+      logger: this.logger,
+      mountedVolumes: (uid) => this.volumeManager.getMountedVolumesForPod(uid),
+      resyncAfter: (uid, delayMs) => workers().requestSyncAfter(uid, delayMs),
+    });
+    const podSync = new PodSync({
+      clock,
+      host,
+      logger: this.logger,
+      recorder: this.recorder,
+      rootDir,
+      hostIP: identity.address,
+      volumeManager: this.volumeManager,
+      statusManager: new StatusManager({ client, clock, logger: this.logger }),
+      containers,
+      runtime: this.runtime,
+      prober: this.prober,
+      terminatedPodVolumeCleanupPollMs: this.timers.terminatedPodVolumeCleanupPollMs,
+      terminatedPodVolumeCleanupTimeoutMs: this.timers.podAttachAndMountTimeoutMs,
+    });
+    podWorkers = new PodWorkers({
+      clock,
+      rng: rng.stream("pod-workers"),
+      logger: this.logger,
+      handler: podSync,
+      resyncIntervalMs: this.timers.kubeletSyncFrequencyMs,
+    });
+    this.podWorkers = podWorkers;
+
+    this.nodeStatus = new NodeStatusReporter({
+      client,
+      clock,
+      rng: rng.stream("node-status"),
+      logger: this.logger,
+      recorder: this.recorder,
+      identity,
+      volumes: this.volumeManager,
+      nodeStatusUpdateFrequencyMs: this.timers.nodeStatusUpdateFrequencyMs,
+    });
+    this.lease = new NodeLease({
+      client,
+      clock,
+      logger: this.logger,
+      nodeName: this.nodeName,
+      renewIntervalMs: this.timers.nodeLeaseRenewIntervalMs,
+      leaseDurationSeconds: this.timers.nodeLeaseDurationSeconds,
+    });
+    this.csiNodeInfo = new CsiNodeInfo({ client, logger: this.logger, nodeName: this.nodeName });
+    this.pluginWatcher = new PluginWatcher({
+      host,
+      clock,
+      logger: this.logger,
+      rootDir,
+      ...(options.pluginRegistrationHandler === undefined ? {} : { handler: options.pluginRegistrationHandler }),
+    });
+    this.housekeeping = new Housekeeping({
+      logger: this.logger,
+      podManager: this.podManager,
+      podWorkers,
+      runtime: this.runtime,
+      volumes: this.volumeManager,
+    });
+  }
+
+  /** Registers the node and starts every loop; resolves once the Node is registered. */
+  async start(): Promise<void> {
+    if (this.state !== "new")
+      throw new Error(`kubelet ${this.nodeName}: start() called twice; create a new Kubelet to restart`);
+    this.state = "running";
+    this.recorder.eventForReference(
+      this.nodeStatus.nodeReference(),
+      "Normal",
+      eventReason.starting,
+      startingKubeletMessage,
+    );
+    await this.nodeStatus.register();
+    if (this.state !== "running") return;
+    void this.initializeCsiNode();
+    this.startPodSource();
+    this.unsubscribeRuntime = this.runtime.subscribe({
+      containerExited: (instance) => this.podWorkers.requestSync(instance.podUID),
+    });
+    this.volumeManager.run();
+    this.nodeStatus.start();
+    this.lease.start();
+    await this.pluginWatcher.start();
+    this.housekeepingTimer = this.options.clock.every(housekeepingPeriodMs, () => this.runHousekeeping());
+    this.logger.info("Kubelet started");
+  }
+
+  /**
+   * The kubelet process dies: loops stop, in-memory state is gone, and the agent-scope processes on
+   * the node die with it (unless the node itself is already down).
+   */
+  async stop(): Promise<void> {
+    if (this.state === "stopped") return;
+    this.state = "stopped";
+    this.housekeepingTimer?.cancel();
+    this.unsubscribeRuntime?.();
+    this.podWorkers.stop();
+    this.prober.stop();
+    this.nodeStatus.stop();
+    this.lease.stop();
+    this.pluginWatcher.stop();
+    this.podInformer.stop();
+    this.nodeInformer.stop();
+    const host = this.options.host;
+    if (isSimulatedNodeHost(host) && host.poweredOn) host.killAgentScope();
+    await this.volumeManager.stop();
+    this.logger.info("Kubelet stopped");
+  }
+
+  get running(): boolean {
+    return this.state === "running";
+  }
+
+  /** Runs one node status pass now (tests and tools; the loop runs every nodeStatusUpdateFrequencyMs). */
+  syncNodeStatus(): Promise<void> {
+    return this.nodeStatus.syncNodeStatus();
+  }
+
+  /** Runs one plugin registry scan now. */
+  scanPluginRegistry(): Promise<void> {
+    return this.pluginWatcher.scan();
+  }
+
+  private nodeIdentity(): NodeIdentity {
+    const { host } = this.options;
+    const address = this.options.address ?? (isSimulatedNodeHost(host) ? host.options.address : unknownNodeAddress);
+    return {
+      nodeName: this.nodeName,
+      address,
+      ...(this.options.zone === undefined ? {} : { zone: this.options.zone }),
+      ...(this.options.region === undefined ? {} : { region: this.options.region }),
+      ...(this.options.labels === undefined ? {} : { labels: this.options.labels }),
+      ...(this.options.taints === undefined ? {} : { taints: this.options.taints }),
+      ...(this.options.capacity === undefined ? {} : { capacity: this.options.capacity }),
+    };
+  }
+
+  private startPodSource(): void {
+    this.podInformer.addEventHandler({
+      onAdd: (pod) => this.podChanged(pod),
+      onUpdate: (_old, pod) => this.podChanged(pod),
+      onDelete: (pod) => {
+        this.podManager.removePod(pod);
+        this.podWorkers.podRemoved(pod);
+      },
+    });
+    this.nodeInformer.start();
+    this.podInformer.start();
+  }
+
+  private podChanged(pod: Pod): void {
+    this.podManager.setPod(pod);
+    this.podWorkers.updatePod(pod);
+  }
+
+  /** The CSINode is created in the background, retried until it exists (the CSI plugin's init does the same). */
+  private async initializeCsiNode(): Promise<void> {
+    let delayMs = nodeRegistrationRetryInitialMs;
+    while (this.state === "running") {
+      try {
+        await this.csiNodeInfo.initialize();
+        return;
+      } catch (error) {
+        this.logger.error("Failed to initialize CSINode", { error, retryInMs: delayMs });
+        await this.options.clock.sleep(delayMs);
+        delayMs = Math.min(delayMs * 2, nodeRegistrationRetryMaxMs);
+      }
+    }
+  }
+
+  private async runHousekeeping(): Promise<void> {
+    if (!this.podInformer.hasSynced()) return;
+    try {
+      await this.housekeeping.run();
+    } catch (error) {
+      this.logger.error("Failed cleaning pods", { error });
+    }
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * Starting, restarting and stopping a pod's containers (the part of kuberuntime_manager.go
+ * SyncPod / computePodActions / killPodWithSyncResult that storage stories need):
+ * - a container that never ran is created and started once its volumes are mounted;
+ * - a running container whose liveness probe failed is killed (`Killing` `Container <c> failed
+ *   liveness probe, will be restarted`) and restarted;
+ * - an exited container is restarted as the pod's restartPolicy says (Always; OnFailure on a
+ *   non-zero exit; Never not at all), the second and later restarts after CrashLoopBackOff;
+ * - creating a container binds its volume paths: a path on a dead mount fails the creation
+ *   (`CreateContainerError`), and the next sync tries again.
+ */
+import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import { referenceTo } from "../../api/events/object-reference.ts";
+import type { EventRecorder } from "../../api/events/recorder.ts";
+import type { Host } from "../../host/host.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import { formatGoDuration } from "../../runtime/duration.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { killedContainerExitCode } from "../constants.ts";
+import { ContainerCreateError, prepareContainerMounts } from "../container/container-mounts.ts";
+import type { ContainerInstance, SimContainerRuntime } from "../container/sim-container-runtime.ts";
+import {
+  backOffRestartingMessage,
+  createdContainerMessage,
+  eventReason,
+  failedLivenessMessage,
+  failedToStartMessage,
+  imagePresentMessage,
+  startedContainerMessage,
+  stoppingContainerMessage,
+} from "../events.ts";
+import type { LivenessProber } from "../prober/liveness-prober.ts";
+import type { ContainerView, ContainerWaiting } from "../status/generate-pod-status.ts";
+import { terminationGracePeriodMs } from "./pod-workers.ts";
+import { RestartBackoff, restartBackoffKey } from "./restart-backoff.ts";
+
+export interface ContainerSyncOptions {
+  clock: Clock;
+  host: Host;
+  runtime: SimContainerRuntime;
+  prober: LivenessProber;
+  recorder: EventRecorder;
+  logger: Logger;
+  /** Outer volume name → node path of the pod's mounted volumes (the volume manager's answer). */
+  mountedVolumes(podUID: string): ReadonlyMap<string, string>;
+  /** Asks for another sync of the pod after `delayMs` (when a restart back-off ends). */
+  resyncAfter(podUID: string, delayMs: number): void;
+}
+
+function uidOf(pod: Pod): string {
+  return pod.metadata?.uid ?? "";
+}
+
+function shouldRestart(pod: Pod, exited: ContainerInstance): boolean {
+  const policy = pod.spec?.restartPolicy ?? "Always";
+  if (policy === "Always") return true;
+  return policy === "OnFailure" && exited.exitCode !== 0;
+}
+
+export class ContainerSync {
+  private readonly backoff = new RestartBackoff();
+  /** podUID → container name → why it is waiting. */
+  private readonly waiting = new Map<string, Map<string, ContainerWaiting>>();
+
+  constructor(private readonly options: ContainerSyncOptions) {}
+
+  /** Brings the pod's containers to what its spec and restart policy want. */
+  async syncContainers(pod: Pod): Promise<void> {
+    for (const container of pod.spec?.containers ?? []) await this.syncContainer(pod, container);
+  }
+
+  /** Stops every running container of the pod within `gracePeriodMs` (`Killing` `Stopping container <c>`). */
+  async killPod(pod: Pod, gracePeriodMs: number): Promise<void> {
+    const uid = uidOf(pod);
+    const running = this.options.runtime.containersOf(uid).filter((instance) => instance.state === "running");
+    for (const instance of running) {
+      this.containerEvent(pod, instance.name, "Normal", eventReason.killing, stoppingContainerMessage(instance.name));
+    }
+    this.options.prober.removePod(uid);
+    await Promise.all(running.map((instance) => this.options.runtime.stop(uid, instance.name, gracePeriodMs)));
+    this.waiting.delete(uid);
+  }
+
+  /** What the status generator needs: each container's instances and waiting reason. */
+  containerViews(pod: Pod): Map<string, ContainerView> {
+    const uid = uidOf(pod);
+    const views = new Map<string, ContainerView>();
+    for (const container of pod.spec?.containers ?? []) {
+      const current = this.options.runtime.current(uid, container.name);
+      const previous = this.options.runtime.previous(uid, container.name);
+      const waiting = this.waiting.get(uid)?.get(container.name);
+      views.set(container.name, {
+        ...(current === undefined ? {} : { current }),
+        ...(previous === undefined ? {} : { previous }),
+        ...(waiting === undefined ? {} : { waiting }),
+      });
+    }
+    return views;
+  }
+
+  forgetPod(uid: string): void {
+    this.waiting.delete(uid);
+    this.backoff.forgetPrefix(`${uid}/`);
+  }
+
+  private async syncContainer(pod: Pod, container: Container): Promise<void> {
+    const uid = uidOf(pod);
+    let current = this.options.runtime.current(uid, container.name);
+    if (current?.state === "running") {
+      if (!this.options.prober.hasFailed(current.id)) return;
+      await this.killForLiveness(pod, current);
+      current = this.options.runtime.current(uid, container.name);
+    }
+    if (current !== undefined && current.state === "exited") {
+      if (!shouldRestart(pod, current)) {
+        this.setWaiting(uid, container.name, undefined);
+        return;
+      }
+      if (this.inCrashLoopBackOff(pod, container, current)) return;
+    }
+    await this.startContainer(pod, container, current);
+  }
+
+  private async killForLiveness(pod: Pod, instance: ContainerInstance): Promise<void> {
+    this.containerEvent(pod, instance.name, "Normal", eventReason.killing, failedLivenessMessage(instance.name));
+    this.options.prober.removeContainer(instance.id);
+    // The probe found the process unhealthy, so it is not expected to exit cleanly: 137 as on a real node.
+    await this.options.runtime.stop(
+      instance.podUID,
+      instance.name,
+      terminationGracePeriodMs(pod),
+      killedContainerExitCode,
+    );
+  }
+
+  private inCrashLoopBackOff(pod: Pod, container: Container, exited: ContainerInstance): boolean {
+    const uid = uidOf(pod);
+    const key = restartBackoffKey(uid, container.name);
+    const nowMs = this.options.clock.now();
+    const remainingMs = this.backoff.remainingMs(key, exited.finishedAtMs ?? nowMs, nowMs);
+    if (remainingMs === 0) return false;
+    const { name = "", namespace = "" } = pod.metadata ?? {};
+    const delay = formatGoDuration(this.backoff.currentMs(key));
+    this.setWaiting(uid, container.name, {
+      reason: "CrashLoopBackOff",
+      message: `back-off ${delay} restarting failed container=${container.name} pod=${name}_${namespace}(${uid})`,
+    });
+    this.containerEvent(
+      pod,
+      container.name,
+      "Warning",
+      eventReason.backOff,
+      backOffRestartingMessage(container.name, name, namespace, uid),
+    );
+    this.options.resyncAfter(uid, remainingMs);
+    return true;
+  }
+
+  private async startContainer(pod: Pod, container: Container, previous: ContainerInstance | undefined): Promise<void> {
+    const uid = uidOf(pod);
+    let mounts: Awaited<ReturnType<typeof prepareContainerMounts>>;
+    try {
+      mounts = await prepareContainerMounts(this.options.host, container, this.options.mountedVolumes(uid));
+    } catch (error) {
+      if (!(error instanceof ContainerCreateError)) throw error;
+      this.setWaiting(uid, container.name, { reason: "CreateContainerError", message: error.message });
+      this.containerEvent(pod, container.name, "Warning", eventReason.failed, failedToStartMessage(error.message));
+      throw error;
+    }
+    const nowMs = this.options.clock.now();
+    if (previous !== undefined) this.backoff.next(restartBackoffKey(uid, container.name), nowMs);
+    const image = container.image ?? "";
+    this.containerEvent(pod, container.name, "Normal", eventReason.pulled, imagePresentMessage(image));
+    this.containerEvent(pod, container.name, "Normal", eventReason.created, createdContainerMessage(container.name));
+    const instance = this.options.runtime.start(
+      pod,
+      container,
+      previous === undefined ? 0 : previous.attempt + 1,
+      mounts,
+    );
+    this.setWaiting(uid, container.name, undefined);
+    this.containerEvent(pod, container.name, "Normal", eventReason.started, startedContainerMessage(container.name));
+    this.options.prober.addContainer(pod, instance);
+  }
+
+  private setWaiting(uid: string, name: string, waiting: ContainerWaiting | undefined): void {
+    let perPod = this.waiting.get(uid);
+    if (waiting === undefined) {
+      perPod?.delete(name);
+      return;
+    }
+    if (perPod === undefined) {
+      perPod = new Map();
+      this.waiting.set(uid, perPod);
+    }
+    perPod.set(name, waiting);
+  }
+
+  private containerEvent(pod: Pod, container: string, type: "Normal" | "Warning", reason: string, message: string) {
+    this.options.recorder.eventForReference(referenceTo(pod, `spec.containers{${container}}`), type, reason, message);
+  }
+}

@@ -1,0 +1,308 @@
+/**
+ * A whole cluster in one process on virtual time: a memory store, an in-process client, one shared
+ * informer factory, the VirtualClock, the seeded Rng, a logger into memory, the timers, the
+ * simulated world (cloud disks, storage servers, node hosts) and every controller in
+ * `cluster-controllers.ts`. Tests and scenarios use one of these instead of wiring their own:
+ *
+ *   const cluster = await Cluster.start({ seed: 7 });
+ *   await cluster.addNode("node-a", { zone: "zone-1" });
+ *   await cluster.apply(yamlText);
+ *   await cluster.runFor(7 * 60_000);
+ *   const events = await cluster.events({ kind: "Pod", name: "web-0" });
+ *
+ * Nodes get a test heartbeat (`node-heartbeat.ts`) until the node agent exists; `standInKubelet`
+ * adds the test-only pod lifecycle stand-in (`stand-in-kubelet.ts`). The same seed and the same
+ * calls give the same sequence of writes (`recordWrites` and `writes()` show it).
+ */
+import type { ResourceClient } from "../api/client/client.ts";
+import { InProcessClient } from "../api/client/in-process-client.ts";
+import { isAlreadyExists, isNotFound } from "../api/errors.ts";
+import { SharedInformerFactory } from "../api/informer/shared-informer-factory.ts";
+import type { Event, KindMap, KindName, KObject, Node } from "../api/objects.ts";
+import { resourceForKind } from "../api/resources.ts";
+import type { KubeStore } from "../api/store/kube-store.ts";
+import { createMemoryStore } from "../api/store/memory-store.ts";
+import type { DeleteOptions, ListOptions } from "../api/store/store.ts";
+import { type Timers, timersWith } from "../api/timers.ts";
+import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
+import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts";
+import { SimWorld } from "../host/sim/sim-world.ts";
+import { Logger, type LogLevel, MemorySink } from "../runtime/logger.ts";
+import { Rng } from "../runtime/rng.ts";
+import { VirtualClock } from "../runtime/virtual-clock.ts";
+import { selectControllers } from "./cluster-controllers.ts";
+import { compareEvents, type EventFilter, matchesEventFilter } from "./cluster-events.ts";
+import { type NodeOptions, newNodeObject } from "./cluster-nodes.ts";
+import {
+  defaultClusterSeed,
+  defaultRunUntilTimeoutMs,
+  stopDrainMaxSteps,
+  stopDrainStepMs,
+  systemNamespaces,
+} from "./constants.ts";
+import { type Manifest, type Manifests, parseManifests } from "./manifests.ts";
+import { NodeHeartbeat } from "./node-heartbeat.ts";
+import { StandInKubelet } from "./stand-in-kubelet.ts";
+import { WriteLog, type WriteRecord } from "./write-log.ts";
+
+export type { EventFilter, NodeOptions };
+
+export interface ClusterOptions {
+  /** Seeds every random choice (uids, generated names, jitter); default 1. */
+  seed?: number;
+  /** Kubernetes timers to override (names from `src/api/timers.ts`). */
+  timers?: Partial<Timers>;
+  /** Run only these controllers, by component name; all of them by default. */
+  controllers?: readonly string[];
+  /** Provisioners besides the built-in sim-disk one. */
+  provisioners?: readonly Provisioner[];
+  /** Run the test-only kubelet stand-in: bound pods become Running and Ready, deletions finish. */
+  standInKubelet?: boolean;
+  /** Keep the sequence of every object write (`writes()`); off by default, it costs one watch per kind. */
+  recordWrites?: boolean;
+  /** Least severe log level kept in `logs`; default "info". */
+  logLevel?: LogLevel;
+  /** How often informers redeliver every object; 0 (default) disables resync. */
+  informerResyncPeriodMs?: number;
+}
+
+export interface RunUntilOptions {
+  /** Virtual time allowed before giving up; default ten minutes. */
+  timeoutMs?: number;
+  /** Names the condition in the timeout error. */
+  description?: string;
+}
+
+type AnyResourceClient = ResourceClient<KObject>;
+
+export class Cluster {
+  readonly clock: VirtualClock;
+  readonly rng: Rng;
+  readonly store: KubeStore;
+  readonly client: InProcessClient;
+  readonly informers: SharedInformerFactory;
+  readonly logs: MemorySink;
+  readonly logger: Logger;
+  readonly timers: Timers;
+  readonly world: SimWorld;
+  readonly context: ControllerContext;
+  readonly controllers: readonly Controller[];
+  private readonly heartbeats = new Map<string, NodeHeartbeat>();
+  private readonly standIn: StandInKubelet | undefined;
+  private readonly writeLog: WriteLog | undefined;
+  private stopped = false;
+
+  private constructor(options: ClusterOptions) {
+    this.clock = new VirtualClock();
+    this.rng = new Rng(options.seed ?? defaultClusterSeed);
+    this.store = createMemoryStore({ clock: this.clock, random: this.rng.stream("store") });
+    this.client = new InProcessClient(this.store);
+    this.logs = new MemorySink();
+    this.logger = new Logger({ clock: this.clock, sink: this.logs, level: options.logLevel ?? "info" });
+    this.timers = timersWith(options.timers ?? {});
+    this.informers = new SharedInformerFactory(this.client, this.clock, {
+      resyncPeriodMs: options.informerResyncPeriodMs ?? 0,
+      rng: this.rng.stream("informers"),
+      logger: this.logger,
+    });
+    this.world = new SimWorld(this.clock, this.rng.stream("world"));
+    this.context = {
+      client: this.client,
+      informers: this.informers,
+      clock: this.clock,
+      rng: this.rng.stream("controllers"),
+      logger: this.logger,
+      timers: this.timers,
+    };
+    const wiring = { context: this.context, world: this.world, provisioners: options.provisioners ?? [] };
+    this.controllers = selectControllers(options.controllers).map((entry) => entry.create(wiring));
+    this.standIn = options.standInKubelet
+      ? new StandInKubelet({
+          client: this.client,
+          clock: this.clock,
+          logger: this.logger.with({ component: "stand-in-kubelet" }),
+          pods: this.informers.informerFor("Pod"),
+          isNodeAlive: (name) => this.heartbeats.get(name)?.running === true,
+        })
+      : undefined;
+    this.writeLog = options.recordWrites ? new WriteLog() : undefined;
+  }
+
+  /** Builds the cluster, creates the system namespaces, starts every controller and waits for the caches. */
+  static async start(options: ClusterOptions = {}): Promise<Cluster> {
+    const cluster = new Cluster(options);
+    await cluster.writeLog?.start(cluster.client, cluster.store.revision(), cluster.logger);
+    for (const name of systemNamespaces) {
+      await cluster.client.namespaces.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    }
+    for (const controller of cluster.controllers) controller.start();
+    cluster.standIn?.start();
+    cluster.informers.start();
+    await cluster.clock.advanceBy(0);
+    if (!(await cluster.informers.waitForCacheSync())) {
+      throw new Error(`cluster: informer caches did not sync: ${cluster.informers.unsyncedKinds().join(", ")}`);
+    }
+    return cluster;
+  }
+
+  // ---- nodes --------------------------------------------------------------------------------
+
+  /** Registers a Node (Ready, with the usual labels) and starts its heartbeat. */
+  async addNode(name: string, options: NodeOptions = {}): Promise<Node> {
+    if (this.heartbeats.has(name)) throw new Error(`addNode: node ${name} was already added`);
+    this.world.addNode(name, options.zone === undefined ? {} : { zone: options.zone });
+    const node = await this.client.nodes.create(newNodeObject(name, options, this.clock.now()));
+    const heartbeat = new NodeHeartbeat({
+      client: this.client,
+      clock: this.clock,
+      timers: this.timers,
+      logger: this.logger.with({ component: "node-heartbeat" }),
+      nodeName: name,
+    });
+    this.heartbeats.set(name, heartbeat);
+    heartbeat.start();
+    return node;
+  }
+
+  /** Simulates power-off: the node stops renewing its Lease and posting status; its pods are left as they are. */
+  stopHeartbeat(name: string): void {
+    this.heartbeatOf(name).stop();
+  }
+
+  /** The node is back: heartbeats resume (and the stand-in kubelet, if any, picks its pods up again). */
+  startHeartbeat(name: string): void {
+    this.heartbeatOf(name).start();
+    this.standIn?.nodeResumed(name);
+  }
+
+  private heartbeatOf(name: string): NodeHeartbeat {
+    const heartbeat = this.heartbeats.get(name);
+    if (heartbeat === undefined) {
+      throw new Error(`node ${name} was not added with addNode (nodes: ${[...this.heartbeats.keys()].join(", ")})`);
+    }
+    return heartbeat;
+  }
+
+  // ---- objects ------------------------------------------------------------------------------
+
+  /**
+   * Creates each object, or, when it exists, merges the manifest into it (fields the manifest does
+   * not mention, such as a claim's volumeName set by the PV controller, are kept). Returns the
+   * objects as stored.
+   */
+  async apply(manifests: Manifests): Promise<KObject[]> {
+    const applied: KObject[] = [];
+    for (const manifest of parseManifests(manifests)) applied.push(await this.applyOne(manifest));
+    return applied;
+  }
+
+  private async applyOne({ kind, object }: Manifest): Promise<KObject> {
+    const resource = this.resource(kind);
+    try {
+      return await resource.create(object);
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+    const { resourceVersion: _ignored, ...metadata } = object.metadata ?? {};
+    return resource.patch(metadata.namespace ?? "", metadata.name ?? "", { ...object, metadata });
+  }
+
+  /** Deletes, or starts a graceful deletion (`gracePeriodSeconds: 0` is `kubectl delete --force --grace-period=0`). */
+  async delete(kind: KindName, namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
+    await this.resource(kind).delete(this.namespaceFor(kind, namespace), name, options);
+  }
+
+  get<K extends KindName>(kind: K, namespace: string, name: string): Promise<KindMap[K]> {
+    return this.client.resource(kind).get(this.namespaceFor(kind, namespace), name);
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async tryGet<K extends KindName>(kind: K, namespace: string, name: string): Promise<KindMap[K] | undefined> {
+    try {
+      return await this.get(kind, namespace, name);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async list<K extends KindName>(kind: K, options: ListOptions = {}): Promise<KindMap[K][]> {
+    return (await this.client.resource(kind).list(options)).items;
+  }
+
+  /** Events matching `filter`, in the order they were first recorded. */
+  async events(filter: EventFilter = {}): Promise<Event[]> {
+    const events = (await this.client.events.list()).items.filter((event) => matchesEventFilter(event, filter));
+    return events.sort(compareEvents);
+  }
+
+  /** Every write since the cluster started, oldest first; needs `recordWrites`. */
+  writes(): WriteRecord[] {
+    if (this.writeLog === undefined) throw new Error("writes(): start the cluster with { recordWrites: true }");
+    return this.writeLog.entries();
+  }
+
+  private resource(kind: KindName): AnyResourceClient {
+    // Every kind's client is a ResourceClient of that kind; manifests are untyped objects of it.
+    return this.client.resource(kind) as unknown as AnyResourceClient;
+  }
+
+  private namespaceFor(kind: KindName, namespace: string): string {
+    return resourceForKind(kind)?.namespaced ? namespace : "";
+  }
+
+  // ---- time ---------------------------------------------------------------------------------
+
+  /** Lets `durationMs` of virtual time pass, with everything it sets off. */
+  async runFor(durationMs: number): Promise<void> {
+    await this.clock.runFor(durationMs);
+  }
+
+  /**
+   * Runs until `condition` holds, checking it after every step of virtual time; throws when it
+   * does not within `timeoutMs`. Returns the virtual time it took.
+   */
+  async runUntil(condition: () => boolean | Promise<boolean>, options: RunUntilOptions = {}): Promise<number> {
+    const timeoutMs = options.timeoutMs ?? defaultRunUntilTimeoutMs;
+    const startMs = this.clock.now();
+    const deadlineMs = startMs + timeoutMs;
+    await this.clock.advanceBy(0);
+    while (!(await condition())) {
+      if (this.clock.now() >= deadlineMs) {
+        const what = options.description ?? "the condition";
+        throw new Error(`runUntil: ${what} did not hold within ${timeoutMs} ms of virtual time`);
+      }
+      const nextDueMs = this.clock.nextDueTime() ?? deadlineMs;
+      await this.clock.advanceTo(Math.min(Math.max(nextDueMs, this.clock.now()), deadlineMs));
+    }
+    return this.clock.now() - startMs;
+  }
+
+  // ---- shutdown -----------------------------------------------------------------------------
+
+  /** Stops heartbeats, the stand-in kubelet, the controllers (letting their current syncs finish) and the informers. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const heartbeat of this.heartbeats.values()) heartbeat.stop();
+    this.standIn?.stop();
+    const pending = new Set(this.controllers.map((controller) => controller.name));
+    const stopping = Promise.all(
+      [...this.controllers].reverse().map(async (controller) => {
+        await controller.stop();
+        pending.delete(controller.name);
+      }),
+    );
+    await this.clock.advanceBy(0);
+    for (let step = 0; pending.size > 0 && step < stopDrainMaxSteps; step++)
+      await this.clock.advanceBy(stopDrainStepMs);
+    if (pending.size > 0) {
+      throw new Error(
+        `cluster.stop: controllers still busy after ${stopDrainMaxSteps * stopDrainStepMs} ms: ${[...pending].join(", ")}`,
+      );
+    }
+    await stopping;
+    this.informers.stop();
+    this.writeLog?.stop();
+  }
+}
