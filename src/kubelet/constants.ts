@@ -33,7 +33,6 @@ export const defaultContainerStopDelayMs = 0;
 export const probeDefaultPeriodSeconds = 10;
 export const probeDefaultTimeoutSeconds = 1;
 export const probeDefaultFailureThreshold = 3;
-export const probeDefaultSuccessThreshold = 1;
 
 // Node registration and status (kubelet_node_status.go, nodelease controller)
 
@@ -76,6 +75,9 @@ export const nodeArch = "amd64";
 /** The version this agent reports in node.status.nodeInfo. */
 export const kubeletVersion = "v1.31.0-kvol";
 export const containerRuntimeVersion = "kvol-sim://1.0";
+/** What a simulated node reports as its kernel and OS image in node.status.nodeInfo. */
+export const simulatedKernelVersion = "6.1.0-sim";
+export const simulatedOsImage = "kvol simulated node";
 export const kubeletPort = 10250;
 /** What a simulated node offers when the caller gives no capacity. */
 export const defaultNodeCapacity: Readonly<Record<string, string>> = {

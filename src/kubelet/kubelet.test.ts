@@ -94,4 +94,93 @@ describe("Kubelet pod lifecycle", () => {
       ["Created: Created container app", "Started: Started container app"],
     );
   });
+
+  it("reports FailedMount while a secret is missing and starts within one backoff step once it exists", async () => {
+    const env = await start();
+    await env.client.configMaps.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { namespace: "default", name: "app-settings" },
+      data: { "level.conf": "debug" },
+    });
+    await env.createPod(appPod("web"));
+    await env.runFor(30_000);
+    assert.equal(await env.phase("web"), "Pending");
+    const failures = (await env.podEvents("web")).filter((event) => event.reason === "FailedMount");
+    assert.equal(failures[0]?.message, 'MountVolume.SetUp failed for volume "creds" : secret "db-creds" not found');
+    assert.equal(failures[0]?.type, "Warning");
+    assert.deepEqual(failures[0]?.source, { component: "kubelet", host: "node-1" });
+
+    await env.client.secrets.create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { namespace: "default", name: "db-creds" },
+      data: { password: Buffer.from("s3cret").toString("base64") },
+    });
+    // Failures at 30 s of retrying are 16 s apart (500 ms doubling), so the next attempt is at most that far.
+    const tookMs = await env.runUntil(async () => (await env.phase("web")) === "Running", 60_000, "web running");
+    assert.ok(tookMs <= 16_000 + 400, `running ${tookMs} ms after the secret was created`);
+  });
+
+  it("gives up waiting for an unattached volume after 2 min 3 s with Kubernetes' message", async () => {
+    const env = await start();
+    await createBoundSimDiskClaim(env, "data-claim", "disk-1");
+    const startedAtMs = env.clock.now();
+    await env.createPod({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { namespace: "default", name: "db" },
+      spec: {
+        containers: [
+          { name: "db", image: "postgres:16", volumeMounts: [{ name: "data", mountPath: "/var/lib/postgresql" }] },
+        ],
+        volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-claim" } }],
+      },
+    });
+    await env.runUntil(
+      async () => (await env.podEvents("db")).some((event) => event.message?.startsWith("Unable to attach or mount")),
+      5 * 60_000,
+      "the wait to give up",
+    );
+    const failure = (await env.podEvents("db")).find((event) => event.message?.startsWith("Unable to attach or mount"));
+    assert.equal(
+      failure?.message,
+      "Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data], failed to process volumes=[]: timed out waiting for the condition",
+    );
+    assert.equal(failure?.lastTimestamp, "2026-01-01T00:02:03Z");
+    assert.equal(env.clock.now() - startedAtMs >= 123_000, true);
+    const pod = await env.pod("db");
+    assert.equal(pod?.status?.phase, "Pending");
+    assert.equal(pod?.status?.containerStatuses?.[0]?.state?.waiting?.reason, "ContainerCreating");
+  });
 });
+
+async function createBoundSimDiskClaim(env: KubeletTestEnv, claimName: string, diskId: string): Promise<void> {
+  env.world.disks.createDisk(diskId, 64 << 20);
+  const pvName = `pv-${diskId}`;
+  const claim = await env.client.persistentVolumeClaims.create({
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: { namespace: "default", name: claimName },
+    spec: { accessModes: ["ReadWriteOnce"], volumeName: pvName, resources: { requests: { storage: "1Gi" } } },
+  });
+  await env.client.persistentVolumes.create({
+    apiVersion: "v1",
+    kind: "PersistentVolume",
+    metadata: { name: pvName },
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      capacity: { storage: "1Gi" },
+      claimRef: { namespace: "default", name: claimName, uid: claim.metadata?.uid ?? "" },
+      flexVolume: { driver: "kvol.io/sim-disk", fsType: "ext4", options: { diskId } },
+    },
+  });
+  await env.client.persistentVolumeClaims.mutate(
+    "default",
+    claimName,
+    (draft) => {
+      draft.status = { phase: "Bound" };
+    },
+    { subresource: "status" },
+  );
+}

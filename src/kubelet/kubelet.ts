@@ -15,6 +15,7 @@
  */
 import type { Node, Pod, Taint } from "kubernetes-types/core/v1.js";
 import type { Client } from "../api/client/client.ts";
+import { jsonEqual } from "../api/client/merge-patch.ts";
 import { EventRecorder } from "../api/events/recorder.ts";
 import type { SharedInformer } from "../api/informer/shared-informer.ts";
 import { DEFAULT_TIMERS, type Timers } from "../api/timers.ts";
@@ -82,6 +83,13 @@ interface SimulatedNodeHost {
 
 function isSimulatedNodeHost(host: Host): host is Host & SimulatedNodeHost {
   return "killAgentScope" in host && "poweredOn" in host && "options" in host;
+}
+
+/** True when only the status (and so the resourceVersion) differs: the kubelet's own write coming back. */
+function onlyStatusChanged(old: Pod, pod: Pod): boolean {
+  const { resourceVersion: _oldVersion, ...oldMeta } = old.metadata ?? {};
+  const { resourceVersion: _newVersion, ...newMeta } = pod.metadata ?? {};
+  return jsonEqual(oldMeta, newMeta) && jsonEqual(old.spec, pod.spec);
 }
 
 /** Fallback InternalIP of a node whose Host does not say. */
@@ -324,8 +332,8 @@ export class Kubelet {
 
   private startPodSource(): void {
     this.podInformer.addEventHandler({
-      onAdd: (pod) => this.podChanged(pod),
-      onUpdate: (_old, pod) => this.podChanged(pod),
+      onAdd: (pod) => this.podChanged(pod, false),
+      onUpdate: (old, pod) => this.podChanged(pod, onlyStatusChanged(old, pod)),
       onDelete: (pod) => {
         this.podManager.removePod(pod);
         this.podWorkers.podRemoved(pod);
@@ -335,9 +343,9 @@ export class Kubelet {
     this.podInformer.start();
   }
 
-  private podChanged(pod: Pod): void {
+  private podChanged(pod: Pod, statusOnly: boolean): void {
     this.podManager.setPod(pod);
-    this.podWorkers.updatePod(pod);
+    this.podWorkers.updatePod(pod, statusOnly);
   }
 
   /** The CSINode is created in the background, retried until it exists (the CSI plugin's init does the same). */

@@ -4,6 +4,7 @@
  * Ready condition (the heartbeat keeps it fresh).
  */
 import type { Node } from "../api/objects.ts";
+import type { SimNodeOptions } from "../host/sim/sim-world.ts";
 import {
   archLabel,
   defaultNodeCapacity,
@@ -25,6 +26,14 @@ export interface NodeOptions {
   zone?: string;
   /** Resource quantities the node offers (`cpu`, `memory`, `pods`); kubelet defaults otherwise. */
   capacity?: Readonly<Record<string, string>>;
+  /** `kubelet` (default unless the cluster runs the stand-in): the real node agent; `heartbeat`: only a test heartbeat. */
+  agent?: "kubelet" | "heartbeat";
+  /** Binaries the machine lacks (`mount.nfs` without nfs-utils, seed 002); kubelet nodes only. */
+  withoutCommands?: readonly string[];
+  /** systemd as PID 1 (default), installed but not PID 1, or absent; kubelet nodes only. */
+  systemd?: SimNodeOptions["systemd"];
+  /** Wording of mount(8) errors: "2.23" (default, CentOS 7) or "2.38"; kubelet nodes only. */
+  utilLinux?: SimNodeOptions["utilLinux"];
 }
 
 export function newNodeObject(name: string, options: NodeOptions, nowMs: number): Node {

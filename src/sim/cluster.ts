@@ -10,8 +10,9 @@
  *   await cluster.runFor(7 * 60_000);
  *   const events = await cluster.events({ kind: "Pod", name: "web-0" });
  *
- * Nodes get a test heartbeat (`node-heartbeat.ts`) until the node agent exists; `standInKubelet`
- * adds the test-only pod lifecycle stand-in (`stand-in-kubelet.ts`). The same seed and the same
+ * Nodes run the real node agent (`kubelet/sim-node-agent.ts`: a SimHost with a Kubelet on it) unless
+ * the cluster runs the test-only pod lifecycle stand-in (`standInKubelet`, `stand-in-kubelet.ts`) or
+ * the node asks for `agent: "heartbeat"`: those nodes only get the test heartbeat (`node-heartbeat.ts`). The same seed and the same
  * calls give the same sequence of writes (`recordWrites` and `writes()` show it).
  */
 import type { ResourceClient } from "../api/client/client.ts";
@@ -27,6 +28,8 @@ import { type Timers, timersWith } from "../api/timers.ts";
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
 import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts";
 import { SimWorld } from "../host/sim/sim-world.ts";
+import type { Kubelet } from "../kubelet/kubelet.ts";
+import { SimNodeAgent } from "../kubelet/sim-node-agent.ts";
 import { Logger, type LogLevel, MemorySink } from "../runtime/logger.ts";
 import { Rng } from "../runtime/rng.ts";
 import { VirtualClock } from "../runtime/virtual-clock.ts";
@@ -88,6 +91,7 @@ export class Cluster {
   readonly context: ControllerContext;
   readonly controllers: readonly Controller[];
   private readonly heartbeats = new Map<string, NodeHeartbeat>();
+  private readonly nodeAgents = new Map<string, SimNodeAgent>();
   private readonly standIn: StandInKubelet | undefined;
   private readonly writeLog: WriteLog | undefined;
   private stopped = false;
@@ -147,9 +151,15 @@ export class Cluster {
 
   // ---- nodes --------------------------------------------------------------------------------
 
-  /** Registers a Node (Ready, with the usual labels) and starts its heartbeat. */
+  /**
+   * Adds a simulated machine and starts its kubelet, which registers the Node; with the stand-in
+   * kubelet or `agent: "heartbeat"`, registers a Node (Ready, with the usual labels) kept alive by
+   * the test heartbeat instead.
+   */
   async addNode(name: string, options: NodeOptions = {}): Promise<Node> {
-    if (this.heartbeats.has(name)) throw new Error(`addNode: node ${name} was already added`);
+    if (this.heartbeats.has(name) || this.nodeAgents.has(name))
+      throw new Error(`addNode: node ${name} was already added`);
+    if (this.standIn === undefined && options.agent !== "heartbeat") return this.addKubeletNode(name, options);
     this.world.addNode(name, options.zone === undefined ? {} : { zone: options.zone });
     const node = await this.client.nodes.create(newNodeObject(name, options, this.clock.now()));
     const heartbeat = new NodeHeartbeat({
@@ -166,13 +176,77 @@ export class Cluster {
 
   /** Simulates power-off: the node stops renewing its Lease and posting status; its pods are left as they are. */
   stopHeartbeat(name: string): void {
+    const agent = this.nodeAgents.get(name);
+    if (agent !== undefined) {
+      void agent.powerOff();
+      return;
+    }
     this.heartbeatOf(name).stop();
   }
 
   /** The node is back: heartbeats resume (and the stand-in kubelet, if any, picks its pods up again). */
   startHeartbeat(name: string): void {
+    const agent = this.nodeAgents.get(name);
+    if (agent !== undefined) {
+      void agent.powerOn();
+      return;
+    }
     this.heartbeatOf(name).start();
     this.standIn?.nodeResumed(name);
+  }
+
+  /** The kubelet running on `name`, or undefined while it is stopped or the node is off. */
+  kubelet(name: string): Kubelet | undefined {
+    return this.nodeAgentOf(name).kubelet;
+  }
+
+  /** The kubelet process on `name` is killed and started again (volumes are reconstructed from disk). */
+  async restartKubelet(name: string): Promise<void> {
+    await this.nodeAgentOf(name).restartKubelet();
+  }
+
+  /** The machine `name` loses power: no cleanup, no more Lease or status; mounts and processes are gone. */
+  async powerOff(name: string): Promise<void> {
+    await this.nodeAgentOf(name).powerOff();
+  }
+
+  /** The machine `name` boots again and its kubelet starts. */
+  async powerOn(name: string): Promise<void> {
+    await this.nodeAgentOf(name).powerOn();
+  }
+
+  private async addKubeletNode(name: string, options: NodeOptions): Promise<Node> {
+    const host = this.world.addNode(name, {
+      ...(options.zone === undefined ? {} : { zone: options.zone }),
+      ...(options.withoutCommands === undefined ? {} : { withoutCommands: options.withoutCommands }),
+      ...(options.systemd === undefined ? {} : { systemd: options.systemd }),
+      ...(options.utilLinux === undefined ? {} : { utilLinux: options.utilLinux }),
+    });
+    const agent = new SimNodeAgent({
+      host,
+      client: this.client,
+      clock: this.clock,
+      rng: this.rng.stream(`node-agent/${name}`),
+      logger: this.logger,
+      timers: this.timers,
+      kubelet: {
+        ...(options.zone === undefined ? {} : { zone: options.zone }),
+        ...(options.labels === undefined ? {} : { labels: options.labels }),
+        ...(options.taints === undefined ? {} : { taints: options.taints }),
+        ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
+      },
+    });
+    this.nodeAgents.set(name, agent);
+    await agent.start();
+    return this.client.nodes.get("", name);
+  }
+
+  private nodeAgentOf(name: string): SimNodeAgent {
+    const agent = this.nodeAgents.get(name);
+    if (agent === undefined) {
+      throw new Error(`node ${name} runs no kubelet (kubelet nodes: ${[...this.nodeAgents.keys()].join(", ")})`);
+    }
+    return agent;
   }
 
   private heartbeatOf(name: string): NodeHeartbeat {
@@ -285,6 +359,7 @@ export class Cluster {
     if (this.stopped) return;
     this.stopped = true;
     for (const heartbeat of this.heartbeats.values()) heartbeat.stop();
+    for (const agent of this.nodeAgents.values()) await agent.stop();
     this.standIn?.stop();
     const pending = new Set(this.controllers.map((controller) => controller.name));
     const stopping = Promise.all(

@@ -4,7 +4,9 @@
  * class sequences them against the backend: read, check preconditions, prepare, validate, write
  * with the read revision as the compare-and-swap guard.
  */
+
 import type { Clock } from "../../runtime/clock.ts";
+import { applyDefaults } from "../defaults/defaults.ts";
 import {
   ApiError,
   alreadyExists,
@@ -150,7 +152,10 @@ export class KubeStore implements Store {
   }
 
   async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
-    const prepared = prepareForCreate(type, object, { nowMs: this.clock.now(), uid: this.random.uuid() });
+    const prepared = prepareForCreate(type, applyDefaults(type.kind, object), {
+      nowMs: this.clock.now(),
+      uid: this.random.uuid(),
+    });
     const prefix = prepared.metadata.generateName;
     const generated = !prepared.metadata.name && prefix !== undefined && prefix !== "";
     if (generated) prepared.metadata.name = generateName(prefix, this.random);
@@ -331,7 +336,7 @@ export class KubeStore implements Store {
     const next =
       options.subresource === "status"
         ? prepareStatusUpdate(object, current)
-        : prepareMainUpdate(type, object, current);
+        : prepareMainUpdate(type, applyDefaults(type.kind, object), current);
     const causes = uniqueCauses([
       ...finalizerCauses(next, current),
       ...(options.skipValidation ? [] : this.validate(type, next, current)),

@@ -5,21 +5,16 @@
  * told, through the claim's storage-provisioner annotation, and waited for.
  */
 import { clone } from "../../api/client/copy.ts";
-import { isAlreadyExists, isNotFound } from "../../api/errors.ts";
-import { referenceTo } from "../../api/events/object-reference.ts";
-import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
+import { isNotFound } from "../../api/errors.ts";
+import type { Node, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import {
   annBetaStorageProvisioner,
-  annBoundByController,
-  annDynamicallyProvisioned,
   annotationOf,
-  annotationYes,
   annSelectedNode,
   annStorageProvisioner,
   claimClassName,
   claimKeyOf,
   hasAnnotation,
-  pvDeletionInTreeProtectionFinalizer,
 } from "./annotations.ts";
 import type { PvControllerState } from "./controller-state.ts";
 import {
@@ -30,13 +25,11 @@ import {
   externalProvisioningMessage,
   mountOptionsUnsupportedMessage,
   nodeNotFoundMessage,
-  provisionedVolumeNotSavedMessage,
-  provisioningCleanupFailedMessage,
   provisioningFailedMessage,
-  provisioningSucceededMessage,
   storageClassNotFoundMessage,
   targetNodeMissingMessage,
 } from "./events.ts";
+import { newProvisionedVolume, saveProvisionedVolume } from "./provisioned-volume.ts";
 import type { ProvisionedVolume, Provisioner } from "./provisioner.ts";
 
 /** `pvc-<claim uid>`: deterministic, so a repeated provisioning finds the PV of an earlier one. */

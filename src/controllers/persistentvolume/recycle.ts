@@ -46,7 +46,10 @@ export async function recycleVolumeOperation(state: PvControllerState, volume: P
     await unbindVolume(state, current);
   } catch (error) {
     // Recycled again on the next sync; erasing twice does no harm.
-    state.logger.info("could not make the recycled volume available", { volume: volumeNameOf(current), error });
+    state.logger.info("could not make the recycled volume available", {
+      volume: volumeNameOf(current),
+      error: errorText(error),
+    });
   }
 }
 

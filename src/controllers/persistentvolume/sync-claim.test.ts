@@ -148,18 +148,6 @@ describe("a claim without spec.volumeName", () => {
     assert.equal(explicitlyNone.spec?.storageClassName, "", "an explicit empty class stays empty");
     await cluster.stop();
   });
-
-  it("reports a class without a volumeBindingMode and keeps the claim as it is", async () => {
-    const cluster = await startPvCluster();
-    await cluster.api.client.storageClasses.create(storageClass("odd", { bindingMode: null }));
-    const claim = await createClaim(cluster, "data", { className: "odd" });
-    assert.equal(claim.status?.phase, "Pending");
-    assert.deepEqual(await cluster.events("PersistentVolumeClaim", "data"), []);
-    assert.ok(
-      cluster.api.logs.lines().some((line) => line.includes('VolumeBindingMode not set for StorageClass \\"odd\\"')),
-    );
-    await cluster.stop();
-  });
 });
 
 describe("pre-binding", () => {

@@ -5,6 +5,7 @@
  * Every path that does not bind leaves the claim Pending and is tried again on the next sync.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
+import { goQuote } from "../../runtime/go-quote.ts";
 import {
   annBoundByController,
   claimClassName,
@@ -40,7 +41,7 @@ async function syncClaimForAnyVolume(state: PvControllerState, claim: Persistent
   try {
     volume = state.volumes.findByClaim(claim, delayBinding);
   } catch (error) {
-    throw new Error(`error finding PV for claim "${claimKeyOf(claim)}": ${errorText(error)}`);
+    throw new Error(`error finding PV for claim ${goQuote(claimKeyOf(claim))}: ${errorText(error)}`);
   }
   if (volume !== undefined) {
     await bind(state, volume, claim);
@@ -94,8 +95,8 @@ async function syncClaimForRequestedVolume(
   if (hasAnnotation(claim, annBoundByController)) {
     // Someone removed bind-completed from a claim the controller bound: an inconsistency to report.
     throw new Error(
-      `invalid binding of claim "${claimKeyOf(claim)}" to volume "${volumeName}": volume already claimed by ` +
-        `"${volume.spec.claimRef.namespace ?? ""}/${volume.spec.claimRef.name ?? ""}"`,
+      `invalid binding of claim ${goQuote(claimKeyOf(claim))} to volume ${goQuote(volumeName)}: ` +
+        `volume already claimed by ${goQuote(`${volume.spec.claimRef.namespace ?? ""}/${volume.spec.claimRef.name ?? ""}`)}`,
     );
   }
   await updateClaimStatus(state, claim, "Pending", undefined);

@@ -44,8 +44,4 @@ export class AssumeCache<T extends ApiObject> {
     }
     return assumed.object;
   }
-
-  get size(): number {
-    return this.assumed.size;
-  }
 }

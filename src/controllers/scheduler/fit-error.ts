@@ -35,11 +35,3 @@ export function fitErrorMessage(numAllNodes: number, diagnosis: Diagnosis): stri
   if (histogram.length > 0) message += ` ${histogram.join(", ")}.`;
   return message;
 }
-
-/** A scheduling attempt that found no node: carries the user-facing message. */
-export class FitError extends Error {
-  constructor(numAllNodes: number, diagnosis: Diagnosis) {
-    super(fitErrorMessage(numAllNodes, diagnosis));
-    this.name = "FitError";
-  }
-}

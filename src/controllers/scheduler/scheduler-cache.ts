@@ -22,8 +22,8 @@ function activePodNode(pod: Pod): readonly string[] {
 export class SchedulerCache {
   private readonly pods: SharedInformer<Pod>;
   private readonly nodeNames: string[] = [];
-  /** Pod key → the node it was assumed onto, until its binding shows in the informer or fails. */
-  private readonly assumed = new Map<string, string>();
+  /** Pod key → the pod (by uid) and the node it was assumed onto, until its binding lands or fails. */
+  private readonly assumed = new Map<string, { uid: string; nodeName: string }>();
   private readonly assumedPerNode = new Map<string, number>();
 
   constructor(pods: SharedInformer<Pod>) {
@@ -53,9 +53,9 @@ export class SchedulerCache {
     return this.pods.indexer.countByIndex(activePodsByNodeIndex, nodeName) + (this.assumedPerNode.get(nodeName) ?? 0);
   }
 
-  assume(podKey: string, nodeName: string): void {
+  assume(podKey: string, uid: string, nodeName: string): void {
     this.forget(podKey);
-    this.assumed.set(podKey, nodeName);
+    this.assumed.set(podKey, { uid, nodeName });
     this.assumedPerNode.set(nodeName, (this.assumedPerNode.get(nodeName) ?? 0) + 1);
   }
 
@@ -63,10 +63,14 @@ export class SchedulerCache {
     return this.assumed.has(podKey);
   }
 
-  /** The pod's binding landed (the index counts it now), failed, or the pod is gone. */
-  forget(podKey: string): void {
-    const nodeName = this.assumed.get(podKey);
-    if (nodeName === undefined) return;
+  /**
+   * The pod's binding landed (the index counts it now), failed, or the pod is gone. With `uid`, only
+   * that pod's assumption is dropped, not one made since for a new pod of the same name.
+   */
+  forget(podKey: string, uid?: string): void {
+    const entry = this.assumed.get(podKey);
+    if (entry === undefined || (uid !== undefined && entry.uid !== uid)) return;
+    const nodeName = entry.nodeName;
     this.assumed.delete(podKey);
     const remaining = (this.assumedPerNode.get(nodeName) ?? 1) - 1;
     if (remaining > 0) this.assumedPerNode.set(nodeName, remaining);

@@ -276,7 +276,7 @@ describe("Scheduler: volume binding", () => {
     ]);
   });
 
-  it("retries elsewhere when the provisioner gives the node back (selected-node removed)", async () => {
+  it("chooses again when the provisioner gives the node back (selected-node removed)", async () => {
     const env = await setup();
     await env.addNode("node-1");
     await env.addClass("fast", "WaitForFirstConsumer");

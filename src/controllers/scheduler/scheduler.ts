@@ -106,6 +106,7 @@ export class Scheduler implements Controller {
   private readonly placement: PodPlacement;
   private readonly binder: VolumeBinder;
   private readonly bindingCycles = new Set<Promise<void>>();
+  private readonly conditionWrites = new Set<Promise<void>>();
   private registrations: HandlerRegistration[] = [];
   private loop: Promise<void> | undefined;
 
@@ -166,6 +167,7 @@ export class Scheduler implements Controller {
     this.binder.stop();
     await this.loop;
     await Promise.all([...this.bindingCycles]);
+    await Promise.all([...this.conditionWrites]);
     await this.recorder.flush();
   }
 
@@ -274,7 +276,7 @@ export class Scheduler implements Controller {
       this.handleFailure(queued, pod, podReasonUnschedulable, result.message, false);
       return;
     }
-    this.cache.assume(queued.key, result.nodeName);
+    this.cache.assume(queued.key, pod.metadata?.uid ?? "", result.nodeName);
     const assumed = this.assumeVolumes(result.podVolumes, result.nodeName);
     const cycle = this.bindingCycle(queued, pod, result.nodeName, assumed);
     this.bindingCycles.add(cycle);
@@ -311,7 +313,7 @@ export class Scheduler implements Controller {
       await this.bindPod(pod, nodeName);
     } catch (error) {
       this.revertVolumes(podVolumes);
-      this.cache.forget(queued.key);
+      this.cache.forget(queued.key, pod.metadata?.uid ?? "");
       this.handleFailure(queued, pod, podReasonSchedulerError, errorMessage(error), true);
       return;
     }
@@ -344,12 +346,15 @@ export class Scheduler implements Controller {
     const text = truncateMessage(message);
     this.recorder.event(pod, "Warning", reasonFailedScheduling, text);
     const current = this.pods.lister.get(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "");
-    if (current === undefined || !this.isPendingForUs(current)) {
+    const samePod = current !== undefined && current.metadata?.uid === pod.metadata?.uid;
+    if (current === undefined || !samePod || !this.isPendingForUs(current)) {
       this.queue.done(queued);
       return;
     }
     this.queue.requeueFailed(queued, isError);
-    void this.markUnschedulable(current, reason, text);
+    const write = this.markUnschedulable(current, reason, text);
+    this.conditionWrites.add(write);
+    void write.finally(() => this.conditionWrites.delete(write));
   }
 
   /** PodScheduled=False with the reason and message; written only when it changes. */

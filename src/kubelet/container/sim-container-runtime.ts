@@ -4,7 +4,8 @@
  * kubelet restart finds them still running, while a reboot or power loss ends them all.
  *
  * Each container name of a pod keeps its current and previous instance, which is what the kubelet
- * reports as `state` and `lastState`. Listeners (the running kubelet's pod lifecycle events) hear
+ * reports as `state` and `lastState`. Containers that were running when the machine went down show
+ * as exited (255, Unknown) afterwards, so a rebooted node's pods restart with restartCount + 1. Listeners (the running kubelet's pod lifecycle events) hear
  * about every exit.
  */
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
@@ -67,6 +68,8 @@ export interface SimContainerRuntimeOptions {
 }
 
 const hexDigitsPerDraw = 8;
+/** Exit code containerd reports for a container whose machine went down under it. */
+const lostWithBootExitCode = 255;
 
 interface PowerAwareHost {
   readonly bootCount: number;
@@ -215,13 +218,31 @@ export class SimContainerRuntime {
     return this.boot === undefined || slot.boot === this.boot.currentBoot();
   }
 
+  /**
+   * A container of an earlier boot died with the machine. The runtime's records survive a reboot,
+   * so it shows as exited with status 255 and reason Unknown, as containerd reports it afterwards.
+   */
+  private settled(slot: ContainerSlot): ContainerSlot {
+    if (slot.current.state === "running" && !this.isLive(slot)) {
+      slot.exitTimer?.cancel();
+      slot.exitTimer = undefined;
+      Object.assign(slot.current, {
+        state: "exited",
+        exitCode: lostWithBootExitCode,
+        reason: "Unknown",
+        finishedAtMs: this.clock.now(),
+      });
+    }
+    return slot;
+  }
+
   private *liveSlots(podUID: string): Iterable<[string, ContainerSlot]> {
-    for (const entry of this.pods.get(podUID) ?? []) if (this.isLive(entry[1])) yield entry;
+    for (const [name, slot] of this.pods.get(podUID) ?? []) yield [name, this.settled(slot)];
   }
 
   private liveSlot(podUID: string, name: string): ContainerSlot | undefined {
     const slot = this.pods.get(podUID)?.get(name);
-    return slot !== undefined && this.isLive(slot) ? slot : undefined;
+    return slot === undefined ? undefined : this.settled(slot);
   }
 
   private slotsOf(podUID: string): Map<string, ContainerSlot> {

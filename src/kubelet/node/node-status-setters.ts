@@ -23,6 +23,8 @@ import {
   readyConditionMessage,
   readyConditionReason,
   regionLabel,
+  simulatedKernelVersion,
+  simulatedOsImage,
   zoneLabel,
 } from "../constants.ts";
 
@@ -153,8 +155,8 @@ export function setNodeStatus(previous: NodeStatus | undefined, identity: NodeId
       machineID: identity.nodeName,
       systemUUID: identity.nodeName,
       bootID: identity.nodeName,
-      kernelVersion: "6.1.0-sim",
-      osImage: "kvol simulated node",
+      kernelVersion: simulatedKernelVersion,
+      osImage: simulatedOsImage,
       containerRuntimeVersion,
       kubeletVersion,
       kubeProxyVersion: kubeletVersion,

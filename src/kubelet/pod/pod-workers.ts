@@ -51,6 +51,7 @@ interface PodWorker {
   pending: boolean;
   running: boolean;
   timer?: Timer;
+  timerDueMs?: number;
   abort?: AbortController;
 }
 
@@ -79,11 +80,20 @@ export class PodWorkers implements PodStateProvider {
 
   constructor(private readonly options: PodWorkersOptions) {}
 
-  /** A pod was added or changed in the API (or is resynced). */
-  updatePod(pod: Pod): void {
+  /**
+   * A pod was added or changed in the API. A change of its status alone (the kubelet's own writes
+   * coming back) only refreshes the worker's copy: like the kubelet's pod config, it is a reconcile,
+   * not a reason to sync again.
+   */
+  updatePod(pod: Pod, statusOnly = false): void {
     const uid = pod.metadata?.uid;
     if (!uid || this.stopped) return;
-    const worker = this.workers.get(uid) ?? this.newWorker(uid, pod);
+    const existing = this.workers.get(uid);
+    if (existing !== undefined && statusOnly) {
+      existing.pod = pod;
+      return;
+    }
+    const worker = existing ?? this.newWorker(uid, pod);
     worker.pod = pod;
     this.requestTerminationIfDue(worker);
     this.schedule(worker);
@@ -167,14 +177,20 @@ export class PodWorkers implements PodStateProvider {
   private schedule(worker: PodWorker): void {
     worker.timer?.cancel();
     worker.timer = undefined;
+    worker.timerDueMs = undefined;
     worker.pending = true;
     if (!worker.running) void this.work(worker);
   }
 
+  /** Syncs the pod after `delayMs`, unless a sync is already planned sooner (the earlier one wins). */
   private scheduleAfter(worker: PodWorker, delayMs: number): void {
+    const dueMs = this.options.clock.now() + delayMs;
+    if (worker.timer !== undefined && worker.timerDueMs !== undefined && worker.timerDueMs <= dueMs) return;
     worker.timer?.cancel();
+    worker.timerDueMs = dueMs;
     worker.timer = this.options.clock.setTimer(delayMs, () => {
       worker.timer = undefined;
+      worker.timerDueMs = undefined;
       this.schedule(worker);
     });
   }

@@ -5,6 +5,7 @@
  */
 import type { Event, Pod } from "kubernetes-types/core/v1.js";
 import { InProcessClient } from "../../api/client/in-process-client.ts";
+import { isNotFound } from "../../api/errors.ts";
 import type { KubeStore } from "../../api/store/kube-store.ts";
 import { createMemoryStore } from "../../api/store/memory-store.ts";
 import { type Timers, timersWith } from "../../api/timers.ts";
@@ -55,10 +56,13 @@ export class KubeletTestEnv {
     return env;
   }
 
-  /** The kubelet process is killed and started again over the same node (state reconstructed). */
-  async restartKubelet(downtimeMs = 0): Promise<void> {
+  /** The kubelet process is killed (containers keep running on the node). */
+  async stopKubelet(): Promise<void> {
     await this.settle(this.kubelet.stop());
-    if (downtimeMs > 0) await this.runFor(downtimeMs);
+  }
+
+  /** A new kubelet process over the same node: a restart, which reconstructs its state from disk. */
+  async startKubelet(): Promise<void> {
     this.kubelet = this.newKubelet();
     await this.settle(this.kubelet.start());
   }
@@ -72,7 +76,11 @@ export class KubeletTestEnv {
   }
 
   /** Runs virtual time until `condition` holds; returns how long it took. Throws after `timeoutMs`. */
-  async runUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 10 * 60_000, what = "condition"): Promise<number> {
+  async runUntil(
+    condition: () => boolean | Promise<boolean>,
+    timeoutMs = 10 * 60_000,
+    what = "condition",
+  ): Promise<number> {
     const startMs = this.clock.now();
     await this.clock.advanceBy(0);
     while (!(await condition())) {
@@ -84,14 +92,18 @@ export class KubeletTestEnv {
   }
 
   async createPod(pod: Pod): Promise<Pod> {
-    return this.client.pods.create({ ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: testNodeName } });
+    return this.client.pods.create({
+      ...pod,
+      spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: testNodeName },
+    });
   }
 
   async pod(name: string, namespace = "default"): Promise<Pod | undefined> {
     try {
       return await this.client.pods.get(namespace, name);
-    } catch {
-      return undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
     }
   }
 

@@ -122,7 +122,9 @@ describe("KubeletVolumeManager: non-attachable volumes", () => {
     assert.equal((await syncPodAndWait(env, pod)).error, undefined);
     const dir = `${podsDir}/${uid}/volumes/kubernetes.io~nfs/shared`;
     assert.deepEqual(await mountPointsUnder(env, `${podsDir}/${uid}`), [dir]);
-    assert.ok(env.commands.some((command) => commandLine(command).includes(`-t nfs 10.20.172.211:/exports/shared ${dir}`)));
+    assert.ok(
+      env.commands.some((command) => commandLine(command).includes(`-t nfs 10.20.172.211:/exports/shared ${dir}`)),
+    );
 
     env.pods.remove(uid);
     await env.clock.advanceBy(500);
@@ -135,7 +137,9 @@ describe("KubeletVolumeManager: WaitForAttachAndMount", () => {
   it("gives up on a volume that is never attached after exactly 2 min 3 s, naming it", async () => {
     const env = await volumeManagerEnv();
     await boundSimDiskClaim(env, "data", "disk-1");
-    const pod = await env.addPod(podUsing("db", [{ volume: { name: "data", persistentVolumeClaim: { claimName: "data" } } }]));
+    const pod = await env.addPod(
+      podUsing("db", [{ volume: { name: "data", persistentVolumeClaim: { claimName: "data" } } }]),
+    );
     const outcome = await syncPodAndWait(env, pod, 130_000);
     assert.equal(outcome.elapsedMs, 123_000);
     assert.equal(
@@ -171,5 +175,28 @@ describe("KubeletVolumeManager: WaitForAttachAndMount", () => {
     const env = await volumeManagerEnv();
     const pod = await env.addPod(podUsing("plain", []));
     assert.deepEqual(await syncPodAndWait(env, pod), { elapsedMs: 0 });
+  });
+});
+
+describe("KubeletVolumeManager: cost of an idle node", () => {
+  it("skips reconciler passes that would find nothing to do, and wakes on the next change", async () => {
+    const env = await volumeManagerEnv();
+    const pod = await env.addPod(podUsing("web", [{ volume: { name: "scratch", emptyDir: {} } }]));
+    assert.equal((await syncPodAndWait(env, pod)).error, undefined);
+    await env.clock.advanceBy(1_000);
+    // The reconciler's unmount step scans every mount of the node; count those scans.
+    const asw = env.manager.asw;
+    const original = asw.getAllMountedVolumes.bind(asw);
+    let scans = 0;
+    asw.getAllMountedVolumes = () => {
+      scans++;
+      return original();
+    };
+    await env.clock.advanceBy(10_000);
+    assert.equal(scans, 0, "100 idle passes scanned nothing");
+
+    const other = await env.addPod(podUsing("api", [{ volume: { name: "scratch", emptyDir: {} } }]));
+    assert.equal((await syncPodAndWait(env, other)).error, undefined);
+    assert.ok(scans > 0);
   });
 });

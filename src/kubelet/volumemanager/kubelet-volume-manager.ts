@@ -4,6 +4,7 @@
  * questions (are this pod's volumes mounted? which volumes are in use?). See volume-manager.ts for
  * the contract.
  */
+import { posix } from "node:path";
 import type { Node, Pod } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../api/client/client.ts";
 import { EventRecorder } from "../../api/events/recorder.ts";
@@ -222,7 +223,7 @@ export class KubeletVolumeManager implements VolumeManager {
         paths.set(volume.outerVolumeSpecName, volume.mounter.getPath());
       } else if (volume.blockVolumeMapper !== undefined) {
         const { dir, linkName } = volume.blockVolumeMapper.getPodDeviceMapPath();
-        paths.set(volume.outerVolumeSpecName, `${dir}/${linkName}`);
+        paths.set(volume.outerVolumeSpecName, posix.join(dir, linkName));
       }
     }
     return paths;
@@ -260,7 +261,9 @@ export class KubeletVolumeManager implements VolumeManager {
   private unattachedVolumes(uid: string): string[] {
     return this.dsw
       .getVolumesToMount()
-      .filter((volume) => volume.podName === uid && volume.pluginIsAttachable && !this.asw.volumeExists(volume.volumeName))
+      .filter(
+        (volume) => volume.podName === uid && volume.pluginIsAttachable && !this.asw.volumeExists(volume.volumeName),
+      )
       .map((volume) => volume.outerVolumeSpecName)
       .sort();
   }

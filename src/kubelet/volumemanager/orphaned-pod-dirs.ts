@@ -57,7 +57,9 @@ async function removeOrphanedPodVolumeDirs(context: OrphanCleanupContext, uid: s
       await host.rmdir(dir.volumePath);
       logger.info("Cleaned up orphaned volume from pod", { podUID: uid, path: dir.volumePath });
     } catch (err) {
-      errors.push(`orphaned pod "${uid}" found, but failed to rmdir() volume at path ${dir.volumePath}: ${errorText(err)}`);
+      errors.push(
+        `orphaned pod "${uid}" found, but failed to rmdir() volume at path ${dir.volumePath}: ${errorText(err)}`,
+      );
     }
   }
   if (errors.length > 0) return [`Orphaned pod "${uid}" found, but volume paths are still present on disk`, ...errors];
@@ -91,7 +93,9 @@ async function removeOrphanedPod(context: OrphanCleanupContext, uid: string): Pr
     try {
       await removeAllOneFilesystem(host, path);
     } catch (err) {
-      errors.push(`orphaned pod "${uid}" found, but error occurred when trying to remove subdir "${path}": ${errorText(err)}`);
+      errors.push(
+        `orphaned pod "${uid}" found, but error occurred when trying to remove subdir "${path}": ${errorText(err)}`,
+      );
     }
   }
   if (errors.length > 0) return errors;
@@ -99,7 +103,9 @@ async function removeOrphanedPod(context: OrphanCleanupContext, uid: string): Pr
     await host.rmdir(dir);
     logger.info("Orphaned pod found, removing", { podUID: uid });
   } catch (err) {
-    errors.push(`orphaned pod "${uid}" found, but error occurred when trying to remove the pod directory: ${errorText(err)}`);
+    errors.push(
+      `orphaned pod "${uid}" found, but error occurred when trying to remove the pod directory: ${errorText(err)}`,
+    );
   }
   return errors;
 }

@@ -80,13 +80,14 @@ export async function podVolumeDirs(host: Host, rootDir: string, podUID: string)
 /** Every volume directory of every pod on disk. */
 export async function volumesFromPodsDir(host: Host, rootDir: string): Promise<PodVolumeDir[]> {
   const found: PodVolumeDir[] = [];
-  for (const podUID of await listPodsFromDisk(host, rootDir)) found.push(...(await podVolumeDirs(host, rootDir, podUID)));
+  for (const podUID of await listPodsFromDisk(host, rootDir))
+    found.push(...(await podVolumeDirs(host, rootDir, podUID)));
   return found;
 }
 
 /**
  * The pod's filesystem volume paths that are still mount points (getMountedVolumePathListFromDisk).
- * A path that cannot be checked counts as mounted: deleting it could lose data.
+ * Throws when a path cannot be checked (a dead FUSE mount): callers must then assume it is mounted.
  */
 export async function mountedVolumePathsFromDisk(
   host: Host,

@@ -99,17 +99,21 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     this.addVolume(volumeName, spec, devicePath, "True");
   }
 
-  /** The kubelet keeps nothing for an uncertain attach: the next pass verifies again. */
-  markVolumeAsUncertain(_volumeName: string, _spec: VolumeSpec | undefined, _nodeName: string): void {}
+  markVolumeAsUncertain(_volumeName: string, _spec: VolumeSpec | undefined, _nodeName: string): void {
+    // The kubelet keeps nothing for an uncertain attach: the next pass verifies again.
+  }
 
   markVolumeAsDetached(volumeName: string, _nodeName: string): void {
     this.deleteVolume(volumeName);
   }
 
-  /** Only the attach/detach controller reports volumes as attached. */
-  removeVolumeFromReportAsAttached(_volumeName: string, _nodeName: string): void {}
+  removeVolumeFromReportAsAttached(_volumeName: string, _nodeName: string): void {
+    // Only the attach/detach controller reports volumes in node.status.volumesAttached.
+  }
 
-  addVolumeToReportAsAttached(_volumeName: string, _nodeName: string): void {}
+  addVolumeToReportAsAttached(_volumeName: string, _nodeName: string): void {
+    // Only the attach/detach controller reports volumes in node.status.volumesAttached.
+  }
 
   // ---- Mounter updater ------------------------------------------------------------------------
 
@@ -250,11 +254,11 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
   }
 
   podHasMountedVolumes(podName: string): boolean {
-    return this.someMount((volume, pod) => pod.podName === podName && pod.volumeMountState === "VolumeMounted");
+    return this.someMount((pod) => pod.podName === podName && pod.volumeMountState === "VolumeMounted");
   }
 
   podHasPossiblyMountedVolumes(podName: string): boolean {
-    return this.someMount((_, pod) => pod.podName === podName);
+    return this.someMount((pod) => pod.podName === podName);
   }
 
   volumeExists(volumeName: string): boolean {
@@ -262,12 +266,12 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
   }
 
   volumeExistsWithSpecName(podName: string, specName: string): boolean {
-    return this.someMount((_, pod) => pod.podName === podName && pod.volumeSpec.name() === specName);
+    return this.someMount((pod) => pod.podName === podName && pod.volumeSpec.name() === specName);
   }
 
   /** Mounts in state VolumeMounted. */
   getMountedVolumes(): KubeletMountedVolume[] {
-    return this.collectMounts((_, pod) => pod.volumeMountState === "VolumeMounted");
+    return this.collectMounts((pod) => pod.volumeMountState === "VolumeMounted");
   }
 
   /** Mounted and uncertain mounts: everything teardown may need to undo. */
@@ -276,11 +280,11 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
   }
 
   getMountedVolumesForPod(podName: string): KubeletMountedVolume[] {
-    return this.collectMounts((_, pod) => pod.podName === podName && pod.volumeMountState === "VolumeMounted");
+    return this.collectMounts((pod) => pod.podName === podName && pod.volumeMountState === "VolumeMounted");
   }
 
   getPossiblyMountedVolumesForPod(podName: string): KubeletMountedVolume[] {
-    return this.collectMounts((_, pod) => pod.podName === podName);
+    return this.collectMounts((pod) => pod.podName === podName);
   }
 
   /** Every attached volume. */
@@ -389,18 +393,18 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     return volume;
   }
 
-  private someMount(match: (volume: AttachedVolumeEntry, pod: MountedPod) => boolean): boolean {
+  private someMount(match: (pod: MountedPod) => boolean): boolean {
     for (const volume of this.attachedVolumes.values()) {
-      for (const pod of volume.mountedPods.values()) if (match(volume, pod)) return true;
+      for (const pod of volume.mountedPods.values()) if (match(pod)) return true;
     }
     return false;
   }
 
-  private collectMounts(match: (volume: AttachedVolumeEntry, pod: MountedPod) => boolean): KubeletMountedVolume[] {
+  private collectMounts(match: (pod: MountedPod) => boolean): KubeletMountedVolume[] {
     const result: KubeletMountedVolume[] = [];
     for (const volume of this.attachedVolumes.values()) {
       for (const pod of volume.mountedPods.values()) {
-        if (match(volume, pod)) result.push(this.toMountedVolume(volume, pod));
+        if (match(pod)) result.push(this.toMountedVolume(volume, pod));
       }
     }
     return result;

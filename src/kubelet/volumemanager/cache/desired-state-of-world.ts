@@ -65,10 +65,9 @@ export class DesiredStateOfWorld {
     try {
       plugin = this.plugins.findPluginBySpec(volumeSpec);
     } catch (err) {
-      throw new Error(
-        `failed to get Plugin from volumeSpec for volume "${volumeSpec.name()}" err=${errorText(err)}`,
-        { cause: err },
-      );
+      throw new Error(`failed to get Plugin from volumeSpec for volume "${volumeSpec.name()}" err=${errorText(err)}`, {
+        cause: err,
+      });
     }
     const attachable = this.plugins.findAttachablePluginBySpec(volumeSpec) !== undefined;
     const deviceMountable = this.plugins.findDeviceMountablePluginBySpec(volumeSpec) !== undefined;

@@ -153,7 +153,10 @@ export class DesiredStateOfWorldPopulator {
         if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) continue;
       }
       if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) {
-        logger.debug("Pod still has one or more containers in the non-exited state and will not be removed from desired state", { pod: uid });
+        logger.debug(
+          "Pod still has one or more containers in the non-exited state and will not be removed from desired state",
+          { pod: uid },
+        );
         continue;
       }
       // A pod that still exists keeps a volume whose mount the actual state has not recorded yet:
@@ -169,7 +172,10 @@ export class DesiredStateOfWorldPopulator {
     }
   }
 
-  private becameNonAttachable(plugins: VolumePluginManager, spec: Parameters<VolumePluginManager["findAttachablePluginBySpec"]>[0]): boolean {
+  private becameNonAttachable(
+    plugins: VolumePluginManager,
+    spec: Parameters<VolumePluginManager["findAttachablePluginBySpec"]>[0],
+  ): boolean {
     try {
       return plugins.findAttachablePluginBySpec(spec) === undefined;
     } catch (err) {

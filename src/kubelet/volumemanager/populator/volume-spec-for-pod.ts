@@ -58,7 +58,9 @@ async function boundClaim(client: Client, namespace: string, claimName: string):
 /** An ephemeral volume's claim must be controlled by the pod, or it belongs to someone else. */
 function checkClaimIsForPod(pod: Pod, pvc: PersistentVolumeClaim): void {
   const podUID = pod.metadata?.uid;
-  const owned = (pvc.metadata?.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === podUID);
+  const owned = (pvc.metadata?.ownerReferences ?? []).some(
+    (owner) => owner.controller === true && owner.uid === podUID,
+  );
   if (!owned) {
     throw new Error(
       `PVC ${pvc.metadata?.namespace}/${pvc.metadata?.name} was not created for pod ${pod.metadata?.namespace}/${pod.metadata?.name} (pod is not owner)`,

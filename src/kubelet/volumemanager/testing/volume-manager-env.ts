@@ -8,18 +8,18 @@
 import type { Event, Node, PersistentVolume, PersistentVolumeClaim, Pod } from "kubernetes-types/core/v1.js";
 import { InProcessClient } from "../../../api/client/in-process-client.ts";
 import { EventRecorder } from "../../../api/events/recorder.ts";
-import { DEFAULT_TIMERS } from "../../../api/timers.ts";
 import type { KubeStore } from "../../../api/store/kube-store.ts";
 import { createMemoryStore } from "../../../api/store/memory-store.ts";
-import { SimWorld } from "../../../host/sim/sim-world.ts";
+import { DEFAULT_TIMERS } from "../../../api/timers.ts";
 import type { SimHost } from "../../../host/sim/sim-host.ts";
+import { SimWorld } from "../../../host/sim/sim-world.ts";
 import { Logger, MemorySink } from "../../../runtime/logger.ts";
 import { Rng } from "../../../runtime/rng.ts";
 import { VirtualClock } from "../../../runtime/virtual-clock.ts";
 import { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import { inTreeVolumePlugins } from "../../../volume/plugins/in-tree-plugins.ts";
 import type { RecordedCommand } from "../../../volume/testing/recording-host.ts";
-import { simNode } from "../../../volume/testing/sim-node.ts";
+import { settle, simNode } from "../../../volume/testing/sim-node.ts";
 import type { NodeVolumeContext } from "../../../volume/volume-host.ts";
 import { ClientVolumeApi } from "../client-volume-api.ts";
 import { KubeletVolumeManager } from "../kubelet-volume-manager.ts";
@@ -39,6 +39,11 @@ export class FakePods implements PodManager, PodStateProvider {
   readonly terminating = new Set<string>();
   /** Pods whose containers have all stopped. */
   readonly runtimeRemoved = new Set<string>();
+  /**
+   * Whether the pod sources have synced. Before that the pod workers cannot tell that an unknown
+   * pod has no containers (a restarted kubelet), so they answer "runtime not removed" for it.
+   */
+  podsSynced = true;
 
   add(pod: Pod): void {
     this.pods.set(pod.metadata?.uid ?? "", pod);
@@ -49,6 +54,11 @@ export class FakePods implements PodManager, PodStateProvider {
     this.pods.delete(uid);
     this.terminating.add(uid);
     this.runtimeRemoved.add(uid);
+  }
+
+  /** The pod manager loses the pod without anything being known about its containers (a restart). */
+  forget(uid: string): void {
+    this.pods.delete(uid);
   }
 
   getPods(): readonly Pod[] {
@@ -64,7 +74,8 @@ export class FakePods implements PodManager, PodStateProvider {
   }
 
   shouldPodRuntimeBeRemoved(uid: string): boolean {
-    return this.runtimeRemoved.has(uid) || !this.pods.has(uid);
+    if (this.runtimeRemoved.has(uid)) return true;
+    return !this.pods.has(uid) && this.podsSynced;
   }
 }
 
@@ -80,11 +91,15 @@ export interface VolumeManagerEnv {
   logs: MemorySink;
   recorder: EventRecorder;
   pods: FakePods;
+  /** Replaces what SourcesReady answers (the API server's first list has not arrived yet, …). */
+  setSourcesReady(allReady: () => boolean): void;
   manager: KubeletVolumeManager;
   /** Stops the running volume manager and starts a new one over the same node (a kubelet restart). */
   restartKubelet(): Promise<KubeletVolumeManager>;
   /** Creates the pod in the API and hands it to the pod manager. */
   addPod(pod: Pod): Promise<Pod>;
+  /** The pod's containers stopped and its API object is gone (deleted, then finalized). */
+  deletePod(pod: Pod): Promise<void>;
   /** Writes `node.status.volumesInUse` once states synced, and reports it back (the node status loop). */
   reportVolumesInUse(): Promise<void>;
   /** Plays the attach/detach controller: attaches the disk and lists it in `node.status.volumesAttached`. */
@@ -106,6 +121,7 @@ export async function volumeManagerEnv(seed = 1): Promise<VolumeManagerEnv> {
   const recorder = new EventRecorder({ client, clock, logger, source: { component: "kubelet", host: testNodeName } });
   const pods = new FakePods();
   const cachedNode: { current: Node | undefined } = { current: undefined };
+  let sourcesReady: () => boolean = () => true;
 
   const newManager = (): KubeletVolumeManager => {
     const plugins = new VolumePluginManager();
@@ -125,7 +141,7 @@ export async function volumeManagerEnv(seed = 1): Promise<VolumeManagerEnv> {
       plugins,
       podManager: pods,
       podStateProvider: pods,
-      sourcesReady: { allReady: () => true },
+      sourcesReady: { allReady: () => sourcesReady() },
       recorder,
       cachedNode: () => cachedNode.current,
     });
@@ -148,6 +164,9 @@ export async function volumeManagerEnv(seed = 1): Promise<VolumeManagerEnv> {
     logs,
     recorder,
     pods,
+    setSourcesReady(allReady) {
+      sourcesReady = allReady;
+    },
     manager: newManager(),
     async restartKubelet() {
       await env.manager.stop();
@@ -159,22 +178,37 @@ export async function volumeManagerEnv(seed = 1): Promise<VolumeManagerEnv> {
       pods.add(created);
       return created;
     },
+    async deletePod(pod) {
+      pods.remove(pod.metadata?.uid ?? "");
+      await client.pods.delete(pod.metadata?.namespace ?? "", pod.metadata?.name ?? "", { gracePeriodSeconds: 0 });
+    },
     async reportVolumesInUse() {
       if (!env.manager.statesHaveBeenSynced()) return;
       const inUse = env.manager.getVolumesInUse();
-      const updated = await client.nodes.mutate("", testNodeName, (draft) => {
-        draft.status = { ...draft.status, volumesInUse: inUse };
-      });
+      const updated = await client.nodes.mutate(
+        "",
+        testNodeName,
+        (draft) => {
+          draft.status = { ...draft.status, volumesInUse: inUse };
+        },
+        { subresource: "status" },
+      );
       cachedNode.current = updated;
       env.manager.markVolumesAsReportedInUse(updated.status?.volumesInUse ?? []);
     },
     async attachDisk(diskId) {
-      const devicePath = await world.disks.attach(diskId, testNodeName);
+      // The provider takes virtual time to attach: run the clock (and with it the kubelet) meanwhile.
+      const devicePath = await settle(clock, world.disks.attach(diskId, testNodeName));
       const name = simDiskVolumeName(diskId);
-      await client.nodes.mutate("", testNodeName, (draft) => {
-        const attached = (draft.status?.volumesAttached ?? []).filter((entry) => entry.name !== name);
-        draft.status = { ...draft.status, volumesAttached: [...attached, { name, devicePath }] };
-      });
+      await client.nodes.mutate(
+        "",
+        testNodeName,
+        (draft) => {
+          const attached = (draft.status?.volumesAttached ?? []).filter((entry) => entry.name !== name);
+          draft.status = { ...draft.status, volumesAttached: [...attached, { name, devicePath }] };
+        },
+        { subresource: "status" },
+      );
       await refreshCachedNode();
       return devicePath;
     },
@@ -234,7 +268,12 @@ export async function boundSimDiskClaim(
     apiVersion: "v1",
     kind: "PersistentVolumeClaim",
     metadata: { namespace: testNamespace, name: claimName, finalizers: ["kubernetes.io/pvc-protection"] },
-    spec: { accessModes: ["ReadWriteOnce"], volumeName: pvName, volumeMode, resources: { requests: { storage: "1Gi" } } },
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      volumeName: pvName,
+      volumeMode,
+      resources: { requests: { storage: "1Gi" } },
+    },
   });
   const pv = await env.client.persistentVolumes.create({
     apiVersion: "v1",

@@ -81,8 +81,25 @@ export class SimDiskPlugin extends AttachableDiskPlugin implements BlockVolumePl
     return { spec: this.specFor(volumeName, diskId, "Filesystem") };
   }
 
-  async constructBlockVolumeSpec(_podUID: string, volumeName: string): Promise<VolumeSpec> {
-    return this.specFor(volumeName, volumeName, "Block");
+  /**
+   * The disk id is the global map directory holding this pod's bind-mounted device file
+   * (`volumeDevices/<disk id>/<pod uid>`, Kubernetes' FindGlobalMapPathUUIDFromPod); with several,
+   * the one whose device is the pod link's target.
+   */
+  async constructBlockVolumeSpec(podUID: string, volumeName: string, mapPath: string): Promise<VolumeSpec> {
+    const node = this.node("sim-disk block reconstruction");
+    const prefix = `${simDiskGlobalMapPath(node.rootDir, "")}/`;
+    const suffix = `/${podUID}`;
+    const candidates = (await node.host.mountInfo()).filter(
+      (mount) => mount.mountPoint.startsWith(prefix) && mount.mountPoint.endsWith(suffix),
+    );
+    let chosen = candidates[0];
+    if (candidates.length > 1) {
+      const linkTarget = await node.host.readlink(mapPath);
+      chosen = candidates.find((mount) => linkTarget.endsWith(mount.root));
+    }
+    const diskId = chosen === undefined ? volumeName : chosen.mountPoint.slice(prefix.length, -suffix.length);
+    return this.specFor(volumeName, diskId, "Block");
   }
 
   protected diskAttacher(): SimDiskAttacher {

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { VirtualClock } from "../../../runtime/virtual-clock.ts";
+import { VolumeSpec } from "../../../volume/spec.ts";
+import { ActualStateOfWorld } from "./actual-state-of-world.ts";
+
+function asw(): { clock: VirtualClock; state: ActualStateOfWorld; changes: () => number } {
+  const clock = new VirtualClock();
+  let changes = 0;
+  return { clock, state: new ActualStateOfWorld(clock, () => changes++), changes: () => changes };
+}
+
+describe("ActualStateOfWorld (attach/detach controller)", () => {
+  it("assumes a new attachment is in use until the node's volumesInUse says otherwise", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    state.markVolumeAsAttached("vol-b", undefined, "node-1", "/dev/b");
+    assert.deepEqual(
+      state.getAttachedVolumes().map((entry) => entry.mountedByNode),
+      [true, true],
+    );
+    state.setVolumesMountedByNode("node-1", ["vol-b"]);
+    assert.deepEqual(
+      state.getAttachedVolumes().map((entry) => [entry.volumeName, entry.mountedByNode]),
+      [
+        ["vol-a", false],
+        ["vol-b", true],
+      ],
+    );
+  });
+
+  it("keeps uncertain attachments out of the node status and out of the Multi-Attach check", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    state.markVolumeAsUncertain("vol-a", undefined, "node-2");
+    assert.equal(state.getAttachState("vol-a", "node-2"), "Uncertain");
+    assert.deepEqual(state.getNodesForAttachedVolume("vol-a"), ["node-1"]);
+    assert.deepEqual(state.takeVolumesToReportAttached("node-1"), [{ name: "vol-a", devicePath: "/dev/a" }]);
+    assert.equal(state.takeVolumesToReportAttached("node-2"), undefined);
+    assert.deepEqual([...state.getAttachedVolumesPerNode().keys()], ["node-1"], "only confirmed ones are verified");
+  });
+
+  it("reports a node's status once per change and drops a detached volume from it", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-b", undefined, "node-1", "/dev/b");
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    assert.deepEqual(state.nodesNeedingStatusUpdate(), ["node-1"]);
+    assert.deepEqual(
+      state.takeVolumesToReportAttached("node-1")?.map((entry) => entry.name),
+      ["vol-a", "vol-b"],
+    );
+    assert.deepEqual(state.nodesNeedingStatusUpdate(), []);
+    state.removeVolumeFromReportAsAttached("vol-a", "node-1");
+    assert.deepEqual(
+      state.takeVolumesToReportAttached("node-1")?.map((entry) => entry.name),
+      ["vol-b"],
+    );
+    state.markVolumeAsDetached("vol-b", "node-1");
+    assert.deepEqual(state.takeVolumesToReportAttached("node-1"), []);
+    assert.equal(state.getAttachState("vol-b", "node-1"), "Detached");
+    assert.throws(() => state.removeVolumeFromReportAsAttached("vol-a", "node-9"), /node "node-9" does not exist/);
+  });
+
+  it("starts the detach timer at the first request and resets it when the volume is wanted again", async () => {
+    const { clock, state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "");
+    assert.equal(state.setDetachRequestTime("vol-a", "node-1"), 0);
+    await clock.advanceBy(90_000);
+    assert.equal(state.setDetachRequestTime("vol-a", "node-1"), 90_000);
+    state.resetDetachRequestTime("vol-a", "node-1");
+    await clock.advanceBy(10_000);
+    assert.equal(state.setDetachRequestTime("vol-a", "node-1"), 0);
+  });
+
+  it("keeps a known spec when a restart reports the attachment without one", () => {
+    const { state } = asw();
+    const spec = VolumeSpec.fromPersistentVolume({ metadata: { name: "data" } });
+    state.markVolumeAsAttached("vol-a", spec, "node-1", "/dev/a");
+    state.markVolumeAsAttached("vol-a", undefined, "node-2", "/dev/a");
+    assert.equal(state.volumeSpec("vol-a"), spec);
+  });
+
+  it("signals changes that matter, and stays quiet when nothing changed", () => {
+    const { state, changes } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    const afterAttach = changes();
+    state.setVolumesMountedByNode("node-1", ["vol-a"]);
+    assert.equal(changes(), afterAttach, "already assumed mounted");
+    state.setVolumesMountedByNode("node-1", []);
+    assert.equal(changes(), afterAttach + 1);
+  });
+});

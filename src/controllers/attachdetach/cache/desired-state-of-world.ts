@@ -1,0 +1,149 @@
+/**
+ * The attach/detach controller's desired state of the world (spec §2.2): which attachable volumes
+ * should be attached to which managed nodes, and which scheduled pods want each of them.
+ *
+ *   nodesManaged[node] → { keepTerminatedPodVolumes, volumesToAttach[volume] → { spec,
+ *                          multiAttachErrorReported, scheduledPods[podUID] → pod } }
+ *
+ * Only managed nodes (annotation `volumes.kubernetes.io/controller-managed-attach-detach`) are
+ * tracked. Every change calls `onChange`, which wakes the reconciler.
+ */
+import type { Pod } from "kubernetes-types/core/v1.js";
+import type { VolumeToAttach } from "../../../volume/operationexecutor/types.ts";
+import type { VolumeSpec } from "../../../volume/spec.ts";
+
+interface DesiredVolume {
+  volumeName: string;
+  spec: VolumeSpec;
+  multiAttachErrorReported: boolean;
+  /** podUID → pod, in the order pods were added. */
+  scheduledPods: Map<string, Pod>;
+}
+
+interface ManagedNode {
+  keepTerminatedPodVolumes: boolean;
+  volumesToAttach: Map<string, DesiredVolume>;
+}
+
+/** A (pod, volume, node) the populator checks against the informer. */
+export interface PodToAdd {
+  podUID: string;
+  pod: Pod;
+  volumeName: string;
+  nodeName: string;
+}
+
+export class DesiredStateOfWorld {
+  private readonly nodes = new Map<string, ManagedNode>();
+
+  constructor(private readonly onChange: () => void = () => undefined) {}
+
+  /** Starts managing `nodeName`; an existing node keeps its volumes (only the flag is updated). */
+  addNode(nodeName: string, keepTerminatedPodVolumes: boolean): void {
+    const existing = this.nodes.get(nodeName);
+    if (existing !== undefined) {
+      existing.keepTerminatedPodVolumes = keepTerminatedPodVolumes;
+      return;
+    }
+    this.nodes.set(nodeName, { keepTerminatedPodVolumes, volumesToAttach: new Map() });
+    this.onChange();
+  }
+
+  /** Stops managing a node; refused while volumes are still desired on it. */
+  deleteNode(nodeName: string): void {
+    const node = this.nodes.get(nodeName);
+    if (node === undefined) return;
+    if (node.volumesToAttach.size > 0) {
+      throw new Error(
+        `failed to delete node "${nodeName}" from list of nodes managed by attach/detach controller: it has ${node.volumesToAttach.size} volumes associated with it`,
+      );
+    }
+    this.nodes.delete(nodeName);
+    this.onChange();
+  }
+
+  nodeExists(nodeName: string): boolean {
+    return this.nodes.has(nodeName);
+  }
+
+  keepTerminatedPodVolumesForNode(nodeName: string): boolean {
+    return this.nodes.get(nodeName)?.keepTerminatedPodVolumes ?? false;
+  }
+
+  /** Records that `pod` wants `volumeName` on `nodeName`. The node must be managed. */
+  addPod(podUID: string, pod: Pod, volumeName: string, spec: VolumeSpec, nodeName: string): void {
+    const node = this.nodes.get(nodeName);
+    if (node === undefined) {
+      throw new Error(`no node with the name "${nodeName}" exists in the list of managed nodes`);
+    }
+    let volume = node.volumesToAttach.get(volumeName);
+    if (volume === undefined) {
+      volume = { volumeName, spec, multiAttachErrorReported: false, scheduledPods: new Map() };
+      node.volumesToAttach.set(volumeName, volume);
+      this.onChange();
+    }
+    // The newest pod object is kept: messages and events use it.
+    volume.scheduledPods.set(podUID, pod);
+  }
+
+  /** Forgets that the pod wants the volume; the volume goes once no pod wants it. */
+  deletePod(podUID: string, volumeName: string, nodeName: string): void {
+    const node = this.nodes.get(nodeName);
+    const volume = node?.volumesToAttach.get(volumeName);
+    if (node === undefined || volume === undefined || !volume.scheduledPods.delete(podUID)) return;
+    if (volume.scheduledPods.size === 0) {
+      node.volumesToAttach.delete(volumeName);
+      this.onChange();
+    }
+  }
+
+  volumeExists(volumeName: string, nodeName: string): boolean {
+    return this.nodes.get(nodeName)?.volumesToAttach.has(volumeName) ?? false;
+  }
+
+  /** Marks the Multi-Attach events as emitted for this (volume, node): they are emitted once. */
+  setMultiAttachError(volumeName: string, nodeName: string): void {
+    const volume = this.nodes.get(nodeName)?.volumesToAttach.get(volumeName);
+    if (volume !== undefined) volume.multiAttachErrorReported = true;
+  }
+
+  /** Every (volume, node) to attach, with its scheduled pods. */
+  getVolumesToAttach(): VolumeToAttach[] {
+    const volumes: VolumeToAttach[] = [];
+    for (const [nodeName, node] of this.nodes) {
+      for (const volume of node.volumesToAttach.values()) {
+        volumes.push({
+          volumeName: volume.volumeName,
+          volumeSpec: volume.spec,
+          nodeName,
+          scheduledPods: [...volume.scheduledPods.values()],
+          multiAttachErrorReported: volume.multiAttachErrorReported,
+        });
+      }
+    }
+    return volumes;
+  }
+
+  /** Every (pod, volume, node) entry, for the populator. */
+  getPodsToAdd(): PodToAdd[] {
+    const entries: PodToAdd[] = [];
+    for (const [nodeName, node] of this.nodes) {
+      for (const volume of node.volumesToAttach.values()) {
+        for (const [podUID, pod] of volume.scheduledPods) {
+          entries.push({ podUID, pod, volumeName: volume.volumeName, nodeName });
+        }
+      }
+    }
+    return entries;
+  }
+
+  /** The pods on `nodeNames` that want `volumeName` (who blocks a Multi-Attach). */
+  getVolumePodsOnNodes(nodeNames: readonly string[], volumeName: string): Pod[] {
+    const pods: Pod[] = [];
+    for (const nodeName of nodeNames) {
+      const volume = this.nodes.get(nodeName)?.volumesToAttach.get(volumeName);
+      if (volume !== undefined) pods.push(...volume.scheduledPods.values());
+    }
+    return pods;
+  }
+}

@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { ContainerStatus, Pod } from "kubernetes-types/core/v1.js";
+import { podPhase } from "./generate-pod-status.ts";
+
+function pod(restartPolicy: "Always" | "OnFailure" | "Never"): Pod {
+  return { metadata: { name: "p" }, spec: { restartPolicy, containers: [{ name: "a" }, { name: "b" }] } };
+}
+
+const waiting: ContainerStatus = {
+  name: "a",
+  image: "",
+  imageID: "",
+  ready: false,
+  restartCount: 0,
+  state: { waiting: { reason: "ContainerCreating" } },
+};
+const running: ContainerStatus = { ...waiting, state: { running: { startedAt: "2026-01-01T00:00:00Z" } } };
+const exited = (exitCode: number): ContainerStatus => ({ ...waiting, state: { terminated: { exitCode } } });
+
+describe("podPhase", () => {
+  it("is Pending while a container has not started, Running once all started and one runs", () => {
+    assert.equal(podPhase(pod("Always"), [waiting, running], false), "Pending");
+    assert.equal(podPhase(pod("Always"), [running, exited(1)], false), "Running");
+  });
+
+  it("follows the restart policy once every container has exited", () => {
+    assert.equal(podPhase(pod("Always"), [exited(0), exited(0)], false), "Running");
+    assert.equal(podPhase(pod("OnFailure"), [exited(0), exited(0)], false), "Succeeded");
+    assert.equal(podPhase(pod("OnFailure"), [exited(0), exited(1)], false), "Running");
+    assert.equal(podPhase(pod("Never"), [exited(0), exited(1)], false), "Failed");
+  });
+
+  it("is terminal for a terminated pod whatever the policy, and Failed if a container never ran", () => {
+    assert.equal(podPhase(pod("Always"), [exited(0), exited(0)], true), "Succeeded");
+    assert.equal(podPhase(pod("Always"), [exited(0), exited(137)], true), "Failed");
+    assert.equal(podPhase(pod("Always"), [waiting, waiting], true), "Failed");
+  });
+});

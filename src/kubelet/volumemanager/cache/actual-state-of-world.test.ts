@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { MarkVolumeOptions } from "../../../volume/operationexecutor/types.ts";
+import type { VolumeSpec } from "../../../volume/spec.ts";
+import { ActualStateOfWorld } from "./actual-state-of-world.ts";
+import { emptyDirSpec, inTreePluginManager, secretSpec, simDiskSpec } from "./test-plugins.ts";
+
+const disk = "kvol.io/sim-disk/disk-1";
+
+function mounted(podName: string, volumeName: string, spec: VolumeSpec, outer = spec.name()): MarkVolumeOptions {
+  return {
+    podName,
+    podUID: podName,
+    volumeName,
+    outerVolumeSpecName: outer,
+    volumeSpec: spec,
+    volumeMountState: "VolumeMounted",
+  };
+}
+
+async function aswWithDisk(): Promise<ActualStateOfWorld> {
+  const asw = new ActualStateOfWorld("node-1", await inTreePluginManager());
+  asw.markVolumeAsAttached(disk, simDiskSpec("disk-1"), "node-1", "/dev/sdb");
+  return asw;
+}
+
+describe("ActualStateOfWorld", () => {
+  it("answers PodExistsInVolume through attach, uncertain mount, mount and remount", async () => {
+    const asw = new ActualStateOfWorld("node-1", await inTreePluginManager());
+    assert.deepEqual(asw.podExistsInVolume("uid-a", disk), { kind: "notAttached" });
+    asw.markVolumeAsAttached(disk, simDiskSpec("disk-1"), "node-1", "/dev/sdb");
+    assert.deepEqual(asw.podExistsInVolume("uid-a", disk), { kind: "notMounted", devicePath: "/dev/sdb" });
+    asw.markVolumeMountAsUncertain(mounted("uid-a", disk, simDiskSpec("disk-1")));
+    assert.deepEqual(asw.podExistsInVolume("uid-a", disk), { kind: "notMounted", devicePath: "/dev/sdb" });
+    assert.equal(asw.podRemovedFromVolume("uid-a", disk), false, "an uncertain mount still needs teardown");
+    asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1")));
+    assert.deepEqual(asw.podExistsInVolume("uid-a", disk), { kind: "mounted", devicePath: "/dev/sdb" });
+    asw.markRemountRequired("uid-a");
+    assert.equal(asw.podExistsInVolume("uid-a", disk).kind, "mounted", "a disk is never remounted for content");
+  });
+
+  it("flags secret, not emptyDir, volumes for remount after a pod sync", async () => {
+    const asw = new ActualStateOfWorld("node-1", await inTreePluginManager());
+    for (const [name, spec] of [
+      ["kubernetes.io/secret/uid-a-creds", secretSpec("creds")],
+      ["kubernetes.io/empty-dir/uid-a-tmp", emptyDirSpec("tmp")],
+    ] as const) {
+      asw.markVolumeAsAttached(name, spec, "node-1", "");
+      asw.markVolumeAsMounted(mounted("uid-a", name, spec));
+    }
+    asw.markRemountRequired("uid-a");
+    assert.equal(asw.podExistsInVolume("uid-a", "kubernetes.io/secret/uid-a-creds").kind, "remountRequired");
+    assert.equal(asw.podExistsInVolume("uid-a", "kubernetes.io/empty-dir/uid-a-tmp").kind, "mounted");
+    asw.markVolumeAsMounted(mounted("uid-a", "kubernetes.io/secret/uid-a-creds", secretSpec("creds")));
+    assert.equal(
+      asw.podExistsInVolume("uid-a", "kubernetes.io/secret/uid-a-creds").kind,
+      "mounted",
+      "SetUp again clears it",
+    );
+  });
+
+  it("tracks the device mount and refuses to forget a volume some pod still mounts", async () => {
+    const asw = await aswWithDisk();
+    asw.markDeviceAsMounted(disk, "/dev/sdb", "/global/disk-1");
+    asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1")));
+    assert.equal(asw.getDeviceMountState(disk), "DeviceGloballyMounted");
+    assert.throws(() => asw.markVolumeAsDetached(disk, "node-1"), {
+      message: `failed to DeleteVolume "${disk}", it still has 1 mountedPods`,
+    });
+    assert.equal(asw.isVolumeMountedElsewhere(disk, "uid-b"), true);
+    assert.equal(asw.isVolumeMountedElsewhere(disk, "uid-a"), false);
+    asw.markVolumeAsUnmounted("uid-a", disk);
+    assert.deepEqual(
+      asw.getUnmountedVolumes().map((volume) => [volume.volumeName, volume.deviceMountState]),
+      [[disk, "DeviceGloballyMounted"]],
+    );
+    asw.markDeviceAsUnmounted(disk);
+    asw.markVolumeAsDetached(disk, "node-1");
+    assert.equal(asw.volumeExists(disk), false);
+  });
+
+  it("keeps reconstructed mounts uncertain until a mount succeeds, then forgets they were reconstructed", async () => {
+    const asw = new ActualStateOfWorld("node-1", await inTreePluginManager());
+    asw.addAttachUncertainReconstructedVolume(disk, simDiskSpec("disk-1"), "");
+    const found = {
+      ...mounted("uid-a", disk, simDiskSpec("disk-1")),
+      volumeMountState: "VolumeMountUncertain" as const,
+    };
+    assert.equal(asw.checkAndMarkVolumeAsUncertainViaReconstruction(found), true);
+    assert.equal(asw.checkAndMarkVolumeAsUncertainViaReconstruction(found), false, "a known mount wins");
+    asw.markDeviceAsUncertain(disk, "", "/global/disk-1");
+    assert.equal(asw.isVolumeReconstructed(disk, "uid-a"), true);
+    assert.equal(asw.isVolumeDeviceReconstructed(disk), true);
+    assert.equal(asw.getAttachedVolume(disk)?.pluginIsAttachable, false, "attachability unknown until node status");
+
+    asw.updateReconstructedDevicePath(disk, "/dev/sdb");
+    asw.updateReconstructedVolumeAttachability(disk, true);
+    assert.equal(asw.getAttachedVolume(disk)?.devicePath, "/dev/sdb");
+    assert.equal(asw.getAttachedVolume(disk)?.pluginIsAttachable, true);
+
+    asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1"), "data"));
+    assert.equal(asw.isVolumeReconstructed(disk, "uid-a"), false);
+    assert.deepEqual(
+      asw.getMountedVolumesForPod("uid-a").map((volume) => volume.outerVolumeSpecName),
+      ["data"],
+      "the real outer name replaces the spec name found on disk",
+    );
+  });
+});
