@@ -81,6 +81,14 @@ async function sqliteWriteRows(dir: string): Promise<Row[]> {
   ];
 }
 
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
 /** Writes with `fanOutWatchers` watchers on pods; counts deliveries per second until all arrive. */
 async function fanOutRows(): Promise<Row[]> {
   const deliveries = fanOutWatchers * fanOutWrites;
@@ -97,10 +105,7 @@ async function fanOutRows(): Promise<Row[]> {
   });
   const store = memoryStore();
   let seen = 0;
-  let allSeen: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    allSeen = resolve;
-  });
+  const { promise: done, resolve: allSeen } = deferred();
   const watches = [];
   for (let w = 0; w < fanOutWatchers; w++) {
     watches.push(

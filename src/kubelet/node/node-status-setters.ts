@@ -68,8 +68,8 @@ const healthyConditions: readonly ConditionSpec[] = [
 ];
 
 export function nodeLabels(identity: NodeIdentity): Record<string, string> {
+  // `--node-labels` are applied last and may override the defaults, as the kubelet does.
   return {
-    ...identity.labels,
     [hostnameLabel]: identity.nodeName,
     [osLabel]: nodeOs,
     [archLabel]: nodeArch,
@@ -77,6 +77,7 @@ export function nodeLabels(identity: NodeIdentity): Record<string, string> {
     [betaArchLabel]: nodeArch,
     ...(identity.zone === undefined ? {} : { [zoneLabel]: identity.zone }),
     ...(identity.region === undefined ? {} : { [regionLabel]: identity.region }),
+    ...identity.labels,
   };
 }
 

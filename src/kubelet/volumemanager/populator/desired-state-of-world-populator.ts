@@ -70,9 +70,13 @@ export class DesiredStateOfWorldPopulator {
     return this.addedPods;
   }
 
-  /** Makes the next pass process the pod again (its volumes are re-added and remounts flagged). */
+  /**
+   * Makes the next pass process the pod again (its volumes are re-added and remounts flagged). The
+   * pod counts as seen from now on: if that pass fails, it is retried at the next pod sync, not
+   * every pass, as in Kubernetes.
+   */
   reprocessPod(uid: string): void {
-    if (this.processedPods.has(uid)) this.processedPods.set(uid, false);
+    this.processedPods.set(uid, false);
   }
 
   private trackedPass(): Promise<void> {
@@ -81,7 +85,7 @@ export class DesiredStateOfWorldPopulator {
     return pass;
   }
 
-  /** One loop pass; exported behaviour for tests through `run`, callable directly as well. */
+  /** One loop pass (what `run` repeats). */
   async pass(): Promise<void> {
     const sourcesWereReady = this.options.sourcesReady.allReady();
     try {

@@ -127,6 +127,8 @@ describe("CsiAttacher (controller side)", () => {
     await setStatus(api, vaName, { attached: true, detachError: { message: "volume is busy" } });
     await assert.rejects(settle(api.clock, detaching), { message: "volume is busy" });
 
+    // The external-attacher retries ControllerUnpublish and clears the error.
+    await setStatus(api, vaName, { attached: true });
     const again = attacher.detach(`${driver}^${handle}`, "node-1");
     await api.clock.advanceBy(1_000);
     await api.client.volumeAttachments.mutate("", vaName, (draft) => {
