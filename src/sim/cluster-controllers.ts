@@ -3,6 +3,9 @@
  * controller is one line here; `ClusterOptions.controllers` picks a subset by name.
  */
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
+import { NodeLifecycleController } from "../controllers/nodelifecycle/node-lifecycle-controller.ts";
+import { PodGcController } from "../controllers/nodelifecycle/pod-gc.ts";
+import { TaintEvictionController } from "../controllers/nodelifecycle/taint-eviction-controller.ts";
 import { PvProtectionController } from "../controllers/persistentvolume/protection/pv-protection-controller.ts";
 import { PvcProtectionController } from "../controllers/persistentvolume/protection/pvc-protection-controller.ts";
 import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts";
@@ -45,6 +48,9 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },
   { name: "deployment-controller", create: (w) => new DeploymentController(w.context) },
   { name: "garbage-collector-controller", create: (w) => new GarbageCollector(w.context) },
+  { name: "node-lifecycle-controller", create: (w) => new NodeLifecycleController(w.context) },
+  { name: "taint-eviction-controller", create: (w) => new TaintEvictionController(w.context) },
+  { name: "pod-garbage-collector", create: (w) => new PodGcController(w.context) },
 ];
 
 /** The entries named in `names` (all when undefined); an unknown name is an error that lists the known ones. */

@@ -100,3 +100,19 @@ describe("AttachDetachController: a pod moves to another node (Deployment rollou
     await env.stop();
   });
 });
+
+describe("AttachDetachController: rbd", () => {
+  it("records an rbd volume as attached without doing anything in the controller (the node maps it)", async () => {
+    const env = await startAdcTestEnv();
+    await env.addNode("node-1");
+    await env.addBoundVolume("user-pv", {
+      rbd: { monitors: ["10.0.255.1:6789"], pool: "sock_shop", image: "user-pv" },
+    });
+    await env.addPod("user-db", "node-1", "user-pv");
+    await env.runUntil(async () => (await env.volumesAttached("node-1")).length > 0);
+    assert.deepEqual((await env.node("node-1")).status?.volumesAttached, [
+      { name: "kubernetes.io/rbd/sock_shop:user-pv", devicePath: "" },
+    ]);
+    await env.stop();
+  });
+});

@@ -347,4 +347,40 @@ describe("OperationExecutor: mount and unmount (kubelet side)", () => {
     assert.ok(c.logs.lines().some((line) => line.includes("Volume not attached according to node status for volume")));
     assert.equal(asw.attachments.size, 0);
   });
+
+  it("maps a raw block volume into the pod, tells it so, and releases it again", async () => {
+    const { c, asw } = await attachedCluster();
+    const blockPv: PersistentVolume = { ...diskPv(), spec: { ...diskPv().spec, volumeMode: "Block" } };
+    const volumeToMap = toMount("web-a", "/dev/disk/by-id/virtio-disk-1", blockPv);
+    assert.equal(c.kubelet.mountVolume(600_000, volumeToMap, asw, false), undefined);
+    await idle(c);
+    const globalMapPath = "/var/lib/kubelet/plugins/kvol.io/sim-disk/volumeDevices/disk-1";
+    assert.deepEqual(c.recorder.events, [
+      `web-a Normal SuccessfulMountVolume MapVolume.MapPodDevice succeeded for volume "pvc-1" globalMapPath "${globalMapPath}"`,
+      'web-a Normal SuccessfulMountVolume MapVolume.MapPodDevice succeeded for volume "pvc-1" volumeMapPath "/var/lib/kubelet/pods/uid-web-a/volumeDevices/kvol.io~sim-disk"',
+    ]);
+    const podLink = "/var/lib/kubelet/pods/uid-web-a/volumeDevices/kvol.io~sim-disk/pvc-1";
+    assert.ok((await c.node1.host.readlink(podLink)).startsWith("/dev/"));
+    assert.equal(asw.getVolumeMountState(volumeName, "uid-web-a"), "VolumeMounted");
+    assert.equal(asw.getDeviceMountState(volumeName), "DeviceGloballyMounted");
+
+    const mappedVolume = { ...mounted("web-a"), volumeSpec: VolumeSpec.fromPersistentVolume(blockPv) };
+    c.kubelet.unmountVolume(mappedVolume, asw);
+    await idle(c);
+    assert.equal(asw.getVolumeMountState(volumeName, "uid-web-a"), "VolumeNotMounted");
+    await assert.rejects(c.node1.host.readlink(podLink));
+    c.kubelet.unmountDevice(
+      {
+        ...attached("node-1"),
+        volumeSpec: VolumeSpec.fromPersistentVolume(blockPv),
+        devicePath: "/dev/disk/by-id/virtio-disk-1",
+        pluginName: "kvol.io/sim-disk",
+        deviceMountPath: globalMapPath,
+      },
+      asw,
+    );
+    await idle(c);
+    assert.equal(asw.getDeviceMountState(volumeName), "DeviceNotMounted");
+    await assert.rejects(c.node1.host.stat(globalMapPath), /no such file or directory/);
+  });
 });

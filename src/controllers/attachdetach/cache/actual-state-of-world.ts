@@ -141,9 +141,15 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
 
   /** Confirmed and uncertain (volume, node) pairs: the detach pass's candidates. */
   getAttachedVolumes(): AttachedVolumeOnNode[] {
+    return this.attachedVolumesWhere(() => true);
+  }
+
+  /** The attached (volume, node) pairs `wanted` accepts; only those are copied out. */
+  attachedVolumesWhere(wanted: (volumeName: string, nodeName: string) => boolean): AttachedVolumeOnNode[] {
     const found: AttachedVolumeOnNode[] = [];
     for (const [volumeName, volume] of this.attachedVolumes) {
       for (const [nodeName, attachment] of volume.nodesAttachedTo) {
+        if (!wanted(volumeName, nodeName)) continue;
         found.push({
           volumeName,
           volumeSpec: volume.spec,

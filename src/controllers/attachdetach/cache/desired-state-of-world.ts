@@ -13,11 +13,26 @@ import type { VolumeToAttach } from "../../../volume/operationexecutor/types.ts"
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
 interface DesiredVolume {
-  volumeName: string;
-  spec: VolumeSpec;
-  multiAttachErrorReported: boolean;
+  /** What the reconciler gets; rebuilt when the entry changes, so a pass allocates nothing per volume. */
+  view: VolumeToAttach;
   /** podUID → pod, in the order pods were added. */
   scheduledPods: Map<string, Pod>;
+}
+
+function viewOf(
+  volumeName: string,
+  spec: VolumeSpec,
+  nodeName: string,
+  pods: Map<string, Pod>,
+  reported: boolean,
+): VolumeToAttach {
+  return {
+    volumeName,
+    volumeSpec: spec,
+    nodeName,
+    scheduledPods: [...pods.values()],
+    multiAttachErrorReported: reported,
+  };
 }
 
 interface ManagedNode {
@@ -77,13 +92,23 @@ export class DesiredStateOfWorld {
       throw new Error(`no node with the name "${nodeName}" exists in the list of managed nodes`);
     }
     let volume = node.volumesToAttach.get(volumeName);
+    const added = volume === undefined;
     if (volume === undefined) {
-      volume = { volumeName, spec, multiAttachErrorReported: false, scheduledPods: new Map() };
+      volume = { view: viewOf(volumeName, spec, nodeName, new Map(), false), scheduledPods: new Map() };
       node.volumesToAttach.set(volumeName, volume);
-      this.onChange();
     }
     // The newest pod object is kept: messages and events use it.
-    volume.scheduledPods.set(podUID, pod);
+    if (volume.scheduledPods.get(podUID) !== pod) {
+      volume.scheduledPods.set(podUID, pod);
+      this.refresh(volume);
+    }
+    if (added) this.onChange();
+  }
+
+  /** Views are replaced, never changed, so an operation holding the old one keeps a consistent copy. */
+  private refresh(volume: DesiredVolume, multiAttachErrorReported = volume.view.multiAttachErrorReported): void {
+    const { volumeName, volumeSpec, nodeName } = volume.view;
+    volume.view = viewOf(volumeName, volumeSpec, nodeName, volume.scheduledPods, multiAttachErrorReported);
   }
 
   /** Forgets that the pod wants the volume; the volume goes once no pod wants it. */
@@ -91,10 +116,12 @@ export class DesiredStateOfWorld {
     const node = this.nodes.get(nodeName);
     const volume = node?.volumesToAttach.get(volumeName);
     if (node === undefined || volume === undefined || !volume.scheduledPods.delete(podUID)) return;
-    if (volume.scheduledPods.size === 0) {
-      node.volumesToAttach.delete(volumeName);
-      this.onChange();
+    if (volume.scheduledPods.size > 0) {
+      this.refresh(volume);
+      return;
     }
+    node.volumesToAttach.delete(volumeName);
+    this.onChange();
   }
 
   volumeExists(volumeName: string, nodeName: string): boolean {
@@ -104,22 +131,14 @@ export class DesiredStateOfWorld {
   /** Marks the Multi-Attach events as emitted for this (volume, node): they are emitted once. */
   setMultiAttachError(volumeName: string, nodeName: string): void {
     const volume = this.nodes.get(nodeName)?.volumesToAttach.get(volumeName);
-    if (volume !== undefined) volume.multiAttachErrorReported = true;
+    if (volume !== undefined) this.refresh(volume, true);
   }
 
   /** Every (volume, node) to attach, with its scheduled pods. */
   getVolumesToAttach(): VolumeToAttach[] {
     const volumes: VolumeToAttach[] = [];
-    for (const [nodeName, node] of this.nodes) {
-      for (const volume of node.volumesToAttach.values()) {
-        volumes.push({
-          volumeName: volume.volumeName,
-          volumeSpec: volume.spec,
-          nodeName,
-          scheduledPods: [...volume.scheduledPods.values()],
-          multiAttachErrorReported: volume.multiAttachErrorReported,
-        });
-      }
+    for (const node of this.nodes.values()) {
+      for (const volume of node.volumesToAttach.values()) volumes.push(volume.view);
     }
     return volumes;
   }
@@ -130,7 +149,7 @@ export class DesiredStateOfWorld {
     for (const [nodeName, node] of this.nodes) {
       for (const volume of node.volumesToAttach.values()) {
         for (const [podUID, pod] of volume.scheduledPods) {
-          entries.push({ podUID, pod, volumeName: volume.volumeName, nodeName });
+          entries.push({ podUID, pod, volumeName: volume.view.volumeName, nodeName });
         }
       }
     }

@@ -119,13 +119,10 @@ export class Reconciler {
 
   /** Returns true when no attached volume is unwanted. */
   private async detachPass(): Promise<boolean> {
-    let idle = true;
-    for (const attached of this.options.asw.getAttachedVolumes()) {
-      if (this.options.dsw.volumeExists(attached.volumeName, attached.nodeName)) continue;
-      idle = false;
-      await this.considerDetach(attached);
-    }
-    return idle;
+    const { asw, dsw } = this.options;
+    const unwanted = asw.attachedVolumesWhere((volumeName, nodeName) => !dsw.volumeExists(volumeName, nodeName));
+    for (const attached of unwanted) await this.considerDetach(attached);
+    return unwanted.length === 0;
   }
 
   private async considerDetach(attached: AttachedVolumeOnNode): Promise<void> {

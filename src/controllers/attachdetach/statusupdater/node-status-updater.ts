@@ -8,14 +8,15 @@
  * trusted — is not written again.
  */
 import type { AttachedVolume, Node } from "kubernetes-types/core/v1.js";
-import type { Client } from "../../../api/client/client.ts";
+import type { ResourceClient } from "../../../api/client/client.ts";
 import { isApiError } from "../../../api/errors.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import { errorMessage } from "../../../volume/errors.ts";
 import type { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
 
 export interface NodeStatusUpdaterOptions {
-  client: Pick<Client, "nodes">;
+  /** `client`: only its Node status patch is used. */
+  client: { nodes: Pick<ResourceClient<Node>, "patch"> };
   /** The node informer's cache. */
   cachedNode: (name: string) => Node | undefined;
   asw: ActualStateOfWorld;

@@ -221,14 +221,9 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     for (const volume of this.attachedVolumes.values()) {
       const pod = volume.mountedPods.get(podName);
       if (pod === undefined || pod.remountRequired) continue;
-      let requiresRemount: boolean;
-      try {
-        requiresRemount = this.plugins.findPluginBySpec(pod.volumeSpec).requiresRemount(pod.volumeSpec);
-      } catch {
-        // The plugin is gone (a CSI driver unregistered): nothing to refresh through it.
-        continue;
-      }
-      if (requiresRemount) {
+      // A plugin that is gone (a CSI driver unregistered) has nothing to refresh.
+      if (!this.plugins.pluginNames().includes(volume.pluginName)) continue;
+      if (this.plugins.findPluginByName(volume.pluginName).requiresRemount(pod.volumeSpec)) {
         pod.remountRequired = true;
         this.generationCounter++;
       }

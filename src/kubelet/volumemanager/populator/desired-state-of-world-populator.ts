@@ -41,8 +41,8 @@ function podUID(pod: Pod): string {
 
 export class DesiredStateOfWorldPopulator {
   /**
-   * uid → processed. Absent: never processed successfully (retried every pass). false: seen
-   * before, re-sync requested (ReprocessPod). true: up to date until the next ReprocessPod.
+   * uid → processed. Absent: never synced nor processed (a failure is retried every pass).
+   * false: seen, re-sync requested (ReprocessPod). true: up to date until the next ReprocessPod.
    */
   private readonly processedPods = new Map<string, boolean>();
   private addedPods = false;
