@@ -2,6 +2,7 @@
  * Every control-plane controller a simulated cluster runs, in the order they start. Adding a
  * controller is one line here; `ClusterOptions.controllers` picks a subset by name.
  */
+import { AttachDetachController } from "../controllers/attachdetach/attach-detach-controller.ts";
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
 import { NodeLifecycleController } from "../controllers/nodelifecycle/node-lifecycle-controller.ts";
 import { PodGcController } from "../controllers/nodelifecycle/pod-gc.ts";
@@ -43,6 +44,10 @@ export const clusterControllers: readonly ControllerEntry[] = [
   },
   { name: "pvc-protection-controller", create: (w) => new PvcProtectionController(w.context) },
   { name: "pv-protection-controller", create: (w) => new PvProtectionController(w.context) },
+  {
+    name: "attachdetach-controller",
+    create: (w) => new AttachDetachController(w.context, { simDiskProvider: w.world.disks }),
+  },
   { name: "default-scheduler", create: (w) => new Scheduler(w.context) },
   { name: "statefulset-controller", create: (w) => new StatefulSetController(w.context) },
   { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },

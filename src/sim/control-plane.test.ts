@@ -429,6 +429,10 @@ describe("the control plane, end to end", () => {
       claimName: "www-web-0",
     });
     assert.equal((await claim(cluster, "www-web-0"))?.spec?.volumeName, volumeName, "the same claim and volume");
+    // The eviction had already happened: the old pod's removal cancels nothing.
+    assert.deepEqual((await eventLines(cluster, { kind: "Pod", name: "web-0" })).slice(3), [
+      "Normal Scheduled: Successfully assigned default/web-0 to node-b",
+    ]);
   });
 
   it("a Deployment rollout starts the new pod before the old one goes", async () => {

@@ -71,6 +71,17 @@ describe("TaintEvictionController", () => {
     assert.deepEqual(await env.eventsAbout("web"), ["TaintManagerEviction: Cancelling deletion of Pod shop/web"]);
   });
 
+  it("says nothing about cancelling when a pod it already evicted is force-deleted", async () => {
+    const env = await setup();
+    await env.addRunningPod("web", "node-1");
+    await env.addTaint("node-1", maintenance);
+    await env.runFor(100);
+    await env.api.client.pods.delete("shop", "web", { gracePeriodSeconds: 0 });
+    await env.runFor(1_000);
+    assert.equal(await env.pod("web"), undefined);
+    assert.deepEqual(await env.eventsAbout("web"), ["TaintManagerEviction: Marking for deletion Pod shop/web"]);
+  });
+
   it("gives pods without their own not-ready/unreachable tolerations the 300 s admission defaults", async () => {
     const env = await setup();
     await env.addRunningPod("web", "node-1");

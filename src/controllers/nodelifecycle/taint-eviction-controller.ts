@@ -177,13 +177,17 @@ export class TaintEvictionController implements Controller {
     });
   }
 
-  /** cancelWorkWithEvent: drops the record (even of a finished eviction) and says so. */
+  /**
+   * cancelWorkWithEvent: drops the record, even of a finished eviction, but says so only when there
+   * was something to cancel — TimedWorkerQueue keeps a finished eviction as a nil worker, for which
+   * CancelWork reports nothing (a pod force-deleted after its eviction gets no "Cancelling" event).
+   */
   private cancelEviction(key: string): void {
     const eviction = this.evictions.get(key);
     if (eviction === undefined) return;
     eviction.timer?.cancel();
     this.evictions.delete(key);
-    this.podEvent(key, `Cancelling deletion of Pod ${key}`);
+    if (eviction.state !== "done") this.podEvent(key, `Cancelling deletion of Pod ${key}`);
   }
 
   private async evict(key: string, eviction: Eviction): Promise<void> {

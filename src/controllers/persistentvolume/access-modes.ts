@@ -25,8 +25,3 @@ export function accessModesFromKey(key: string): string[] {
   const present = new Set(key.split(","));
   return abbreviations.filter(([, abbreviation]) => present.has(abbreviation)).map(([mode]) => mode);
 }
-
-/** Whether `available` offers every mode in `requested`. */
-export function containsAllAccessModes(available: readonly string[], requested: readonly string[]): boolean {
-  return requested.every((mode) => available.includes(mode));
-}

@@ -3,6 +3,7 @@
  * small predicates over them that every sync path shares (component-helpers' pv_helpers.go).
  */
 import type { ObjectMeta, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
+import { annBetaStorageClass } from "../../api/storage/pv-helpers.ts";
 
 /** On a claim: the controller finished binding it (syncBoundClaim from then on). */
 export const annBindCompleted = "pv.kubernetes.io/bind-completed";
@@ -18,8 +19,6 @@ export const annSelectedNode = "volume.kubernetes.io/selected-node";
 export const annStorageProvisioner = "volume.kubernetes.io/storage-provisioner";
 /** The deprecated form of annStorageProvisioner, still maintained beside it. */
 export const annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner";
-/** The storage class annotation that predates spec.storageClassName; it wins when both are set. */
-export const annBetaStorageClass = "volume.beta.kubernetes.io/storage-class";
 /** On a volume: its capacity before an expansion, used for the claim's status.capacity. */
 export const annPreResizeCapacity = "volume.alpha.kubernetes.io/pre-resize-capacity";
 /** On a StorageClass: claims without a class get this one. */
@@ -58,19 +57,9 @@ export function hasFinalizer(object: { metadata?: ObjectMeta }, finalizer: strin
   return object.metadata?.finalizers?.includes(finalizer) ?? false;
 }
 
-/** The claim's class: the beta annotation when present, else spec.storageClassName, else "". */
-export function claimClassName(claim: PersistentVolumeClaim): string {
-  return annotationOf(claim, annBetaStorageClass) ?? claim.spec?.storageClassName ?? "";
-}
-
 /** Whether the user asked for a class at all (`""` counts: it asks for "no class"). */
 export function claimHasClass(claim: PersistentVolumeClaim): boolean {
   return hasAnnotation(claim, annBetaStorageClass) || claim.spec?.storageClassName != null;
-}
-
-/** The volume's class: the beta annotation when present, else spec.storageClassName, else "". */
-export function volumeClassName(volume: PersistentVolume): string {
-  return annotationOf(volume, annBetaStorageClass) ?? volume.spec?.storageClassName ?? "";
 }
 
 export function isDefaultStorageClass(storageClass: StorageClass): boolean {
@@ -97,12 +86,4 @@ export function volumeNameOf(volume: PersistentVolume): string {
 
 export function claimNameOf(claim: PersistentVolumeClaim): string {
   return claim.metadata?.name ?? "";
-}
-
-/** The volume is bound or reserved for `claim`: same name and namespace, and the same UID when one is set. */
-export function isVolumeBoundToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
-  const claimRef = volume.spec?.claimRef;
-  if (claimRef == null) return false;
-  if (claimRef.name !== claim.metadata?.name || claimRef.namespace !== claim.metadata?.namespace) return false;
-  return !claimRef.uid || claimRef.uid === claim.metadata?.uid;
 }

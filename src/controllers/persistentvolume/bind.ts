@@ -14,14 +14,8 @@ import { clone } from "../../api/client/copy.ts";
 import { isConflict } from "../../api/errors.ts";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
-import {
-  annBindCompleted,
-  annBoundByController,
-  annotationYes,
-  hasAnnotation,
-  isVolumeBoundToClaim,
-  volumeNameOf,
-} from "./annotations.ts";
+import { isVolumeBoundToClaim } from "../../api/storage/pv-helpers.ts";
+import { annBindCompleted, annBoundByController, annotationYes, hasAnnotation, volumeNameOf } from "./annotations.ts";
 import type { PvControllerState } from "./controller-state.ts";
 import { updateClaimStatus, updateVolumePhase } from "./status-writes.ts";
 

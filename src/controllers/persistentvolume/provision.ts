@@ -7,12 +7,12 @@
 import { clone } from "../../api/client/copy.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { Node, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
+import { claimClassName } from "../../api/storage/pv-helpers.ts";
 import {
   annBetaStorageProvisioner,
   annotationOf,
   annSelectedNode,
   annStorageProvisioner,
-  claimClassName,
   claimKeyOf,
   hasAnnotation,
 } from "./annotations.ts";

@@ -7,11 +7,11 @@
 import { isAlreadyExists } from "../../api/errors.ts";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
+import { claimClassName } from "../../api/storage/pv-helpers.ts";
 import {
   annBoundByController,
   annDynamicallyProvisioned,
   annotationYes,
-  claimClassName,
   claimKeyOf,
   pvDeletionInTreeProtectionFinalizer,
 } from "./annotations.ts";

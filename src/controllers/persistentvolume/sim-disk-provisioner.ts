@@ -11,6 +11,7 @@
  */
 import type { VolumeNodeAffinity } from "kubernetes-types/core/v1.js";
 import type { PersistentVolume } from "../../api/objects.ts";
+import { requestedStorage } from "../../api/storage/pv-helpers.ts";
 import { simDiskDriverName, simDiskIdOption, simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 import { zoneLabel } from "./annotations.ts";
 import { type DiskProvider, isDiskStillAttachedError } from "./disk-provider.ts";
@@ -21,7 +22,6 @@ import {
   type Provisioner,
   type ProvisionRequest,
 } from "./provisioner.ts";
-import { requestedStorage } from "./volume-matching.ts";
 import { chooseZone } from "./zone-selection.ts";
 
 const bytesPerGiB = 1n << 30n;

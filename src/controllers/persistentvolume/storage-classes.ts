@@ -6,9 +6,10 @@
 import { clone } from "../../api/client/copy.ts";
 import type { Lister } from "../../api/informer/lister.ts";
 import type { PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
+import { claimClassName } from "../../api/storage/pv-helpers.ts";
 import { parseRfc3339 } from "../../runtime/clock.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
-import { annSelectedNode, claimClassName, claimHasClass, hasAnnotation, isDefaultStorageClass } from "./annotations.ts";
+import { annSelectedNode, claimHasClass, hasAnnotation, isDefaultStorageClass } from "./annotations.ts";
 import type { PvControllerState } from "./controller-state.ts";
 
 /**

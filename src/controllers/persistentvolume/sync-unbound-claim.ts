@@ -5,14 +5,10 @@
  * Every path that does not bind leaves the claim Pending and is tried again on the next sync.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
+import { claimClassName, isVolumeBoundToClaim } from "../../api/storage/pv-helpers.ts";
+import { volumeUnsuitableReason } from "../../api/storage/volume-matching.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
-import {
-  annBoundByController,
-  claimClassName,
-  claimKeyOf,
-  hasAnnotation,
-  isVolumeBoundToClaim,
-} from "./annotations.ts";
+import { annBoundByController, claimKeyOf, hasAnnotation } from "./annotations.ts";
 import { bind } from "./bind.ts";
 import { unscheduledPodNames } from "./claim-users.ts";
 import type { PvControllerState } from "./controller-state.ts";
@@ -28,7 +24,6 @@ import {
 import { provisionClaim } from "./provision.ts";
 import { updateClaimStatus } from "./status-writes.ts";
 import { assignDefaultStorageClass, isDelayBindingMode, isDelayBindingProvisioning } from "./storage-classes.ts";
-import { volumeUnsuitableReason } from "./volume-matching.ts";
 
 export async function syncUnboundClaim(state: PvControllerState, claim: PersistentVolumeClaim): Promise<void> {
   if (claim.spec?.volumeName) await syncClaimForRequestedVolume(state, claim, claim.spec.volumeName);

@@ -6,6 +6,7 @@
  */
 import { isNotFound } from "../../api/errors.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
+import { volumeModeMismatch } from "../../api/storage/pv-helpers.ts";
 import {
   annDynamicallyProvisioned,
   claimKeyOf,
@@ -19,7 +20,6 @@ import type { PvControllerState } from "./controller-state.ts";
 import { EventReason, volumeModeMismatchOnClaimMessage, volumeModeMismatchOnVolumeMessage } from "./events.ts";
 import { reclaimPolicyOf, reclaimVolume, syncDeletionFinalizer } from "./reclaim.ts";
 import { updateVolumePhase } from "./status-writes.ts";
-import { volumeModeMismatch } from "./volume-matching.ts";
 
 export async function syncVolume(state: PvControllerState, given: PersistentVolume): Promise<void> {
   const volume = await syncDeletionFinalizer(state, given);

@@ -5,10 +5,11 @@
  * ReadWriteOnce takes an RWO volume before an RWO+ROX one; within a set the smallest fit wins.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
-import { accessModesFromKey, accessModesKey, containsAllAccessModes } from "./access-modes.ts";
+import { containsAllAccessModes } from "../../api/storage/pv-helpers.ts";
+import { findMatchingVolume } from "../../api/storage/volume-matching.ts";
+import { accessModesFromKey, accessModesKey } from "./access-modes.ts";
 import { volumeNameOf } from "./annotations.ts";
 import { VersionedCache } from "./versioned-cache.ts";
-import { findMatchingVolume } from "./volume-matching.ts";
 
 export class VolumeIndex {
   readonly cache: VersionedCache<PersistentVolume>;
@@ -51,7 +52,7 @@ export class VolumeIndex {
   findByClaim(claim: PersistentVolumeClaim, delayBinding: boolean): PersistentVolume | undefined {
     for (const key of this.candidateKeys(claim.spec?.accessModes ?? [])) {
       const volumes = this.byAccessModes.get(key)?.values() ?? [];
-      const match = findMatchingVolume(claim, volumes, delayBinding);
+      const match = findMatchingVolume(claim, volumes, { delayBinding });
       if (match !== undefined) return match;
     }
     return undefined;

@@ -19,6 +19,7 @@ import type { HandlerRegistration, SharedInformer } from "../../api/informer/sha
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
+import { volumeClassName } from "../../api/storage/pv-helpers.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { AssumeCache } from "./assume-cache.ts";
@@ -40,7 +41,6 @@ import {
   type VolumeView,
   volumeBoundToClaim,
 } from "./volume-binding.ts";
-import { volumeClassName } from "./volume-matching.ts";
 
 export interface SchedulerOptions {
   /** The `spec.schedulerName` this scheduler serves and the events' source; `default-scheduler` by default. */

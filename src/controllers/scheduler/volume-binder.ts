@@ -13,10 +13,10 @@
 import type { Client } from "../../api/client/client.ts";
 import type { Lister } from "../../api/informer/lister.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from "../../api/objects.ts";
+import { volumeFitsNode } from "../../api/storage/pv-helpers.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import { annSelectedNode } from "./constants.ts";
 import { isClaimFullyBound, type PodVolumes } from "./volume-binding.ts";
-import { volumeFitsNode } from "./volume-matching.ts";
 
 export interface VolumeBinderOptions {
   client: Client;

