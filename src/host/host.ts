@@ -129,6 +129,11 @@ export interface DaemonSpec {
   command: string;
   args: string[];
   scope: DaemonScope;
+  /**
+   * Which agent an "agent"-scope daemon belongs to (`csi-node/fuse.csi.kvol.io`, `kubelet`), when
+   * several agents share one node: a restart of one agent kills its daemons and no one else's.
+   */
+  agent?: string;
 }
 
 export interface ProcessInfo {
@@ -137,6 +142,8 @@ export interface ProcessInfo {
   command: string;
   args: string[];
   scope: DaemonScope;
+  /** The agent named in the DaemonSpec, if any. */
+  agent?: string;
 }
 
 export interface Host {

@@ -5,8 +5,9 @@
  * node is tainted, not at once.
  *
  * A toleration with an empty key (every taint) or an empty effect (every effect) counts as already
- * tolerating, exactly as the plugin decides. The store's create path calls `withDefaultTolerations`;
- * until it does, controllers that evict use `effectiveTolerations` so the timing is Kubernetes'.
+ * tolerating, exactly as the plugin decides. The store's create path applies it (`admit-create.ts`);
+ * the taint eviction controller still reads `effectiveTolerations`, so pods stored before admission
+ * existed (an old SQLite file) are evicted on Kubernetes' timing too.
  */
 import type { Pod } from "../objects.ts";
 import { type Toleration, taintNodeNotReady, taintNodeUnreachable } from "../scheduling/taints.ts";

@@ -89,3 +89,30 @@ describe("API defaulting", () => {
     assert.equal((frozenPod.spec as { restartPolicy?: string }).restartPolicy, undefined);
   });
 });
+
+describe("admission on create", () => {
+  it("gives a pod Kubernetes' 300 s tolerations for not-ready and unreachable nodes", async () => {
+    const { client } = newTestApi();
+    const pod = await client.pods.create({
+      metadata: { name: "web", namespace: "default" },
+      spec: { containers: [{ name: "web", image: "nginx" }] },
+    });
+    const tolerations = pod.spec?.tolerations ?? [];
+    assert.deepEqual(
+      tolerations.map((t) => `${t.key}:${t.effect}:${t.tolerationSeconds}`),
+      ["node.kubernetes.io/not-ready:NoExecute:300", "node.kubernetes.io/unreachable:NoExecute:300"],
+    );
+  });
+
+  it("leaves a pod that already tolerates the taint alone", async () => {
+    const { client } = newTestApi();
+    const pod = await client.pods.create({
+      metadata: { name: "web", namespace: "default" },
+      spec: {
+        containers: [{ name: "web", image: "nginx" }],
+        tolerations: [{ operator: "Exists" }],
+      },
+    });
+    assert.equal(pod.spec?.tolerations?.length, 1);
+  });
+});

@@ -6,6 +6,7 @@
  */
 
 import type { Clock } from "../../runtime/clock.ts";
+import { type AdmissionConfig, admitCreate, DEFAULT_ADMISSION } from "../admission/admit-create.ts";
 import { applyDefaults } from "../defaults/defaults.ts";
 import {
   ApiError,
@@ -65,6 +66,8 @@ export interface KubeStoreOptions {
   random: StoreRandom;
   /** Validation of every create and update; defaults to the API's `validateObject`. */
   validate?: Validator;
+  /** Mutating admission on create (DefaultTolerationSeconds); Kubernetes' defaults when omitted. */
+  admission?: AdmissionConfig;
 }
 
 function parseRevision(text: string): number {
@@ -137,6 +140,7 @@ export class KubeStore implements Store {
   private readonly clock: Clock;
   private readonly random: StoreRandom;
   private readonly validate: Validator;
+  private readonly admission: AdmissionConfig;
   private readonly watches = new Set<WatchSession>();
 
   constructor(options: KubeStoreOptions) {
@@ -145,6 +149,7 @@ export class KubeStore implements Store {
     this.clock = options.clock;
     this.random = options.random;
     this.validate = options.validate ?? validateObject;
+    this.admission = options.admission ?? DEFAULT_ADMISSION;
   }
 
   revision(): number {
@@ -152,7 +157,7 @@ export class KubeStore implements Store {
   }
 
   async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
-    const prepared = prepareForCreate(type, applyDefaults(type.kind, object), {
+    const prepared = prepareForCreate(type, admitCreate(type.kind, applyDefaults(type.kind, object), this.admission), {
       nowMs: this.clock.now(),
       uid: this.random.uuid(),
     });

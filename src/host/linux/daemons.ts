@@ -76,7 +76,14 @@ export class DaemonSupervisor {
       throw error;
     }
     const pid = child.pid as number;
-    const info: ProcessInfo = { pid, name: spec.name, command: spec.command, args: [...spec.args], scope: spec.scope };
+    const info: ProcessInfo = {
+      pid,
+      name: spec.name,
+      command: spec.command,
+      args: [...spec.args],
+      scope: spec.scope,
+      ...(spec.agent === undefined ? {} : { agent: spec.agent }),
+    };
     // Settles only after the bookkeeping (and the cgroup's removal), so a caller that awaited the
     // exit finds nothing of the daemon left.
     const exited = new Promise<void>((resolve) => child.once("exit", () => void this.forget(pid).then(resolve)));

@@ -170,6 +170,7 @@ export class SimHost implements Host {
       args: spec.args,
       scope: spec.scope,
       name: spec.name,
+      ...(spec.agent === undefined ? {} : { agent: spec.agent }),
       cancellation: state.lifetime,
     });
     return { ...process.info };
@@ -213,9 +214,11 @@ export class SimHost implements Host {
   /**
    * The agent (kubelet, or a CSI plugin container) restarts: every process in its scope dies, FUSE
    * daemons included, while their kernel mounts stay (seed 003). Daemons in their own scope survive.
+   * With `agent`, only the daemons started for that agent die (one plugin container restarting while
+   * the kubelet and other plugins keep running); without it, every agent-scope daemon does.
    */
-  killAgentScope(): ProcessInfo[] {
-    return this.running("kill", "agent scope").processes.killScope("agent");
+  killAgentScope(agent?: string): ProcessInfo[] {
+    return this.running("kill", "agent scope").processes.killScope("agent", agent);
   }
 
   /** Something on the node keeps the mount holding `path` busy (an open file, a leaked mount namespace). */

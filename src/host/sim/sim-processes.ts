@@ -25,6 +25,7 @@ export class ProcessTable {
       command: spec.command,
       args: [...spec.args],
       scope: spec.scope,
+      ...(spec.agent === undefined ? {} : { agent: spec.agent }),
     };
     const process: SimProcess = { info, alive: true, exitHooks: [] };
     this.processes.set(info.pid, process);
@@ -49,9 +50,14 @@ export class ProcessTable {
     return true;
   }
 
-  /** Kills every live process of one scope; returns what it killed, in pid order. */
-  killScope(scope: DaemonScope): ProcessInfo[] {
-    return this.killWhere((process) => process.info.scope === scope);
+  /**
+   * Kills every live process of one scope — of one agent only, when `agent` is given; returns what
+   * it killed, in pid order.
+   */
+  killScope(scope: DaemonScope, agent?: string): ProcessInfo[] {
+    return this.killWhere(
+      (process) => process.info.scope === scope && (agent === undefined || process.info.agent === agent),
+    );
   }
 
   /** Kills everything (power loss, reboot). */

@@ -40,6 +40,8 @@ type BackingResolver = (
 const fusePrograms: ReadonlyMap<string, BackingResolver> = new Map<string, BackingResolver>([
   ["s3fs", resolveBucket],
   ["bindfs", resolveHostDirectory],
+  // The FUSE filesystem of the bundled fuse.csi.kvol.io driver: serves a directory of the node, as bindfs does.
+  ["kvolfs", resolveHostDirectory],
 ]);
 
 export const fuseProgramNames: readonly string[] = [...fusePrograms.keys()];
@@ -55,6 +57,8 @@ export interface FuseDaemonRequest {
   args: readonly string[];
   scope: DaemonScope;
   name: string;
+  /** The agent an "agent"-scope daemon belongs to (DaemonSpec.agent). */
+  agent?: string;
   cancellation: Cancellation;
 }
 
@@ -69,6 +73,7 @@ export async function startFuseDaemon(
     command: request.program,
     args: [...request.args],
     scope: request.scope,
+    ...(request.agent === undefined ? {} : { agent: request.agent }),
   });
   const resolver = fusePrograms.get(request.program);
   const backing =
