@@ -8,6 +8,7 @@ const USAGE = `kvol — the Kubernetes volume lifecycle, runnable
 
 Usage:
   kvol version        print kvol's version
+  kvol csi-driver     run a bundled CSI driver on a Unix socket (kvol csi-driver --help)
   kvol help           print this help
 
 The embedded cluster (kvol up), the simulator (kvol sim) and the client commands arrive with
@@ -21,9 +22,12 @@ function packageVersion(): string {
   return typeof version === "string" ? version : "unknown";
 }
 
-export function main(argv: readonly string[]): number {
+export function main(argv: readonly string[]): number | Promise<number> {
   const [command] = argv;
   switch (command) {
+    case "csi-driver":
+      // Loaded on demand: only this command needs gRPC and the drivers.
+      return import("./csi-driver-command.ts").then((command) => command.runCsiDriverCommand(argv.slice(1)));
     case "version":
     case "--version":
       process.stdout.write(`kvol ${packageVersion()}\n`);
@@ -40,4 +44,6 @@ export function main(argv: readonly string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+Promise.resolve(main(process.argv.slice(2))).then((exitCode) => {
+  process.exitCode = exitCode;
+});

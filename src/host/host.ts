@@ -32,7 +32,8 @@ export type Errno =
   | "ETIMEDOUT"
   | "ELOOP"
   | "ENOSPC"
-  | "EROFS";
+  | "EROFS"
+  | "EADDRINUSE";
 
 /** A failed system call: `stat /var/lib/kubelet/...: transport endpoint is not connected`. */
 export class HostError extends Error {
@@ -70,6 +71,7 @@ export const ERRNO_TEXT: Record<Errno, string> = {
   ELOOP: "too many levels of symbolic links",
   ENOSPC: "no space left on device",
   EROFS: "read-only file system",
+  EADDRINUSE: "address already in use",
 };
 
 export function isHostError(err: unknown, code?: Errno): err is HostError {

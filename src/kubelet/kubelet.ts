@@ -6,18 +6,23 @@
  *   containers start, liveness probes, restarts, termination and the final delete;
  * - the volume manager (volumemanager/);
  * - the node status loop (volumesInUse handshake) and the Lease heartbeat;
- * - the plugin watcher on `<root>/plugins_registry/` and the housekeeping pass.
+ * - the plugin watcher on `<root>/plugins_registry/`, which registers CSI drivers (their node ID,
+ *   topology and volume limit go into the CSINode; the CSI volume plugin finds them in `csiDrivers`),
+ *   and the housekeeping pass.
  *
  * `stop()` is the process being killed: every loop stops and all in-memory state is lost with this
  * object, and the processes in the agent's own scope on the node die (FUSE daemons started without
- * a scope of their own). Containers belong to the node's runtime and keep running; a new Kubelet over
- * the same Host is a kubelet restart, which reconstructs its volumes from disk.
+ * a scope of their own). Operations still in flight stop where they are (process-lifetime.ts): the
+ * kubelet reaches its Host and Clock only through its ProcessLifetime. Containers belong to the
+ * node's runtime and keep running; a new Kubelet over the same Host is a kubelet restart, which
+ * reconstructs its volumes from disk.
  */
 import type { Node, Pod, Taint } from "kubernetes-types/core/v1.js";
+import type { CSIDriver } from "kubernetes-types/storage/v1.js";
 import type { Client } from "../api/client/client.ts";
 import { jsonEqual } from "../api/client/merge-patch.ts";
 import { EventRecorder } from "../api/events/recorder.ts";
-import type { SharedInformer } from "../api/informer/shared-informer.ts";
+import { SharedInformer } from "../api/informer/shared-informer.ts";
 import { DEFAULT_TIMERS, type Timers } from "../api/timers.ts";
 import type { Host } from "../host/host.ts";
 import type { Clock, Timer } from "../runtime/clock.ts";
@@ -25,6 +30,12 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
 import { defaultKubeletRootDir } from "../volume/paths.ts";
 import type { VolumePlugin } from "../volume/plugin.ts";
+import type { CsiConnector } from "../volume/plugins/csi/connector/csi-connector.ts";
+import { SimCsiConnector } from "../volume/plugins/csi/connector/sim-csi-connector.ts";
+import { simSocketTable } from "../volume/plugins/csi/connector/sim-socket-table.ts";
+import { SocketCsiConnector } from "../volume/plugins/csi/connector/socket-csi-connector.ts";
+import { CsiDriverRegistry } from "../volume/plugins/csi/csi-driver-registry.ts";
+import { CsiRegistrationHandler } from "../volume/plugins/csi/registration/csi-registration-handler.ts";
 import { housekeepingPeriodMs, nodeRegistrationRetryInitialMs, nodeRegistrationRetryMaxMs } from "./constants.ts";
 import { SimContainerRuntime } from "./container/sim-container-runtime.ts";
 import { eventReason, startingKubeletMessage } from "./events.ts";
@@ -40,8 +51,9 @@ import { BoundPodManager } from "./pod/pod-manager.ts";
 import { PodSync } from "./pod/pod-sync.ts";
 import { PodWorkers } from "./pod/pod-workers.ts";
 import { LivenessProber } from "./prober/liveness-prober.ts";
+import { ProcessLifetime } from "./process-lifetime.ts";
 import { StatusManager } from "./status/status-manager.ts";
-import { wireNodeVolumes } from "./volume-wiring.ts";
+import { volumeLogger, wireNodeVolumes } from "./volume-wiring.ts";
 import {
   createVolumeManager,
   type KubeletVolumeManager,
@@ -69,8 +81,16 @@ export interface KubeletOptions {
   capacity?: Readonly<Record<string, string>>;
   /** The node's container runtime; the one shared by every kubelet of this Host by default. */
   runtime?: SimContainerRuntime;
-  /** Registers CSI drivers whose sockets appear in `plugins_registry/` (provided by the CSI side). */
+  /**
+   * Replaces the CSI registration of sockets that appear in `plugins_registry/` (tests that only
+   * watch the watcher); by default the kubelet registers CSI drivers itself.
+   */
   pluginRegistrationHandler?: PluginRegistrationHandler;
+  /**
+   * How the kubelet reaches CSI driver and registrar sockets: by default in-process on a simulated
+   * node (deterministic), real Unix sockets and gRPC otherwise.
+   */
+  csiConnector?: CsiConnector;
   /** Volume plugins besides the in-tree ones. */
   extraVolumePlugins?: readonly VolumePlugin[];
 }
@@ -83,6 +103,16 @@ interface SimulatedNodeHost {
 
 function isSimulatedNodeHost(host: Host): host is Host & SimulatedNodeHost {
   return "killAgentScope" in host && "poweredOn" in host && "options" in host;
+}
+
+/**
+ * The simulator's sockets on a simulated node (the node's socket table, reached through the
+ * kubelet's own view of the host); real Unix sockets with wall-clock deadlines elsewhere.
+ */
+function defaultCsiConnector(node: Host, kubeletHost: Host, clock: Clock, callTimeoutMs: number): CsiConnector {
+  return isSimulatedNodeHost(node)
+    ? new SimCsiConnector({ host: kubeletHost, sockets: simSocketTable(node), clock, callTimeoutMs })
+    : new SocketCsiConnector({ clock, callTimeoutMs });
 }
 
 /** True when only the status (and so the resourceVersion) differs: the kubelet's own write coming back. */
@@ -100,9 +130,14 @@ export class Kubelet {
   readonly volumeManager: KubeletVolumeManager;
   readonly runtime: SimContainerRuntime;
   readonly csiNodeInfo: CsiNodeInfo;
+  /** The CSI drivers registered on this node (lost with the process; drivers register again). */
+  readonly csiDrivers = new CsiDriverRegistry();
   readonly podManager = new BoundPodManager();
   readonly podWorkers: PodWorkers;
   private readonly options: KubeletOptions;
+  /** Ends with `stop()`: the kubelet sees its Host and Clock through it. */
+  private readonly lifetime = new ProcessLifetime();
+  private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly timers: Timers;
   private readonly recorder: EventRecorder;
@@ -112,6 +147,7 @@ export class Kubelet {
   private readonly pluginWatcher: PluginWatcher;
   private readonly podInformer: SharedInformer<Pod>;
   private readonly nodeInformer: SharedInformer<Node>;
+  private readonly csiDriverInformer: SharedInformer<CSIDriver>;
   private readonly housekeeping: Housekeeping;
   private housekeepingTimer: Timer | undefined;
   private unsubscribeRuntime: (() => void) | undefined;
@@ -119,7 +155,10 @@ export class Kubelet {
 
   constructor(options: KubeletOptions) {
     this.options = options;
-    const { client, clock, host } = options;
+    const { client } = options;
+    const host = this.lifetime.host(options.host);
+    const clock = this.lifetime.clock(options.clock);
+    this.clock = clock;
     this.nodeName = host.nodeName;
     this.timers = options.timers ?? DEFAULT_TIMERS;
     this.logger = options.logger.with({ component: kubeletEventComponent, node: this.nodeName });
@@ -131,7 +170,8 @@ export class Kubelet {
       logger: this.logger,
       source: { component: kubeletEventComponent, host: this.nodeName },
     });
-    this.runtime = options.runtime ?? SimContainerRuntime.forHost(host, clock, options.rng);
+    // The container runtime is not part of the kubelet process: it outlives it, on the node itself.
+    this.runtime = options.runtime ?? SimContainerRuntime.forHost(options.host, options.clock, options.rng);
     this.podInformer = nodeScopedInformer(client.pods, `spec.nodeName=${this.nodeName}`, {
       clock,
       rng: rng.stream("pod-informer"),
@@ -141,6 +181,13 @@ export class Kubelet {
       clock,
       rng: rng.stream("node-informer"),
       logger: this.logger,
+    });
+
+    this.csiDriverInformer = new SharedInformer(client.csiDrivers, {
+      clock,
+      rng: rng.stream("csidriver-informer"),
+      logger: this.logger,
+      resyncPeriodMs: 0,
     });
 
     const identity = this.nodeIdentity();
@@ -154,6 +201,13 @@ export class Kubelet {
       rootDir,
       ...(options.capacity === undefined ? {} : { allocatable: options.capacity }),
       ...(options.extraVolumePlugins === undefined ? {} : { extraPlugins: options.extraVolumePlugins }),
+      csi: {
+        drivers: this.csiDrivers,
+        api: {
+          cachedCsiDriver: (name) => this.csiDriverInformer.lister.get("", name),
+          getVolumeAttachment: (name) => client.volumeAttachments.get("", name),
+        },
+      },
     });
 
     let podWorkers: PodWorkers | undefined;
@@ -243,7 +297,14 @@ export class Kubelet {
       clock,
       logger: this.logger,
       rootDir,
-      ...(options.pluginRegistrationHandler === undefined ? {} : { handler: options.pluginRegistrationHandler }),
+      handler:
+        options.pluginRegistrationHandler ??
+        new CsiRegistrationHandler({
+          connector: options.csiConnector ?? defaultCsiConnector(options.host, host, clock, this.timers.csiTimeoutMs),
+          drivers: this.csiDrivers,
+          nodeInfo: this.csiNodeInfo,
+          logger: volumeLogger(this.logger),
+        }),
     });
     this.housekeeping = new Housekeeping({
       logger: this.logger,
@@ -268,6 +329,8 @@ export class Kubelet {
     await this.nodeStatus.register();
     if (this.state !== "running") return;
     void this.initializeCsiNode();
+    // Before any volume is looked at: whether a CSI volume needs attaching comes from this cache.
+    this.csiDriverInformer.start();
     this.startPodSource();
     this.unsubscribeRuntime = this.runtime.subscribe({
       containerExited: (instance) => this.podWorkers.requestSync(instance.podUID),
@@ -276,7 +339,7 @@ export class Kubelet {
     this.nodeStatus.start();
     this.lease.start();
     await this.pluginWatcher.start();
-    this.housekeepingTimer = this.options.clock.every(housekeepingPeriodMs, () => this.runHousekeeping());
+    this.housekeepingTimer = this.clock.every(housekeepingPeriodMs, () => this.runHousekeeping());
     this.logger.info("Kubelet started");
   }
 
@@ -296,9 +359,12 @@ export class Kubelet {
     this.pluginWatcher.stop();
     this.podInformer.stop();
     this.nodeInformer.stop();
+    this.csiDriverInformer.stop();
+    this.csiDrivers.closeAll();
     const host = this.options.host;
     if (isSimulatedNodeHost(host) && host.poweredOn) host.killAgentScope();
     await this.volumeManager.stop();
+    this.lifetime.end();
     this.logger.info("Kubelet stopped");
   }
 
@@ -357,7 +423,7 @@ export class Kubelet {
         return;
       } catch (error) {
         this.logger.error("Failed to initialize CSINode", { error, retryInMs: delayMs });
-        await this.options.clock.sleep(delayMs);
+        await this.clock.sleep(delayMs);
         delayMs = Math.min(delayMs * 2, nodeRegistrationRetryMaxMs);
       }
     }

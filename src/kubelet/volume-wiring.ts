@@ -11,6 +11,7 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
 import type { VolumePlugin } from "../volume/plugin.ts";
 import { VolumePluginManager } from "../volume/plugin-manager.ts";
+import type { CsiPluginOptions } from "../volume/plugins/csi/csi-plugin.ts";
 import { inTreeVolumePlugins } from "../volume/plugins/in-tree-plugins.ts";
 import type { NodeVolumeContext, VolumeHost, VolumeLogger } from "../volume/volume-host.ts";
 import { ClientVolumeApi } from "./volumemanager/client-volume-api.ts";
@@ -32,8 +33,10 @@ export interface NodeVolumeWiringOptions {
   nodeName: string;
   rootDir: string;
   allocatable?: Readonly<Record<string, string>>;
-  /** Plugins besides the in-tree ones (the CSI plugin, test plugins). */
+  /** Plugins besides the in-tree ones (test plugins). */
   extraPlugins?: readonly VolumePlugin[];
+  /** The CSI plugin's driver registry and API reads; without it `kubernetes.io/csi` is not registered. */
+  csi?: CsiPluginOptions;
 }
 
 export interface NodeVolumeWiring {
@@ -60,6 +63,7 @@ export function wireNodeVolumes(options: NodeVolumeWiringOptions): NodeVolumeWir
     node,
   };
   const plugins = new VolumePluginManager();
-  plugins.register([...inTreeVolumePlugins(), ...(options.extraPlugins ?? [])], volumeHost);
+  const inTree = inTreeVolumePlugins(options.csi === undefined ? {} : { csi: options.csi });
+  plugins.register([...inTree, ...(options.extraPlugins ?? [])], volumeHost);
   return { node, plugins };
 }

@@ -4,6 +4,13 @@
  */
 import { AttachDetachController } from "../controllers/attachdetach/attach-detach-controller.ts";
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
+import {
+  type CsiControllerDriver,
+  externalAttacherGroupName,
+  externalAttachers,
+  externalProvisionerGroupName,
+  externalProvisioners,
+} from "../controllers/csi/sidecar-group.ts";
 import { NodeLifecycleController } from "../controllers/nodelifecycle/node-lifecycle-controller.ts";
 import { PodGcController } from "../controllers/nodelifecycle/pod-gc.ts";
 import { TaintEvictionController } from "../controllers/nodelifecycle/taint-eviction-controller.ts";
@@ -26,6 +33,8 @@ export interface ControllerWiring {
   world: SimWorld;
   /** Provisioners besides the built-in sim-disk one. */
   provisioners: readonly Provisioner[];
+  /** CSI drivers' controller endpoints; each gets an external-provisioner and an external-attacher. */
+  csiDrivers?: readonly CsiControllerDriver[];
 }
 
 export interface ControllerEntry {
@@ -48,6 +57,8 @@ export const clusterControllers: readonly ControllerEntry[] = [
     name: "attachdetach-controller",
     create: (w) => new AttachDetachController(w.context, { simDiskProvider: w.world.disks }),
   },
+  { name: externalProvisionerGroupName, create: (w) => externalProvisioners(w.context, w.csiDrivers ?? []) },
+  { name: externalAttacherGroupName, create: (w) => externalAttachers(w.context, w.csiDrivers ?? []) },
   { name: "default-scheduler", create: (w) => new Scheduler(w.context) },
   { name: "statefulset-controller", create: (w) => new StatefulSetController(w.context) },
   { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },

@@ -205,6 +205,19 @@ export class Cluster {
     await this.nodeAgentOf(name).restartKubelet();
   }
 
+  /**
+   * The kubelet process on `name` is killed and stays down (`systemctl stop kubelet`, a crash loop):
+   * the machine keeps running with its mounts, containers and RBD mappings; no Lease or status is posted.
+   */
+  async stopKubelet(name: string): Promise<void> {
+    await this.nodeAgentOf(name).stopKubelet();
+  }
+
+  /** A kubelet starts again on `name` after `stopKubelet` (volumes are reconstructed from disk). */
+  async startKubelet(name: string): Promise<void> {
+    await this.nodeAgentOf(name).start();
+  }
+
   /** The machine `name` loses power: no cleanup, no more Lease or status; mounts and processes are gone. */
   async powerOff(name: string): Promise<void> {
     await this.nodeAgentOf(name).powerOff();

@@ -169,9 +169,14 @@ export function csiBlockStagingPath(root: string, specName: string): string {
   return join(pluginVolumeDevicesDir(root, csiPluginName), csiBlockStagingDirName, specName);
 }
 
+/** `plugins/kubernetes.io/csi/volumeDevices/publish/<spec name>`: holds one publish file per pod. */
+export function csiBlockPublishDir(root: string, specName: string): string {
+  return join(pluginVolumeDevicesDir(root, csiPluginName), csiBlockPublishDirName, specName);
+}
+
 /** `plugins/kubernetes.io/csi/volumeDevices/publish/<spec name>/<pod uid>`: NodePublish target file. */
 export function csiBlockPublishPath(root: string, specName: string, podUID: string): string {
-  return join(pluginVolumeDevicesDir(root, csiPluginName), csiBlockPublishDirName, specName, podUID);
+  return join(csiBlockPublishDir(root, specName), podUID);
 }
 
 /** `plugins/kubernetes.io/csi/volumeDevices/<spec name>/dev`: the CSI block global map path. */

@@ -9,7 +9,7 @@
  *   Terminating (its node is dead, its volume will not unmount) is never replaced.
  * - OrderedReady creates pod i only when 0..i-1 are Running and Ready, waits for a terminating
  *   pod before doing anything else, and removes one pod at a time; Parallel does not wait.
- * - Failed or Succeeded pods are deleted and created again.
+ * - Failed or Succeeded pods are deleted, and created again once their object is gone.
  *
  * Simplified: there are no ControllerRevision objects, so a pod is always created from the current
  * template (Kubernetes recreates pods below `status.currentReplicas` at the old revision during a
@@ -134,10 +134,15 @@ class StatefulSetPass {
   private async fillSlots(): Promise<boolean> {
     for (let index = 0; index < this.replicas.length; index++) {
       const ordinal = this.startOrdinal + index;
-      let slot = this.replicas[index] ?? notCreated;
+      const slot = this.replicas[index] ?? notCreated;
       if (slot !== notCreated && isFinished(slot)) {
-        await this.deleteFinishedPod(slot);
-        slot = notCreated;
+        // As Kubernetes (1.28+) does: delete it unless its deletion already started, and create the
+        // replacement on a later pass, once the old object is gone. A pod being deleted is marked
+        // Succeeded or Failed by its kubelet while its volumes are still being torn down; recreating
+        // it now would fail on every pass (the name is taken) and delete it again and again.
+        if (slot.metadata?.deletionTimestamp === undefined) await this.deleteFinishedPod(slot);
+        if (this.monotonic) return false;
+        continue;
       }
       if (slot === notCreated) {
         const pod = await this.createPod(ordinal);

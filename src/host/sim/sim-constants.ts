@@ -66,6 +66,8 @@ export const firstAnonymousMinor = 40;
 export const defaultFileMode = 0o644;
 export const defaultDirectoryMode = 0o755;
 export const symlinkMode = 0o777;
+/** A Unix socket bound under the usual umask 022 (Go servers do not chmod their sockets). */
+export const socketDefaultMode = 0o755;
 /** A loop device over an empty file still has one sector. */
 export const minimumLoopSizeBytes = 512;
 /** st_size of a directory on ext4 and most filesystems. */

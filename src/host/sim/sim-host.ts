@@ -28,7 +28,7 @@ import type { BlockDevice } from "./devices.ts";
 import { toMountInfo } from "./mount-table.ts";
 import type { NodeEnvironment } from "./node-environment.ts";
 import { simCommands } from "./sim-commands.ts";
-import { commandNotFoundExitStatus } from "./sim-constants.ts";
+import { commandNotFoundExitStatus, socketDefaultMode } from "./sim-constants.ts";
 import { type BootState, type ResolvedNodeOptions, SimKernel } from "./sim-kernel.ts";
 import { Cancellation } from "./sim-wait.ts";
 import type { CloudDisk } from "./world/disk-provider.ts";
@@ -93,6 +93,15 @@ export class SimHost implements Host {
 
   async symlink(target: string, path: string): Promise<void> {
     return this.running("symlink", path).vfs.symlink(target, path);
+  }
+
+  /**
+   * Binds a Unix socket at `path`: the socket file appears on the node (what a CSI driver or
+   * node-driver-registrar does when it starts listening). Not part of the Host seam: on a real node
+   * the listening process binds it itself.
+   */
+  async bindSocket(path: string, mode = socketDefaultMode): Promise<void> {
+    return this.running("bind", path).vfs.bindSocket(path, mode);
   }
 
   async readlink(path: string): Promise<string> {

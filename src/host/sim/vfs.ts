@@ -151,6 +151,24 @@ export class Vfs {
     filesystemOf(parent.dir).create(parent.dir.ino, parent.name, { type: "symlink", target }, path);
   }
 
+  /**
+   * bind(2) of a Unix socket: creates the socket file (a later bind on the same path fails with
+   * EADDRINUSE, as on Linux; servers unlink a stale socket first).
+   */
+  async bindSocket(path: string, mode: number): Promise<void> {
+    const parent = await this.walker.walkParent(path, "bind", this.lifetime());
+    if (filesystemOf(parent.dir).lookup(parent.dir.ino, parent.name) !== undefined) {
+      throw new HostError("EADDRINUSE", "bind", path);
+    }
+    requireWritable(parent.dir.mount, "bind", path);
+    filesystemOf(parent.dir).create(
+      parent.dir.ino,
+      parent.name,
+      { type: "socket", mode: mode & permissionBits, rdev: 0 },
+      path,
+    );
+  }
+
   async readlink(path: string): Promise<string> {
     const location = await this.walker.walk(path, "readlink", this.lifetime(), { followLast: false });
     const inode = inodeAt(location);

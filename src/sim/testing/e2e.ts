@@ -61,7 +61,10 @@ export function podVolumePath(pod: Pod, pluginName: string, specName: string): s
 }
 
 /** `node.status.volumesAttached` names and `node.status.volumesInUse`, as `kubectl get node -o yaml` shows them. */
-export async function nodeVolumes(cluster: Cluster, nodeName: string): Promise<{ attached: string[]; inUse: string[] }> {
+export async function nodeVolumes(
+  cluster: Cluster,
+  nodeName: string,
+): Promise<{ attached: string[]; inUse: string[] }> {
   const status = (await cluster.get("Node", "", nodeName)).status;
   return {
     attached: (status?.volumesAttached ?? []).map((volume) => volume.name),
@@ -87,19 +90,13 @@ export async function mountPointsUnder(host: SimHost, prefix: string): Promise<s
  */
 export class Milestones {
   private readonly seenAtMs = new Map<string, number>();
-  private readonly probes: Map<string, Probe>;
+  private readonly probes: ReadonlyMap<string, Probe>;
 
   constructor(
     private readonly cluster: Cluster,
     probes: Readonly<Record<string, Probe>>,
   ) {
     this.probes = new Map(Object.entries(probes));
-  }
-
-  /** Adds a probe; it is checked from the next step on. */
-  add(name: string, probe: Probe): void {
-    if (this.probes.has(name)) throw new Error(`Milestones: a probe named "${name}" already exists`);
-    this.probes.set(name, probe);
   }
 
   /** Runs the cluster until `name` has held (at most `timeoutMs` of virtual time); returns when it first did. */

@@ -1,9 +1,11 @@
 /**
  * The plugins a kvol kubelet or attach/detach controller registers (Kubernetes' ProbeVolumePlugins).
- * The CSI plugin joins this list when it lands in plugins/csi/.
+ * The kubelet's CSI plugin is in the list when `csi` is given (the node's driver registry); the
+ * attach/detach controller leaves it out and adds its own controller-side CSI plugin.
  */
 import type { VolumePlugin } from "../plugin.ts";
 import { ConfigMapPlugin } from "./configmap/config-map-plugin.ts";
+import { CsiPlugin, type CsiPluginOptions } from "./csi/csi-plugin.ts";
 import { DownwardApiPlugin } from "./downwardapi/downward-api-plugin.ts";
 import { EmptyDirPlugin } from "./emptydir/empty-dir-plugin.ts";
 import { HostPathPlugin } from "./hostpath/host-path-plugin.ts";
@@ -19,6 +21,8 @@ export interface InTreePluginOptions {
   nfs?: NfsPluginOptions;
   /** The simulated disk provider, where attach and detach run (the attach/detach controller). */
   simDiskProvider?: SimDiskProvider;
+  /** The kubelet's CSI plugin (`kubernetes.io/csi`): registered drivers and API reads. */
+  csi?: CsiPluginOptions;
 }
 
 /** A fresh instance of every in-tree plugin, ready for VolumePluginManager.register. */
@@ -34,5 +38,6 @@ export function inTreeVolumePlugins(options: InTreePluginOptions = {}): VolumePl
     new NfsPlugin(options.nfs),
     new RbdPlugin(),
     new SimDiskPlugin(options.simDiskProvider === undefined ? {} : { provider: options.simDiskProvider }),
+    ...(options.csi === undefined ? [] : [new CsiPlugin(options.csi)]),
   ];
 }

@@ -53,6 +53,38 @@ describe("FUSE daemons", () => {
     await expectErrno(node.rmdir(target), "EBUSY");
   });
 
+  it("killAgentScope(name) kills only that agent's daemons: one plugin container restarts, the others' mounts keep working", async () => {
+    const { node } = await fuseWorld();
+    const other = "/mnt/other";
+    await node.mkdir(other, 0o755, { recursive: true });
+    const plugin = await node.startDaemon({
+      name: "s3fs",
+      command: "s3fs",
+      args: ["photos", target],
+      scope: "agent",
+      agent: "csi-node/s3",
+    });
+    const kubelets = await node.startDaemon({
+      name: "s3fs",
+      command: "s3fs",
+      args: ["photos", other],
+      scope: "agent",
+      agent: "kubelet",
+    });
+    assert.equal(plugin.agent, "csi-node/s3");
+    assert.deepEqual(
+      node.killAgentScope("csi-node/s3").map((process) => process.pid),
+      [plugin.pid],
+    );
+    await expectErrno(node.stat(target), "ENOTCONN");
+    assert.equal(text(await node.readFile(`${other}/cat.jpg`)), "meow");
+    assert.deepEqual(
+      node.killAgentScope().map((process) => process.pid),
+      [kubelets.pid],
+      "without a name, every agent-scope daemon dies",
+    );
+  });
+
   it("a dead FUSE mount can be unmounted, after which the directory is plain again", async () => {
     const { node } = await fuseWorld();
     await node.startDaemon({ name: "s3fs", command: "s3fs", args: ["photos", target], scope: "agent" });

@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import { connectCsiSocket } from "../csi/grpc/client.ts";
+import { unixEndpoint } from "../csi/grpc/endpoint.ts";
+import { RealClock } from "../runtime/real-clock.ts";
+import { type CommandIo, parseCsiDriverArguments, runCsiDriverCommand } from "./csi-driver-command.ts";
+
+interface CapturedIo extends CommandIo {
+  out: string[];
+  err: string[];
+  requestStop: (signal: string) => void;
+  serving: Promise<void>;
+}
+
+function capturedIo(): CapturedIo {
+  const out: string[] = [];
+  const err: string[] = [];
+  let requestStop: (signal: string) => void = () => undefined;
+  const stop = new Promise<string>((resolve) => {
+    requestStop = resolve;
+  });
+  let announceServing: () => void = () => undefined;
+  const serving = new Promise<void>((resolve) => {
+    announceServing = resolve;
+  });
+  return {
+    out,
+    err,
+    serving,
+    requestStop: (signal) => requestStop(signal),
+    stdout: (text) => {
+      out.push(text);
+      if (text.includes("serving")) announceServing();
+    },
+    stderr: (text) => err.push(text),
+    stopRequested: () => stop,
+  };
+}
+
+describe("kvol csi-driver: arguments", () => {
+  it("accepts a bundled driver with an endpoint, node id and state dir", () => {
+    assert.deepEqual(
+      parseCsiDriverArguments([
+        "hostpath.csi.kvol.io",
+        "--endpoint",
+        "unix:///run/csi/csi.sock",
+        "--node-id=node-1",
+        "--state-dir",
+        "/srv/volumes",
+      ]),
+      {
+        driverName: "hostpath.csi.kvol.io",
+        endpoint: "unix:///run/csi/csi.sock",
+        nodeId: "node-1",
+        stateDir: "/srv/volumes",
+      },
+    );
+  });
+
+  const badArguments: Array<[string[], RegExp]> = [
+    [[], /the driver NAME is missing/],
+    [["hostpath.csi.kvol.io"], /--endpoint is required/],
+    [
+      ["nfs.csi.k8s.io", "--endpoint", "unix:///x.sock"],
+      /no bundled driver is named "nfs.csi.k8s.io"; choose one of hostpath/,
+    ],
+    [["hostpath.csi.kvol.io", "--endpoint", "/x.sock"], /must start with "unix:\/\/"/],
+    [
+      ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--state-dir", "relative"],
+      /--state-dir must be an absolute path/,
+    ],
+    [["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--colour"], /Unknown option '--colour'/],
+    [["hostpath.csi.kvol.io", "extra", "--endpoint", "unix:///x.sock"], /unexpected argument "extra"/],
+  ];
+  for (const [argv, message] of badArguments) {
+    it(`exits 2 with the usage for: ${argv.join(" ") || "(nothing)"}`, async () => {
+      const io = capturedIo();
+      assert.equal(await runCsiDriverCommand(argv, io), 2);
+      const printed = io.err.join("");
+      assert.match(printed, message);
+      assert.match(printed, /Usage:\n {2}kvol csi-driver NAME --endpoint/);
+    });
+  }
+
+  it("--help prints the usage and exits 0", async () => {
+    const io = capturedIo();
+    assert.equal(await runCsiDriverCommand(["--help"], io), 0);
+    assert.match(io.out.join(""), /--node-id/);
+  });
+});
+
+describe("kvol csi-driver: serving", () => {
+  let directory = "";
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), "kvol-csi-cmd-"));
+  });
+  afterEach(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("serves the named driver on the socket until a stop signal, then exits 0", async () => {
+    const endpoint = unixEndpoint(join(directory, "csi.sock"));
+    const io = capturedIo();
+    const run = runCsiDriverCommand(["mock.csi.kvol.io", "--endpoint", endpoint, "--node-id", "node-7"], io);
+    await io.serving;
+    const client = connectCsiSocket({ endpoint, clock: new RealClock(), callTimeoutMs: 10_000 });
+    try {
+      assert.equal((await client.getPluginInfo({})).name, "mock.csi.kvol.io");
+      assert.equal((await client.nodeGetInfo({})).nodeId, "node-7");
+    } finally {
+      client.close();
+    }
+    io.requestStop("SIGINT");
+    assert.equal(await run, 0);
+    assert.match(io.out.join(""), /SIGINT received, stopping/);
+  });
+
+  it("fuse.csi.kvol.io refuses to start where bindfs is missing, saying so", async (t) => {
+    if (spawnSync("sh", ["-c", "command -v bindfs"]).status === 0) {
+      t.skip("bindfs is installed here");
+      return;
+    }
+    const io = capturedIo();
+    const endpoint = unixEndpoint(join(directory, "csi.sock"));
+    assert.equal(await runCsiDriverCommand(["fuse.csi.kvol.io", "--endpoint", endpoint], io), 1);
+    assert.match(io.err.join(""), /bindfs, which is not on PATH; install it first/);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * `kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]`: runs one
+ * bundled CSI driver as its own process, on a real Unix socket with the real gRPC server, acting
+ * on this machine (LinuxHost) on real time — what a driver container does in a cluster.
+ * SIGTERM or SIGINT stop it cleanly: calls in flight are answered, then the plugin stops.
+ * Bad arguments print the usage and exit 2.
+ */
+import { hostname } from "node:os";
+import { parseArgs } from "node:util";
+import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
+import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { socketPathOf } from "../csi/grpc/endpoint.ts";
+import { serveCsi } from "../csi/grpc/server.ts";
+import { LinuxHost } from "../host/linux/linux-host.ts";
+import { RealClock } from "../runtime/real-clock.ts";
+
+export const csiDriverUsage = `Usage:
+  kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
+
+Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
+  NAME          ${bundledDriverNames.join(", ")}
+  --endpoint    the socket to serve, unix:///absolute/path (required)
+  --node-id     NodeGetInfo's node id (default: this machine's host name)
+  --state-dir   where the driver keeps its volumes and catalog (default: the driver's own)
+`;
+
+/** Exit status for bad arguments, as for every kvol command. */
+const usageExitStatus = 2;
+/** Exit status when the driver cannot start (a missing FUSE program, a socket that cannot be bound). */
+const startFailureExitStatus = 1;
+/** The FUSE program fuse.csi.kvol.io runs on a real node. */
+const realNodeFuseProgram = "bindfs";
+
+export interface CsiDriverArguments {
+  driverName: string;
+  endpoint: string;
+  nodeId: string;
+  stateDir?: string;
+}
+
+/** The parsed arguments, or the sentence saying what is wrong with them. */
+export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArguments | { error: string } {
+  let parsed: ReturnType<typeof parseArgsStrictly>;
+  try {
+    parsed = parseArgsStrictly(argv);
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+  const { positionals, values } = parsed;
+  const [driverName, ...extra] = positionals;
+  if (driverName === undefined) return { error: "the driver NAME is missing" };
+  if (extra.length > 0) return { error: `unexpected argument ${JSON.stringify(extra[0])}` };
+  if (!bundledDriverNames.includes(driverName)) {
+    return {
+      error: `no bundled driver is named ${JSON.stringify(driverName)}; choose one of ${bundledDriverNames.join(", ")}`,
+    };
+  }
+  if (values.endpoint === undefined) return { error: "--endpoint is required" };
+  try {
+    socketPathOf(values.endpoint);
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+  if (values["node-id"] === "") return { error: "--node-id must not be empty" };
+  if (values["state-dir"] !== undefined && !values["state-dir"].startsWith("/")) {
+    return { error: `--state-dir must be an absolute path, got ${JSON.stringify(values["state-dir"])}` };
+  }
+  return {
+    driverName,
+    endpoint: values.endpoint,
+    nodeId: values["node-id"] ?? hostname(),
+    ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
+  };
+}
+
+function parseArgsStrictly(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      endpoint: { type: "string" },
+      "node-id": { type: "string" },
+      "state-dir": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Resolves with the signal's name when the process is asked to stop. */
+  stopRequested: () => Promise<string>;
+}
+
+const processIo: CommandIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  stopRequested: () =>
+    new Promise((resolve) => {
+      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => resolve(signal));
+    }),
+};
+
+/** Runs the command; resolves with the exit status once the driver has stopped. */
+export async function runCsiDriverCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.stdout(csiDriverUsage);
+    return 0;
+  }
+  const parsed = parseCsiDriverArguments(argv);
+  if ("error" in parsed) {
+    io.stderr(`kvol csi-driver: ${parsed.error}\n\n${csiDriverUsage}`);
+    return usageExitStatus;
+  }
+  try {
+    return await serveUntilStopped(parsed, io);
+  } catch (error) {
+    io.stderr(`kvol csi-driver: ${error instanceof Error ? error.message : String(error)}\n`);
+    return startFailureExitStatus;
+  }
+}
+
+async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promise<number> {
+  const warn = (message: string) => io.stderr(`kvol csi-driver: ${message}\n`);
+  const host = new LinuxHost({ nodeName: args.nodeId, onWarning: warn });
+  if (args.driverName === fuseDriverName && !(await host.hasCommand(realNodeFuseProgram))) {
+    throw new Error(
+      `${fuseDriverName} serves volumes with ${realNodeFuseProgram}, which is not on PATH; install it first`,
+    );
+  }
+  const driver = createBundledDriver(args.driverName, {
+    host,
+    clock: new RealClock(),
+    nodeId: args.nodeId,
+    fuseProgram: realNodeFuseProgram,
+    onWarning: warn,
+    ...(args.stateDir === undefined ? {} : { stateDir: args.stateDir }),
+  });
+  if (driver === undefined) throw new Error(`no bundled driver is named ${args.driverName}`);
+  const stopRequested = io.stopRequested();
+  await driver.start();
+  const server = await serveCsi({ endpoint: args.endpoint, ...driver });
+  io.stdout(`kvol csi-driver: serving ${driver.name} on ${args.endpoint} as node ${args.nodeId}\n`);
+  const signal = await stopRequested;
+  io.stdout(`kvol csi-driver: ${signal} received, stopping\n`);
+  await server.stop();
+  await driver.stop();
+  return 0;
+}

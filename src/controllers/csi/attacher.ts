@@ -1,0 +1,209 @@
+/**
+ * external-attacher for one CSI driver (kubernetes-csi/external-attacher, spec §2.11): answers the
+ * VolumeAttachments the attach/detach controller creates for the driver (`spec.attacher`), by
+ * ControllerPublishVolume / ControllerUnpublishVolume, or — for a driver without
+ * PUBLISH_UNPUBLISH_VOLUME — by marking them attached at once.
+ *
+ * Startup follows the sidecar: probe until ready, check the driver's name, read its capabilities
+ * to choose the handler. Then two work queues, VolumeAttachments and PersistentVolumes, each
+ * retried 1 s doubling to 5 min after a failure, with a resync every 10 min. Every CSI call is
+ * bounded by `--timeout` (15 s).
+ */
+
+import { indexers, volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
+import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { PersistentVolume, VolumeAttachment } from "../../api/objects.ts";
+import type { Timer } from "../../runtime/clock.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { ItemExponentialFailureRateLimiter } from "../../runtime/rate-limiter.ts";
+import { runWorkers } from "../../runtime/run-workers.ts";
+import { WorkQueue } from "../../runtime/workqueue.ts";
+import type { Controller, ControllerContext } from "../controller-context.ts";
+import type { AttacherState, AttachHandler } from "./attacher-state.ts";
+import { externalAttacherWorkers } from "./constants.ts";
+import { CsiAttachHandler } from "./csi-attach-handler.ts";
+import type { CsiControllerClient } from "./driver-connection.ts";
+import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
+import { errorText } from "./error-text.ts";
+import { attacherFinalizerFor, hasFinalizer } from "./finalizers.ts";
+import { TrivialAttachHandler } from "./trivial-attach-handler.ts";
+import { shouldEnqueueVaChange } from "./va-change-filter.ts";
+
+export interface ExternalAttacherOptions {
+  /** The driver's name, as VolumeAttachments' `spec.attacher` names it; the driver must report the same. */
+  driverName: string;
+  /** How the sidecar reaches the driver (socket or in-process). */
+  driver: CsiControllerClient;
+}
+
+/** Which handler the driver's capabilities call for (external-attacher main.go). */
+export type AttachHandlerKind = "csi" | "trivial";
+
+export function attachHandlerKindFor(info: DriverInfo): AttachHandlerKind {
+  if (!info.pluginCapabilities.has("CONTROLLER_SERVICE")) return "trivial";
+  return info.controllerCapabilities.has("PUBLISH_UNPUBLISH_VOLUME") ? "csi" : "trivial";
+}
+
+export class ExternalAttacher implements Controller {
+  readonly name: string;
+  private readonly context: ControllerContext;
+  private readonly options: ExternalAttacherOptions;
+  private readonly logger: Logger;
+  private readonly finalizer: string;
+  private readonly attachments: SharedInformer<VolumeAttachment>;
+  private readonly volumes: SharedInformer<PersistentVolume>;
+  private readonly attachmentQueue: WorkQueue<string>;
+  private readonly volumeQueue: WorkQueue<string>;
+  private readonly registrations: HandlerRegistration[] = [];
+  private resyncTimer: Timer | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private chosenHandler: AttachHandlerKind | undefined;
+
+  constructor(context: ControllerContext, options: ExternalAttacherOptions) {
+    if (options.driverName === "") throw new Error("ExternalAttacher: options.driverName must not be empty");
+    this.context = context;
+    this.options = options;
+    this.name = `external-attacher/${options.driverName}`;
+    this.finalizer = attacherFinalizerFor(options.driverName);
+    this.logger = context.logger.with({ component: "external-attacher", driver: options.driverName });
+    const { externalAttacherRetryStartMs: startMs, externalAttacherRetryMaxMs: maxMs } = context.timers;
+    const queue = (name: string) =>
+      new WorkQueue<string>({
+        name: `${name} (${options.driverName})`,
+        clock: context.clock,
+        rateLimiter: new ItemExponentialFailureRateLimiter<string>(startMs, maxMs),
+      });
+    this.attachmentQueue = queue("volumeattachments");
+    this.volumeQueue = queue("persistentvolumes");
+    this.attachments = context.informers.informerFor("VolumeAttachment");
+    if (!this.attachments.indexer.hasIndex(volumeAttachmentsByPersistentVolume.name)) {
+      this.attachments.addIndexers(indexers(volumeAttachmentsByPersistentVolume));
+    }
+    this.volumes = context.informers.informerFor("PersistentVolume");
+  }
+
+  /** The handler chosen at startup; undefined until the driver answered. */
+  get handlerKind(): AttachHandlerKind | undefined {
+    return this.chosenHandler;
+  }
+
+  start(): void {
+    if (this.running !== undefined) throw new Error(`${this.name}: start() called twice`);
+    this.running = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.resyncTimer?.cancel();
+    for (const registration of this.registrations) registration.remove();
+    this.attachmentQueue.shutDown();
+    this.volumeQueue.shutDown();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    const timeoutMs = this.context.timers.externalAttacherTimeoutMs;
+    const driverInfo = await connectToDriver({
+      driver: this.options.driver,
+      expectedName: this.options.driverName,
+      clock: this.context.clock,
+      logger: this.logger,
+      callTimeoutMs: timeoutMs,
+      isStopped: () => this.stopped,
+    });
+    if (driverInfo === undefined) return;
+    const handler = this.newHandler(driverInfo, timeoutMs);
+    const csiNodes = this.context.informers.informerFor("CSINode");
+    const synced = await Promise.all([this.attachments, this.volumes, csiNodes].map((i) => i.waitForSync()));
+    if (!synced.every(Boolean) || this.stopped) return;
+    this.registerHandlers();
+    this.resyncTimer = this.context.clock.every(this.context.timers.externalAttacherResyncPeriodMs, () =>
+      this.resync(),
+    );
+    const report = (key: string, error: unknown) =>
+      this.logger.info("sync failed; retrying with backoff", { key, error: errorText(error) });
+    await Promise.all([
+      runWorkers(
+        this.attachmentQueue,
+        externalAttacherWorkers,
+        (name) => this.processAttachment(handler, name),
+        report,
+      ),
+      runWorkers(this.volumeQueue, externalAttacherWorkers, (name) => this.processVolume(handler, name), report),
+    ]);
+  }
+
+  private newHandler(info: DriverInfo, callTimeoutMs: number): AttachHandler {
+    const state: AttacherState = {
+      driverName: this.options.driverName,
+      finalizer: this.finalizer,
+      driver: this.options.driver,
+      client: this.context.client,
+      clock: this.context.clock,
+      logger: this.logger,
+      callTimeoutMs,
+      singleNodeMultiWriter: info.controllerCapabilities.has("SINGLE_NODE_MULTI_WRITER"),
+      publishReadOnly: info.controllerCapabilities.has("PUBLISH_READONLY"),
+      volumes: this.volumes.lister,
+      csiNodes: this.context.informers.informerFor("CSINode").lister,
+      attachments: this.attachments.indexer,
+    };
+    this.chosenHandler = attachHandlerKindFor(info);
+    this.logger.info(`using the ${this.chosenHandler} handler`, { driver: info.name });
+    return this.chosenHandler === "csi" ? new CsiAttachHandler(state) : new TrivialAttachHandler(state);
+  }
+
+  private isForThisDriver(attachment: VolumeAttachment): boolean {
+    return attachment.spec?.attacher === this.options.driverName;
+  }
+
+  private registerHandlers(): void {
+    const enqueueAttachment = (attachment: VolumeAttachment) => {
+      if (this.isForThisDriver(attachment)) this.attachmentQueue.add(attachment.metadata?.name ?? "");
+    };
+    // Only a PV on its way out, still carrying the finalizer, needs the attacher.
+    const enqueueVolume = (volume: PersistentVolume) => {
+      if (volume.metadata?.deletionTimestamp && hasFinalizer(volume, this.finalizer)) {
+        this.volumeQueue.add(volume.metadata.name ?? "");
+      }
+    };
+    this.registrations.push(
+      this.attachments.addEventHandler({
+        onAdd: enqueueAttachment,
+        onUpdate: (oldAttachment, attachment) => {
+          if (shouldEnqueueVaChange(oldAttachment, attachment)) enqueueAttachment(attachment);
+        },
+        // The PV's finalizer may go now that this attachment is gone.
+        onDelete: (attachment) => {
+          const pvName = attachment.spec?.source?.persistentVolumeName;
+          if (this.isForThisDriver(attachment) && pvName) this.volumeQueue.add(pvName);
+        },
+      }),
+      this.volumes.addEventHandler({ onAdd: enqueueVolume, onUpdate: (_old, volume) => enqueueVolume(volume) }),
+    );
+  }
+
+  private resync(): void {
+    for (const attachment of this.attachments.lister.list()) {
+      if (this.isForThisDriver(attachment)) this.attachmentQueue.add(attachment.metadata?.name ?? "");
+    }
+    for (const volume of this.volumes.lister.list()) {
+      if (volume.metadata?.deletionTimestamp && hasFinalizer(volume, this.finalizer)) {
+        this.volumeQueue.add(volume.metadata.name ?? "");
+      }
+    }
+  }
+
+  private async processAttachment(handler: AttachHandler, name: string): Promise<void> {
+    const attachment = this.attachments.lister.get("", name);
+    if (attachment === undefined || !this.isForThisDriver(attachment)) return;
+    await handler.syncVolumeAttachment(attachment);
+  }
+
+  private async processVolume(handler: AttachHandler, name: string): Promise<void> {
+    const volume = this.volumes.lister.get("", name);
+    if (volume === undefined) return;
+    await handler.syncPersistentVolume(volume);
+  }
+}

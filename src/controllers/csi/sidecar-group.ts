@@ -1,0 +1,59 @@
+/**
+ * The CSI sidecars of a cluster's drivers as single controllers: one external-provisioner (and
+ * one external-attacher) per driver, started and stopped together, the way each driver's
+ * controller Deployment runs its own csi-provisioner and csi-attacher containers. With no
+ * drivers the group does nothing.
+ */
+import type { Controller, ControllerContext } from "../controller-context.ts";
+import { ExternalAttacher } from "./attacher.ts";
+import type { CsiControllerClient } from "./driver-connection.ts";
+import { ExternalProvisioner } from "./provisioner.ts";
+
+/** A driver's controller endpoint, as the sidecars are pointed at it. */
+export interface CsiControllerDriver {
+  /** The driver name StorageClasses and VolumeAttachments use. */
+  name: string;
+  client: CsiControllerClient;
+  /** The host part of the provisioner's identity (the controller pod's name). */
+  hostName?: string;
+}
+
+export class SidecarGroup implements Controller {
+  constructor(
+    readonly name: string,
+    readonly members: readonly Controller[],
+  ) {}
+
+  start(): void {
+    for (const member of this.members) member.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.members.map((member) => member.stop()));
+  }
+}
+
+export const externalProvisionerGroupName = "csi-provisioner";
+export const externalAttacherGroupName = "csi-attacher";
+
+export function externalProvisioners(
+  context: ControllerContext,
+  drivers: readonly CsiControllerDriver[],
+): SidecarGroup {
+  const members = drivers.map(
+    (driver) =>
+      new ExternalProvisioner(context, {
+        driverName: driver.name,
+        driver: driver.client,
+        ...(driver.hostName === undefined ? {} : { hostName: driver.hostName }),
+      }),
+  );
+  return new SidecarGroup(externalProvisionerGroupName, members);
+}
+
+export function externalAttachers(context: ControllerContext, drivers: readonly CsiControllerDriver[]): SidecarGroup {
+  const members = drivers.map(
+    (driver) => new ExternalAttacher(context, { driverName: driver.name, driver: driver.client }),
+  );
+  return new SidecarGroup(externalAttacherGroupName, members);
+}

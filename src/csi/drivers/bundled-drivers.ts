@@ -1,0 +1,51 @@
+/**
+ * The drivers kvol ships, by CSI name, for whoever runs one from a name: the `kvol csi-driver`
+ * command, a scenario's cluster description.
+ */
+import type { Host } from "../../host/host.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import type { BundledDriver } from "./common/bundled-driver.ts";
+import { fuseDriverName, hostpathDriverName, mockDriverName } from "./common/constants.ts";
+import { createFuseDriver } from "./fuse/fuse-driver.ts";
+import type { FuseRecoveryApi } from "./fuse/recovery-api.ts";
+import { createHostpathDriver } from "./hostpath/hostpath-driver.ts";
+import { MockDriver } from "./mock/mock-driver.ts";
+
+export const bundledDriverNames: readonly string[] = [hostpathDriverName, fuseDriverName, mockDriverName];
+
+export interface BundledDriverContext {
+  host: Host;
+  clock: Clock;
+  nodeId: string;
+  /** The driver's state directory; each driver has its default. */
+  stateDir?: string;
+  /** The program of fuse.csi.kvol.io's daemons (`bindfs` on a real node). */
+  fuseProgram?: string;
+  /** Lets fuse.csi.kvol.io re-establish its mounts after a restart. */
+  api?: FuseRecoveryApi;
+  onWarning?: (message: string) => void;
+}
+
+/** The driver named `name`, or undefined when kvol ships none of that name. */
+export function createBundledDriver(name: string, context: BundledDriverContext): BundledDriver | undefined {
+  const { host, clock, nodeId, stateDir } = context;
+  const withStateDir = stateDir === undefined ? {} : { stateDir };
+  switch (name) {
+    case hostpathDriverName:
+      return createHostpathDriver({ host, nodeId, ...withStateDir });
+    case fuseDriverName:
+      return createFuseDriver({
+        host,
+        clock,
+        nodeId,
+        ...withStateDir,
+        ...(context.fuseProgram === undefined ? {} : { fuseProgram: context.fuseProgram }),
+        ...(context.api === undefined ? {} : { api: context.api }),
+        ...(context.onWarning === undefined ? {} : { onWarning: context.onWarning }),
+      });
+    case mockDriverName:
+      return new MockDriver({ clock, nodeId }).implementations();
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,347 @@
+/**
+ * The Controller service shared by the bundled drivers that keep their volumes in a VolumeCatalog
+ * (hostpath, fuse): CreateVolume idempotent on `name`, DeleteVolume idempotent on the id,
+ * ControllerPublish/Unpublish bookkeeping (when the driver requires attach), ValidateVolumeCapabilities
+ * and paged ListVolumes, with the error codes the CSI spec gives for each case. What a volume's data
+ * is — a directory, a sparse file — is the driver's VolumeStorage.
+ */
+import { createHash } from "node:crypto";
+import { CsiError } from "../../grpc/errors.ts";
+import type { CsiController } from "../../grpc/services.ts";
+import type {
+  ControllerExpandVolumeResponse,
+  ControllerGetCapabilitiesResponse,
+  ControllerPublishVolumeRequest,
+  ControllerPublishVolumeResponse,
+  ControllerRpcType,
+  ControllerUnpublishVolumeRequest,
+  ControllerUnpublishVolumeResponse,
+  CreateVolumeRequest,
+  CreateVolumeResponse,
+  DeleteVolumeRequest,
+  DeleteVolumeResponse,
+  ListVolumesRequest,
+  ListVolumesResponse,
+  StringMap,
+  Topology,
+  TopologyRequirement,
+  ValidateVolumeCapabilitiesRequest,
+  ValidateVolumeCapabilitiesResponse,
+  Volume,
+} from "../../proto/types.ts";
+import { type CapacityLimits, capacityFits, capacityFor } from "./capacity.ts";
+import { listVolumesDefaultPageSize, volumeIdHashHexDigits } from "./constants.ts";
+import { OperationLocks } from "./operation-locks.ts";
+import { requireIdField } from "./request-fields.ts";
+import {
+  accessTypeOf,
+  type CapabilitySupport,
+  capabilityProblem,
+  isSingleNodeMode,
+  requireCapabilities,
+  requireCapability,
+} from "./volume-capabilities.ts";
+import type { VolumeCatalog, VolumeRecord } from "./volume-catalog.ts";
+
+/** Where a driver keeps a volume's data. Both calls must be idempotent: a retry repeats them. */
+export interface VolumeStorage {
+  create(record: VolumeRecord): Promise<void>;
+  /** Deletes the data; a CsiError FailedPrecondition when it is still in use. */
+  remove(record: VolumeRecord): Promise<void>;
+}
+
+/** A controller whose volumes live on one node only (hostpath): topology pins them there. */
+export interface NodeLocalPlacement {
+  nodeId: string;
+  /** The topology segment key (`topology.hostpath.csi.kvol.io/node`). */
+  topologyKey: string;
+}
+
+export interface CatalogControllerOptions {
+  driverName: string;
+  catalog: VolumeCatalog;
+  storage: VolumeStorage;
+  support: CapabilitySupport;
+  capacity: CapacityLimits;
+  /** Volume ids are `<prefix>-<hash of name>`. */
+  volumeIdPrefix: string;
+  /** Offer ControllerPublish/Unpublish (PUBLISH_UNPUBLISH_VOLUME): Kubernetes then attaches through a VolumeAttachment. */
+  attachRequired: boolean;
+  nodeLocal?: NodeLocalPlacement;
+}
+
+export class CatalogController implements CsiController {
+  private readonly locks = new OperationLocks();
+
+  constructor(private readonly options: CatalogControllerOptions) {}
+
+  createVolume(request: CreateVolumeRequest): Promise<CreateVolumeResponse> {
+    const rpc = "CreateVolume";
+    const name = requireIdField(request.name, "name", rpc);
+    return this.locks.run(`name ${name}`, async () => {
+      const accessType = requireCapabilities(
+        request.volumeCapabilities,
+        "volume_capabilities",
+        rpc,
+        this.options.support,
+      );
+      if (request.volumeContentSource !== null) {
+        throw new CsiError(
+          "InvalidArgument",
+          `${rpc}: volume_content_source is not supported by ${this.options.driverName}`,
+        );
+      }
+      const capacityBytes = capacityFor(request.capacityRange, this.options.capacity, rpc);
+      this.checkTopology(request.accessibilityRequirements);
+      const existing = await this.options.catalog.findByName(name);
+      if (existing !== undefined) {
+        this.checkCompatible(existing, request, accessType);
+        return { volume: this.volumeOf(existing) };
+      }
+      const record: VolumeRecord = {
+        volumeId: this.volumeIdFor(name),
+        name,
+        capacityBytes,
+        accessType,
+        parameters: { ...request.parameters },
+        ...(this.options.nodeLocal === undefined ? {} : { nodeId: this.options.nodeLocal.nodeId }),
+        publications: [],
+      };
+      await this.options.storage.create(record);
+      await this.options.catalog.put(record);
+      return { volume: this.volumeOf(record) };
+    });
+  }
+
+  deleteVolume(request: DeleteVolumeRequest): Promise<DeleteVolumeResponse> {
+    const volumeId = requireIdField(request.volumeId, "volume_id", "DeleteVolume");
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      const record = await this.options.catalog.get(volumeId);
+      if (record === undefined) return {};
+      if (record.publications.length > 0) {
+        const nodes = record.publications.map((publication) => publication.nodeId).join(", ");
+        throw new CsiError(
+          "FailedPrecondition",
+          `volume ${volumeId} is still published to node(s) ${nodes}; unpublish it before deleting it`,
+        );
+      }
+      await this.options.storage.remove(record);
+      await this.options.catalog.remove(volumeId);
+      return {};
+    });
+  }
+
+  controllerPublishVolume(request: ControllerPublishVolumeRequest): Promise<ControllerPublishVolumeResponse> {
+    const rpc = "ControllerPublishVolume";
+    this.requireAttach(rpc);
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    const nodeId = requireIdField(request.nodeId, "node_id", rpc);
+    const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    const singleNode = request.volumeCapability !== null && isSingleNodeMode(request.volumeCapability);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      const record = await this.requireRecord(volumeId, rpc);
+      checkAccessType(record, accessType, rpc);
+      if (record.nodeId !== undefined && record.nodeId !== nodeId) {
+        throw new CsiError(
+          "FailedPrecondition",
+          `${rpc}: volume ${volumeId} lives on node ${record.nodeId} and cannot be published to node ${nodeId}`,
+        );
+      }
+      const same = record.publications.find((publication) => publication.nodeId === nodeId);
+      if (same !== undefined) {
+        if (same.readonly !== request.readonly) {
+          throw new CsiError(
+            "AlreadyExists",
+            `${rpc}: volume ${volumeId} is already published to node ${nodeId} with readonly=${same.readonly}`,
+          );
+        }
+        return { publishContext: {} };
+      }
+      const conflict = record.publications.find((publication) => publication.singleNode || singleNode);
+      if (conflict !== undefined) {
+        throw new CsiError(
+          "FailedPrecondition",
+          `${rpc}: volume ${volumeId} is published to node ${conflict.nodeId} with a single-node access mode; ` +
+            `unpublish it there before publishing it to node ${nodeId}`,
+        );
+      }
+      record.publications.push({ nodeId, readonly: request.readonly, singleNode });
+      await this.options.catalog.put(record);
+      return { publishContext: {} };
+    });
+  }
+
+  controllerUnpublishVolume(request: ControllerUnpublishVolumeRequest): Promise<ControllerUnpublishVolumeResponse> {
+    const rpc = "ControllerUnpublishVolume";
+    this.requireAttach(rpc);
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      // An unknown volume cannot be published anywhere: detached, as the spec asks.
+      const record = await this.options.catalog.get(volumeId);
+      if (record === undefined) return {};
+      const kept = record.publications.filter(
+        (publication) => request.nodeId !== "" && publication.nodeId !== request.nodeId,
+      );
+      if (kept.length === record.publications.length) return {};
+      await this.options.catalog.put({ ...record, publications: kept });
+      return {};
+    });
+  }
+
+  async validateVolumeCapabilities(
+    request: ValidateVolumeCapabilitiesRequest,
+  ): Promise<ValidateVolumeCapabilitiesResponse> {
+    const rpc = "ValidateVolumeCapabilities";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    if (request.volumeCapabilities.length === 0) {
+      throw new CsiError("InvalidArgument", `${rpc}: volume_capabilities is required`);
+    }
+    const record = await this.requireRecord(volumeId, rpc);
+    for (const [index, capability] of request.volumeCapabilities.entries()) {
+      const problem =
+        capabilityProblem(capability, this.options.support) ??
+        (accessTypeOf(capability) === record.accessType
+          ? undefined
+          : `volume ${volumeId} is a ${record.accessType} volume`);
+      if (problem !== undefined) return { confirmed: null, message: `volume_capabilities[${index}]: ${problem}` };
+    }
+    if (Object.keys(request.parameters).length > 0 && !sameStringMap(request.parameters, record.parameters)) {
+      return { confirmed: null, message: `parameters differ from those volume ${volumeId} was created with` };
+    }
+    return {
+      confirmed: {
+        volumeContext: request.volumeContext,
+        volumeCapabilities: request.volumeCapabilities,
+        parameters: request.parameters,
+        mutableParameters: {},
+      },
+      message: "",
+    };
+  }
+
+  async listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse> {
+    if (request.maxEntries < 0) {
+      throw new CsiError("InvalidArgument", `ListVolumes: max_entries must not be negative, got ${request.maxEntries}`);
+    }
+    const records = await this.options.catalog.list();
+    const start = pageStart(request.startingToken, records.length);
+    const end = Math.min(records.length, start + (request.maxEntries || listVolumesDefaultPageSize));
+    return {
+      entries: records.slice(start, end).map((record) => ({
+        volume: this.volumeOf(record),
+        status: {
+          publishedNodeIds: record.publications.map((publication) => publication.nodeId),
+          volumeCondition: null,
+        },
+      })),
+      nextToken: end < records.length ? String(end) : "",
+    };
+  }
+
+  async controllerGetCapabilities(): Promise<ControllerGetCapabilitiesResponse> {
+    const types: ControllerRpcType[] = ["CREATE_DELETE_VOLUME", "LIST_VOLUMES", "SINGLE_NODE_MULTI_WRITER"];
+    if (this.options.attachRequired) types.push("PUBLISH_UNPUBLISH_VOLUME", "LIST_VOLUMES_PUBLISHED_NODES");
+    return { capabilities: types.map((type) => ({ rpc: { type } })) };
+  }
+
+  async controllerExpandVolume(): Promise<ControllerExpandVolumeResponse> {
+    throw new CsiError("Unimplemented", `ControllerExpandVolume: ${this.options.driverName} does not expand volumes`);
+  }
+
+  private volumeIdFor(name: string): string {
+    const hash = createHash("sha256").update(name).digest("hex").slice(0, volumeIdHashHexDigits);
+    return `${this.options.volumeIdPrefix}-${hash}`;
+  }
+
+  private volumeOf(record: VolumeRecord): Volume {
+    return {
+      capacityBytes: record.capacityBytes,
+      volumeId: record.volumeId,
+      volumeContext: {},
+      contentSource: null,
+      accessibleTopology: this.topologyOf(record),
+    };
+  }
+
+  private topologyOf(record: VolumeRecord): Topology[] {
+    const placement = this.options.nodeLocal;
+    if (placement === undefined || record.nodeId === undefined) return [];
+    return [{ segments: { [placement.topologyKey]: record.nodeId } }];
+  }
+
+  /** A node-local controller can only honour requirements that allow its own node. */
+  private checkTopology(requirement: TopologyRequirement | null): void {
+    const placement = this.options.nodeLocal;
+    if (placement === undefined || requirement === null || requirement.requisite.length === 0) return;
+    const allowsThisNode = requirement.requisite.some((topology) => {
+      const value = topology.segments[placement.topologyKey];
+      return value === undefined || value === placement.nodeId;
+    });
+    if (!allowsThisNode) {
+      const wanted = requirement.requisite.map((topology) => JSON.stringify(topology.segments)).join(", ");
+      throw new CsiError(
+        "ResourceExhausted",
+        `CreateVolume: this controller creates volumes on node ${placement.nodeId} only, ` +
+          `which none of the requisite topologies (${wanted}) allows`,
+      );
+    }
+  }
+
+  private checkCompatible(existing: VolumeRecord, request: CreateVolumeRequest, accessType: string): void {
+    const problems: string[] = [];
+    if (!capacityFits(existing.capacityBytes, request.capacityRange)) {
+      problems.push(`its capacity of ${existing.capacityBytes} bytes is outside the requested capacity_range`);
+    }
+    if (existing.accessType !== accessType) problems.push(`it is a ${existing.accessType} volume`);
+    if (!sameStringMap(existing.parameters, request.parameters)) problems.push("it was created with other parameters");
+    if (problems.length > 0) {
+      throw new CsiError(
+        "AlreadyExists",
+        `CreateVolume: a volume named ${request.name} already exists (${existing.volumeId}) but ${problems.join(" and ")}`,
+      );
+    }
+  }
+
+  private requireAttach(rpc: string): void {
+    if (!this.options.attachRequired) {
+      throw new CsiError(
+        "Unimplemented",
+        `${rpc}: ${this.options.driverName} runs without attach (PUBLISH_UNPUBLISH_VOLUME is not offered)`,
+      );
+    }
+  }
+
+  private async requireRecord(volumeId: string, rpc: string): Promise<VolumeRecord> {
+    const record = await this.options.catalog.get(volumeId);
+    if (record === undefined) throw new CsiError("NotFound", `${rpc}: volume ${volumeId} does not exist`);
+    return record;
+  }
+}
+
+/** FailedPrecondition when a capability's access type is not the volume's (CSI: "exceeds capabilities"). */
+export function checkAccessType(record: VolumeRecord, accessType: string, rpc: string): void {
+  if (record.accessType !== accessType) {
+    throw new CsiError(
+      "FailedPrecondition",
+      `${rpc}: volume ${record.volumeId} is a ${record.accessType} volume and cannot be used with a ${accessType} capability`,
+    );
+  }
+}
+
+/** Where a page starts; a token this controller did not hand out is Aborted (the caller restarts). */
+function pageStart(token: string, total: number): number {
+  if (token === "") return 0;
+  const start = /^\d+$/.test(token) ? Number(token) : Number.NaN;
+  if (!Number.isSafeInteger(start) || start > total) {
+    throw new CsiError(
+      "Aborted",
+      `ListVolumes: starting_token ${JSON.stringify(token)} is not valid; list again from the start`,
+    );
+  }
+  return start;
+}
+
+function sameStringMap(a: StringMap, b: StringMap): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}

@@ -1,0 +1,75 @@
+/**
+ * The FUSE daemons of a fuse.csi.kvol.io node plugin. Each staged (or, without staging, each
+ * published) volume is served by one daemon that the plugin starts through the Host in its own
+ * agent scope — inside the plugin "container" — and that mounts `fuse.<program>` on the path.
+ * That placement is the point of seed 003: when the container goes, its daemons go with it, and
+ * the kernel mounts they served stay behind answering ENOTCONN.
+ *
+ * The program runs in the foreground (`-f`) so the Host tracks the daemon itself rather than a
+ * parent that forks and exits. In the simulator it is `kvolfs`; on a real node `bindfs`.
+ */
+import type { Host, MountInfo, ProcessInfo } from "../../../host/host.ts";
+import type { Clock } from "../../../runtime/clock.ts";
+import { fuseMountPollPeriodMs, fuseMountTimeoutMs } from "../common/constants.ts";
+
+export interface FuseDaemonSpec {
+  /** The FUSE program (`kvolfs`, `bindfs`). */
+  program: string;
+  /** The agent scope the daemon joins (the node plugin's). */
+  agent: string;
+  volumeId: string;
+  /** The directory the daemon serves. */
+  source: string;
+  /** Where it mounts. */
+  mountPoint: string;
+}
+
+/** Whether a mount table entry is a FUSE mount serving `source` (what our daemons make). */
+export function isFuseMountOf(entry: MountInfo, source: string): boolean {
+  return (entry.fsType === "fuse" || entry.fsType.startsWith("fuse.")) && entry.source === source;
+}
+
+/**
+ * Starts the daemon and resolves once its mount is in the mount table. A daemon that exits first,
+ * or does not mount within fuseMountTimeoutMs (then it is killed), is an Error.
+ */
+export async function startFuseDaemon(host: Host, clock: Clock, spec: FuseDaemonSpec): Promise<ProcessInfo> {
+  const daemon = await host.startDaemon({
+    name: `${spec.program}:${spec.volumeId}`,
+    command: spec.program,
+    args: ["-f", spec.source, spec.mountPoint],
+    scope: "agent",
+    agent: spec.agent,
+  });
+  const deadlineMs = clock.now() + fuseMountTimeoutMs;
+  for (;;) {
+    const mounted = (await host.mountInfo()).some(
+      (entry) => entry.mountPoint === spec.mountPoint && isFuseMountOf(entry, spec.source),
+    );
+    if (mounted) return daemon;
+    if (!(await host.isProcessAlive(daemon.pid))) {
+      throw new Error(
+        `${spec.program} (pid ${daemon.pid}) exited before mounting ${spec.source} on ${spec.mountPoint}`,
+      );
+    }
+    if (clock.now() >= deadlineMs) {
+      await host.killProcess(daemon.pid);
+      throw new Error(
+        `${spec.program} (pid ${daemon.pid}) did not mount ${spec.mountPoint} within ${fuseMountTimeoutMs} ms; killed it`,
+      );
+    }
+    await clock.sleep(fuseMountPollPeriodMs);
+  }
+}
+
+/** The daemons alive in `agent`'s scope. */
+export async function daemonsOfAgent(host: Host, agent: string): Promise<ProcessInfo[]> {
+  return (await host.daemons()).filter((daemon) => daemon.scope === "agent" && daemon.agent === agent);
+}
+
+/** Kills every daemon of `agent`, as a container runtime does when the container stops; returns them. */
+export async function killDaemonsOfAgent(host: Host, agent: string): Promise<ProcessInfo[]> {
+  const daemons = await daemonsOfAgent(host, agent);
+  for (const daemon of daemons) await host.killProcess(daemon.pid);
+  return daemons;
+}

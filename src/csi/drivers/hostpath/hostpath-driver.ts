@@ -1,0 +1,104 @@
+/**
+ * hostpath.csi.kvol.io: volumes that are directories (or, in block mode, sparse files) on a node,
+ * like kubernetes-csi's csi-driver-host-path.
+ *
+ *   const driver = createHostpathDriver({ host, nodeId: "node-a" });
+ *   await serveCsi({ endpoint, ...driver });              // or connectCsiInProcess({ ...driver })
+ *
+ * Where the data lives: CreateVolume makes `<stateDir>/<volumeId>` on the controller's Host, and
+ * the node plugin stages that same path on its own Host, so a volume is usable on the node whose
+ * controller created it. With `nodeLocalTopology` (the default) the volume says so through the
+ * `topology.hostpath.csi.kvol.io/node` segment, and Kubernetes schedules its pods there. A
+ * multi-node cluster therefore runs one controller per node (the external-provisioner's
+ * distributed provisioning), or a single node.
+ *
+ * The catalog of volumes (names, capacities, publications) is shared by controller and node: by
+ * default a JSON file in the state directory (what a driver process uses, so it survives
+ * restarts); a simulated cluster may pass one MemoryVolumeCatalog to all its hostpath instances.
+ */
+import type { Host } from "../../../host/host.ts";
+import type { MountLogger } from "../../../host/mount/logger.ts";
+import { Mounter } from "../../../host/mount/mounter.ts";
+import type { BundledDriver } from "../common/bundled-driver.ts";
+import { CatalogController } from "../common/catalog-controller.ts";
+import {
+  defaultHostpathStateDir,
+  defaultMaxVolumeCapacityBytes,
+  defaultVolumeCapacityBytes,
+  hostpathDriverName,
+  hostpathTopologyKey,
+  hostpathVolumeIdPrefix,
+} from "../common/constants.ts";
+import { DriverIdentity } from "../common/driver-identity.ts";
+import { HostFileVolumeCatalog } from "../common/host-file-catalog.ts";
+import { type CapabilitySupport, singleNodeAccessModes } from "../common/volume-capabilities.ts";
+import type { VolumeCatalog } from "../common/volume-catalog.ts";
+import { HostDirectoryStorage } from "../common/volume-storage.ts";
+import { HostpathNode } from "./hostpath-node.ts";
+
+export interface HostpathDriverOptions {
+  /** The node this driver instance runs on: where the controller creates data and the node plugin mounts. */
+  host: Host;
+  /** NodeGetInfo's node_id (Kubernetes puts it in the CSINode object). */
+  nodeId: string;
+  /** Where volumes and the catalog file live; default /var/lib/kvol/csi-hostpath. */
+  stateDir?: string;
+  /** Default: a HostFileVolumeCatalog in `stateDir`. */
+  catalog?: VolumeCatalog;
+  /** Volumes are accessible from their node only, and say so through topology (default true). */
+  nodeLocalTopology?: boolean;
+  /** Offer ControllerPublish/Unpublish (PUBLISH_UNPUBLISH_VOLUME), so Kubernetes attaches (default false). */
+  attachRequired?: boolean;
+  /** NodeGetInfo's max_volumes_per_node (default 0: the CO decides). */
+  maxVolumesPerNode?: number;
+  defaultVolumeCapacityBytes?: number;
+  maxVolumeCapacityBytes?: number;
+  /** Receives mount-utils' log lines. */
+  mountLogger?: MountLogger;
+}
+
+export function createHostpathDriver(options: HostpathDriverOptions): BundledDriver {
+  const stateDir = options.stateDir ?? defaultHostpathStateDir;
+  const catalog = options.catalog ?? new HostFileVolumeCatalog(options.host, stateDir);
+  const nodeLocal = options.nodeLocalTopology ?? true;
+  const support: CapabilitySupport = {
+    driverName: hostpathDriverName,
+    accessModes: singleNodeAccessModes,
+    block: true,
+  };
+  const controller = new CatalogController({
+    driverName: hostpathDriverName,
+    catalog,
+    storage: new HostDirectoryStorage(options.host, stateDir),
+    support,
+    capacity: {
+      defaultCapacityBytes: options.defaultVolumeCapacityBytes ?? defaultVolumeCapacityBytes,
+      maxCapacityBytes: options.maxVolumeCapacityBytes ?? defaultMaxVolumeCapacityBytes,
+    },
+    volumeIdPrefix: hostpathVolumeIdPrefix,
+    attachRequired: options.attachRequired ?? false,
+    ...(nodeLocal ? { nodeLocal: { nodeId: options.nodeId, topologyKey: hostpathTopologyKey } } : {}),
+  });
+  const node = new HostpathNode({
+    host: options.host,
+    mounter: new Mounter(options.host, options.mountLogger === undefined ? {} : { logger: options.mountLogger }),
+    nodeId: options.nodeId,
+    stateDir,
+    catalog,
+    support,
+    maxVolumesPerNode: options.maxVolumesPerNode ?? 0,
+    ...(nodeLocal ? { topologyKey: hostpathTopologyKey } : {}),
+  });
+  return {
+    name: hostpathDriverName,
+    identity: new DriverIdentity({
+      name: hostpathDriverName,
+      controllerService: true,
+      accessibilityConstraints: nodeLocal,
+    }),
+    controller,
+    node,
+    start: async () => undefined,
+    stop: async () => undefined,
+  };
+}

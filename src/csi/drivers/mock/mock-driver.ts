@@ -1,0 +1,390 @@
+/**
+ * mock.csi.kvol.io: a CSI driver made for tests and scenarios. It keeps volumes, publications and
+ * node "mounts" in memory (mock-volumes.ts), logs every call with the virtual time it started and
+ * ended, and lets the caller inject gRPC errors and delays per RPC (mock-hooks.ts). Its capabilities
+ * are configurable, so the same kubelet or sidecar code can be run against a driver with or
+ * without STAGE_UNSTAGE_VOLUME, PUBLISH_UNPUBLISH_VOLUME or block volumes.
+ *
+ *   const mock = new MockDriver({ clock, nodeId: "node-a" });
+ *   mock.hooks.set("NodeStageVolume", { code: "DeadlineExceeded", times: 1 });
+ *   const client = connectCsiInProcess(mock.implementations());
+ */
+import type { Clock } from "../../../runtime/clock.ts";
+import { type CsiErrorRecord, redactSecrets } from "../../grpc/call-log.ts";
+import { CsiError, toCsiError } from "../../grpc/errors.ts";
+import type { CsiController, CsiIdentity, CsiNode } from "../../grpc/services.ts";
+import type {
+  ControllerExpandVolumeRequest,
+  ControllerExpandVolumeResponse,
+  ControllerGetCapabilitiesResponse,
+  ControllerPublishVolumeRequest,
+  ControllerPublishVolumeResponse,
+  ControllerRpcType,
+  ControllerUnpublishVolumeRequest,
+  ControllerUnpublishVolumeResponse,
+  CreateVolumeRequest,
+  CreateVolumeResponse,
+  DeleteVolumeRequest,
+  DeleteVolumeResponse,
+  EmptyMessage,
+  GetPluginCapabilitiesResponse,
+  GetPluginInfoResponse,
+  ListVolumesRequest,
+  ListVolumesResponse,
+  NodeExpandVolumeRequest,
+  NodeExpandVolumeResponse,
+  NodeGetCapabilitiesResponse,
+  NodeGetInfoResponse,
+  NodeGetVolumeStatsRequest,
+  NodeGetVolumeStatsResponse,
+  NodePublishVolumeRequest,
+  NodePublishVolumeResponse,
+  NodeRpcType,
+  NodeStageVolumeRequest,
+  NodeStageVolumeResponse,
+  NodeUnpublishVolumeRequest,
+  NodeUnpublishVolumeResponse,
+  NodeUnstageVolumeRequest,
+  NodeUnstageVolumeResponse,
+  ProbeResponse,
+  StringMap,
+  ValidateVolumeCapabilitiesRequest,
+  ValidateVolumeCapabilitiesResponse,
+} from "../../proto/types.ts";
+import type { BundledDriver } from "../common/bundled-driver.ts";
+import { capacityFor } from "../common/capacity.ts";
+import {
+  bundledDriverVersion,
+  defaultMaxVolumeCapacityBytes,
+  defaultVolumeCapacityBytes,
+  mockDriverName,
+} from "../common/constants.ts";
+import { requireIdField, requireMessage, requirePathField } from "../common/request-fields.ts";
+import {
+  allAccessModes,
+  type CapabilitySupport,
+  capabilityProblem,
+  isReaderOnly,
+  requireCapabilities,
+  requireCapability,
+} from "../common/volume-capabilities.ts";
+import { type MockFault, MockHooks, type MockRpcName } from "./mock-hooks.ts";
+import { MockVolumes, type MockVolumesSnapshot } from "./mock-volumes.ts";
+
+export interface MockCapabilities {
+  /** NodeStageVolume/NodeUnstageVolume (STAGE_UNSTAGE_VOLUME); default true. */
+  stageUnstage?: boolean;
+  /** ControllerPublish/Unpublish (PUBLISH_UNPUBLISH_VOLUME); default true. */
+  publishUnpublish?: boolean;
+  /** Raw block volumes; default true. */
+  block?: boolean;
+}
+
+export interface MockDriverOptions {
+  /** Delays of injected faults run on it, and every logged call is stamped with it. */
+  clock: Clock;
+  /** Default mock.csi.kvol.io (a scenario may run several mocks under other names). */
+  name?: string;
+  /** NodeGetInfo's node_id; default "mock-node". */
+  nodeId?: string;
+  capabilities?: MockCapabilities;
+  /** Segments NodeGetInfo and new volumes report; none by default. */
+  topology?: StringMap;
+  maxVolumesPerNode?: number;
+}
+
+/** One finished call, as the mock saw it. */
+export interface MockCall {
+  method: MockRpcName;
+  /** The request as received, secrets redacted. */
+  request: unknown;
+  startedAtMs: number;
+  finishedAtMs: number;
+  response?: unknown;
+  error?: CsiErrorRecord;
+}
+
+const defaultMockNodeId = "mock-node";
+
+export class MockDriver implements CsiIdentity, CsiController, CsiNode {
+  readonly name: string;
+  readonly nodeId: string;
+  readonly hooks: MockHooks;
+  readonly state = new MockVolumes();
+  private readonly log: MockCall[] = [];
+  private readonly support: CapabilitySupport;
+  private readonly stageUnstage: boolean;
+  private readonly publishUnpublish: boolean;
+
+  constructor(private readonly options: MockDriverOptions) {
+    this.name = options.name ?? mockDriverName;
+    this.nodeId = options.nodeId ?? defaultMockNodeId;
+    this.hooks = new MockHooks(options.clock);
+    this.stageUnstage = options.capabilities?.stageUnstage ?? true;
+    this.publishUnpublish = options.capabilities?.publishUnpublish ?? true;
+    this.support = { driverName: this.name, accessModes: allAccessModes, block: options.capabilities?.block ?? true };
+  }
+
+  /** The driver as a BundledDriver (identity, controller and node are this one object). */
+  implementations(): BundledDriver {
+    return {
+      name: this.name,
+      identity: this,
+      controller: this,
+      node: this,
+      start: async () => undefined,
+      stop: async () => undefined,
+    };
+  }
+
+  /** Every finished call so far, oldest first (copies). */
+  calls(method?: MockRpcName): MockCall[] {
+    return this.log
+      .filter((call) => method === undefined || call.method === method)
+      .map((call) => structuredClone(call));
+  }
+
+  /** Shorthand for `hooks.set`. */
+  inject(method: MockRpcName, fault: MockFault): void {
+    this.hooks.set(method, fault);
+  }
+
+  snapshot(): MockVolumesSnapshot {
+    return this.state.snapshot();
+  }
+
+  // ---- Identity ------------------------------------------------------------------------------
+
+  getPluginInfo(request: EmptyMessage): Promise<GetPluginInfoResponse> {
+    return this.call("GetPluginInfo", request, () => ({
+      name: this.name,
+      vendorVersion: bundledDriverVersion,
+      manifest: {},
+    }));
+  }
+
+  getPluginCapabilities(request: EmptyMessage): Promise<GetPluginCapabilitiesResponse> {
+    return this.call("GetPluginCapabilities", request, () => ({
+      capabilities: [
+        { service: { type: "CONTROLLER_SERVICE" } },
+        ...(this.options.topology === undefined
+          ? []
+          : [{ service: { type: "VOLUME_ACCESSIBILITY_CONSTRAINTS" as const } }]),
+      ],
+    }));
+  }
+
+  probe(request: EmptyMessage): Promise<ProbeResponse> {
+    return this.call("Probe", request, () => ({ ready: { value: true } }));
+  }
+
+  // ---- Controller ----------------------------------------------------------------------------
+
+  createVolume(request: CreateVolumeRequest): Promise<CreateVolumeResponse> {
+    return this.call("CreateVolume", request, () => {
+      const rpc = "CreateVolume";
+      const name = requireIdField(request.name, "name", rpc);
+      const accessType = requireCapabilities(request.volumeCapabilities, "volume_capabilities", rpc, this.support);
+      const capacityBytes = capacityFor(
+        request.capacityRange,
+        { defaultCapacityBytes: defaultVolumeCapacityBytes, maxCapacityBytes: defaultMaxVolumeCapacityBytes },
+        rpc,
+      );
+      const topology = this.options.topology === undefined ? [] : [{ segments: { ...this.options.topology } }];
+      return { volume: this.state.create(name, capacityBytes, accessType, topology) };
+    });
+  }
+
+  deleteVolume(request: DeleteVolumeRequest): Promise<DeleteVolumeResponse> {
+    return this.call("DeleteVolume", request, () => {
+      this.state.delete(requireIdField(request.volumeId, "volume_id", "DeleteVolume"));
+      return {};
+    });
+  }
+
+  controllerPublishVolume(request: ControllerPublishVolumeRequest): Promise<ControllerPublishVolumeResponse> {
+    return this.call("ControllerPublishVolume", request, () => {
+      const rpc = "ControllerPublishVolume";
+      this.requireCapability(this.publishUnpublish, rpc, "PUBLISH_UNPUBLISH_VOLUME");
+      const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+      const nodeId = requireIdField(request.nodeId, "node_id", rpc);
+      requireCapability(request.volumeCapability, "volume_capability", rpc, this.support);
+      const capability = requireMessage(request.volumeCapability, "volume_capability", rpc);
+      this.state.controllerPublish(volumeId, nodeId, capability, request.readonly);
+      return { publishContext: { devicePath: `/dev/mock/${volumeId}` } };
+    });
+  }
+
+  controllerUnpublishVolume(request: ControllerUnpublishVolumeRequest): Promise<ControllerUnpublishVolumeResponse> {
+    return this.call("ControllerUnpublishVolume", request, () => {
+      const rpc = "ControllerUnpublishVolume";
+      this.requireCapability(this.publishUnpublish, rpc, "PUBLISH_UNPUBLISH_VOLUME");
+      this.state.controllerUnpublish(requireIdField(request.volumeId, "volume_id", rpc), request.nodeId);
+      return {};
+    });
+  }
+
+  validateVolumeCapabilities(request: ValidateVolumeCapabilitiesRequest): Promise<ValidateVolumeCapabilitiesResponse> {
+    return this.call("ValidateVolumeCapabilities", request, () => {
+      const rpc = "ValidateVolumeCapabilities";
+      this.state.require(requireIdField(request.volumeId, "volume_id", rpc), rpc);
+      const problem = request.volumeCapabilities
+        .map((capability) => capabilityProblem(capability, this.support))
+        .find((found) => found !== undefined);
+      if (problem !== undefined) return { confirmed: null, message: problem };
+      const { volumeContext, volumeCapabilities, parameters } = request;
+      return { confirmed: { volumeContext, volumeCapabilities, parameters, mutableParameters: {} }, message: "" };
+    });
+  }
+
+  listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse> {
+    return this.call("ListVolumes", request, () => ({
+      entries: [...this.state.volumes.values()].map((stored) => ({
+        volume: stored.volume,
+        status: { publishedNodeIds: [...stored.publishedTo.keys()], volumeCondition: null },
+      })),
+      nextToken: "",
+    }));
+  }
+
+  controllerGetCapabilities(request: EmptyMessage): Promise<ControllerGetCapabilitiesResponse> {
+    return this.call("ControllerGetCapabilities", request, () => {
+      const types: ControllerRpcType[] = ["CREATE_DELETE_VOLUME", "LIST_VOLUMES", "EXPAND_VOLUME"];
+      if (this.publishUnpublish) types.push("PUBLISH_UNPUBLISH_VOLUME");
+      return { capabilities: types.map((type) => ({ rpc: { type } })) };
+    });
+  }
+
+  controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse> {
+    return this.call("ControllerExpandVolume", request, () => {
+      const rpc = "ControllerExpandVolume";
+      const stored = this.state.require(requireIdField(request.volumeId, "volume_id", rpc), rpc);
+      const wanted = requireMessage(request.capacityRange, "capacity_range", rpc).requiredBytes;
+      stored.volume.capacityBytes = Math.max(stored.volume.capacityBytes, wanted);
+      return { capacityBytes: stored.volume.capacityBytes, nodeExpansionRequired: stored.accessType === "mount" };
+    });
+  }
+
+  // ---- Node ----------------------------------------------------------------------------------
+
+  nodeStageVolume(request: NodeStageVolumeRequest): Promise<NodeStageVolumeResponse> {
+    return this.call("NodeStageVolume", request, () => {
+      const rpc = "NodeStageVolume";
+      this.requireCapability(this.stageUnstage, rpc, "STAGE_UNSTAGE_VOLUME");
+      const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+      const stagingPath = requirePathField(request.stagingTargetPath, "staging_target_path", rpc);
+      requireCapability(request.volumeCapability, "volume_capability", rpc, this.support);
+      this.state.require(volumeId, rpc);
+      this.state.stage(volumeId, stagingPath);
+      return {};
+    });
+  }
+
+  nodeUnstageVolume(request: NodeUnstageVolumeRequest): Promise<NodeUnstageVolumeResponse> {
+    return this.call("NodeUnstageVolume", request, () => {
+      const rpc = "NodeUnstageVolume";
+      this.requireCapability(this.stageUnstage, rpc, "STAGE_UNSTAGE_VOLUME");
+      requireIdField(request.volumeId, "volume_id", rpc);
+      this.state.staged.delete(requirePathField(request.stagingTargetPath, "staging_target_path", rpc));
+      return {};
+    });
+  }
+
+  nodePublishVolume(request: NodePublishVolumeRequest): Promise<NodePublishVolumeResponse> {
+    return this.call("NodePublishVolume", request, () => {
+      const rpc = "NodePublishVolume";
+      const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+      const targetPath = requirePathField(request.targetPath, "target_path", rpc);
+      requireCapability(request.volumeCapability, "volume_capability", rpc, this.support);
+      this.state.require(volumeId, rpc);
+      if (this.stageUnstage) this.requireStaged(volumeId, request.stagingTargetPath, rpc);
+      this.state.publish(volumeId, targetPath, request.readonly || isReaderOnly(request.volumeCapability));
+      return {};
+    });
+  }
+
+  nodeUnpublishVolume(request: NodeUnpublishVolumeRequest): Promise<NodeUnpublishVolumeResponse> {
+    return this.call("NodeUnpublishVolume", request, () => {
+      const rpc = "NodeUnpublishVolume";
+      requireIdField(request.volumeId, "volume_id", rpc);
+      this.state.published.delete(requirePathField(request.targetPath, "target_path", rpc));
+      return {};
+    });
+  }
+
+  nodeGetVolumeStats(request: NodeGetVolumeStatsRequest): Promise<NodeGetVolumeStatsResponse> {
+    return this.call("NodeGetVolumeStats", request, () => {
+      const rpc = "NodeGetVolumeStats";
+      const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+      const volumePath = requirePathField(request.volumePath, "volume_path", rpc);
+      if (this.state.published.get(volumePath)?.volumeId !== volumeId) {
+        throw new CsiError("NotFound", `${rpc}: volume ${volumeId} is not published at ${volumePath}`);
+      }
+      const total = this.state.require(volumeId, rpc).volume.capacityBytes;
+      return {
+        usage: [{ total, used: 0, available: total, unit: "BYTES" }],
+        volumeCondition: { abnormal: false, message: "" },
+      };
+    });
+  }
+
+  nodeExpandVolume(request: NodeExpandVolumeRequest): Promise<NodeExpandVolumeResponse> {
+    return this.call("NodeExpandVolume", request, () => {
+      const rpc = "NodeExpandVolume";
+      const stored = this.state.require(requireIdField(request.volumeId, "volume_id", rpc), rpc);
+      return { capacityBytes: stored.volume.capacityBytes };
+    });
+  }
+
+  nodeGetCapabilities(request: EmptyMessage): Promise<NodeGetCapabilitiesResponse> {
+    return this.call("NodeGetCapabilities", request, () => {
+      const types: NodeRpcType[] = ["GET_VOLUME_STATS", "EXPAND_VOLUME"];
+      if (this.stageUnstage) types.unshift("STAGE_UNSTAGE_VOLUME");
+      return { capabilities: types.map((type) => ({ rpc: { type } })) };
+    });
+  }
+
+  nodeGetInfo(request: EmptyMessage): Promise<NodeGetInfoResponse> {
+    return this.call("NodeGetInfo", request, () => ({
+      nodeId: this.nodeId,
+      maxVolumesPerNode: this.options.maxVolumesPerNode ?? 0,
+      accessibleTopology: this.options.topology === undefined ? null : { segments: { ...this.options.topology } },
+    }));
+  }
+
+  // ---- Plumbing ------------------------------------------------------------------------------
+
+  /** Logs the call around the injected fault and the handler. */
+  private async call<Response>(method: MockRpcName, request: unknown, handler: () => Response): Promise<Response> {
+    const startedAtMs = this.options.clock.now();
+    const logged = structuredClone(redactSecrets(request));
+    try {
+      await this.hooks.apply(method, request);
+      const response = handler();
+      this.log.push({
+        method,
+        request: logged,
+        startedAtMs,
+        finishedAtMs: this.options.clock.now(),
+        response: structuredClone(response),
+      });
+      return response;
+    } catch (error) {
+      const failure = toCsiError(error);
+      const record = { code: failure.code, message: failure.statusMessage };
+      this.log.push({ method, request: logged, startedAtMs, finishedAtMs: this.options.clock.now(), error: record });
+      throw failure;
+    }
+  }
+
+  private requireCapability(offered: boolean, rpc: string, capability: string): void {
+    if (!offered) throw new CsiError("Unimplemented", `${rpc}: ${this.name} is configured without ${capability}`);
+  }
+
+  private requireStaged(volumeId: string, stagingPath: string, rpc: string): void {
+    requirePathField(stagingPath, "staging_target_path", rpc);
+    if (this.state.staged.get(stagingPath) !== volumeId) {
+      throw new CsiError("FailedPrecondition", `${rpc}: volume ${volumeId} is not staged at ${stagingPath}`);
+    }
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The life of one kubelet process. When a kubelet is killed its goroutines die wherever they were
+ * waiting; nothing they would have done next happens. A Kubelet object that is stopped, though,
+ * still has promises in flight (a mount operation awaiting a slow `mount`, a retry loop asleep), and
+ * without this they would carry on next to the kubelet started after it: mounting a second time over
+ * what the new kubelet mounts, logging, emitting events as a process that no longer exists.
+ *
+ * So the kubelet sees its node's Host and the Clock through a ProcessLifetime. Once `end()` is called:
+ * - a Host call already running still completes on the node (a mount(8) in its own systemd scope
+ *   finishes its work), but its result never reaches the dead process: the promise never settles;
+ * - a new Host call never starts, and never settles;
+ * - sleeps never resolve, timers and loops never fire again.
+ * A promise that never settles is collected with everything waiting on it.
+ */
+import type { CommandResult, DaemonSpec, FileStat, Host, MountInfo, ProcessInfo, RunOptions } from "../host/host.ts";
+import type { Clock, Timer } from "../runtime/clock.ts";
+
+function never<T>(): Promise<T> {
+  return new Promise<T>(() => {
+    // Never resolved nor rejected: whatever awaits it died with the process.
+  });
+}
+
+/** What a dead process gets for a timer: nothing was scheduled, so there is nothing to cancel. */
+const noTimer: Timer = {
+  cancel: () => {
+    // Nothing to cancel.
+  },
+};
+
+export class ProcessLifetime {
+  private alive = true;
+  /** Timers and loops scheduled by the process, cancelled when it ends. */
+  private readonly timers = new Set<Timer>();
+
+  get ended(): boolean {
+    return !this.alive;
+  }
+
+  /** The process is killed: see the file comment for what that stops. */
+  end(): void {
+    this.alive = false;
+    for (const timer of this.timers) timer.cancel();
+    this.timers.clear();
+  }
+
+  /** `work`'s outcome while the process lives; a promise that never settles once it has ended. */
+  guard<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.alive) return never();
+    return work().then(
+      (value) => (this.alive ? value : never<T>()),
+      (error: unknown) => (this.alive ? Promise.reject(error) : never<T>()),
+    );
+  }
+
+  host(host: Host): Host {
+    return new LifetimeHost(host, this);
+  }
+
+  clock(clock: Clock): Clock {
+    return new LifetimeClock(clock, this);
+  }
+
+  /** Schedules a timer of the process unless it has ended; ending the process cancels it. */
+  adopt(schedule: () => Timer): Timer {
+    if (!this.alive) return noTimer;
+    const timer = schedule();
+    this.timers.add(timer);
+    return {
+      cancel: () => {
+        timer.cancel();
+        this.timers.delete(timer);
+      },
+    };
+  }
+}
+
+class LifetimeClock implements Clock {
+  constructor(
+    private readonly clock: Clock,
+    private readonly lifetime: ProcessLifetime,
+  ) {}
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  sleep(delayMs: number): Promise<void> {
+    return this.lifetime.guard(() => this.clock.sleep(delayMs));
+  }
+
+  setTimer(delayMs: number, fn: () => void): Timer {
+    const timer: Timer = this.lifetime.adopt(() =>
+      this.clock.setTimer(delayMs, () => {
+        timer.cancel(); // fired: nothing left for the end of the process to cancel
+        if (!this.lifetime.ended) fn();
+      }),
+    );
+    return timer;
+  }
+
+  every(periodMs: number, fn: () => void | Promise<void>): Timer {
+    return this.lifetime.adopt(() => this.clock.every(periodMs, () => (this.lifetime.ended ? undefined : fn())));
+  }
+}
+
+class LifetimeHost implements Host {
+  readonly nodeName: string;
+
+  constructor(
+    private readonly host: Host,
+    private readonly lifetime: ProcessLifetime,
+  ) {
+    this.nodeName = host.nodeName;
+  }
+
+  stat(path: string): Promise<FileStat> {
+    return this.lifetime.guard(() => this.host.stat(path));
+  }
+
+  lstat(path: string): Promise<FileStat> {
+    return this.lifetime.guard(() => this.host.lstat(path));
+  }
+
+  mkdir(path: string, mode: number, options?: { recursive?: boolean }): Promise<void> {
+    return this.lifetime.guard(() => this.host.mkdir(path, mode, options));
+  }
+
+  readdir(path: string): Promise<string[]> {
+    return this.lifetime.guard(() => this.host.readdir(path));
+  }
+
+  readFile(path: string): Promise<Uint8Array> {
+    return this.lifetime.guard(() => this.host.readFile(path));
+  }
+
+  writeFile(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
+    return this.lifetime.guard(() => this.host.writeFile(path, data, mode));
+  }
+
+  rename(from: string, to: string): Promise<void> {
+    return this.lifetime.guard(() => this.host.rename(from, to));
+  }
+
+  symlink(target: string, path: string): Promise<void> {
+    return this.lifetime.guard(() => this.host.symlink(target, path));
+  }
+
+  readlink(path: string): Promise<string> {
+    return this.lifetime.guard(() => this.host.readlink(path));
+  }
+
+  unlink(path: string): Promise<void> {
+    return this.lifetime.guard(() => this.host.unlink(path));
+  }
+
+  rmdir(path: string): Promise<void> {
+    return this.lifetime.guard(() => this.host.rmdir(path));
+  }
+
+  chmod(path: string, mode: number): Promise<void> {
+    return this.lifetime.guard(() => this.host.chmod(path, mode));
+  }
+
+  createSparseFile(path: string, sizeBytes: number): Promise<void> {
+    return this.lifetime.guard(() => this.host.createSparseFile(path, sizeBytes));
+  }
+
+  mountInfo(): Promise<MountInfo[]> {
+    return this.lifetime.guard(() => this.host.mountInfo());
+  }
+
+  hasCommand(name: string): Promise<boolean> {
+    return this.lifetime.guard(() => this.host.hasCommand(name));
+  }
+
+  run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult> {
+    return this.lifetime.guard(() => this.host.run(command, args, options));
+  }
+
+  startDaemon(spec: DaemonSpec): Promise<ProcessInfo> {
+    return this.lifetime.guard(() => this.host.startDaemon(spec));
+  }
+
+  isProcessAlive(pid: number): Promise<boolean> {
+    return this.lifetime.guard(() => this.host.isProcessAlive(pid));
+  }
+
+  killProcess(pid: number): Promise<void> {
+    return this.lifetime.guard(() => this.host.killProcess(pid));
+  }
+
+  daemons(): Promise<ProcessInfo[]> {
+    return this.lifetime.guard(() => this.host.daemons());
+  }
+}
