@@ -93,6 +93,11 @@ export interface KubeletOptions {
   csiConnector?: CsiConnector;
   /** Volume plugins besides the in-tree ones. */
   extraVolumePlugins?: readonly VolumePlugin[];
+  /**
+   * kvol beyond Kubernetes (default true): republish CSI pod mounts found corrupted at a pod sync
+   * (volumemanager/corrupted-mounts.ts); false reproduces Kubernetes.
+   */
+  repairCorruptedCsiMounts?: boolean;
 }
 
 interface SimulatedNodeHost {
@@ -230,6 +235,9 @@ export class Kubelet {
       sourcesReady: { allReady: () => this.podInformer.hasSynced() },
       recorder: this.recorder,
       cachedNode: () => this.nodeInformer.lister.get("", this.nodeName),
+      ...(options.repairCorruptedCsiMounts === undefined
+        ? {}
+        : { repairCorruptedCsiMounts: options.repairCorruptedCsiMounts }),
     });
 
     this.prober = new LivenessProber({

@@ -19,7 +19,14 @@ import { Kubelet, type KubeletOptions } from "./kubelet.ts";
 export type SimKubeletSettings = Partial<
   Pick<
     KubeletOptions,
-    "zone" | "region" | "labels" | "taints" | "capacity" | "pluginRegistrationHandler" | "extraVolumePlugins"
+    | "zone"
+    | "region"
+    | "labels"
+    | "taints"
+    | "capacity"
+    | "pluginRegistrationHandler"
+    | "extraVolumePlugins"
+    | "repairCorruptedCsiMounts"
   >
 >;
 

@@ -34,6 +34,11 @@ export interface NodeOptions {
   systemd?: SimNodeOptions["systemd"];
   /** Wording of mount(8) errors: "2.23" (default, CentOS 7) or "2.38"; kubelet nodes only. */
   utilLinux?: SimNodeOptions["utilLinux"];
+  /**
+   * kvol beyond Kubernetes (default true): the kubelet republishes CSI pod mounts it finds corrupted
+   * at a pod sync; false reproduces Kubernetes. Kubelet nodes only.
+   */
+  repairCorruptedCsiMounts?: boolean;
 }
 
 export function newNodeObject(name: string, options: NodeOptions, nowMs: number): Node {

@@ -34,6 +34,7 @@ import { Logger, type LogLevel, MemorySink } from "../runtime/logger.ts";
 import { Rng } from "../runtime/rng.ts";
 import { VirtualClock } from "../runtime/virtual-clock.ts";
 import { selectControllers } from "./cluster-controllers.ts";
+import { type ClusterCsiDriver, ClusterCsiDrivers } from "./cluster-csi-drivers.ts";
 import { compareEvents, type EventFilter, matchesEventFilter } from "./cluster-events.ts";
 import { type NodeOptions, newNodeObject } from "./cluster-nodes.ts";
 import {
@@ -48,7 +49,7 @@ import { NodeHeartbeat } from "./node-heartbeat.ts";
 import { StandInKubelet } from "./stand-in-kubelet.ts";
 import { WriteLog, type WriteRecord } from "./write-log.ts";
 
-export type { EventFilter, NodeOptions };
+export type { ClusterCsiDriver, EventFilter, NodeOptions };
 
 export interface ClusterOptions {
   /** Seeds every random choice (uids, generated names, jitter); default 1. */
@@ -67,6 +68,12 @@ export interface ClusterOptions {
   logLevel?: LogLevel;
   /** How often informers redeliver every object; 0 (default) disables resync. */
   informerResyncPeriodMs?: number;
+  /**
+   * CSI drivers to run (`cluster-csi-drivers.ts`): their CSIDriver objects, one controller (on the
+   * first kubelet node) behind the csi-provisioner and csi-attacher sidecars, and a node plugin on
+   * every kubelet node, registered with its kubelet through `plugins_registry/`.
+   */
+  csiDrivers?: readonly ClusterCsiDriver[];
 }
 
 export interface RunUntilOptions {
@@ -90,6 +97,7 @@ export class Cluster {
   readonly world: SimWorld;
   readonly context: ControllerContext;
   readonly controllers: readonly Controller[];
+  readonly csiDrivers: ClusterCsiDrivers;
   private readonly heartbeats = new Map<string, NodeHeartbeat>();
   private readonly nodeAgents = new Map<string, SimNodeAgent>();
   private readonly standIn: StandInKubelet | undefined;
@@ -118,7 +126,18 @@ export class Cluster {
       logger: this.logger,
       timers: this.timers,
     };
-    const wiring = { context: this.context, world: this.world, provisioners: options.provisioners ?? [] };
+    this.csiDrivers = new ClusterCsiDrivers({
+      drivers: options.csiDrivers ?? [],
+      client: this.client,
+      clock: this.clock,
+      logger: this.logger.with({ component: "csi-drivers" }),
+    });
+    const wiring = {
+      context: this.context,
+      world: this.world,
+      provisioners: options.provisioners ?? [],
+      csiDrivers: this.csiDrivers.controllerDrivers(),
+    };
     this.controllers = selectControllers(options.controllers).map((entry) => entry.create(wiring));
     this.standIn = options.standInKubelet
       ? new StandInKubelet({
@@ -139,6 +158,7 @@ export class Cluster {
     for (const name of systemNamespaces) {
       await cluster.client.namespaces.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
     }
+    await cluster.csiDrivers.createDriverObjects();
     for (const controller of cluster.controllers) controller.start();
     cluster.standIn?.start();
     cluster.informers.start();
@@ -228,6 +248,14 @@ export class Cluster {
     await this.nodeAgentOf(name).powerOn();
   }
 
+  /**
+   * The node plugin of CSI driver `driverName` on `nodeName` restarts (DaemonSet rollout, OOM): the
+   * daemons in its scope die, then it starts again (see `cluster-csi-drivers.ts`).
+   */
+  async restartCsiNodePlugin(nodeName: string, driverName: string): Promise<void> {
+    await this.csiDrivers.restartNodePlugin(nodeName, driverName);
+  }
+
   private async addKubeletNode(name: string, options: NodeOptions): Promise<Node> {
     const host = this.world.addNode(name, {
       ...(options.zone === undefined ? {} : { zone: options.zone }),
@@ -247,10 +275,14 @@ export class Cluster {
         ...(options.labels === undefined ? {} : { labels: options.labels }),
         ...(options.taints === undefined ? {} : { taints: options.taints }),
         ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
+        ...(options.repairCorruptedCsiMounts === undefined
+          ? {}
+          : { repairCorruptedCsiMounts: options.repairCorruptedCsiMounts }),
       },
     });
     this.nodeAgents.set(name, agent);
     await agent.start();
+    await this.csiDrivers.deployOn(host);
     return this.client.nodes.get("", name);
   }
 

@@ -17,6 +17,7 @@ import type { VolumePluginManager } from "../../volume/plugin-manager.ts";
 import type { NodeVolumeContext } from "../../volume/volume-host.ts";
 import { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
 import { DesiredStateOfWorld } from "./cache/desired-state-of-world.ts";
+import { CorruptedMountRepair } from "./corrupted-mounts.ts";
 import { cleanupOrphanedPodDirs } from "./orphaned-pod-dirs.ts";
 import type { PodManager, PodStateProvider, SourcesReady } from "./pod-sources.ts";
 import { mountedVolumePathsFromDisk } from "./pod-volume-dirs.ts";
@@ -56,6 +57,12 @@ export interface VolumeManagerOptions {
   cachedNode?: () => Node | undefined;
   /** false: the kubelet attaches and detaches itself (`--enable-controller-attach-detach=false`). */
   controllerAttachDetachEnabled?: boolean;
+  /**
+   * kvol going beyond Kubernetes (default true): at each pod re-sync, a mounted CSI volume whose pod
+   * path answers with a corrupted-mount error (a dead FUSE daemon) is published again
+   * (corrupted-mounts.ts). false: Kubernetes' behaviour, the dead mount stays until the pod goes.
+   */
+  repairCorruptedCsiMounts?: boolean;
 }
 
 function podUID(pod: Pod): string {
@@ -77,6 +84,7 @@ export class KubeletVolumeManager implements VolumeManager {
   readonly executor: OperationExecutor;
   private readonly populator: DesiredStateOfWorldPopulator;
   private readonly reconciler: Reconciler;
+  private readonly corruptedMounts: CorruptedMountRepair | undefined;
   private started: Promise<void> | undefined;
 
   constructor(private readonly options: VolumeManagerOptions) {
@@ -108,6 +116,10 @@ export class KubeletVolumeManager implements VolumeManager {
       dsw: this.dsw,
       asw: this.asw,
     });
+    this.corruptedMounts =
+      (options.repairCorruptedCsiMounts ?? true)
+        ? new CorruptedMountRepair({ host: node.host, asw: this.asw, logger })
+        : undefined;
     this.reconciler = new Reconciler({
       clock,
       logger,
@@ -144,13 +156,22 @@ export class KubeletVolumeManager implements VolumeManager {
     const uid = podUID(pod);
     // Every pod sync passes here: re-processing the pod refreshes its secret/configMap volumes.
     this.populator.reprocessPod(uid);
+    // kvol: dead CSI pod mounts are published again before containers are (re)started on them.
+    const republishing = (await this.corruptedMounts?.flagCorruptedMounts(uid)) ?? [];
+    const stillCorrupted = (): string[] =>
+      republishing
+        .filter((mount) => this.asw.podExistsInVolume(uid, mount.volumeName).kind === "remountRequired")
+        .map((mount) => mount.outerVolumeSpecName);
     const { clock, timers } = this.options;
     try {
-      await pollImmediateUntil(clock, timers.podAttachAndMountRetryIntervalMs, timers.podAttachAndMountTimeoutMs, () =>
-        this.allMounted(uid, expected),
+      await pollImmediateUntil(
+        clock,
+        timers.podAttachAndMountRetryIntervalMs,
+        timers.podAttachAndMountTimeoutMs,
+        () => this.allMounted(uid, expected) && stillCorrupted().length === 0,
       );
     } catch (err) {
-      const unmounted = this.unmountedVolumes(uid, expected);
+      const unmounted = [...new Set([...this.unmountedVolumes(uid, expected), ...stillCorrupted()])].sort();
       if (unmounted.length === 0) return;
       throw new Error(
         `unmounted volumes=${goList(unmounted)}, unattached volumes=${goList(this.unattachedVolumes(uid))}, ` +

@@ -230,6 +230,20 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     }
   }
 
+  /**
+   * Flags one pod mount for SetUp again whatever its plugin says (kvol's corrupted-mount repair,
+   * corrupted-mounts.ts). False when the pod does not have the volume mounted.
+   */
+  markVolumeRemountRequired(podName: string, volumeName: string): boolean {
+    const pod = this.attachedVolumes.get(volumeName)?.mountedPods.get(podName);
+    if (pod === undefined || pod.volumeMountState !== "VolumeMounted") return false;
+    if (!pod.remountRequired) {
+      pod.remountRequired = true;
+      this.generationCounter++;
+    }
+    return true;
+  }
+
   // ---- Queries --------------------------------------------------------------------------------
 
   podExistsInVolume(podName: string, volumeName: string): PodVolumeStatus {
