@@ -1,73 +1,16 @@
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
-import { Cluster, type ClusterOptions } from "./cluster.ts";
+import { describe, it } from "node:test";
+import type { Cluster } from "./cluster.ts";
+import { clusterPerTest } from "./testing/clusters.ts";
+import { claimYaml, storageClassYaml, webDeploymentYaml, webStatefulSetYaml } from "./testing/manifests.ts";
 
 const oneMinuteMs = 60_000;
 
-const storageClassYaml = `
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata:
-  name: standard
-provisioner: kvol.io/sim-disk
-volumeBindingMode: WaitForFirstConsumer
-`;
-
-const webStatefulSetYaml = `
-apiVersion: apps/v1
-kind: StatefulSet
-metadata:
-  name: web
-spec:
-  replicas: 2
-  serviceName: nginx
-  selector:
-    matchLabels: { app: nginx }
-  template:
-    metadata:
-      labels: { app: nginx }
-    spec:
-      containers:
-        - name: nginx
-          image: nginx:1.25
-          volumeMounts: [{ name: www, mountPath: /usr/share/nginx/html }]
-  volumeClaimTemplates:
-    - metadata: { name: www }
-      spec:
-        accessModes: [ReadWriteOnce]
-        storageClassName: standard
-        resources: { requests: { storage: 1Gi } }
-`;
-
-const webDeploymentYaml = `
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 1
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.25
-`;
+const storageClass = storageClassYaml();
+const webDeployment = webDeploymentYaml();
 
 describe("Cluster", () => {
-  const started: Cluster[] = [];
-  afterEach(async () => {
-    for (const cluster of started.splice(0)) await cluster.stop();
-  });
-
-  async function start(options: ClusterOptions = {}): Promise<Cluster> {
-    const cluster = await Cluster.start(options);
-    started.push(cluster);
-    return cluster;
-  }
+  const start = clusterPerTest();
 
   async function podPhase(cluster: Cluster, name: string): Promise<string | undefined> {
     return (await cluster.tryGet("Pod", "default", name))?.status?.phase;
@@ -75,7 +18,7 @@ describe("Cluster", () => {
 
   it("applies YAML manifests and, applied again, merges them into what is stored", async () => {
     const cluster = await start({ controllers: [] });
-    const applied = await cluster.apply(`${storageClassYaml}---\n${webDeploymentYaml}`);
+    const applied = await cluster.apply(`${storageClass}---\n${webDeployment}`);
     assert.deepEqual(
       applied.map((object) => `${object.kind} ${object.metadata?.namespace ?? ""}/${object.metadata?.name}`),
       ["StorageClass /standard", "Deployment default/web"],
@@ -83,7 +26,7 @@ describe("Cluster", () => {
     await cluster.client.deployments.mutate("default", "web", (draft) => {
       draft.metadata = { ...draft.metadata, annotations: { owner: "team-a" } };
     });
-    await cluster.apply(webDeploymentYaml.replace("replicas: 1", "replicas: 3"));
+    await cluster.apply(webDeploymentYaml({ replicas: 3 }));
     const deployment = await cluster.get("Deployment", "default", "web");
     assert.equal(deployment.spec?.replicas, 3);
     assert.equal(deployment.metadata?.annotations?.owner, "team-a", "fields the manifest does not name are kept");
@@ -142,7 +85,7 @@ describe("Cluster", () => {
       const cluster = await start({ seed, recordWrites: true, standInKubelet: true });
       await cluster.addNode("node-a", { zone: "zone-1" });
       await cluster.addNode("node-b", { zone: "zone-1" });
-      await cluster.apply(webDeploymentYaml.replace("replicas: 1", "replicas: 3"));
+      await cluster.apply(webDeploymentYaml({ replicas: 3 }));
       await cluster.runFor(2 * oneMinuteMs);
       const writes = cluster.writes().map((write) => `${write.revision} ${write.verb} ${write.kind} ${write.key}`);
       await cluster.stop();
@@ -160,7 +103,7 @@ describe("Cluster", () => {
   it("a StatefulSet pod stuck Terminating on a powered-off node is never replaced", async () => {
     const cluster = await start({ standInKubelet: true });
     await cluster.addNode("node-a", { zone: "zone-1" });
-    await cluster.apply(`${storageClassYaml}---\n${webStatefulSetYaml}`);
+    await cluster.apply(`${storageClass}---\n${webStatefulSetYaml({ replicas: 2 })}`);
     await cluster.runUntil(async () => (await podPhase(cluster, "web-1")) === "Running", {
       description: "web-1 running",
     });
@@ -200,27 +143,15 @@ describe("Cluster", () => {
       const cluster = await start({ standInKubelet: true });
       await cluster.addNode("node-a", { zone: "zone-1" });
       await cluster.addNode("node-b", { zone: "zone-1" });
-      const claimYaml = `
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: { name: data }
-spec:
-  accessModes: [ReadWriteOnce]
-  storageClassName: standard
-  resources: { requests: { storage: 1Gi } }
-`;
-      const deploymentYaml = webDeploymentYaml
-        .replace("spec:\n  replicas: 1", `spec:\n  replicas: 1\n  strategy: { type: ${strategy} }`)
-        .replace("image: nginx:1.25", "image: nginx:1.25\n          volumeMounts: [{ name: data, mountPath: /data }]")
-        .concat("      volumes: [{ name: data, persistentVolumeClaim: { claimName: data } }]\n");
-      await cluster.apply([storageClassYaml, claimYaml, deploymentYaml].join("---\n"));
+      const deployment = { strategy, claimName: "data" };
+      await cluster.apply([storageClass, claimYaml("data"), webDeploymentYaml(deployment)].join("---\n"));
       const livePods = async () =>
         (await cluster.list("Pod", { namespace: "default" })).filter(
           (pod) => pod.metadata?.deletionTimestamp === undefined,
         );
       await cluster.runUntil(async () => (await livePods()).some((pod) => pod.status?.phase === "Running"));
 
-      await cluster.apply(deploymentYaml.replace("image: nginx:1.25", "image: nginx:1.26"));
+      await cluster.apply(webDeploymentYaml({ ...deployment, image: "nginx:1.26" }));
       let mostAtOnce = 0;
       await cluster.runUntil(async () => {
         const pods = await cluster.list("Pod", { namespace: "default" });

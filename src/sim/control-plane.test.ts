@@ -6,25 +6,30 @@
  * word for word (spec §1, §6.2) and when things happen (spec §8.2).
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Event, PersistentVolume, PersistentVolumeClaim, Pod } from "../api/objects.ts";
 import { DEFAULT_TIMERS } from "../api/timers.ts";
 import { parseRfc3339 } from "../runtime/clock.ts";
-import { Cluster, type EventFilter, type NodeOptions } from "./cluster.ts";
+import type { Cluster, EventFilter, NodeOptions } from "./cluster.ts";
+import { clusterPerTest } from "./testing/clusters.ts";
+import {
+  claimYaml,
+  podUsingClaimYaml,
+  storageClassYaml,
+  type VolumeBindingMode,
+  webDeploymentYaml,
+  webStatefulSetYaml,
+} from "./testing/manifests.ts";
 
 const secondMs = 1_000;
 const minuteMs = 60 * secondMs;
 const zoneLabel = "topology.kubernetes.io/zone";
 
-const clusters: Cluster[] = [];
-afterEach(async () => {
-  for (const cluster of clusters.splice(0)) await cluster.stop();
-});
+const startCluster = clusterPerTest();
 
 /** A cluster with every controller and the stand-in kubelet, and these nodes. */
 async function clusterWithNodes(nodes: Record<string, NodeOptions>): Promise<Cluster> {
-  const cluster = await Cluster.start({ standInKubelet: true });
-  clusters.push(cluster);
+  const cluster = await startCluster({ standInKubelet: true });
   for (const [name, options] of Object.entries(nodes)) await cluster.addNode(name, options);
   return cluster;
 }
@@ -70,13 +75,16 @@ async function timeWhen(
 
 // ---- manifests ----------------------------------------------------------------------------
 
-const manualClassYaml = `
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: { name: manual }
-provisioner: kubernetes.io/no-provisioner
-volumeBindingMode: Immediate
-`;
+const manualClassYaml = storageClassYaml({
+  name: "manual",
+  provisioner: "kubernetes.io/no-provisioner",
+  bindingMode: "Immediate",
+});
+
+/** A sim-disk class with the parameters a cloud disk class carries. */
+function simDiskClassYaml(name: string, bindingMode: VolumeBindingMode, reclaimPolicy: "Delete" | "Retain" = "Delete"): string {
+  return storageClassYaml({ name, bindingMode, reclaimPolicy, parameters: { type: "ssd", fsType: "ext4" } });
+}
 
 function hostPathVolumeYaml(name: string, capacity: string, accessModes: string, className = "manual"): string {
   return `
@@ -88,82 +96,6 @@ spec:
   accessModes: [${accessModes}]
   storageClassName: ${className}
   hostPath: { path: /mnt/${name} }
-`;
-}
-
-function claimYaml(name: string, className: string, storage = "1Gi"): string {
-  return `
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: { name: ${name} }
-spec:
-  accessModes: [ReadWriteOnce]
-  storageClassName: ${className}
-  resources: { requests: { storage: ${storage} } }
-`;
-}
-
-function simDiskClassYaml(name: string, bindingMode: string, reclaimPolicy = "Delete"): string {
-  return `
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: { name: ${name} }
-provisioner: kvol.io/sim-disk
-parameters: { type: ssd, fsType: ext4 }
-reclaimPolicy: ${reclaimPolicy}
-volumeBindingMode: ${bindingMode}
-`;
-}
-
-function podUsingClaimYaml(name: string, claimName: string): string {
-  return `
-apiVersion: v1
-kind: Pod
-metadata: { name: ${name} }
-spec:
-  containers:
-    - name: app
-      image: busybox:1.36
-      volumeMounts: [{ name: data, mountPath: /data }]
-  volumes: [{ name: data, persistentVolumeClaim: { claimName: ${claimName} } }]
-`;
-}
-
-const webStatefulSetYaml = `
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: { name: web }
-spec:
-  replicas: 1
-  serviceName: nginx
-  selector: { matchLabels: { app: nginx } }
-  template:
-    metadata: { labels: { app: nginx } }
-    spec:
-      containers:
-        - name: nginx
-          image: nginx:1.25
-          volumeMounts: [{ name: www, mountPath: /usr/share/nginx/html }]
-  volumeClaimTemplates:
-    - metadata: { name: www }
-      spec:
-        accessModes: [ReadWriteOnce]
-        storageClassName: zonal
-        resources: { requests: { storage: 1Gi } }
-`;
-
-function deploymentYaml(image: string): string {
-  return `
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web }
-spec:
-  replicas: 1
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec:
-      containers: [{ name: web, image: "${image}" }]
 `;
 }
 
@@ -188,7 +120,7 @@ describe("the control plane, end to end", () => {
       description: "every volume Available",
     });
 
-    await cluster.apply(claimYaml("data", "manual", "2Gi"));
+    await cluster.apply(claimYaml("data", { storageClassName: "manual", storage: "2Gi" }));
     const tookMs = await cluster.runUntil(async () => (await claim(cluster, "data"))?.status?.phase === "Bound", {
       description: "claim data Bound",
     });
@@ -220,7 +152,11 @@ describe("the control plane, end to end", () => {
 
   it("waits for the first consumer, then provisions in the zone of the node the scheduler picked", async () => {
     const cluster = await clusterWithNodes({ "node-a": { zone: "zone-1" }, "node-b": { zone: "zone-2" } });
-    await cluster.apply([simDiskClassYaml("zonal", "WaitForFirstConsumer"), claimYaml("data", "zonal")].join("---\n"));
+    await cluster.apply(
+      [simDiskClassYaml("zonal", "WaitForFirstConsumer"), claimYaml("data", { storageClassName: "zonal" })].join(
+        "---\n",
+      ),
+    );
     await cluster.runFor(5 * minuteMs);
 
     const waiting = await claim(cluster, "data");
@@ -287,7 +223,7 @@ describe("the control plane, end to end", () => {
       await cluster.apply(
         [
           simDiskClassYaml("disk", "Immediate", reclaim),
-          claimYaml("data", "disk"),
+          claimYaml("data", { storageClassName: "disk" }),
           podUsingClaimYaml("app", "data"),
         ].join("---\n"),
       );
@@ -328,7 +264,11 @@ describe("the control plane, end to end", () => {
 
   it("a StatefulSet pod on a powered-off node is evicted but never replaced until the node is declared out of service", async () => {
     const cluster = await clusterWithNodes({ "node-a": { zone: "zone-1" } });
-    await cluster.apply([simDiskClassYaml("zonal", "WaitForFirstConsumer"), webStatefulSetYaml].join("---\n"));
+    await cluster.apply(
+      [simDiskClassYaml("zonal", "WaitForFirstConsumer"), webStatefulSetYaml({ storageClassName: "zonal" })].join(
+        "---\n",
+      ),
+    );
     await cluster.runUntil(async () => isRunningAndReady(await pod(cluster, "web-0")), {
       description: "web-0 Running",
     });
@@ -437,7 +377,7 @@ describe("the control plane, end to end", () => {
 
   it("a Deployment rollout starts the new pod before the old one goes", async () => {
     const cluster = await clusterWithNodes({ "node-a": { zone: "zone-1" } });
-    await cluster.apply(deploymentYaml("nginx:1.25"));
+    await cluster.apply(webDeploymentYaml({ image: "nginx:1.25" }));
     const podsWithImage = async (image: string) =>
       (await cluster.list("Pod", { namespace: "default" })).filter(
         (candidate) => candidate.spec?.containers[0]?.image === image,
@@ -448,7 +388,7 @@ describe("the control plane, end to end", () => {
     const [old] = await podsWithImage("nginx:1.25");
     const oldName = old?.metadata?.name ?? "";
 
-    await cluster.apply(deploymentYaml("nginx:1.26"));
+    await cluster.apply(webDeploymentYaml({ image: "nginx:1.26" }));
     const seen = { newCreatedMs: Number.NaN, newReadyMs: Number.NaN, oldTerminatingMs: Number.NaN };
     const noteOnce = (key: keyof typeof seen, happened: boolean) => {
       if (happened && Number.isNaN(seen[key])) seen[key] = cluster.clock.now();

@@ -4,13 +4,13 @@
  * events word for word, node status, mounts and bytes on the nodes, and timings in virtual time.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Event, Pod } from "../api/objects.ts";
 import { DEFAULT_TIMERS } from "../api/timers.ts";
 import { diskAttachLatencyDefaultMs, diskDetachLatencyDefaultMs } from "../host/sim/sim-constants.ts";
 import { parseRfc3339 } from "../runtime/clock.ts";
 import { simDiskPluginName } from "../volume/plugins/simdisk/sim-disk-source.ts";
-import { Cluster } from "./cluster.ts";
+import { clusterPerTest } from "./testing/clusters.ts";
 import {
   firstRecordedMs,
   isRunning,
@@ -24,6 +24,7 @@ import {
   readText,
   waitingReason,
 } from "./testing/e2e.ts";
+import { claimYaml, storageClassYaml, webStatefulSetYaml } from "./testing/manifests.ts";
 
 const secondMs = 1_000;
 const minuteMs = 60 * secondMs;
@@ -40,48 +41,7 @@ const {
 const unreachableTolerationMs = DEFAULT_TIMERS.defaultUnreachableTolerationSeconds * secondMs;
 const outOfServiceTaint = { key: "node.kubernetes.io/out-of-service", value: "nodeshutdown", effect: "NoExecute" };
 
-function storageClassYaml(bindingMode: "Immediate" | "WaitForFirstConsumer"): string {
-  return `
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: { name: standard }
-provisioner: kvol.io/sim-disk
-volumeBindingMode: ${bindingMode}
-`;
-}
-
-const webStatefulSetYaml = `
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: { name: web }
-spec:
-  replicas: 1
-  serviceName: nginx
-  selector: { matchLabels: { app: nginx } }
-  template:
-    metadata: { labels: { app: nginx } }
-    spec:
-      containers:
-        - name: nginx
-          image: nginx:1.25
-          volumeMounts: [{ name: www, mountPath: /usr/share/nginx/html }]
-  volumeClaimTemplates:
-    - metadata: { name: www }
-      spec:
-        accessModes: [ReadWriteOnce]
-        storageClassName: standard
-        resources: { requests: { storage: 1Gi } }
-`;
-
-const dataClaimYaml = `
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: { name: data }
-spec:
-  accessModes: [ReadWriteOnce]
-  storageClassName: standard
-  resources: { requests: { storage: 1Gi } }
-`;
+const dataClaimYaml = claimYaml("data");
 
 /**
  * A database Deployment, pinned to `nodeName` when given. A rollout stops the old pod before it
@@ -111,22 +71,14 @@ spec:
 }
 
 describe("end to end: sim-disk volumes through attach, mount and detach", () => {
-  const clusters: Cluster[] = [];
-  afterEach(async () => {
-    for (const cluster of clusters.splice(0)) await cluster.stop();
-  });
-
-  async function startCluster(seed: number): Promise<Cluster> {
-    const cluster = await Cluster.start({ seed });
-    clusters.push(cluster);
-    return cluster;
-  }
+  const startClusterWith = clusterPerTest();
+  const startCluster = (seed: number) => startClusterWith({ seed });
 
   for (const bindingMode of ["Immediate", "WaitForFirstConsumer"] as const) {
     it(`a StatefulSet on a ${bindingMode} class gets a provisioned disk, runs, and keeps its bytes across pod recreation`, async () => {
       const cluster = await startCluster(11);
       await cluster.addNode("node-a", { zone: "zone-1" });
-      await cluster.apply(`${storageClassYaml(bindingMode)}---\n${webStatefulSetYaml}`);
+      await cluster.apply(`${storageClassYaml({ bindingMode })}---\n${webStatefulSetYaml()}`);
       const web0 = () => cluster.tryGet("Pod", "default", "web-0");
       const pvName = async () =>
         (await cluster.tryGet("PersistentVolumeClaim", "default", "www-web-0"))?.spec?.volumeName;
@@ -187,9 +139,7 @@ describe("end to end: sim-disk volumes through attach, mount and detach", () => 
     const cluster = await startCluster(12);
     await cluster.addNode("node-a", { zone: "zone-1" });
     await cluster.addNode("node-b", { zone: "zone-1" });
-    await cluster.apply(
-      [storageClassYaml("WaitForFirstConsumer"), dataClaimYaml, dbDeploymentYaml("node-a")].join("---\n"),
-    );
+    await cluster.apply([storageClassYaml(), dataClaimYaml, dbDeploymentYaml("node-a")].join("---\n"));
     await cluster.runUntil(async () => (await podsIn(cluster, "default")).some(isRunning), {
       timeoutMs: 2 * minuteMs,
       description: "db running on node-a",
@@ -254,7 +204,7 @@ describe("end to end: sim-disk volumes through attach, mount and detach", () => 
     it(`a powered-off node keeps a Deployment's RWO disk while the old pod exists; ${title}`, async () => {
       const cluster = await startCluster(13);
       await cluster.addNode("node-a", { zone: "zone-1" });
-      await cluster.apply([storageClassYaml("WaitForFirstConsumer"), dataClaimYaml, dbDeploymentYaml()].join("---\n"));
+      await cluster.apply([storageClassYaml(), dataClaimYaml, dbDeploymentYaml()].join("---\n"));
       await cluster.runUntil(async () => (await podsIn(cluster, "default")).some(isRunning), {
         timeoutMs: 2 * minuteMs,
         description: "db running on node-a",

@@ -5,55 +5,22 @@
  * controller detaches its disk.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Pod } from "../api/objects.ts";
 import { simDiskPluginName } from "../volume/plugins/simdisk/sim-disk-source.ts";
-import { Cluster } from "./cluster.ts";
+import { clusterPerTest } from "./testing/clusters.ts";
 import { isRunning, Milestones, nodeVolumes, podsIn, podVolumePath, readText } from "./testing/e2e.ts";
+import { claimYaml, podUsingClaimYaml, podYaml, storageClassYaml } from "./testing/manifests.ts";
 
 const secondMs = 1_000;
 const minuteMs = 60 * secondMs;
 const kubeletRoot = "/var/lib/kubelet";
 const nfsServer = "10.0.0.200";
 
-function claimYaml(name: string): string {
-  return `
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: { name: ${name} }
-spec:
-  accessModes: [ReadWriteOnce]
-  storageClassName: standard
-  resources: { requests: { storage: 1Gi } }
-`;
-}
-
-function podYaml(name: string, volume: string): string {
-  return `
-apiVersion: v1
-kind: Pod
-metadata: { name: ${name} }
-spec:
-  containers:
-    - name: app
-      image: busybox:1.36
-      volumeMounts: [{ name: data, mountPath: /data }]
-  volumes:
-    - name: data
-      ${volume}
-`;
-}
-
-const storageClassYaml = `
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: { name: standard }
-provisioner: kvol.io/sim-disk
-volumeBindingMode: WaitForFirstConsumer
-`;
+const storageClass = storageClassYaml();
 
 const manifests = [
-  storageClassYaml,
+  storageClass,
   `
 apiVersion: v1
 kind: Secret
@@ -62,21 +29,17 @@ data: { token: czNjcjN0 }
 `,
   claimYaml("disk-app"),
   claimYaml("doomed"),
-  podYaml("disk-app", "persistentVolumeClaim: { claimName: disk-app }"),
+  podUsingClaimYaml("disk-app", "disk-app"),
   podYaml("nfs-app", `nfs: { server: ${nfsServer}, path: /exports/data }`),
   podYaml("secret-app", "secret: { secretName: token }"),
-  podYaml("doomed", "persistentVolumeClaim: { claimName: doomed }"),
+  podUsingClaimYaml("doomed", "doomed"),
 ].join("---\n");
 
 describe("end to end: kubelet restart", () => {
-  const clusters: Cluster[] = [];
-  afterEach(async () => {
-    for (const cluster of clusters.splice(0)) await cluster.stop();
-  });
+  const startCluster = clusterPerTest();
 
   it("keeps the volumes of running pods mounted and cleans up, then detaches, the pod deleted while it was down", async () => {
-    const cluster = await Cluster.start({ seed: 30 });
-    clusters.push(cluster);
+    const cluster = await startCluster({ seed: 30 });
     cluster.world.addNfsServer(nfsServer).addExport("/exports/data");
     await cluster.addNode("node-a", { zone: "zone-1" });
     await cluster.apply(manifests);
@@ -165,20 +128,13 @@ describe("end to end: kubelet restart", () => {
   });
 
   it("a kubelet killed while its mount is in flight leaves that mount to the node and mounts nothing twice", async () => {
-    const cluster = await Cluster.start({ seed: 31 });
-    clusters.push(cluster);
+    const cluster = await startCluster({ seed: 31 });
     await cluster.addNode("node-a", { zone: "zone-1" });
     const host = cluster.world.node("node-a");
     // Every mount(8) takes 10 s: the kubelet is killed in the middle of formatting-and-mounting the
     // disk. The mount runs in its own systemd scope, so it completes on the node without its kubelet.
     host.setCommandLatency("mount", 10 * secondMs);
-    await cluster.apply(
-      [
-        storageClassYaml,
-        claimYaml("disk-app"),
-        podYaml("disk-app", "persistentVolumeClaim: { claimName: disk-app }"),
-      ].join("---\n"),
-    );
+    await cluster.apply([storageClass, claimYaml("disk-app"), podUsingClaimYaml("disk-app", "disk-app")].join("---\n"));
     const attachedOnNode = () =>
       cluster.logs.records.some((record) => record.message.startsWith("Controller attach succeeded"));
     await cluster.runUntil(attachedOnNode, { timeoutMs: minuteMs, description: "the kubelet saw the attach" });

@@ -6,9 +6,11 @@
  * - Kubernetes (driver without re-establishing, kubelet without repair): the probe keeps failing,
  *   the container is killed and cannot be created again on the dead mount, until the pod is deleted.
  * - The seed's fix (both defaults): the plugin serves its mounts again from API objects on start,
- *   and the liveness probe restarts the container, which then sees the re-established mount.
- * - kvol's kubelet repair alone: the kubelet notices the dead pod mount at its pod sync and
- *   publishes it again (NodePublishVolume repairs it), without restarting the pod.
+ *   and the liveness probe restarts the container, which then sees the re-established mount; with
+ *   `mountPropagation: HostToContainer` the running container follows the new mount, no restart.
+ * - kvol's kubelet repair alone: the kubelet notices the dead pod mount at its pod sync — the
+ *   failed liveness probe's, or the periodic one — and publishes it again (NodePublishVolume
+ *   repairs it), without deleting the pod; the container restarted by its probe comes back at once.
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
@@ -25,6 +27,8 @@ const secondMs = 1_000;
 const minuteMs = 60 * secondMs;
 const nodeName = "node-a";
 const mountPath = "/var/lib/www/html";
+const podName = "csi-s3-test-nginx";
+const containerName = podName;
 
 /** Seed 003's pod (one volume), on a claim of the fuse driver. */
 const manifests = `
@@ -43,24 +47,37 @@ spec:
   resources: { requests: { storage: 1Gi } }
 `;
 
-function podManifest(): Pod {
+interface PodOptions {
+  livenessProbe: boolean;
+  /** The volume mount's propagation; the default (None) keeps the mount the container started with. */
+  mountPropagation?: "HostToContainer";
+}
+
+function podManifest(options: PodOptions = { livenessProbe: true }): Pod {
+  const livenessProbe = {
+    failureThreshold: 3,
+    initialDelaySeconds: 20,
+    periodSeconds: 5,
+    timeoutSeconds: 5,
+    exec: { command: ["ls", mountPath] },
+  };
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: "csi-s3-test-nginx", namespace: "default" },
+    metadata: { name: podName, namespace: "default" },
     spec: {
       containers: [
         {
-          name: "csi-s3-test-nginx",
+          name: containerName,
           image: "nginx",
-          livenessProbe: {
-            failureThreshold: 3,
-            initialDelaySeconds: 20,
-            periodSeconds: 5,
-            timeoutSeconds: 5,
-            exec: { command: ["ls", mountPath] },
-          },
-          volumeMounts: [{ mountPath, name: "webroot" }],
+          ...(options.livenessProbe ? { livenessProbe } : {}),
+          volumeMounts: [
+            {
+              mountPath,
+              name: "webroot",
+              ...(options.mountPropagation === undefined ? {} : { mountPropagation: options.mountPropagation }),
+            },
+          ],
         },
       ],
       volumes: [{ name: "webroot", persistentVolumeClaim: { claimName: "csi-s3-pvc", readOnly: false } }],
@@ -68,14 +85,14 @@ function podManifest(): Pod {
   };
 }
 
-const podName = "csi-s3-test-nginx";
-const containerName = podName;
 const deadMountProbeOutput = `Liveness probe failed: ls: cannot access '${mountPath}': Transport endpoint is not connected\n`;
 const killingMessage = `Container ${containerName} failed liveness probe, will be restarted`;
 
 /** The kubelet's log lines for pod mounts it found corrupted and published again. */
 function repairLogs(cluster: Cluster): LogRecord[] {
-  return cluster.logs.records.filter((record) => record.message === "Pod volume mount is corrupted, publishing it again");
+  return cluster.logs.records.filter(
+    (record) => record.message === "Pod volume mount is corrupted, publishing it again",
+  );
 }
 
 interface Seed003Setup {
@@ -89,7 +106,7 @@ describe("seed 003: a FUSE CSI node plugin restart leaves pods on dead mounts", 
     for (const cluster of clusters.splice(0)) await cluster.stop();
   });
 
-  async function start(setup: Seed003Setup): Promise<Cluster> {
+  async function start(setup: Seed003Setup, podOptions: PodOptions = { livenessProbe: true }): Promise<Cluster> {
     const driver: ClusterCsiDriver = {
       name: fuseDriverName,
       options: { reestablishOnStart: setup.reestablishOnStart },
@@ -98,7 +115,7 @@ describe("seed 003: a FUSE CSI node plugin restart leaves pods on dead mounts", 
     clusters.push(cluster);
     await cluster.addNode(nodeName, { repairCorruptedCsiMounts: setup.repairCorruptedCsiMounts });
     await cluster.apply(manifests);
-    await cluster.client.pods.create(podManifest());
+    await cluster.client.pods.create(podManifest(podOptions));
     await cluster.runUntil(async () => isRunning(await pod(cluster)), {
       timeoutMs: 5 * minuteMs,
       description: "the pod Running",
@@ -211,6 +228,24 @@ describe("seed 003: a FUSE CSI node plugin restart leaves pods on dead mounts", 
     assert.equal(repairLogs(cluster).length, 0, "nothing was left for the kubelet to repair");
   });
 
+  it("the seed's fix with HostToContainer propagation: the container follows the new mount, no restart", async () => {
+    const cluster = await start(
+      { reestablishOnStart: true, repairCorruptedCsiMounts: true },
+      { livenessProbe: true, mountPropagation: "HostToContainer" },
+    );
+    const before = await pod(cluster);
+    const path = await volumePath(cluster, before);
+
+    await cluster.restartCsiNodePlugin(nodeName, fuseDriverName);
+    assert.equal(await statOnNode(cluster, path), "ok");
+    await cluster.runFor(5 * minuteMs);
+    const after = await pod(cluster);
+    assert.ok(isRunning(after));
+    assert.equal(restartCount(after), restartCount(before), "the container was never restarted");
+    assert.deepEqual(await podEventMessages(cluster, after, "Unhealthy"), [], "every probe succeeded");
+    assert.deepEqual(await podEventMessages(cluster, after, "Killing"), []);
+  });
+
   it("kvol's kubelet repair: a dead pod mount is published again at the next pod sync, without the pod's help", async () => {
     const cluster = await start({ reestablishOnStart: false, repairCorruptedCsiMounts: true });
     const before = await pod(cluster);
@@ -236,6 +271,36 @@ describe("seed 003: a FUSE CSI node plugin restart leaves pods on dead mounts", 
     assert.ok(isRunning(recovered));
     assert.equal(recovered.metadata?.uid, before.metadata?.uid, "the same pod, never deleted");
     assert.equal(await statOnNode(cluster, path), "ok");
-    console.log(restartCount(recovered), await podEventMessages(cluster, recovered, "Failed"), await podEventMessages(cluster, recovered, "Killing"));
+    // The container held the dead mount: its liveness probe restarted it once, and the sync that
+    // restarted it waited for the republished mount, so the new container was created at once.
+    assert.equal(restartCount(recovered), restartCount(before) + 1);
+    assert.deepEqual(await podEventMessages(cluster, recovered, "Killing"), [killingMessage]);
+    assert.deepEqual(await podEventMessages(cluster, recovered, "Failed"), []);
+    assert.equal((await podEvents(cluster, recovered, "Unhealthy"))[0]?.count, 3);
+  });
+
+  it("kvol's kubelet repair without a probe: the periodic pod sync republishes the mount, nothing restarts", async () => {
+    const cluster = await start(
+      { reestablishOnStart: false, repairCorruptedCsiMounts: true },
+      { livenessProbe: false },
+    );
+    const before = await pod(cluster);
+    const path = await volumePath(cluster, before);
+
+    await cluster.restartCsiNodePlugin(nodeName, fuseDriverName);
+    const restartedAtMs = cluster.clock.now();
+    await cluster.runUntil(async () => (await statOnNode(cluster, path)) === "ok", {
+      timeoutMs: 3 * minuteMs,
+      description: "the kubelet republished the pod mount",
+    });
+    const tookMs = cluster.clock.now() - restartedAtMs;
+    // kubeletSyncFrequencyMs (1 min) plus the resync jitter, at most.
+    assert.ok(tookMs <= 90 * secondMs, `republished ${tookMs} ms after the plugin restart`);
+    assert.equal(repairLogs(cluster).length, 1);
+    await cluster.runFor(5 * minuteMs);
+    const after = await pod(cluster);
+    assert.ok(isRunning(after));
+    assert.equal(restartCount(after), restartCount(before), "nothing restarted the container");
+    assert.equal(repairLogs(cluster).length, 1, "a working mount is left alone");
   });
 });

@@ -7,13 +7,14 @@
  *   with RBD's own watcher check, fencing, the out-of-service taint).
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { Pod } from "../api/objects.ts";
 import { DEFAULT_TIMERS } from "../api/timers.ts";
 import { watchersText } from "../host/sim/commands/rbd.ts";
 import { rbdWatcherTimeoutDefaultMs } from "../host/sim/sim-constants.ts";
 import { simDiskPluginName } from "../volume/plugins/simdisk/sim-disk-source.ts";
-import { Cluster } from "./cluster.ts";
+import type { Cluster } from "./cluster.ts";
+import { clusterPerTest } from "./testing/clusters.ts";
 import {
   isRunning,
   Milestones,
@@ -25,6 +26,7 @@ import {
   readText,
   waitingReason,
 } from "./testing/e2e.ts";
+import { storageClassYaml, webStatefulSetYaml } from "./testing/manifests.ts";
 
 const secondMs = 1_000;
 const minuteMs = 60 * secondMs;
@@ -98,46 +100,11 @@ function watchersOf(cluster: Cluster): string {
   return watchersText(image);
 }
 
-const webYaml = `
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: { name: standard }
-provisioner: kvol.io/sim-disk
-volumeBindingMode: WaitForFirstConsumer
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: { name: web }
-spec:
-  replicas: 1
-  serviceName: nginx
-  selector: { matchLabels: { app: nginx } }
-  template:
-    metadata: { labels: { app: nginx } }
-    spec:
-      containers:
-        - name: nginx
-          image: nginx:1.25
-          volumeMounts: [{ name: www, mountPath: /usr/share/nginx/html }]
-  volumeClaimTemplates:
-    - metadata: { name: www }
-      spec:
-        accessModes: [ReadWriteOnce]
-        storageClassName: standard
-        resources: { requests: { storage: 1Gi } }
-`;
+const webYaml = `${storageClassYaml()}---\n${webStatefulSetYaml()}`;
 
 describe("end to end: the seed incidents", () => {
-  const clusters: Cluster[] = [];
-  afterEach(async () => {
-    for (const cluster of clusters.splice(0)) await cluster.stop();
-  });
-
-  async function startCluster(seed: number): Promise<Cluster> {
-    const cluster = await Cluster.start({ seed });
-    clusters.push(cluster);
-    return cluster;
-  }
+  const startClusterWith = clusterPerTest();
+  const startCluster = (seed: number) => startClusterWith({ seed });
 
   it("seed 000: web-0 recreated on its node while the old pod's disk is being unmounted runs with its data", async () => {
     const cluster = await startCluster(20);

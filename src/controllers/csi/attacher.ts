@@ -11,21 +11,18 @@
  */
 
 import { indexers, volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
-import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { PersistentVolume, VolumeAttachment } from "../../api/objects.ts";
-import type { Timer } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { ItemExponentialFailureRateLimiter } from "../../runtime/rate-limiter.ts";
-import { runWorkers } from "../../runtime/run-workers.ts";
-import { WorkQueue } from "../../runtime/workqueue.ts";
+import type { WorkQueue } from "../../runtime/workqueue.ts";
 import type { Controller, ControllerContext } from "../controller-context.ts";
 import type { AttacherState, AttachHandler } from "./attacher-state.ts";
 import { externalAttacherWorkers } from "./constants.ts";
 import { CsiAttachHandler } from "./csi-attach-handler.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
-import { errorText } from "./error-text.ts";
 import { attacherFinalizerFor, hasFinalizer } from "./finalizers.ts";
+import { SidecarRun } from "./sidecar-run.ts";
 import { TrivialAttachHandler } from "./trivial-attach-handler.ts";
 import { shouldEnqueueVaChange } from "./va-change-filter.ts";
 
@@ -52,12 +49,9 @@ export class ExternalAttacher implements Controller {
   private readonly finalizer: string;
   private readonly attachments: SharedInformer<VolumeAttachment>;
   private readonly volumes: SharedInformer<PersistentVolume>;
+  private readonly sidecar: SidecarRun;
   private readonly attachmentQueue: WorkQueue<string>;
   private readonly volumeQueue: WorkQueue<string>;
-  private readonly registrations: HandlerRegistration[] = [];
-  private resyncTimer: Timer | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
   private chosenHandler: AttachHandlerKind | undefined;
 
   constructor(context: ControllerContext, options: ExternalAttacherOptions) {
@@ -67,15 +61,16 @@ export class ExternalAttacher implements Controller {
     this.name = `external-attacher/${options.driverName}`;
     this.finalizer = attacherFinalizerFor(options.driverName);
     this.logger = context.logger.with({ component: "external-attacher", driver: options.driverName });
-    const { externalAttacherRetryStartMs: startMs, externalAttacherRetryMaxMs: maxMs } = context.timers;
-    const queue = (name: string) =>
-      new WorkQueue<string>({
-        name: `${name} (${options.driverName})`,
-        clock: context.clock,
-        rateLimiter: new ItemExponentialFailureRateLimiter<string>(startMs, maxMs),
-      });
-    this.attachmentQueue = queue("volumeattachments");
-    this.volumeQueue = queue("persistentvolumes");
+    this.sidecar = new SidecarRun({
+      name: this.name,
+      driverName: options.driverName,
+      clock: context.clock,
+      logger: this.logger,
+      retryStartMs: context.timers.externalAttacherRetryStartMs,
+      retryMaxMs: context.timers.externalAttacherRetryMaxMs,
+    });
+    this.attachmentQueue = this.sidecar.newQueue("volumeattachments");
+    this.volumeQueue = this.sidecar.newQueue("persistentvolumes");
     this.attachments = context.informers.informerFor("VolumeAttachment");
     if (!this.attachments.indexer.hasIndex(volumeAttachmentsByPersistentVolume.name)) {
       this.attachments.addIndexers(indexers(volumeAttachmentsByPersistentVolume));
@@ -89,17 +84,11 @@ export class ExternalAttacher implements Controller {
   }
 
   start(): void {
-    if (this.running !== undefined) throw new Error(`${this.name}: start() called twice`);
-    this.running = this.run();
+    this.sidecar.start(() => this.run());
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.resyncTimer?.cancel();
-    for (const registration of this.registrations) registration.remove();
-    this.attachmentQueue.shutDown();
-    this.volumeQueue.shutDown();
-    await this.running;
+  stop(): Promise<void> {
+    return this.sidecar.stop();
   }
 
   private async run(): Promise<void> {
@@ -110,27 +99,18 @@ export class ExternalAttacher implements Controller {
       clock: this.context.clock,
       logger: this.logger,
       callTimeoutMs: timeoutMs,
-      isStopped: () => this.stopped,
+      isStopped: () => this.sidecar.isStopped,
     });
     if (driverInfo === undefined) return;
     const handler = this.newHandler(driverInfo, timeoutMs);
     const csiNodes = this.context.informers.informerFor("CSINode");
     const synced = await Promise.all([this.attachments, this.volumes, csiNodes].map((i) => i.waitForSync()));
-    if (!synced.every(Boolean) || this.stopped) return;
+    if (!synced.every(Boolean) || this.sidecar.isStopped) return;
     this.registerHandlers();
-    this.resyncTimer = this.context.clock.every(this.context.timers.externalAttacherResyncPeriodMs, () =>
-      this.resync(),
-    );
-    const report = (key: string, error: unknown) =>
-      this.logger.info("sync failed; retrying with backoff", { key, error: errorText(error) });
-    await Promise.all([
-      runWorkers(
-        this.attachmentQueue,
-        externalAttacherWorkers,
-        (name) => this.processAttachment(handler, name),
-        report,
-      ),
-      runWorkers(this.volumeQueue, externalAttacherWorkers, (name) => this.processVolume(handler, name), report),
+    this.sidecar.resyncEvery(this.context.timers.externalAttacherResyncPeriodMs, () => this.resync());
+    await this.sidecar.runWorkers(externalAttacherWorkers, [
+      { queue: this.attachmentQueue, process: (name) => this.processAttachment(handler, name) },
+      { queue: this.volumeQueue, process: (name) => this.processVolume(handler, name) },
     ]);
   }
 
@@ -168,7 +148,7 @@ export class ExternalAttacher implements Controller {
         this.volumeQueue.add(volume.metadata.name ?? "");
       }
     };
-    this.registrations.push(
+    this.sidecar.listen(
       this.attachments.addEventHandler({
         onAdd: enqueueAttachment,
         onUpdate: (oldAttachment, attachment) => {

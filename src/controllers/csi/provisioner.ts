@@ -13,13 +13,10 @@
 
 import type { NamedIndex } from "../../api/informer/indexes.ts";
 import { indexers, volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
-import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { PersistentVolume, PersistentVolumeClaim, VolumeAttachment } from "../../api/objects.ts";
-import type { Timer } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { ItemExponentialFailureRateLimiter } from "../../runtime/rate-limiter.ts";
-import { runWorkers } from "../../runtime/run-workers.ts";
-import { WorkQueue } from "../../runtime/workqueue.ts";
+import type { WorkQueue } from "../../runtime/workqueue.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import {
   annBetaStorageProvisioner,
@@ -31,10 +28,10 @@ import {
 import { deleteVolumeOperation, isProvisionedBy, shouldDelete } from "./delete-volume.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
-import { errorText } from "./error-text.ts";
 import { provisionClaimOperation } from "./provision-claim.ts";
 import type { ProvisionerState, ProvisionerTopologyOptions } from "./provisioner-state.ts";
 import { shouldProvision } from "./should-provision.ts";
+import { SidecarRun } from "./sidecar-run.ts";
 import { syncProvisionerFinalizer } from "./volume-finalizer.ts";
 
 export interface ExternalProvisionerOptions {
@@ -74,13 +71,10 @@ export class ExternalProvisioner implements Controller {
   private readonly claims: SharedInformer<PersistentVolumeClaim>;
   private readonly volumes: SharedInformer<PersistentVolume>;
   private readonly attachments: SharedInformer<VolumeAttachment>;
+  private readonly sidecar: SidecarRun;
   private readonly claimQueue: WorkQueue<string>;
   private readonly volumeQueue: WorkQueue<string>;
-  private readonly registrations: HandlerRegistration[] = [];
   private readonly volumeIdentity: string;
-  private resyncTimer: Timer | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
 
   constructor(context: ControllerContext, options: ExternalProvisionerOptions) {
     if (options.driverName === "") throw new Error("ExternalProvisioner: options.driverName must not be empty");
@@ -91,15 +85,16 @@ export class ExternalProvisioner implements Controller {
     const randomPart = rng.int(0, volumeIdentityRandomBound);
     this.volumeIdentity = `${context.clock.now()}-${randomPart}-${options.driverName}`;
     this.logger = context.logger.with({ component: "external-provisioner", driver: options.driverName });
-    const { externalProvisionerRetryStartMs: startMs, externalProvisionerRetryMaxMs: maxMs } = context.timers;
-    const queue = (name: string) =>
-      new WorkQueue<string>({
-        name: `${name} (${options.driverName})`,
-        clock: context.clock,
-        rateLimiter: new ItemExponentialFailureRateLimiter<string>(startMs, maxMs),
-      });
-    this.claimQueue = queue("claims");
-    this.volumeQueue = queue("volumes");
+    this.sidecar = new SidecarRun({
+      name: this.name,
+      driverName: options.driverName,
+      clock: context.clock,
+      logger: this.logger,
+      retryStartMs: context.timers.externalProvisionerRetryStartMs,
+      retryMaxMs: context.timers.externalProvisionerRetryMaxMs,
+    });
+    this.claimQueue = this.sidecar.newQueue("claims");
+    this.volumeQueue = this.sidecar.newQueue("volumes");
     const factory = context.informers;
     this.claims = factory.informerFor("PersistentVolumeClaim");
     if (!this.claims.indexer.hasIndex(claimsByUid.name)) this.claims.addIndexers(indexers(claimsByUid));
@@ -111,17 +106,11 @@ export class ExternalProvisioner implements Controller {
   }
 
   start(): void {
-    if (this.running !== undefined) throw new Error(`${this.name}: start() called twice`);
-    this.running = this.run();
+    this.sidecar.start(() => this.run());
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.resyncTimer?.cancel();
-    for (const registration of this.registrations) registration.remove();
-    this.claimQueue.shutDown();
-    this.volumeQueue.shutDown();
-    await this.running;
+  stop(): Promise<void> {
+    return this.sidecar.stop();
   }
 
   private async run(): Promise<void> {
@@ -131,18 +120,16 @@ export class ExternalProvisioner implements Controller {
       clock: this.context.clock,
       logger: this.logger,
       callTimeoutMs: this.context.timers.externalProvisionerTimeoutMs,
-      isStopped: () => this.stopped,
+      isStopped: () => this.sidecar.isStopped,
     });
     if (driverInfo === undefined || !this.canProvision(driverInfo)) return;
     const state = this.newState(driverInfo);
     if (!(await this.waitForCaches(state))) return;
     this.registerHandlers(state);
-    this.resyncTimer = this.context.clock.every(externalProvisionerResyncPeriodMs, () => this.resync(state));
-    const report = (key: string, error: unknown) =>
-      this.logger.info("sync failed; retrying with backoff", { key, error: errorText(error) });
-    await Promise.all([
-      runWorkers(this.claimQueue, externalProvisionerWorkers, (uid) => this.processClaim(state, uid), report),
-      runWorkers(this.volumeQueue, externalProvisionerWorkers, (name) => this.processVolume(state, name), report),
+    this.sidecar.resyncEvery(externalProvisionerResyncPeriodMs, () => this.resync(state));
+    await this.sidecar.runWorkers(externalProvisionerWorkers, [
+      { queue: this.claimQueue, process: (uid) => this.processClaim(state, uid) },
+      { queue: this.volumeQueue, process: (name) => this.processVolume(state, name) },
     ]);
   }
 
@@ -198,7 +185,7 @@ export class ExternalProvisioner implements Controller {
     ];
     const synced = await Promise.all(informers.map((informer) => informer.waitForSync()));
     if (!synced.every(Boolean)) state.logger.info("informers stopped before they synced; provisioner not started");
-    return synced.every(Boolean) && !this.stopped;
+    return synced.every(Boolean) && !this.sidecar.isStopped;
   }
 
   private registerHandlers(state: ProvisionerState): void {
@@ -210,7 +197,7 @@ export class ExternalProvisioner implements Controller {
     const enqueueVolume = (volume: PersistentVolume) => {
       if (isProvisionedBy(state, volume)) this.volumeQueue.add(volume.metadata?.name ?? "");
     };
-    this.registrations.push(
+    this.sidecar.listen(
       this.claims.addEventHandler({ onAdd: enqueueClaim, onUpdate: (_old, claim) => enqueueClaim(claim) }),
       this.volumes.addEventHandler({ onAdd: enqueueVolume, onUpdate: (_old, volume) => enqueueVolume(volume) }),
     );

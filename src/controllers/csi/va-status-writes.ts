@@ -14,21 +14,43 @@ function nameOf(attachment: VolumeAttachment): string {
   return attachment.metadata?.name ?? "";
 }
 
+type VolumeAttachmentStatus = NonNullable<VolumeAttachment["status"]>;
+
+/** Edits the attachment's status through the status subresource, on a fresh read of the object. */
+function mutateStatus(
+  state: AttacherState,
+  name: string,
+  edit: (draft: VolumeAttachment) => void,
+): Promise<VolumeAttachment> {
+  return state.client.volumeAttachments.mutate("", name, edit, { subresource: "status" });
+}
+
 export function markAsAttached(
   state: AttacherState,
   attachment: VolumeAttachment,
   publishContext: Readonly<Record<string, string>>,
 ): Promise<VolumeAttachment> {
-  return state.client.volumeAttachments.mutate(
-    "",
-    nameOf(attachment),
-    (draft) => {
-      const metadata = Object.keys(publishContext).length > 0 ? { attachmentMetadata: { ...publishContext } } : {};
-      const { attachError: _cleared, attachmentMetadata: _replaced, ...rest } = draft.status ?? { attached: false };
-      draft.status = { ...rest, attached: true, ...metadata };
-    },
-    { subresource: "status" },
-  );
+  return mutateStatus(state, nameOf(attachment), (draft) => {
+    const metadata = Object.keys(publishContext).length > 0 ? { attachmentMetadata: { ...publishContext } } : {};
+    const { attachError: _cleared, attachmentMetadata: _replaced, ...rest } = draft.status ?? { attached: false };
+    draft.status = { ...rest, attached: true, ...metadata };
+  });
+}
+
+/** Records the last failure of one direction, stamped with the current time; `attached` is kept. */
+function saveOperationError(
+  state: AttacherState,
+  attachment: VolumeAttachment,
+  field: keyof Pick<VolumeAttachmentStatus, "attachError" | "detachError">,
+  message: string,
+): Promise<VolumeAttachment> {
+  return mutateStatus(state, nameOf(attachment), (draft) => {
+    draft.status = {
+      attached: draft.status?.attached ?? false,
+      ...draft.status,
+      [field]: { message, time: formatRfc3339(state.clock.now()) },
+    };
+  });
 }
 
 export function saveAttachError(
@@ -36,18 +58,7 @@ export function saveAttachError(
   attachment: VolumeAttachment,
   message: string,
 ): Promise<VolumeAttachment> {
-  return state.client.volumeAttachments.mutate(
-    "",
-    nameOf(attachment),
-    (draft) => {
-      draft.status = {
-        attached: draft.status?.attached ?? false,
-        ...draft.status,
-        attachError: { message, time: formatRfc3339(state.clock.now()) },
-      };
-    },
-    { subresource: "status" },
-  );
+  return saveOperationError(state, attachment, "attachError", message);
 }
 
 export function saveDetachError(
@@ -55,18 +66,7 @@ export function saveDetachError(
   attachment: VolumeAttachment,
   message: string,
 ): Promise<VolumeAttachment> {
-  return state.client.volumeAttachments.mutate(
-    "",
-    nameOf(attachment),
-    (draft) => {
-      draft.status = {
-        attached: draft.status?.attached ?? false,
-        ...draft.status,
-        detachError: { message, time: formatRfc3339(state.clock.now()) },
-      };
-    },
-    { subresource: "status" },
-  );
+  return saveOperationError(state, attachment, "detachError", message);
 }
 
 /** The finalizer and the node-ID annotation, added before the driver is asked to publish. */
@@ -92,16 +92,11 @@ export function addFinalizerAndNodeId(
  */
 export async function markAsDetached(state: AttacherState, attachment: VolumeAttachment): Promise<void> {
   const name = nameOf(attachment);
-  await state.client.volumeAttachments.mutate(
-    "",
-    name,
-    (draft) => {
-      if (draft.status === undefined) return;
-      const { detachError: _error, attachmentMetadata: _metadata, ...rest } = draft.status;
-      draft.status = { ...rest, attached: false };
-    },
-    { subresource: "status" },
-  );
+  await mutateStatus(state, name, (draft) => {
+    if (draft.status === undefined) return;
+    const { detachError: _error, attachmentMetadata: _metadata, ...rest } = draft.status;
+    draft.status = { ...rest, attached: false };
+  });
   await removeAttachmentFinalizer(state, name);
 }
 

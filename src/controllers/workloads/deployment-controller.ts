@@ -9,7 +9,7 @@
  * rollbacks through `spec.rollbackTo` and ReplicaSet adoption are not supported.
  */
 import type { EventRecorder } from "../../api/events/recorder.ts";
-import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Deployment, Pod, ReplicaSet } from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
@@ -24,6 +24,7 @@ import { ReplicaSetScaler } from "./deployment-scaler.ts";
 import { type DeploymentStatus, deploymentStatusFrom, writeDeploymentStatus } from "./deployment-status.ts";
 import { controlledBy, ensureOwnerIndex } from "./owner-index.ts";
 import { SyncLoop } from "./sync-loop.ts";
+import { enqueueControllerOnEveryChange, enqueueOnEveryChange } from "./workload-events.ts";
 
 export class DeploymentController implements Controller {
   readonly name = deploymentControllerName;
@@ -35,7 +36,6 @@ export class DeploymentController implements Controller {
   private readonly scaler: ReplicaSetScaler;
   private readonly writer: NewReplicaSetWriter;
   private readonly loop: SyncLoop;
-  private registrations: HandlerRegistration[] = [];
 
   constructor(context: ControllerContext) {
     this.context = context;
@@ -57,29 +57,15 @@ export class DeploymentController implements Controller {
   }
 
   start(): void {
-    const enqueue = (deployment: Deployment) => this.loop.queue.add(objectKey(deployment));
-    const enqueueOwner = (set: ReplicaSet) => {
-      const key = controllerKeyOf(set, "Deployment", this.deployments.lister);
-      if (key !== undefined) this.loop.queue.add(key);
-    };
-    this.registrations = [
-      this.deployments.addEventHandler({ onAdd: enqueue, onUpdate: (_old, d) => enqueue(d), onDelete: enqueue }),
-      this.replicaSets.addEventHandler({
-        onAdd: enqueueOwner,
-        onUpdate: (oldSet, newSet) => {
-          enqueueOwner(newSet);
-          enqueueOwner(oldSet);
-        },
-        onDelete: enqueueOwner,
-      }),
+    const queue = this.loop.queue;
+    this.loop.start([
+      this.deployments.addEventHandler(enqueueOnEveryChange(queue)),
+      this.replicaSets.addEventHandler(enqueueControllerOnEveryChange(queue, "Deployment", this.deployments.lister)),
       this.pods.addEventHandler({ onDelete: (pod) => this.podGone(pod) }),
-    ];
-    this.loop.start();
+    ]);
   }
 
   async stop(): Promise<void> {
-    for (const registration of this.registrations) registration.remove();
-    this.registrations = [];
     await this.loop.stop();
     await this.recorder.flush();
   }

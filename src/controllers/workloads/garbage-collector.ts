@@ -49,7 +49,6 @@ export class GarbageCollector implements Controller {
   private readonly owners = new Map<KindName, SharedInformer<ApiObject>>();
   private readonly dependents = new Map<KindName, SharedInformer<ApiObject>>();
   private readonly loop: SyncLoop;
-  private registrations: HandlerRegistration[] = [];
 
   constructor(context: ControllerContext) {
     this.context = context;
@@ -87,13 +86,10 @@ export class GarbageCollector implements Controller {
     for (const informer of this.owners.values()) {
       registrations.push(informer.addEventHandler({ onDelete: (owner) => this.ownerGone(owner) }));
     }
-    this.registrations = registrations;
-    this.loop.start();
+    this.loop.start(registrations);
   }
 
   async stop(): Promise<void> {
-    for (const registration of this.registrations) registration.remove();
-    this.registrations = [];
     await this.loop.stop();
   }
 

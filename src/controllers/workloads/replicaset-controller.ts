@@ -7,7 +7,7 @@
  * a Deployment's replacement pod comes to wait on a volume still attached to a dead node.
  */
 import type { EventRecorder } from "../../api/events/recorder.ts";
-import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Pod, ReplicaSet } from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { labelMatcherFromSelector } from "../../api/selectors/labels.ts";
@@ -31,7 +31,6 @@ export class ReplicaSetController implements Controller {
   private readonly control: ReplicaSetPodControl;
   private readonly expectations: ControllerExpectations;
   private readonly loop: SyncLoop;
-  private registrations: HandlerRegistration[] = [];
 
   constructor(context: ControllerContext) {
     this.context = context;
@@ -52,7 +51,7 @@ export class ReplicaSetController implements Controller {
 
   start(): void {
     const enqueue = (set: ReplicaSet) => this.loop.queue.add(objectKey(set));
-    this.registrations = [
+    this.loop.start([
       this.sets.addEventHandler({
         onAdd: enqueue,
         onUpdate: (_old, set) => enqueue(set),
@@ -66,13 +65,10 @@ export class ReplicaSetController implements Controller {
         onUpdate: (oldPod, newPod) => this.podUpdated(oldPod, newPod),
         onDelete: (pod) => this.podGone(pod),
       }),
-    ];
-    this.loop.start();
+    ]);
   }
 
   async stop(): Promise<void> {
-    for (const registration of this.registrations) registration.remove();
-    this.registrations = [];
     await this.loop.stop();
     await this.recorder.flush();
   }

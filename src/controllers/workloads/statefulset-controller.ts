@@ -6,18 +6,18 @@
  */
 
 import type { EventRecorder } from "../../api/events/recorder.ts";
-import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
 import { splitObjectKey } from "../../api/objects.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { msPerSecond, statefulSetControllerName, workloadSyncWorkerCount } from "./constants.ts";
-import { controllerKeyOf } from "./controller-ref.ts";
 import { controlledBy, ensureOwnerIndex } from "./owner-index.ts";
 import { parentAndOrdinal } from "./statefulset-identity.ts";
 import { StatefulSetPodControl } from "./statefulset-pod-control.ts";
 import { statefulSetStatusFrom, writeStatefulSetStatus } from "./statefulset-status.ts";
 import { syncStatefulSetPods } from "./statefulset-sync.ts";
 import { SyncLoop } from "./sync-loop.ts";
+import { enqueueControllerOnEveryChange, enqueueOnEveryChange } from "./workload-events.ts";
 
 export class StatefulSetController implements Controller {
   readonly name = statefulSetControllerName;
@@ -28,7 +28,6 @@ export class StatefulSetController implements Controller {
   private readonly recorder: EventRecorder;
   private readonly control: StatefulSetPodControl;
   private readonly loop: SyncLoop;
-  private registrations: HandlerRegistration[] = [];
 
   constructor(context: ControllerContext) {
     this.context = context;
@@ -48,28 +47,14 @@ export class StatefulSetController implements Controller {
   }
 
   start(): void {
-    const enqueueSet = (set: StatefulSet) => this.loop.queue.add(keyOf(set));
-    const enqueueOwner = (pod: Pod) => {
-      const key = controllerKeyOf(pod, "StatefulSet", this.sets.lister);
-      if (key !== undefined) this.loop.queue.add(key);
-    };
-    this.registrations = [
-      this.sets.addEventHandler({ onAdd: enqueueSet, onUpdate: (_old, set) => enqueueSet(set), onDelete: enqueueSet }),
-      this.pods.addEventHandler({
-        onAdd: enqueueOwner,
-        onUpdate: (oldPod, newPod) => {
-          enqueueOwner(newPod);
-          enqueueOwner(oldPod);
-        },
-        onDelete: enqueueOwner,
-      }),
-    ];
-    this.loop.start();
+    const queue = this.loop.queue;
+    this.loop.start([
+      this.sets.addEventHandler(enqueueOnEveryChange(queue)),
+      this.pods.addEventHandler(enqueueControllerOnEveryChange(queue, "StatefulSet", this.sets.lister)),
+    ]);
   }
 
   async stop(): Promise<void> {
-    for (const registration of this.registrations) registration.remove();
-    this.registrations = [];
     await this.loop.stop();
     await this.recorder.flush();
   }
@@ -100,8 +85,4 @@ export class StatefulSetController implements Controller {
       this.loop.queue.addAfter(key, minReadySeconds * msPerSecond);
     }
   }
-}
-
-function keyOf(set: StatefulSet): string {
-  return `${set.metadata?.namespace ?? ""}/${set.metadata?.name ?? ""}`;
 }

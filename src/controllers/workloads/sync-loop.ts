@@ -2,8 +2,10 @@
  * The queue-and-workers half every workload controller shares (the `Run` / `worker` /
  * `processNextWorkItem` of Kubernetes' controllers): keys `namespace/name` go into a rate-limited
  * work queue, workers start once the caches have synced, and a sync that fails is retried with the
- * default controller backoff (5 ms doubling, and an overall 10 per second).
+ * default controller backoff (5 ms doubling, and an overall 10 per second). The loop also holds the
+ * controller's informer handler registrations, so that stopping it stops the keys coming too.
  */
+import type { HandlerRegistration } from "../../api/informer/shared-informer.ts";
 import { defaultControllerRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
@@ -27,6 +29,7 @@ export class SyncLoop {
   readonly queue: WorkQueue<string>;
   private readonly options: SyncLoopOptions;
   private workers: Promise<void> | undefined;
+  private registrations: readonly HandlerRegistration[] = [];
 
   constructor(options: SyncLoopOptions) {
     this.options = options;
@@ -37,13 +40,17 @@ export class SyncLoop {
     });
   }
 
-  start(): void {
+  /** Starts the workers; `registrations` are the handlers feeding the queue, removed by `stop`. */
+  start(registrations: readonly HandlerRegistration[] = []): void {
+    this.registrations = [...this.registrations, ...registrations];
     if (this.workers !== undefined) return;
     this.workers = this.runOnceSynced();
   }
 
-  /** Stops taking keys and resolves once the syncs in progress have finished. */
+  /** Removes the handlers, stops taking keys and resolves once the syncs in progress have finished. */
   async stop(): Promise<void> {
+    for (const registration of this.registrations) registration.remove();
+    this.registrations = [];
     this.queue.shutDown();
     await this.workers;
   }

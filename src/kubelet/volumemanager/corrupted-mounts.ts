@@ -22,9 +22,12 @@ import type { Logger } from "../../runtime/logger.ts";
 import { csiPluginName } from "../../volume/paths.ts";
 import type { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
 
+/** The part of the actual state the repair reads and flags. */
+export type MountedVolumesState = Pick<ActualStateOfWorld, "getMountedVolumesForPod" | "markVolumeRemountRequired">;
+
 export interface CorruptedMountRepairOptions {
   host: Host;
-  asw: ActualStateOfWorld;
+  asw: MountedVolumesState;
   logger: Logger;
 }
 
@@ -49,7 +52,6 @@ export class CorruptedMountRepair {
       const path = mounted.mounter.getPath();
       try {
         await host.stat(path);
-        continue;
       } catch (err) {
         if (!isCorruptedMnt(err)) continue;
         const error = err instanceof Error ? err.message : String(err);

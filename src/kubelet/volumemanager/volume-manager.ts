@@ -25,6 +25,8 @@ export interface VolumeManager {
    * `unmounted volumes=[...], unattached volumes=[...], failed to process volumes=[...]: timed out waiting for the condition`
    * (lists sorted), or early with the populator's error for this pod in place of the wait error.
    * The caller emits the `FailedMount` event `Unable to attach or mount volumes: <message>`.
+   * kvol (unless `repairCorruptedCsiMounts` is off): a mounted CSI volume of the pod whose path is a
+   * dead mount is published again first, and counts as unmounted until it is (corrupted-mounts.ts).
    */
   waitForAttachAndMount(pod: Pod): Promise<void>;
   /** WaitForUnmount: resolves when no volume of the pod is mounted; rejects with `mounted volumes=[...]: <wait error>`. */

@@ -4,10 +4,24 @@
  */
 import { CsiError } from "../../grpc/errors.ts";
 import type { CapacityRange } from "../../proto/types.ts";
+import { defaultMaxVolumeCapacityBytes, defaultVolumeCapacityBytes } from "./constants.ts";
 
 export interface CapacityLimits {
   defaultCapacityBytes: number;
   maxCapacityBytes: number;
+}
+
+/** The sizes a bundled driver may be configured with; each one left out takes the bundled default. */
+export interface CapacityOptions {
+  defaultVolumeCapacityBytes?: number;
+  maxVolumeCapacityBytes?: number;
+}
+
+export function capacityLimitsOf(options: CapacityOptions = {}): CapacityLimits {
+  return {
+    defaultCapacityBytes: options.defaultVolumeCapacityBytes ?? defaultVolumeCapacityBytes,
+    maxCapacityBytes: options.maxVolumeCapacityBytes ?? defaultMaxVolumeCapacityBytes,
+  };
 }
 
 /**

@@ -33,6 +33,7 @@ import { type CapacityLimits, capacityFits, capacityFor } from "./capacity.ts";
 import { listVolumesDefaultPageSize, volumeIdHashHexDigits } from "./constants.ts";
 import { OperationLocks } from "./operation-locks.ts";
 import { requireIdField } from "./request-fields.ts";
+import { rpcCapabilities } from "./rpc-capabilities.ts";
 import {
   accessTypeOf,
   type CapabilitySupport,
@@ -241,7 +242,7 @@ export class CatalogController implements CsiController {
   async controllerGetCapabilities(): Promise<ControllerGetCapabilitiesResponse> {
     const types: ControllerRpcType[] = ["CREATE_DELETE_VOLUME", "LIST_VOLUMES", "SINGLE_NODE_MULTI_WRITER"];
     if (this.options.attachRequired) types.push("PUBLISH_UNPUBLISH_VOLUME", "LIST_VOLUMES_PUBLISHED_NODES");
-    return { capabilities: types.map((type) => ({ rpc: { type } })) };
+    return rpcCapabilities(types);
   }
 
   async controllerExpandVolume(): Promise<ControllerExpandVolumeResponse> {

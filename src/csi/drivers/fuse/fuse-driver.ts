@@ -22,14 +22,9 @@ import { Mounter } from "../../../host/mount/mounter.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { defaultKubeletRootDir } from "../../../volume/paths.ts";
 import type { BundledDriver } from "../common/bundled-driver.ts";
+import { type CapacityOptions, capacityLimitsOf } from "../common/capacity.ts";
 import { CatalogController } from "../common/catalog-controller.ts";
-import {
-  defaultFuseStateDir,
-  defaultMaxVolumeCapacityBytes,
-  defaultVolumeCapacityBytes,
-  fuseDriverName,
-  fuseVolumeIdPrefix,
-} from "../common/constants.ts";
+import { defaultFuseStateDir, fuseDriverName, fuseVolumeIdPrefix } from "../common/constants.ts";
 import { DriverIdentity } from "../common/driver-identity.ts";
 import { HostFileVolumeCatalog } from "../common/host-file-catalog.ts";
 import { allAccessModes, type CapabilitySupport } from "../common/volume-capabilities.ts";
@@ -42,7 +37,7 @@ import type { FuseRecoveryApi } from "./recovery-api.ts";
 /** The FUSE program the simulator models for this driver. */
 export const defaultFuseProgram = "kvolfs";
 
-export interface FuseDriverOptions {
+export interface FuseDriverOptions extends CapacityOptions {
   host: Host;
   /** Paces the wait for a daemon's mount. */
   clock: Clock;
@@ -63,8 +58,6 @@ export interface FuseDriverOptions {
   kubeletRootDir?: string;
   /** The agent scope of the plugin's daemons; default `csi-node/fuse.csi.kvol.io`. */
   agent?: string;
-  defaultVolumeCapacityBytes?: number;
-  maxVolumeCapacityBytes?: number;
   mountLogger?: MountLogger;
   /** Hears what start() could not do (no API to re-establish from, a path it could not repair). */
   onWarning?: (message: string) => void;
@@ -88,10 +81,7 @@ export function createFuseDriver(options: FuseDriverOptions): FuseDriver {
     catalog,
     storage: new HostDirectoryStorage(options.host, stateDir),
     support,
-    capacity: {
-      defaultCapacityBytes: options.defaultVolumeCapacityBytes ?? defaultVolumeCapacityBytes,
-      maxCapacityBytes: options.maxVolumeCapacityBytes ?? defaultMaxVolumeCapacityBytes,
-    },
+    capacity: capacityLimitsOf(options),
     volumeIdPrefix: fuseVolumeIdPrefix,
     attachRequired: false,
   });

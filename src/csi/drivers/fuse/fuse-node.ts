@@ -43,6 +43,7 @@ import { isPresent } from "../common/host-paths.ts";
 import { mountStateAt } from "../common/mount-state.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
 import { requireIdField, requirePathField } from "../common/request-fields.ts";
+import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
   type CapabilitySupport,
   isReaderOnly,
@@ -178,7 +179,7 @@ export class FuseNode implements CsiNode {
     this.requireRunning("NodeGetCapabilities");
     const types: NodeRpcType[] = ["GET_VOLUME_STATS", "VOLUME_CONDITION", "SINGLE_NODE_MULTI_WRITER"];
     if (this.options.stageUnstage) types.unshift("STAGE_UNSTAGE_VOLUME");
-    return { capabilities: types.map((type) => ({ rpc: { type } })) };
+    return rpcCapabilities(types);
   }
 
   async nodeGetInfo(): Promise<NodeGetInfoResponse> {

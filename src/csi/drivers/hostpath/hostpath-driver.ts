@@ -20,11 +20,10 @@ import type { Host } from "../../../host/host.ts";
 import type { MountLogger } from "../../../host/mount/logger.ts";
 import { Mounter } from "../../../host/mount/mounter.ts";
 import type { BundledDriver } from "../common/bundled-driver.ts";
+import { type CapacityOptions, capacityLimitsOf } from "../common/capacity.ts";
 import { CatalogController } from "../common/catalog-controller.ts";
 import {
   defaultHostpathStateDir,
-  defaultMaxVolumeCapacityBytes,
-  defaultVolumeCapacityBytes,
   hostpathDriverName,
   hostpathTopologyKey,
   hostpathVolumeIdPrefix,
@@ -36,7 +35,7 @@ import type { VolumeCatalog } from "../common/volume-catalog.ts";
 import { HostDirectoryStorage } from "../common/volume-storage.ts";
 import { HostpathNode } from "./hostpath-node.ts";
 
-export interface HostpathDriverOptions {
+export interface HostpathDriverOptions extends CapacityOptions {
   /** The node this driver instance runs on: where the controller creates data and the node plugin mounts. */
   host: Host;
   /** NodeGetInfo's node_id (Kubernetes puts it in the CSINode object). */
@@ -51,8 +50,6 @@ export interface HostpathDriverOptions {
   attachRequired?: boolean;
   /** NodeGetInfo's max_volumes_per_node (default 0: the CO decides). */
   maxVolumesPerNode?: number;
-  defaultVolumeCapacityBytes?: number;
-  maxVolumeCapacityBytes?: number;
   /** Receives mount-utils' log lines. */
   mountLogger?: MountLogger;
 }
@@ -71,10 +68,7 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
     catalog,
     storage: new HostDirectoryStorage(options.host, stateDir),
     support,
-    capacity: {
-      defaultCapacityBytes: options.defaultVolumeCapacityBytes ?? defaultVolumeCapacityBytes,
-      maxCapacityBytes: options.maxVolumeCapacityBytes ?? defaultMaxVolumeCapacityBytes,
-    },
+    capacity: capacityLimitsOf(options),
     volumeIdPrefix: hostpathVolumeIdPrefix,
     attachRequired: options.attachRequired ?? false,
     ...(nodeLocal ? { nodeLocal: { nodeId: options.nodeId, topologyKey: hostpathTopologyKey } } : {}),

@@ -40,6 +40,7 @@ import { detachLoopDevices, ensureLoopDevice, loopDevicesOf } from "../common/lo
 import { mountStateAt, showsSameFile } from "../common/mount-state.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
 import { requireIdField, requirePathField } from "../common/request-fields.ts";
+import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
   type CapabilitySupport,
   isReaderOnly,
@@ -180,7 +181,7 @@ export class HostpathNode implements CsiNode {
       "VOLUME_CONDITION",
       "SINGLE_NODE_MULTI_WRITER",
     ];
-    return { capabilities: types.map((type) => ({ rpc: { type } })) };
+    return rpcCapabilities(types);
   }
 
   async nodeGetInfo(): Promise<NodeGetInfoResponse> {

@@ -52,14 +52,10 @@ import type {
   ValidateVolumeCapabilitiesResponse,
 } from "../../proto/types.ts";
 import type { BundledDriver } from "../common/bundled-driver.ts";
-import { capacityFor } from "../common/capacity.ts";
-import {
-  bundledDriverVersion,
-  defaultMaxVolumeCapacityBytes,
-  defaultVolumeCapacityBytes,
-  mockDriverName,
-} from "../common/constants.ts";
+import { capacityFor, capacityLimitsOf } from "../common/capacity.ts";
+import { bundledDriverVersion, mockDriverName } from "../common/constants.ts";
 import { requireIdField, requireMessage, requirePathField } from "../common/request-fields.ts";
+import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
   allAccessModes,
   type CapabilitySupport,
@@ -185,11 +181,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
       const rpc = "CreateVolume";
       const name = requireIdField(request.name, "name", rpc);
       const accessType = requireCapabilities(request.volumeCapabilities, "volume_capabilities", rpc, this.support);
-      const capacityBytes = capacityFor(
-        request.capacityRange,
-        { defaultCapacityBytes: defaultVolumeCapacityBytes, maxCapacityBytes: defaultMaxVolumeCapacityBytes },
-        rpc,
-      );
+      const capacityBytes = capacityFor(request.capacityRange, capacityLimitsOf(), rpc);
       const topology = this.options.topology === undefined ? [] : [{ segments: { ...this.options.topology } }];
       return { volume: this.state.create(name, capacityBytes, accessType, topology) };
     });
@@ -251,7 +243,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
     return this.call("ControllerGetCapabilities", request, () => {
       const types: ControllerRpcType[] = ["CREATE_DELETE_VOLUME", "LIST_VOLUMES", "EXPAND_VOLUME"];
       if (this.publishUnpublish) types.push("PUBLISH_UNPUBLISH_VOLUME");
-      return { capabilities: types.map((type) => ({ rpc: { type } })) };
+      return rpcCapabilities(types);
     });
   }
 
@@ -340,7 +332,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
     return this.call("NodeGetCapabilities", request, () => {
       const types: NodeRpcType[] = ["GET_VOLUME_STATS", "EXPAND_VOLUME"];
       if (this.stageUnstage) types.unshift("STAGE_UNSTAGE_VOLUME");
-      return { capabilities: types.map((type) => ({ rpc: { type } })) };
+      return rpcCapabilities(types);
     });
   }
 

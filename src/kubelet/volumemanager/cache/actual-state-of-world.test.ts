@@ -39,6 +39,20 @@ describe("ActualStateOfWorld", () => {
     assert.equal(asw.podExistsInVolume("uid-a", disk).kind, "mounted", "a disk is never remounted for content");
   });
 
+  it("flags one mounted volume for SetUp again whatever its plugin, until it is mounted again", async () => {
+    const asw = await aswWithDisk();
+    assert.equal(asw.markVolumeRemountRequired("uid-a", disk), false, "nothing mounted for the pod");
+    asw.markVolumeMountAsUncertain(mounted("uid-a", disk, simDiskSpec("disk-1")));
+    assert.equal(asw.markVolumeRemountRequired("uid-a", disk), false, "an uncertain mount is mounted again anyway");
+    asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1")));
+    const generation = asw.generation;
+    assert.equal(asw.markVolumeRemountRequired("uid-a", disk), true);
+    assert.equal(asw.podExistsInVolume("uid-a", disk).kind, "remountRequired");
+    assert.ok(asw.generation > generation, "the reconciler's next pass is not skipped");
+    asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1")));
+    assert.equal(asw.podExistsInVolume("uid-a", disk).kind, "mounted");
+  });
+
   it("flags secret, not emptyDir, volumes for remount after a pod sync", async () => {
     const asw = new ActualStateOfWorld("node-1", await inTreePluginManager());
     for (const [name, spec] of [

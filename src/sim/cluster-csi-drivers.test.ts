@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import { hostpathDriverName, mockDriverName } from "../csi/drivers/common/constants.ts";
+import { Cluster, type ClusterCsiDriver } from "./cluster.ts";
+import { isRunning } from "./testing/e2e.ts";
+
+const minuteMs = 60_000;
+
+function claimAndPod(driverName: string): string {
+  return `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: { name: csi }
+provisioner: ${driverName}
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: data, namespace: default }
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: csi
+  resources: { requests: { storage: 1Gi } }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: web, namespace: default }
+spec:
+  containers:
+  - name: web
+    image: nginx
+    volumeMounts: [{ name: data, mountPath: /data }]
+  volumes:
+  - name: data
+    persistentVolumeClaim: { claimName: data }
+`;
+}
+
+describe("cluster CSI drivers", () => {
+  const clusters: Cluster[] = [];
+  afterEach(async () => {
+    for (const cluster of clusters.splice(0)) await cluster.stop();
+  });
+
+  async function start(drivers: ClusterCsiDriver[]): Promise<Cluster> {
+    const cluster = await Cluster.start({ seed: 11, csiDrivers: drivers });
+    clusters.push(cluster);
+    return cluster;
+  }
+
+  async function runPod(cluster: Cluster, driverName: string): Promise<void> {
+    await cluster.apply(claimAndPod(driverName));
+    await cluster.runUntil(async () => isRunning(await cluster.get("Pod", "default", "web")), {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod Running",
+    });
+  }
+
+  it("provisions, registers on the node and mounts a hostpath volume", async () => {
+    const cluster = await start([{ name: hostpathDriverName }]);
+    assert.equal((await cluster.get("CSIDriver", "", hostpathDriverName)).spec?.attachRequired, false);
+    await cluster.addNode("node-a");
+    await runPod(cluster, hostpathDriverName);
+
+    const csiNode = await cluster.get("CSINode", "", "node-a");
+    assert.deepEqual(
+      csiNode.spec?.drivers.map((driver) => [driver.name, driver.nodeID]),
+      [[hostpathDriverName, "node-a"]],
+    );
+    const claim = await cluster.get("PersistentVolumeClaim", "default", "data");
+    const volume = await cluster.get("PersistentVolume", "", claim.spec?.volumeName ?? "");
+    assert.equal(volume.spec?.csi?.driver, hostpathDriverName);
+    assert.deepEqual(await cluster.list("VolumeAttachment"), [], "hostpath volumes are not attached");
+  });
+
+  it("attaches through the external-attacher when the controller publishes volumes", async () => {
+    const cluster = await start([{ name: mockDriverName }]);
+    assert.equal((await cluster.get("CSIDriver", "", mockDriverName)).spec?.attachRequired, true);
+    await cluster.addNode("node-a");
+    await runPod(cluster, mockDriverName);
+    const attachments = await cluster.list("VolumeAttachment");
+    assert.equal(attachments.length, 1);
+    assert.equal(attachments[0]?.status?.attached, true);
+    assert.equal(attachments[0]?.spec.attacher, mockDriverName);
+  });
+
+  it("names what exists when asked to restart a node plugin that does not", async () => {
+    const cluster = await start([{ name: hostpathDriverName }]);
+    await cluster.addNode("node-a");
+    await assert.rejects(cluster.restartCsiNodePlugin("node-b", hostpathDriverName), {
+      message: `no node plugin of CSI driver ${hostpathDriverName} runs on node node-b (node plugins: node-a/${hostpathDriverName})`,
+    });
+  });
+
+  it("refuses a driver listed twice", async () => {
+    await assert.rejects(Cluster.start({ csiDrivers: [{ name: mockDriverName }, { name: mockDriverName }] }), {
+      message: `csiDrivers: driver ${mockDriverName} is listed more than once`,
+    });
+  });
+});
