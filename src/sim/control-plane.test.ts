@@ -82,7 +82,11 @@ const manualClassYaml = storageClassYaml({
 });
 
 /** A sim-disk class with the parameters a cloud disk class carries. */
-function simDiskClassYaml(name: string, bindingMode: VolumeBindingMode, reclaimPolicy: "Delete" | "Retain" = "Delete"): string {
+function simDiskClassYaml(
+  name: string,
+  bindingMode: VolumeBindingMode,
+  reclaimPolicy: "Delete" | "Retain" = "Delete",
+): string {
   return storageClassYaml({ name, bindingMode, reclaimPolicy, parameters: { type: "ssd", fsType: "ext4" } });
 }
 

@@ -54,7 +54,7 @@ describe("SidecarRun", () => {
     run.start(async () => {
       run.resyncEvery(1_000, () => resyncs++);
     });
-    assert.throws(() => run.start(async () => {}), /external-test\/x: start\(\) called twice/);
+    assert.throws(() => run.start(() => Promise.resolve()), /external-test\/x: start\(\) called twice/);
     await clock.runFor(2_500);
     assert.equal(resyncs, 3, "at once, then every second");
     await run.stop();

@@ -6,9 +6,11 @@
  * the device.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { pluginVolumeDevicesDir } from "../../paths.ts";
 import type { BlockVolumeMapper, BlockVolumePlugin, BlockVolumeUnmapper, ReconstructedVolume } from "../../plugin.ts";
 import { VolumeSpec } from "../../spec.ts";
 import { AttachableDiskPlugin, type DiskPodMount } from "../attachable-disk-plugin.ts";
+import { globalMapVolumeIdFromPod } from "../global-map-path-from-pod.ts";
 import { podUIDOf } from "../pod-uid.ts";
 import { RbdAttacher } from "./rbd-attacher.ts";
 import { RbdBlockVolume } from "./rbd-block.ts";
@@ -50,10 +52,22 @@ export class RbdPlugin extends AttachableDiskPlugin implements BlockVolumePlugin
     };
   }
 
-  async constructBlockVolumeSpec(_podUID: string, volumeName: string): Promise<VolumeSpec> {
+  /**
+   * Pool and image come back from the global map path holding this pod's device file
+   * (`volumeDevices/<pool>-image-<image>/<pod uid>`): the spec name alone does not say which image.
+   */
+  async constructBlockVolumeSpec(podUID: string, volumeName: string, mapPath: string): Promise<VolumeSpec> {
+    const node = this.node("rbd block reconstruction");
+    const volumeId = await globalMapVolumeIdFromPod(node, rbdPluginName, podUID, mapPath);
+    const image = volumeId === undefined ? undefined : parseRbdVolumeId(volumeId);
+    if (image === undefined) {
+      throw new Error(
+        `rbd: cannot find the global map path of block volume "${volumeName}" for pod "${podUID}": no device of the pod is mounted under ${pluginVolumeDevicesDir(node.rootDir, rbdPluginName)}`,
+      );
+    }
     return VolumeSpec.fromPersistentVolume({
       metadata: { name: volumeName },
-      spec: { rbd: { monitors: [], image: "" }, volumeMode: "Block" },
+      spec: { rbd: { monitors: [], pool: image.pool, image: image.image }, volumeMode: "Block" },
     });
   }
 

@@ -1,0 +1,30 @@
+/**
+ * DELETE of one object. Options come from the query (`gracePeriodSeconds`, `propagationPolicy`) and
+ * from an optional DeleteOptions body (kubectl sends one), the query winning. Answers the object as
+ * it now is: with deletionTimestamp while it waits for finalizers or its grace period.
+ */
+import type { KObject } from "../api/objects.ts";
+import { deleteOptions } from "./query-options.ts";
+import type { ResourceRequest } from "./request-context.ts";
+import { isPlainObject, readBodyText, readBodyValue } from "./request-body.ts";
+import { badRequest } from "../api/errors.ts";
+import { sendJson } from "./responses.ts";
+
+async function optionalBody(context: ResourceRequest): Promise<Record<string, unknown> | undefined> {
+  const hasBody =
+    Number(context.request.headers["content-length"] ?? "0") > 0 || context.request.headers["transfer-encoding"];
+  if (!hasBody) {
+    await readBodyText(context.request);
+    return undefined;
+  }
+  const value = await readBodyValue(context.request);
+  if (!isPlainObject(value)) throw badRequest("the body of a DELETE must be a DeleteOptions object");
+  return value;
+}
+
+export async function handleDelete(context: ResourceRequest): Promise<void> {
+  const { server, path, query, response } = context;
+  const options = deleteOptions(query, await optionalBody(context));
+  const deleted = await server.store.delete<KObject>(path.type, path.namespace, path.name, options);
+  sendJson(response, 200, deleted);
+}

@@ -1,0 +1,23 @@
+/**
+ * What every resource handler receives: the store and clock of the server, and one request's
+ * parsed address, query and response.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Store } from "../api/store/store.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { ResourcePath } from "./request-path.ts";
+
+export interface ServerContext {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface ResourceRequest {
+  server: ServerContext;
+  path: ResourcePath;
+  query: URLSearchParams;
+  request: IncomingMessage;
+  response: ServerResponse;
+}

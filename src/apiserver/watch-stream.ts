@@ -1,0 +1,54 @@
+/**
+ * A watch over HTTP, as kube-apiserver streams one: status 200, chunked transfer, one JSON
+ * `{"type": …, "object": …}` per line. A watch the store refuses (410 Gone for a compacted
+ * resourceVersion) is still a 200 with a single ERROR event carrying the Status, which is what
+ * reflectors expect. The stream ends after its timeout (through the Clock), when the client goes
+ * away, or when the client reads too slowly to keep up.
+ */
+import type { KObject } from "../api/objects.ts";
+import type { StoreWatch, WatchEvent } from "../api/store/store.ts";
+import type { Timer } from "../runtime/clock.ts";
+import { maxWatchBufferedBytes } from "./constants.ts";
+import { watchOptions, watchTimeoutSeconds } from "./query-options.ts";
+import type { ResourceRequest } from "./request-context.ts";
+import { asApiError } from "./responses.ts";
+
+const millisecondsPerSecond = 1000;
+
+export async function handleWatch({ server, path, query, request, response }: ResourceRequest): Promise<void> {
+  const options = watchOptions(query, path.namespace);
+  const timeoutMs = watchTimeoutSeconds(query) * millisecondsPerSecond;
+  response.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+  response.flushHeaders();
+
+  let storeWatch: StoreWatch | undefined;
+  let timer: Timer | undefined;
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    timer?.cancel();
+    storeWatch?.stop();
+    response.end();
+  };
+  const send = (event: WatchEvent<unknown>): void => {
+    if (ended) return;
+    response.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
+    if (response.writableLength > maxWatchBufferedBytes) {
+      server.logger.warn("ending a watch whose client reads too slowly", { resource: path.type.plural });
+      end();
+    }
+  };
+
+  request.on("close", end);
+  response.on("close", end);
+  timer = server.clock.setTimer(timeoutMs, end);
+  try {
+    const started = await server.store.watch<KObject>(path.type, options, send);
+    if (ended) started.stop();
+    else storeWatch = started;
+  } catch (error) {
+    send({ type: "ERROR", object: asApiError(error).toStatus() });
+    end();
+  }
+}
