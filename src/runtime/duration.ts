@@ -4,6 +4,9 @@
  * the same in kvol.
  */
 
+/** Milliseconds in a second, for converting Kubernetes' second-valued fields (grace periods, probe periods). */
+export const msPerSecond = 1000;
+
 const nanosPerMicro = 1_000n;
 const nanosPerMilli = 1_000_000n;
 const nanosPerSecond = 1_000_000_000n;

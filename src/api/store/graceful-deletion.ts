@@ -12,13 +12,12 @@
  */
 
 import { formatRfc3339, parseRfc3339 } from "../../runtime/clock.ts";
+import { msPerSecond } from "../../runtime/duration.ts";
 import type { KObject, Pod } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
 import { defaultPodTerminationGracePeriodSeconds } from "./constants.ts";
 import type { MutableMeta } from "./object-shape.ts";
 import type { DeleteOptions } from "./store.ts";
-
-const msPerSecond = 1000;
 
 export type DeletionPlan =
   /** Remove the object now. */

@@ -20,6 +20,7 @@
  * treats a pod lacking them as having them, so eviction happens ~5 minutes after tainting, as in a
  * real cluster; once admission runs, the two views agree.
  */
+
 import { effectiveTolerations } from "../../api/admission/default-tolerations.ts";
 import { jsonEqual } from "../../api/client/merge-patch.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
@@ -29,6 +30,7 @@ import { type Node, objectKey, type Pod, splitObjectKey } from "../../api/object
 import { updatePodCondition } from "../../api/pod-conditions.ts";
 import { matchingTolerations, type Taint, type Toleration } from "../../api/scheduling/taints.ts";
 import type { Timer } from "../../runtime/clock.ts";
+import { msPerSecond } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import {
@@ -40,8 +42,6 @@ import {
   reasonTaintManagerEviction,
   taintEvictionControllerName,
 } from "./constants.ts";
-
-const msPerSecond = 1000;
 
 interface Eviction {
   /** When the eviction was first scheduled. */

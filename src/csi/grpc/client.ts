@@ -4,6 +4,7 @@
  * arrives as a CsiError with the same code and message.
  */
 import { Client, credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { DEFAULT_TIMERS } from "../../api/timers.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { CsiCallHook } from "./call-log.ts";
 import { socketPathOf } from "./endpoint.ts";
@@ -13,7 +14,7 @@ import type { CsiClient } from "./services.ts";
 import { assembleCsiClient, type RpcDelivery } from "./typed-client.ts";
 
 /** Kubelet's `csiTimeout` (pkg/volume/csi/csi_plugin.go): the deadline of each of its CSI calls. */
-export const kubeletCsiTimeoutMs = 2 * 60 * 1000;
+export const kubeletCsiTimeoutMs = DEFAULT_TIMERS.csiTimeoutMs;
 
 /** How grpc-js words the expiry of a deadline it enforced itself. */
 const grpcJsLocalDeadlinePrefix = "Deadline exceeded after";

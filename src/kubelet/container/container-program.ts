@@ -4,7 +4,9 @@
  * test writes to make a container finish — `sleep 5`, `true`, `false`, `exit 3`, and the same inside
  * `sh -c "sleep 5; exit 1"`. Anything else is taken as a long-running program.
  */
+
 import type { Container } from "kubernetes-types/core/v1.js";
+import { msPerSecond } from "../../runtime/duration.ts";
 
 export type ContainerProgram =
   /** Runs until stopped. */
@@ -13,7 +15,6 @@ export type ContainerProgram =
   | { kind: "exits"; afterMs: number; exitCode: number };
 
 const forever: ContainerProgram = { kind: "forever" };
-const msPerSecond = 1000;
 const shells = new Set(["sh", "/bin/sh", "bash", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash"]);
 const durationSuffixSeconds: Readonly<Record<string, number>> = { "": 1, s: 1, m: 60, h: 3600, d: 86400 };
 

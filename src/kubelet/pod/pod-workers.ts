@@ -10,9 +10,11 @@
  * volumes. When termination is requested while a sync is waiting for volumes, that wait is
  * abandoned (Kubernetes cancels the sync's context) so the pod does not wait 2 min 3 s to stop.
  */
+
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { defaultPodTerminationGracePeriodSeconds } from "../../api/store/constants.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
+import { msPerSecond } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { Rng } from "../../runtime/rng.ts";
 import { podResyncJitterFactor, podSyncErrorBackoffJitterFactor, podSyncErrorBackoffMs } from "../constants.ts";
@@ -54,8 +56,6 @@ interface PodWorker {
   timerDueMs?: number;
   abort?: AbortController;
 }
-
-const msPerSecond = 1000;
 
 function isTerminalPhase(pod: Pod): boolean {
   return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";

@@ -9,18 +9,18 @@
  * Only exec probes are modelled (probe-command.ts); httpGet, tcpSocket and grpc probes succeed,
  * since the simulated containers serve nothing.
  */
+
 import type { Pod, Probe } from "kubernetes-types/core/v1.js";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Host } from "../../host/host.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
+import { msPerSecond } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { probeDefaultFailureThreshold, probeDefaultPeriodSeconds, probeDefaultTimeoutSeconds } from "../constants.ts";
 import type { ContainerInstance } from "../container/sim-container-runtime.ts";
 import { eventReason, probeFailedMessage } from "../events.ts";
 import { type ProbeCommandResult, ProbeCommandRunner } from "./probe-command.ts";
-
-const msPerSecond = 1000;
 
 export interface LivenessProberOptions {
   clock: Clock;
