@@ -7,8 +7,8 @@
 import { badRequest } from "../api/errors.ts";
 import type { KObject, ObjectMeta } from "../api/objects.ts";
 import { resourceForKind } from "../api/resources.ts";
-import type { ResourcePath } from "./request-path.ts";
 import { isPlainObject } from "./request-body.ts";
+import type { ResourcePath } from "./request-path.ts";
 
 function checkKnownKind(body: Record<string, unknown>): void {
   const kind = body.kind;

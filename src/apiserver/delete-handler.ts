@@ -3,11 +3,12 @@
  * from an optional DeleteOptions body (kubectl sends one), the query winning. Answers the object as
  * it now is: with deletionTimestamp while it waits for finalizers or its grace period.
  */
+
+import { badRequest } from "../api/errors.ts";
 import type { KObject } from "../api/objects.ts";
 import { deleteOptions } from "./query-options.ts";
-import type { ResourceRequest } from "./request-context.ts";
 import { isPlainObject, readBodyText, readBodyValue } from "./request-body.ts";
-import { badRequest } from "../api/errors.ts";
+import type { ResourceRequest } from "./request-context.ts";
 import { sendJson } from "./responses.ts";
 
 async function optionalBody(context: ResourceRequest): Promise<Record<string, unknown> | undefined> {

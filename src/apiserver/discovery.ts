@@ -68,7 +68,13 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
   };
   const entries: Record<string, unknown>[] = [main];
   if (type.hasStatus) {
-    entries.push({ name: `${type.plural}/status`, singularName: "", namespaced: type.namespaced, kind: type.kind, verbs: statusVerbs });
+    entries.push({
+      name: `${type.plural}/status`,
+      singularName: "",
+      namespaced: type.namespaced,
+      kind: type.kind,
+      verbs: statusVerbs,
+    });
   }
   if (type.kind === "Pod") {
     entries.push({ name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: ["create"] });

@@ -4,8 +4,9 @@
  * whole or not at all; a failing operation is a BadRequest naming the operation and path,
  * as kube-apiserver reports it.
  */
-import { badRequest } from "../api/errors.ts";
+
 import { jsonEqual } from "../api/client/merge-patch.ts";
+import { badRequest } from "../api/errors.ts";
 import { isPlainObject } from "./request-body.ts";
 
 type Container = Record<string, unknown> | unknown[];
@@ -98,17 +99,21 @@ function requireFrom(operation: Operation): string {
 function applyOperation(document: unknown, operation: Operation): void {
   switch (operation.op) {
     case "add":
-      return addValue(document, operation.path, structuredClone(operation.value));
+      addValue(document, operation.path, structuredClone(operation.value));
+      return;
     case "remove":
       removeValue(document, operation.path);
       return;
     case "replace":
       removeValue(document, operation.path);
-      return addValue(document, operation.path, structuredClone(operation.value));
+      addValue(document, operation.path, structuredClone(operation.value));
+      return;
     case "move":
-      return addValue(document, operation.path, removeValue(document, requireFrom(operation)));
+      addValue(document, operation.path, removeValue(document, requireFrom(operation)));
+      return;
     case "copy":
-      return addValue(document, operation.path, structuredClone(getValue(document, requireFrom(operation))));
+      addValue(document, operation.path, structuredClone(getValue(document, requireFrom(operation))));
+      return;
     case "test":
       if (!jsonEqual(getValue(document, operation.path), operation.value)) {
         throw badRequest(`json patch: test operation failed: the value at "${operation.path}" differs`);
@@ -126,7 +131,9 @@ export function applyJsonPatch<T>(target: T, patch: unknown): T {
     throw badRequest(`json patch: ${patch.length} operations is more than the limit of ${maxJsonPatchOperations}`);
   }
   const document: unknown = structuredClone(target);
-  patch.forEach((raw, index) => applyOperation(document, asOperation(raw, index)));
+  patch.forEach((raw, index) => {
+    applyOperation(document, asOperation(raw, index));
+  });
   if (!isPlainObject(document)) throw badRequest("json patch: the result must be an object");
   return document as T;
 }

@@ -5,13 +5,14 @@
  * the patch itself set `metadata.resourceVersion`, which makes it a precondition.
  * Strategic merge patch and server-side apply are not served yet (415).
  */
-import { ApiError, isConflict } from "../api/errors.ts";
+
 import { applyMergePatch } from "../api/client/merge-patch.ts";
 import { conflictRetryMaxAttempts } from "../api/client/retry-on-conflict.ts";
+import { ApiError, isConflict } from "../api/errors.ts";
 import type { KObject } from "../api/objects.ts";
 import { applyJsonPatch } from "./json-patch.ts";
-import type { ResourceRequest } from "./request-context.ts";
 import { isPlainObject, mediaType, readBodyValue } from "./request-body.ts";
+import type { ResourceRequest } from "./request-context.ts";
 import { sendJson } from "./responses.ts";
 
 export const mergePatchType = "application/merge-patch+json";

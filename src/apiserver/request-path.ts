@@ -2,7 +2,7 @@
  * Turns a resource URL path into what it addresses, as kube-apiserver's RequestInfoResolver does:
  * `/api/v1/namespaces/<ns>/<plural>/<name>/<subresource>` and `/apis/<group>/<version>/…`.
  */
-import { apiVersionOf, RESOURCES, type ResourceType } from "../api/resources.ts";
+import { RESOURCES, type ResourceType } from "../api/resources.ts";
 
 export type Subresource = "status" | "binding";
 
@@ -47,30 +47,26 @@ function asSubresource(type: ResourceType, segment: string | undefined): Subreso
   return null;
 }
 
-/** What a resource URL addresses, or undefined when it names no served resource (a 404). */
-export function parseResourcePath(segments: readonly string[]): ResourcePath | undefined {
-  const split = splitGroupVersion(segments);
-  if (split === undefined) return undefined;
-  let rest = split.rest;
-  let namespace = "";
-  // `/namespaces/<ns>/<plural>…` scopes a namespaced resource; `/namespaces[/<name>]` alone is the Namespace kind.
-  if (rest[0] === "namespaces" && rest.length >= 3) {
-    namespace = rest[1] ?? "";
-    rest = rest.slice(2);
-  }
+function parseScoped(gv: GroupVersionPath, namespace: string, rest: readonly string[]): ResourcePath | undefined {
   const [plural, name, subresourceSegment, ...extra] = rest;
   if (plural === undefined || extra.length > 0) return undefined;
-  const type = findResource(split.gv, plural);
+  const type = findResource(gv, plural);
   if (type === undefined || (namespace !== "" && !type.namespaced)) return undefined;
   const subresource = asSubresource(type, subresourceSegment);
   if (subresource === null) return undefined;
   return { type, namespace, name: name ?? "", ...(subresource === undefined ? {} : { subresource }) };
 }
 
-/** `/api/v1/namespaces/default/pods/web` for an object (the selfLink shape kubectl prints). */
-export function objectPath(type: ResourceType, namespace: string, name: string): string {
-  const root = type.group === "" ? "/api" : "/apis";
-  const scope = type.namespaced && namespace !== "" ? `/namespaces/${encodeURIComponent(namespace)}` : "";
-  const object = name === "" ? "" : `/${encodeURIComponent(name)}`;
-  return `${root}/${apiVersionOf(type)}${scope}/${type.plural}${object}`;
+/** What a resource URL addresses, or undefined when it names no served resource (a 404). */
+export function parseResourcePath(segments: readonly string[]): ResourcePath | undefined {
+  const split = splitGroupVersion(segments);
+  if (split === undefined) return undefined;
+  const { gv, rest } = split;
+  // `/namespaces/<ns>/<plural>…` scopes a namespaced resource; otherwise `namespaces` is the
+  // Namespace kind itself (`/namespaces/<name>/status`).
+  if (rest[0] === "namespaces" && rest.length >= 3) {
+    const scoped = parseScoped(gv, rest[1] ?? "", rest.slice(2));
+    if (scoped !== undefined) return scoped;
+  }
+  return parseScoped(gv, "", rest);
 }

@@ -24,7 +24,10 @@ function notFoundPath(pathname: string): ApiError {
 }
 
 function methodNotAllowed(method: string, pathname: string): ApiError {
-  return new ApiError("MethodNotAllowed", `the server does not allow this method on the requested resource (${method} ${pathname})`);
+  return new ApiError(
+    "MethodNotAllowed",
+    `the server does not allow this method on the requested resource (${method} ${pathname})`,
+  );
 }
 
 /** The discovery document at this path, or undefined when the path is not a discovery path. */
@@ -61,6 +64,18 @@ function objectHandler(method: string, subresource: string | undefined): Handler
   }
 }
 
+/**
+ * A dry run must not write, and this server cannot yet answer one without writing: refusing it is
+ * the safe answer until dry runs are served.
+ */
+function refuseDryRun(method: string, query: URLSearchParams): void {
+  if (method === "GET" || !query.has("dryRun")) return;
+  throw new ApiError(
+    "BadRequest",
+    `dryRun=${query.get("dryRun")} is not supported by this server yet; send the request without dryRun`,
+  );
+}
+
 /** A watch of one object is a watch of its collection narrowed to its name, as Kubernetes serves it. */
 function narrowWatchToName(query: URLSearchParams, name: string): URLSearchParams {
   const narrowed = new URLSearchParams(query);
@@ -80,6 +95,7 @@ async function routeResource(
   const path = parseResourcePath(pathSegments(url.pathname));
   if (path === undefined) throw notFoundPath(url.pathname);
   const query = url.searchParams;
+  refuseDryRun(method, query);
   const watchesOneObject = path.name !== "" && path.subresource === undefined && isWatchRequest(query);
   if (method === "GET" && watchesOneObject) {
     const narrowed = narrowWatchToName(query, path.name);

@@ -34,9 +34,11 @@ export interface RunningApiServer {
 async function serve(context: ServerContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
   try {
     await route(context, request, response);
+    context.logger.debug("request served", { method: request.method, url: request.url, code: response.statusCode });
   } catch (error) {
     const apiError = asApiError(error);
-    if (apiError.code >= 500) context.logger.error("request failed", { method: request.method, url: request.url, error: apiError.message });
+    if (apiError.code >= 500)
+      context.logger.error("request failed", { method: request.method, url: request.url, error: apiError.message });
     else context.logger.debug("request refused", { method: request.method, url: request.url, reason: apiError.reason });
     if (response.headersSent) response.end();
     else sendError(response, apiError);

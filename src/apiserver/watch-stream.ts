@@ -5,19 +5,19 @@
  * reflectors expect. The stream ends after its timeout (through the Clock), when the client goes
  * away, or when the client reads too slowly to keep up.
  */
+
 import type { KObject } from "../api/objects.ts";
 import type { StoreWatch, WatchEvent } from "../api/store/store.ts";
 import type { Timer } from "../runtime/clock.ts";
+import { msPerSecond } from "../runtime/duration.ts";
 import { maxWatchBufferedBytes } from "./constants.ts";
 import { watchOptions, watchTimeoutSeconds } from "./query-options.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { asApiError } from "./responses.ts";
 
-const millisecondsPerSecond = 1000;
-
-export async function handleWatch({ server, path, query, request, response }: ResourceRequest): Promise<void> {
+export async function handleWatch({ server, path, query, response }: ResourceRequest): Promise<void> {
   const options = watchOptions(query, path.namespace);
-  const timeoutMs = watchTimeoutSeconds(query) * millisecondsPerSecond;
+  const timeoutMs = watchTimeoutSeconds(query) * msPerSecond;
   response.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
   response.flushHeaders();
 
@@ -40,7 +40,7 @@ export async function handleWatch({ server, path, query, request, response }: Re
     }
   };
 
-  request.on("close", end);
+  // The response closes when the client goes away (the request stream is never read, so only this one tells).
   response.on("close", end);
   timer = server.clock.setTimer(timeoutMs, end);
   try {

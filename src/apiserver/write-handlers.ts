@@ -5,8 +5,8 @@
 import { badRequest } from "../api/errors.ts";
 import type { KObject } from "../api/objects.ts";
 import { objectForPath } from "./body-checks.ts";
-import type { ResourceRequest } from "./request-context.ts";
 import { isPlainObject, readBodyObject } from "./request-body.ts";
+import type { ResourceRequest } from "./request-context.ts";
 import { sendJson } from "./responses.ts";
 
 export async function handleCreate(context: ResourceRequest): Promise<void> {
