@@ -49,5 +49,8 @@ export function withDefaultTolerations(pod: Pod, seconds: DefaultTolerationSecon
   const tolerations = pod.spec?.tolerations;
   const effective = effectiveTolerations(tolerations, seconds);
   if (pod.spec === undefined || effective.length === (tolerations ?? []).length) return pod;
-  return { ...pod, spec: { ...pod.spec, tolerations: effective } };
+  // Object.assign, not a spread: adding a key to a spread copy is slow in V8, and every pod create comes here.
+  const spec: NonNullable<Pod["spec"]> = Object.assign({}, pod.spec);
+  spec.tolerations = effective;
+  return { ...pod, spec };
 }

@@ -9,10 +9,12 @@ export function isRecord(value: unknown): value is Fields {
 /** `record` with every key of `defaults` that is undefined in it set; the same record when none is missing. */
 export function fillMissing<T extends Fields>(record: T, defaults: Fields): T {
   let copy: Fields | undefined;
-  for (const [key, value] of Object.entries(defaults)) {
+  for (const key in defaults) {
     if (record[key] !== undefined) continue;
-    copy ??= { ...record };
-    copy[key] = value;
+    // Object.assign, not a spread: V8 makes adding keys to a spread copy about ten times slower,
+    // and this runs for every pod spec and container written.
+    copy ??= Object.assign({}, record);
+    copy[key] = defaults[key];
   }
   return (copy ?? record) as T;
 }

@@ -52,13 +52,10 @@ function copyChild(value: unknown, segment: string): unknown {
   }
 }
 
-/**
- * A deeply frozen copy of JSON data, sharing already-frozen parts. Fields set to undefined are
- * dropped, as JSON would. A value that is not JSON data (a function, a Map, a Date) is BadRequest.
- */
-export function frozenCopy<T>(value: T): T {
+/** Runs a copy, turning a value that is not JSON data into BadRequest naming where it is. */
+function asBadRequest<T>(copy: () => T): T {
   try {
-    return copyUnfrozen(value) as T;
+    return copy();
   } catch (error) {
     if (!(error instanceof NotJsonData)) throw error;
     const path = error.path.join(".").replaceAll(".[", "[");
@@ -67,11 +64,46 @@ export function frozenCopy<T>(value: T): T {
 }
 
 /**
+ * A deeply frozen copy of JSON data, sharing already-frozen parts. Fields set to undefined are
+ * dropped, as JSON would. A value that is not JSON data (a function, a Map, a Date) is BadRequest.
+ */
+export function frozenCopy<T>(value: T): T {
+  return asBadRequest(() => copyUnfrozen(value) as T);
+}
+
+/**
+ * A frozen copy of `source`'s own fields with `field` set to `value` (in place when `source` has
+ * it, last otherwise), as a spread `{ ...source, [field]: value }` then frozenCopy would give, but
+ * without building the spread first: stamping happens on every write.
+ */
+function frozenWithField(source: object | undefined, field: string, value: unknown): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  const fields = (source ?? {}) as Record<string, unknown>;
+  let placed = false;
+  for (const key of Object.keys(fields)) {
+    const current = key === field ? value : fields[key];
+    placed ||= key === field;
+    if (current !== undefined) copy[key] = key === field ? current : copyChild(current, key);
+  }
+  if (!placed && value !== undefined) copy[field] = value;
+  return Object.freeze(copy);
+}
+
+/**
  * The stored form of an object written at `revision`: a frozen copy with
  * `metadata.resourceVersion` stamped. The input is left as it was.
  */
 export function sealAtRevision<T extends KObject>(object: T, revision: number): T {
-  return frozenCopy({ ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } });
+  return asBadRequest(() => {
+    let metadata: Record<string, unknown>;
+    try {
+      metadata = frozenWithField(object.metadata, "resourceVersion", String(revision));
+    } catch (error) {
+      if (error instanceof NotJsonData) error.path.unshift("metadata");
+      throw error;
+    }
+    return frozenWithField(object, "metadata", metadata) as T;
+  });
 }
 
 /** Deep-freezes freshly parsed JSON in place (nothing else holds it, so no copy is needed). */

@@ -82,8 +82,27 @@ function qualifiedNameRegexMessage(): string {
   return regexMessage(qualifiedNameMessage, qualifiedNameFormat, "MyName", "my.name", "123-abc");
 }
 
+/**
+ * True for a well-formed qualified name. The patterns admit ASCII only, so a matching string's
+ * length is its byte length; this spares the common, valid key the split and byte counting.
+ */
+function isValidQualifiedName(value: string): boolean {
+  const slash = value.indexOf("/");
+  if (slash === -1) return value.length <= qualifiedNameMaxLength && qualifiedNamePattern.test(value);
+  if (slash !== value.lastIndexOf("/")) return false;
+  const prefix = value.slice(0, slash);
+  const name = value.slice(slash + 1);
+  return (
+    prefix.length <= dns1123SubdomainMaxLength &&
+    name.length <= qualifiedNameMaxLength &&
+    dns1123SubdomainPattern.test(prefix) &&
+    qualifiedNamePattern.test(name)
+  );
+}
+
 /** Kubernetes' "qualified name": an optional DNS subdomain prefix and `/`, then a name part (label keys). */
 export function qualifiedNameProblems(value: string): string[] {
+  if (isValidQualifiedName(value)) return [];
   const parts = value.split("/");
   if (parts.length > 2) {
     return [

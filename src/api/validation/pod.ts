@@ -73,27 +73,37 @@ function validateDeadlineUpdate(newSpec: JsonObject, oldSpec: JsonObject, out: F
   }
 }
 
+/** Two tolerations alike in everything but tolerationSeconds (semanticEqual, that field left out). */
+function sameButSeconds(a: unknown, b: unknown): boolean {
+  if (!isJsonObject(a) || !isJsonObject(b)) return semanticEqual(a, b);
+  for (const field of Object.keys(a)) {
+    if (field !== "tolerationSeconds" && !semanticEqual(a[field], b[field])) return false;
+  }
+  for (const field of Object.keys(b)) {
+    if (field !== "tolerationSeconds" && !Object.hasOwn(a, field) && !semanticEqual(a[field], b[field])) return false;
+  }
+  return true;
+}
+
 /** Every existing toleration must still be there; only its tolerationSeconds may change. */
 function validateTolerationUpdate(newSpec: JsonObject, oldSpec: JsonObject, out: FieldCause[]): void {
   const newTolerations = Array.isArray(newSpec.tolerations) ? newSpec.tolerations : [];
   const oldTolerations = Array.isArray(oldSpec.tolerations) ? oldSpec.tolerations : [];
-  const withoutSeconds = (toleration: unknown) =>
-    isJsonObject(toleration) ? { ...toleration, tolerationSeconds: undefined } : toleration;
-  const kept = oldTolerations.every((old) =>
-    newTolerations.some((candidate) => semanticEqual(withoutSeconds(old), withoutSeconds(candidate))),
-  );
+  const kept = oldTolerations.every((old) => newTolerations.some((candidate) => sameButSeconds(old, candidate)));
   if (!kept)
     out.push(forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds"));
 }
 
+function schedulingGateNames(spec: JsonObject): string[] {
+  return readObjectList(spec.schedulingGates, "", []).map((entry) =>
+    typeof entry.value.name === "string" ? entry.value.name : "",
+  );
+}
+
 /** Scheduling gates may only be removed (the scheduler waits for them to go). */
 function validateSchedulingGateUpdate(newSpec: JsonObject, oldSpec: JsonObject, out: FieldCause[]): void {
-  const gateNames = (spec: JsonObject) =>
-    readObjectList(spec.schedulingGates, "", []).map((entry) =>
-      typeof entry.value.name === "string" ? entry.value.name : "",
-    );
-  const oldGates = new Set(gateNames(oldSpec));
-  gateNames(newSpec).forEach((gate, position) => {
+  const oldGates = new Set(schedulingGateNames(oldSpec));
+  schedulingGateNames(newSpec).forEach((gate, position) => {
     if (oldGates.has(gate)) return;
     const path = child(index("spec.schedulingGates", position), "name");
     out.push(forbidden(path, `only deletion is allowed, but found new scheduling gate '${gate}'`));

@@ -18,18 +18,21 @@ function isZeroValue(value: unknown): boolean {
 }
 
 function arraysEqual(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((element, position) => semanticEqual(element, b[position]));
+  if (a.length !== b.length) return false;
+  for (let position = 0; position < a.length; position++) if (!semanticEqual(a[position], b[position])) return false;
+  return true;
 }
 
+/** Every field of either object compared once (no union set: this runs on every pod update). */
 function objectsEqual(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
-  const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const field of fields) {
-    if (!semanticEqual(a[field], b[field])) return false;
-  }
+  for (const field of Object.keys(a)) if (!semanticEqual(a[field], b[field])) return false;
+  for (const field of Object.keys(b)) if (!Object.hasOwn(a, field) && !semanticEqual(a[field], b[field])) return false;
   return true;
 }
 
 export function semanticEqual(a: unknown, b: unknown): boolean {
+  // The same value is equal to itself; stored objects share frozen subtrees, so this is common.
+  if (a === b) return true;
   if (isZeroValue(a) && isZeroValue(b)) return true;
   if (Array.isArray(a) && Array.isArray(b)) return arraysEqual(a, b);
   if (isJsonObject(a) && isJsonObject(b)) return objectsEqual(a, b);
