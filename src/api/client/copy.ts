@@ -13,24 +13,68 @@ export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * prototypes. A value that is not JSON (a Map, a Date, a function) is a bug at the caller and throws.
  */
 export function clone<T>(value: T): Mutable<T> {
-  return copyJson(value, "") as Mutable<T>;
+  try {
+    return copyJson(value) as Mutable<T>;
+  } catch (error) {
+    if (!(error instanceof NotJsonData)) throw error;
+    throw new TypeError(`clone: ${error.pathText() || "the value"} is ${error.what}, which is not JSON data`);
+  }
 }
 
-function copyJson(value: unknown, path: string): unknown {
+/**
+ * Thrown while copying; collects the path to the offending value on the way out, so a copy that
+ * succeeds (every mutate) builds no path strings.
+ */
+class NotJsonData extends Error {
+  readonly what: string;
+  private readonly segments: (string | number)[] = [];
+  constructor(what: string) {
+    super(what);
+    this.what = what;
+  }
+
+  prepend(segment: string | number): void {
+    this.segments.unshift(segment);
+  }
+
+  /** `metadata.labels`, `items[0].name`: field names joined by dots, list positions in brackets. */
+  pathText(): string {
+    let text = "";
+    for (const segment of this.segments) {
+      if (typeof segment === "number") text += `[${segment}]`;
+      else text = text ? `${text}.${segment}` : segment;
+    }
+    return text;
+  }
+}
+
+function copyChild(value: unknown, segment: string | number): unknown {
+  try {
+    return copyJson(value);
+  } catch (error) {
+    if (error instanceof NotJsonData) error.prepend(segment);
+    throw error;
+  }
+}
+
+function copyJson(value: unknown): unknown {
   if (value === null || typeof value !== "object") {
     if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
-      throw new TypeError(`clone: ${path || "the value"} is a ${typeof value}, which is not JSON data`);
+      throw new NotJsonData(`a ${typeof value}`);
     }
     return value;
   }
-  if (Array.isArray(value)) return value.map((item, index) => copyJson(item, `${path}[${index}]`));
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) {
-    throw new TypeError(`clone: ${path || "the value"} is a ${value.constructor.name}, which is not JSON data`);
+  if (Array.isArray(value)) {
+    const items = new Array<unknown>(value.length);
+    for (let position = 0; position < value.length; position++) items[position] = copyChild(value[position], position);
+    return items;
   }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) throw new NotJsonData(`a ${value.constructor.name}`);
   const copy: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    if (field !== undefined) copy[key] = copyJson(field, path ? `${path}.${key}` : key);
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) copy[key] = copyChild(field, key);
   }
   return copy;
 }

@@ -195,6 +195,15 @@ describe("rbd raw block mode", () => {
 });
 
 describe("rbd errors", () => {
+  it("refuses to rebuild a block volume whose pod has no device mapped on the node", async () => {
+    const { node1 } = await cluster();
+    const mapPath = "/var/lib/kubelet/pods/pod-a/volumeDevices/kubernetes.io~rbd/user-pv";
+    await assert.rejects(rbdPlugin(node1).constructBlockVolumeSpec("pod-a", "user-pv", mapPath), {
+      message:
+        'rbd: cannot find the global map path of block volume "user-pv" for pod "pod-a": no device of the pod is mounted under /var/lib/kubelet/plugins/kubernetes.io/rbd/volumeDevices',
+    });
+  });
+
   it("names the missing Secret", async () => {
     const { node1 } = await cluster();
     node1.api.secrets.clear();
