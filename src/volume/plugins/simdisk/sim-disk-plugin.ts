@@ -4,12 +4,14 @@
  * waits for the block device, formats and mounts it once per node, and pods bind-mount that mount.
  * Raw block mode maps the device. See sim-disk-source.ts for how a PV names a disk.
  */
+
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { podVolumeDeviceDir } from "../../paths.ts";
 import type { BlockVolumeMapper, BlockVolumePlugin, BlockVolumeUnmapper, ReconstructedVolume } from "../../plugin.ts";
 import { VolumeSpec } from "../../spec.ts";
 import type { NodeVolumeContext } from "../../volume-host.ts";
 import { AttachableDiskPlugin, type DiskPodMount } from "../attachable-disk-plugin.ts";
+import { globalMapVolumeIdFromPod } from "../global-map-path-from-pod.ts";
 import { podUIDOf } from "../pod-uid.ts";
 import { SimDiskAttacher, type SimDiskProvider } from "./sim-disk-attacher.ts";
 import {
@@ -88,18 +90,8 @@ export class SimDiskPlugin extends AttachableDiskPlugin implements BlockVolumePl
    */
   async constructBlockVolumeSpec(podUID: string, volumeName: string, mapPath: string): Promise<VolumeSpec> {
     const node = this.node("sim-disk block reconstruction");
-    const prefix = `${simDiskGlobalMapPath(node.rootDir, "")}/`;
-    const suffix = `/${podUID}`;
-    const candidates = (await node.host.mountInfo()).filter(
-      (mount) => mount.mountPoint.startsWith(prefix) && mount.mountPoint.endsWith(suffix),
-    );
-    let chosen = candidates[0];
-    if (candidates.length > 1) {
-      const linkTarget = await node.host.readlink(mapPath);
-      chosen = candidates.find((mount) => linkTarget.endsWith(mount.root));
-    }
-    const diskId = chosen === undefined ? volumeName : chosen.mountPoint.slice(prefix.length, -suffix.length);
-    return this.specFor(volumeName, diskId, "Block");
+    const diskId = await globalMapVolumeIdFromPod(node, simDiskPluginName, podUID, mapPath);
+    return this.specFor(volumeName, diskId ?? volumeName, "Block");
   }
 
   protected diskAttacher(): SimDiskAttacher {
