@@ -3,6 +3,7 @@
  * the same process right before it, so the ratio means something on any machine.
  */
 import { performance } from "node:perf_hooks";
+import { msPerSecond } from "../src/runtime/duration.ts";
 
 export interface Row {
   group: string;
@@ -20,7 +21,7 @@ export async function ratePerSecond(operations: number, work: () => Promise<void
   const started = performance.now();
   await work();
   const elapsedMs = performance.now() - started;
-  return operations / (elapsedMs / 1000);
+  return operations / (elapsedMs / msPerSecond);
 }
 
 /** Heap bytes retained by what `build` returns (kept alive until measured). Needs --expose-gc. */

@@ -8,6 +8,7 @@
  *   cleanupOrphanedPodDirs); what prevents it is logged once per distinct problem.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { splitObjectKey } from "../api/objects.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { SimContainerRuntime } from "./container/sim-container-runtime.ts";
 import type { BoundPodManager } from "./pod/pod-manager.ts";
@@ -31,11 +32,10 @@ const maxReportedProblems = 10_000;
 
 /** A stand-in pod for containers whose pod object is gone: enough to stop them and tear down. */
 function orphanPod(uid: string, podKey: string): Pod {
-  const slash = podKey.indexOf("/");
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { uid, namespace: podKey.slice(0, slash), name: podKey.slice(slash + 1) },
+    metadata: { uid, ...splitObjectKey(podKey) },
     spec: { containers: [] },
   };
 }

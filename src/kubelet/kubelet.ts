@@ -52,6 +52,7 @@ import { PodSync } from "./pod/pod-sync.ts";
 import { PodWorkers } from "./pod/pod-workers.ts";
 import { LivenessProber } from "./prober/liveness-prober.ts";
 import { ProcessLifetime } from "./process-lifetime.ts";
+import { retryUntilStopped } from "./retry-until-stopped.ts";
 import { StatusManager } from "./status/status-manager.ts";
 import { volumeLogger, wireNodeVolumes } from "./volume-wiring.ts";
 import {
@@ -424,17 +425,16 @@ export class Kubelet {
 
   /** The CSINode is created in the background, retried until it exists (the CSI plugin's init does the same). */
   private async initializeCsiNode(): Promise<void> {
-    let delayMs = nodeRegistrationRetryInitialMs;
-    while (this.state === "running") {
-      try {
-        await this.csiNodeInfo.initialize();
-        return;
-      } catch (error) {
-        this.logger.error("Failed to initialize CSINode", { error, retryInMs: delayMs });
-        await this.clock.sleep(delayMs);
-        delayMs = Math.min(delayMs * 2, nodeRegistrationRetryMaxMs);
-      }
-    }
+    await retryUntilStopped(
+      {
+        clock: this.clock,
+        initialMs: nodeRegistrationRetryInitialMs,
+        maxMs: nodeRegistrationRetryMaxMs,
+        keepTrying: () => this.state === "running",
+        onFailure: (error, retryInMs) => this.logger.error("Failed to initialize CSINode", { error, retryInMs }),
+      },
+      () => this.csiNodeInfo.initialize(),
+    );
   }
 
   private async runHousekeeping(): Promise<void> {

@@ -5,6 +5,7 @@
  * `workqueue.DefaultControllerRateLimiter()`.
  */
 import type { Clock } from "./clock.ts";
+import { msPerSecond } from "./duration.ts";
 
 export interface RateLimiter<K> {
   /** Records one more retry of `key` and returns how long (ms) it should wait before being handed out. */
@@ -19,8 +20,6 @@ export const defaultItemBaseDelayMs = 5;
 export const defaultItemMaxDelayMs = 1_000_000;
 export const defaultBucketQps = 10;
 export const defaultBucketBurst = 100;
-
-const msPerSecond = 1_000;
 
 /** Per-key exponential backoff: base × 2^(failures so far), capped at max. */
 export class ItemExponentialFailureRateLimiter<K> implements RateLimiter<K> {

@@ -1,6 +1,6 @@
 /**
- * A test stand-in for the two things a kubelet does to show its node is alive, until the node
- * agent exists: renew the node's Lease in `kube-node-lease` every `nodeLeaseRenewIntervalMs`
+ * A test stand-in for the two things a kubelet does to show its node is alive, for nodes that run
+ * no node agent (the stand-in kubelet, `agent: "heartbeat"`): renew the node's Lease in `kube-node-lease` every `nodeLeaseRenewIntervalMs`
  * (10 s), and keep the node's Ready condition True — written when it is not, or when the last
  * heartbeat is older than `nodeStatusReportFrequencyMs` (5 min), as the kubelet does. Stopping it
  * is the simulated power-off: the node lifecycle controller sees the Lease go stale.

@@ -1,5 +1,5 @@
 /**
- * TEST-ONLY stand-in for the kubelet, until the node agent exists (the node agent replaces it).
+ * TEST-ONLY stand-in for the kubelet, for workload tests that do not need the node agent (`kubelet/sim-node-agent.ts`).
  * It drives the pod lifecycle the workload controllers react to, and nothing else:
  * - a pod bound to a live node (one added with `addNode` whose heartbeat runs) is reported Running
  *   and Ready `standInPodStartDelayMs` later;
@@ -17,10 +17,9 @@ import { indexers, podsByNode } from "../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../api/informer/shared-informer.ts";
 import type { Pod } from "../api/objects.ts";
 import { type Clock, formatRfc3339, type Timer } from "../runtime/clock.ts";
+import { msPerSecond } from "../runtime/duration.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { standInContainerStopDelayMs, standInPodStartDelayMs } from "./constants.ts";
-
-const msPerSecond = 1_000;
 
 export interface StandInKubeletOptions {
   client: Client;

@@ -4,7 +4,7 @@
  * It watches every kind from the revision it starts at, so it sees the writes of every component.
  */
 import type { Client, Watch } from "../api/client/client.ts";
-import type { KindName } from "../api/objects.ts";
+import { type KindName, objectKey } from "../api/objects.ts";
 import { RESOURCES } from "../api/resources.ts";
 import type { Logger } from "../runtime/logger.ts";
 
@@ -30,13 +30,12 @@ export class WriteLog {
       RESOURCES.map((type) =>
         client.resource(type.kind).watch({ resourceVersion: String(fromRevision) }, (event) => {
           const verb = verbs[event.type];
-          const metadata = event.object.metadata;
           if (verb === undefined) {
             if (event.type === "ERROR") logger.error("write log lost its watch", { kind: type.kind });
             return;
           }
-          const key = metadata?.namespace ? `${metadata.namespace}/${metadata.name}` : (metadata?.name ?? "");
-          this.records.push({ revision: Number(metadata?.resourceVersion), kind: type.kind, key, verb });
+          const revision = Number(event.object.metadata?.resourceVersion);
+          this.records.push({ revision, kind: type.kind, key: objectKey(event.object), verb });
         }),
       ),
     );

@@ -59,7 +59,5 @@ export function isOperationFinishedError(err: unknown): boolean {
   return !isUncertainProgressError(err) && !isTransientOperationFailure(err);
 }
 
-/** What Go's `%v` prints for an error value: its message. */
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** Re-exported for the plugins and controllers that import it from here. */
+export { errorMessage } from "../runtime/error-message.ts";

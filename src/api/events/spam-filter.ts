@@ -3,6 +3,7 @@
  * so one component can write a burst of events about an object and then only a trickle — the long
  * tail of a pod that fails to mount forever does not flood the API.
  */
+import { msPerSecond } from "../../runtime/duration.ts";
 import { LruCache } from "./lru-cache.ts";
 
 export interface SpamFilterOptions {
@@ -36,7 +37,7 @@ export class SpamFilter {
   /** Takes a token for `key` at `nowMs`; false means the event must be dropped. */
   tryAccept(key: string, nowMs: number): boolean {
     const bucket = this.buckets.get(key) ?? { tokens: this.options.burst, updatedAtMs: nowMs };
-    const refilled = ((nowMs - bucket.updatedAtMs) / 1000) * this.options.refillPerSecond;
+    const refilled = ((nowMs - bucket.updatedAtMs) / msPerSecond) * this.options.refillPerSecond;
     bucket.tokens = Math.min(this.options.burst, bucket.tokens + Math.max(0, refilled));
     bucket.updatedAtMs = nowMs;
     const accepted = bucket.tokens >= 1;

@@ -48,6 +48,15 @@ export class Indexer<T extends ApiObject> {
     for (const [key, object] of this.items) fileUnder(index, indexFunc(object), key);
   }
 
+  /**
+   * Adds the index unless this very function is already registered under `name`, so every
+   * component sharing an informer can register the indexes it needs without checking first.
+   * A different function under a taken name is still a programming error and throws.
+   */
+  ensureIndex(name: string, indexFunc: IndexFunc<T>): void {
+    if (this.indexFuncs.get(name) !== indexFunc) this.addIndex(name, indexFunc);
+  }
+
   hasIndex(name: string): boolean {
     return this.indexFuncs.has(name);
   }

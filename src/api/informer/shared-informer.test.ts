@@ -114,6 +114,14 @@ describe("SharedInformer", () => {
     informer.stop();
   });
 
+  it("lets every component register the index it needs; a different function under a taken name throws", () => {
+    const informer = podInformer(newTestApi());
+    informer.addIndexers(indexers(podsByNode));
+    informer.addIndexers(indexers(podsByNode));
+    assert.ok(informer.indexer.hasIndex(podsByNode.name));
+    assert.throws(() => informer.addIndexers({ [podsByNode.name]: () => [] }), /already exists/);
+  });
+
   it("keeps indexes current: a pod moving nodes leaves the old node's bucket", async () => {
     const api = newTestApi();
     const informer = podInformer(api);

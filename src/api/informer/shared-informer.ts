@@ -71,9 +71,12 @@ export class SharedInformer<T extends ApiObject> implements ReflectorSink<T> {
     this.reflector = new Reflector(resource, this, options);
   }
 
-  /** Adds indexes (see `indexes.ts`); allowed at any time, existing objects are filed at once. */
+  /**
+   * Adds indexes (see `indexes.ts`); allowed at any time, existing objects are filed at once.
+   * Registering an index that is already there with the same function is a no-op.
+   */
   addIndexers(indexers: Readonly<Record<string, IndexFunc<T>>>): void {
-    for (const [name, indexFunc] of Object.entries(indexers)) this.indexer.addIndex(name, indexFunc);
+    for (const [name, indexFunc] of Object.entries(indexers)) this.indexer.ensureIndex(name, indexFunc);
   }
 
   addEventHandler(handler: ResourceEventHandler<T>): HandlerRegistration {

@@ -8,6 +8,7 @@
  */
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import { badRequest } from "../errors.ts";
+import { labelValueProblems, qualifiedNameProblems } from "../validation/names.ts";
 
 export type LabelOperator = "=" | "!=" | "in" | "notin" | "exists" | "!" | ">" | "<";
 
@@ -19,12 +20,6 @@ export interface LabelRequirement {
 }
 
 export type Labels = Readonly<Record<string, string>> | undefined;
-
-/** Kubernetes' label key name part and value: at most 63 characters, alphanumeric at both ends. */
-const maxLabelNameLength = 63;
-const maxLabelPrefixLength = 253;
-const labelNamePattern = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const dnsSubdomainPattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function ownLabel(labels: Labels, key: string): string | undefined {
   return labels !== undefined && Object.hasOwn(labels, key) ? labels[key] : undefined;
@@ -107,30 +102,14 @@ export class LabelMatcher {
 export const everythingLabelMatcher = new LabelMatcher([]);
 export const nothingLabelMatcher = new LabelMatcher([], false);
 
-/** Why a label key is not valid, or undefined when it is (Kubernetes' qualified-name rule). */
+/** Why a label key is not valid, or undefined when it is (Kubernetes' qualified-name rule and words). */
 export function labelKeyProblem(key: string): string | undefined {
-  const slash = key.lastIndexOf("/");
-  const prefix = slash < 0 ? undefined : key.slice(0, slash);
-  const name = slash < 0 ? key : key.slice(slash + 1);
-  if (prefix !== undefined && (prefix.length > maxLabelPrefixLength || !dnsSubdomainPattern.test(prefix))) {
-    return `prefix "${prefix}" must be a lower-case DNS subdomain of at most ${maxLabelPrefixLength} characters`;
-  }
-  if (name.length === 0) return "name part must not be empty";
-  if (name.length > maxLabelNameLength) return `name part must be no more than ${maxLabelNameLength} characters`;
-  if (!labelNamePattern.test(name)) {
-    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-  }
-  return undefined;
+  return qualifiedNameProblems(key).join("; ") || undefined;
 }
 
-/** Why a label value is not valid, or undefined when it is. Empty values are valid. */
+/** Why a label value is not valid, or undefined when it is (empty is valid). */
 export function labelValueProblem(value: string): string | undefined {
-  if (value.length === 0) return undefined;
-  if (value.length > maxLabelNameLength) return `must be no more than ${maxLabelNameLength} characters`;
-  if (!labelNamePattern.test(value)) {
-    return "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-  }
-  return undefined;
+  return labelValueProblems(value).join("; ") || undefined;
 }
 
 // ---- the string syntax -------------------------------------------------------------------------

@@ -107,8 +107,4 @@ export function sealAtRevision<T extends KObject>(object: T, revision: number): 
 }
 
 /** Deep-freezes freshly parsed JSON in place (nothing else holds it, so no copy is needed). */
-export function freezeParsed<T>(value: T): T {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  for (const key in value) freezeParsed((value as Record<string, unknown>)[key]);
-  return Object.freeze(value);
-}
+export { deepFreeze as freezeParsed } from "../client/copy.ts";

@@ -7,8 +7,8 @@ import type { SecretReference } from "kubernetes-types/core/v1.js";
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { requestedStorage } from "../../api/storage/pv-helpers.ts";
 import type { CreateVolumeRequest, TopologyRequirement, Volume } from "../../csi/proto/types.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { callWithTimeout } from "./driver-connection.ts";
-import { errorText } from "./error-text.ts";
 import { newProvisionedVolume, type VolumeSecretReferences } from "./provisioned-volume.ts";
 import { type ProvisionerState, supportsSingleNodeMultiWriter, supportsTopology } from "./provisioner-state.ts";
 import { ProvisioningError, type ProvisioningState, stateAfterCreateVolumeError } from "./provisioning-state.ts";
@@ -40,7 +40,7 @@ async function inState<T>(state: ProvisioningState, step: () => T | Promise<T>):
     return await step();
   } catch (error) {
     if (error instanceof ProvisioningError) throw error;
-    throw new ProvisioningError(state, errorText(error));
+    throw new ProvisioningError(state, errorMessage(error));
   }
 }
 
@@ -143,7 +143,7 @@ function accessibilityFor(state: ProvisionerState, request: ProvisionRequest): T
       nodes: state.nodes,
     });
   } catch (error) {
-    throw new Error(`error generating accessibility requirements: ${errorText(error)}`);
+    throw new Error(`error generating accessibility requirements: ${errorMessage(error)}`);
   }
 }
 
@@ -157,7 +157,7 @@ async function credentialsFor(state: ProvisionerState, request: ProvisionRequest
   try {
     return await readSecretData(state.client, { namespace, name });
   } catch (error) {
-    throw new Error(`error getting secret ${name} in namespace ${namespace}: ${errorText(error)}`);
+    throw new Error(`error getting secret ${name} in namespace ${namespace}: ${errorMessage(error)}`);
   }
 }
 
@@ -171,7 +171,7 @@ async function createVolume(
     const response = await callWithTimeout(state.clock, state.callTimeoutMs, () => state.driver.createVolume(request));
     volume = response.volume;
   } catch (error) {
-    throw new ProvisioningError(stateAfterCreateVolumeError(error, mayReschedule), errorText(error));
+    throw new ProvisioningError(stateAfterCreateVolumeError(error, mayReschedule), errorMessage(error));
   }
   if (volume === null || volume.volumeId === "") {
     throw new ProvisioningError("Finished", "the CSI driver answered CreateVolume without a volume_id");
@@ -194,7 +194,7 @@ async function checkCapacity(state: ProvisionerState, created: Volume, requiredB
   } catch (error) {
     throw new ProvisioningError(
       "Finished",
-      `${tooSmall}. Cleanup of volume ${created.volumeId} failed, volume is orphaned: ${errorText(error)}`,
+      `${tooSmall}. Cleanup of volume ${created.volumeId} failed, volume is orphaned: ${errorMessage(error)}`,
     );
   }
   throw new ProvisioningError("Finished", tooSmall);

@@ -15,9 +15,9 @@ import { volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.
 import type { PersistentVolume, VolumeAttachment } from "../../api/objects.ts";
 import type { VolumeCapability } from "../../csi/proto/types.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import type { AttacherState, AttachHandler } from "./attacher-state.ts";
 import { callWithTimeout } from "./driver-connection.ts";
-import { errorText } from "./error-text.ts";
 import { finalizersWith, finalizersWithout, hasFinalizer } from "./finalizers.ts";
 import { nodeIdFor } from "./node-id.ts";
 import { readSecretData } from "./secret-data.ts";
@@ -61,14 +61,14 @@ export class CsiAttachHandler implements AttachHandler {
     try {
       publishContext = await this.publish(attachment);
     } catch (error) {
-      await this.saveError(() => saveAttachError(this.state, attachment, errorText(error)), attachment);
-      throw new Error(`failed to attach: ${errorText(error)}`);
+      await this.saveError(() => saveAttachError(this.state, attachment, errorMessage(error)), attachment);
+      throw new Error(`failed to attach: ${errorMessage(error)}`);
     }
     this.state.logger.info("attached", { volumeAttachment: attachment.metadata?.name });
     try {
       await markAsAttached(this.state, attachment, publishContext);
     } catch (error) {
-      throw new Error(`failed to mark as attached: ${errorText(error)}`);
+      throw new Error(`failed to mark as attached: ${errorMessage(error)}`);
     }
   }
 
@@ -77,8 +77,8 @@ export class CsiAttachHandler implements AttachHandler {
     try {
       await this.unpublish(attachment);
     } catch (error) {
-      await this.saveError(() => saveDetachError(this.state, attachment, errorText(error)), attachment);
-      throw new Error(`failed to detach: ${errorText(error)}`);
+      await this.saveError(() => saveDetachError(this.state, attachment, errorMessage(error)), attachment);
+      throw new Error(`failed to detach: ${errorMessage(error)}`);
     }
     this.state.logger.info("detached", { volumeAttachment: attachment.metadata?.name });
   }
@@ -93,7 +93,7 @@ export class CsiAttachHandler implements AttachHandler {
     try {
       await addFinalizerAndNodeId(this.state, attachment, nodeId);
     } catch (error) {
-      throw new Error(`could not add VolumeAttachment finalizer: ${errorText(error)}`);
+      throw new Error(`could not add VolumeAttachment finalizer: ${errorMessage(error)}`);
     }
     const response = await callWithTimeout(this.state.clock, this.state.callTimeoutMs, () =>
       this.state.driver.controllerPublishVolume({
@@ -118,7 +118,7 @@ export class CsiAttachHandler implements AttachHandler {
     try {
       await markAsDetached(this.state, attachment);
     } catch (error) {
-      throw new Error(`could not mark as detached: ${errorText(error)}`);
+      throw new Error(`could not mark as detached: ${errorMessage(error)}`);
     }
   }
 
@@ -159,7 +159,7 @@ export class CsiAttachHandler implements AttachHandler {
         draft.metadata = { ...draft.metadata, finalizers: finalizersWith(draft, this.state.finalizer) };
       });
     } catch (error) {
-      throw new Error(`could not add PersistentVolume finalizer: ${errorText(error)}`);
+      throw new Error(`could not add PersistentVolume finalizer: ${errorMessage(error)}`);
     }
   }
 
@@ -172,7 +172,7 @@ export class CsiAttachHandler implements AttachHandler {
     try {
       return await readSecretData(this.state.client, { namespace, name });
     } catch (error) {
-      throw new Error(`failed to load secret ${namespace}/${name}: ${errorText(error)}`);
+      throw new Error(`failed to load secret ${namespace}/${name}: ${errorMessage(error)}`);
     }
   }
 
@@ -183,7 +183,7 @@ export class CsiAttachHandler implements AttachHandler {
     } catch (error) {
       this.state.logger.info("failed to save the error on the VolumeAttachment", {
         volumeAttachment: attachment.metadata?.name,
-        error: errorText(error),
+        error: errorMessage(error),
       });
     }
   }

@@ -10,9 +10,9 @@
 import { isNotFound } from "../../api/errors.ts";
 import { volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { annDynamicallyProvisioned, annMigratedTo, provisionerVolumeFinalizer } from "./constants.ts";
 import { callWithTimeout } from "./driver-connection.ts";
-import { errorText } from "./error-text.ts";
 import { finalizersWithout, hasFinalizer } from "./finalizers.ts";
 import { ProvisionerEventReason } from "./provisioner-events.ts";
 import type { ProvisionerState } from "./provisioner-state.ts";
@@ -39,7 +39,7 @@ export async function deleteVolumeOperation(state: ProvisionerState, name: strin
   try {
     await deleteOnDriver(state, volume);
   } catch (error) {
-    state.recorder.event(volume, "Warning", ProvisionerEventReason.volumeFailedDelete, errorText(error));
+    state.recorder.event(volume, "Warning", ProvisionerEventReason.volumeFailedDelete, errorMessage(error));
     throw error;
   }
   state.logger.info("volume deleted", { pv: name });

@@ -11,10 +11,11 @@
 
 import { isAlreadyExists } from "../../api/errors.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
+import { objectKey } from "../../api/objects.ts";
 import { claimClassName } from "../../api/storage/pv-helpers.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { annSelectedNode, provisionedVolumeNamePrefix } from "./constants.ts";
 import { provisionWithDriver } from "./create-volume.ts";
-import { errorText } from "./error-text.ts";
 import {
   nodeNotFoundMessage,
   ProvisionerEventReason,
@@ -43,10 +44,6 @@ export function provisionedVolumeName(claim: PersistentVolumeClaim): string {
   return `${provisionedVolumeNamePrefix}-${claim.metadata?.uid ?? ""}`;
 }
 
-export function claimKeyOf(claim: PersistentVolumeClaim): string {
-  return `${claim.metadata?.namespace ?? ""}/${claim.metadata?.name ?? ""}`;
-}
-
 export async function provisionClaimOperation(
   state: ProvisionerState,
   claim: PersistentVolumeClaim,
@@ -69,7 +66,7 @@ export async function provisionClaimOperation(
   if (storageClass.provisioner !== state.driverName) return finishedOk;
   const selected = selectedNodeOf(state, claim);
   if (selected.kind === "missing") return handleFailure(state, claim, "Reschedule", new Error(selected.error));
-  state.recorder.event(claim, "Normal", ProvisionerEventReason.provisioning, provisioningMessage(claimKeyOf(claim)));
+  state.recorder.event(claim, "Normal", ProvisionerEventReason.provisioning, provisioningMessage(objectKey(claim)));
   return provisionAndSave(state, claim, storageClass, pvName, selected.node);
 }
 
@@ -85,7 +82,7 @@ async function provisionAndSave(
     volume = await provisionWithDriver(state, { pvName, claim, storageClass, selectedNode });
   } catch (error) {
     const provisioningState = error instanceof ProvisioningError ? error.state : "InBackground";
-    const message = provisioningFailedMessage(storageClass.metadata?.name ?? "", errorText(error));
+    const message = provisioningFailedMessage(storageClass.metadata?.name ?? "", errorMessage(error));
     return handleFailure(state, claim, provisioningState, new Error(message));
   }
   return saveVolume(state, claim, volume);
@@ -114,10 +111,10 @@ async function handleFailure(
   try {
     await removeSelectedNode(state, claim);
   } catch (removeError) {
-    state.logger.info("volume rescheduling failed", { claim: claimKeyOf(claim), error: errorText(removeError) });
+    state.logger.info("volume rescheduling failed", { claim: objectKey(claim), error: errorMessage(removeError) });
     return { state: "Finished", error };
   }
-  state.logger.info("volume rescheduled", { claim: claimKeyOf(claim), error: error.message });
+  state.logger.info("volume rescheduled", { claim: objectKey(claim), error: error.message });
   return { state: "Finished", error, stop: true };
 }
 
@@ -150,8 +147,11 @@ async function saveVolume(
   } catch (error) {
     if (!isAlreadyExists(error)) {
       state.unsavedVolumes.set(claimUid, volume);
-      state.logger.error("failed to save the provisioned volume; will retry", { pv: pvName, error: errorText(error) });
-      return { state: "InBackground", error: new Error(`failed to save volume ${pvName}: ${errorText(error)}`) };
+      state.logger.error("failed to save the provisioned volume; will retry", {
+        pv: pvName,
+        error: errorMessage(error),
+      });
+      return { state: "InBackground", error: new Error(`failed to save volume ${pvName}: ${errorMessage(error)}`) };
     }
   }
   state.unsavedVolumes.delete(claimUid);

@@ -10,7 +10,7 @@ import type { Logger } from "../../runtime/logger.ts";
 import { ItemExponentialFailureRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
-import { errorText } from "./error-text.ts";
+import { errorMessage } from "../../volume/errors.ts";
 
 export interface SidecarRunOptions {
   /** The sidecar's name, in the error a second `start` throws. */
@@ -75,7 +75,7 @@ export class SidecarRun {
   /** Runs `workerCount` workers on every queue until `stop`; a failed key is logged and retried. */
   async runWorkers(workerCount: number, work: readonly QueueWork[]): Promise<void> {
     const report = (key: string, error: unknown) =>
-      this.options.logger.info("sync failed; retrying with backoff", { key, error: errorText(error) });
+      this.options.logger.info("sync failed; retrying with backoff", { key, error: errorMessage(error) });
     await Promise.all(work.map(({ queue, process }) => runWorkers(queue, workerCount, process, report)));
   }
 

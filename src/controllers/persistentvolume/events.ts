@@ -119,8 +119,3 @@ export function storageClassNotFoundMessage(className: string): string {
 export function nodeNotFoundMessage(nodeName: string): string {
   return `node ${goQuote(nodeName)} not found`;
 }
-
-/** The text Go's `%v` prints for an error value. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

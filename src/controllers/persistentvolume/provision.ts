@@ -8,6 +8,7 @@ import { clone } from "../../api/client/copy.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { Node, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { claimClassName } from "../../api/storage/pv-helpers.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import {
   annBetaStorageProvisioner,
   annotationOf,
@@ -20,7 +21,6 @@ import type { PvControllerState } from "./controller-state.ts";
 import {
   dataSourceUnsupportedMessage,
   EventReason,
-  errorText,
   externalClaimNotSavedMessage,
   externalProvisioningMessage,
   mountOptionsUnsupportedMessage,
@@ -121,7 +121,7 @@ async function provisionClaimExternally(
       claim,
       "Warning",
       EventReason.provisioningFailed,
-      externalClaimNotSavedMessage(errorText(error)),
+      externalClaimNotSavedMessage(errorMessage(error)),
     );
     throw error;
   }
@@ -151,7 +151,7 @@ async function provisionClaimInTree(
     });
   } catch (error) {
     await rescheduleProvisioning(state, annotated);
-    const message = provisioningFailedMessage(storageClass.metadata?.name ?? "", errorText(error));
+    const message = provisioningFailedMessage(storageClass.metadata?.name ?? "", errorMessage(error));
     state.recorder.event(annotated, "Warning", EventReason.provisioningFailed, message);
     throw error;
   }
@@ -217,7 +217,7 @@ async function rescheduleProvisioning(state: PvControllerState, claim: Persisten
   } catch (error) {
     state.logger.info("could not remove the selected-node annotation; the next sync retries", {
       claim: claimKeyOf(claim),
-      error: errorText(error),
+      error: errorMessage(error),
     });
   }
 }

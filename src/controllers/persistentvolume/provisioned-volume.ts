@@ -8,6 +8,7 @@ import { isAlreadyExists } from "../../api/errors.ts";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { claimClassName } from "../../api/storage/pv-helpers.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import {
   annBoundByController,
   annDynamicallyProvisioned,
@@ -18,7 +19,6 @@ import {
 import type { PvControllerState } from "./controller-state.ts";
 import {
   EventReason,
-  errorText,
   provisionedVolumeNotSavedMessage,
   provisioningCleanupFailedMessage,
   provisioningSucceededMessage,
@@ -92,11 +92,11 @@ export async function saveProvisionedVolume(
     state.recorder.event(claim, "Normal", EventReason.provisioningSucceeded, message);
     return;
   }
-  const notSaved = provisionedVolumeNotSavedMessage(claimKey, errorText(saveError));
+  const notSaved = provisionedVolumeNotSavedMessage(claimKey, errorMessage(saveError));
   state.recorder.event(claim, "Warning", EventReason.provisioningFailed, notSaved);
   const deleteError = await retryEvery(state, () => provisioner.delete(volume));
   if (deleteError === undefined) return;
-  const cleanupFailed = provisioningCleanupFailedMessage(claimKey, errorText(deleteError));
+  const cleanupFailed = provisioningCleanupFailedMessage(claimKey, errorMessage(deleteError));
   state.recorder.event(claim, "Warning", EventReason.provisioningCleanupFailed, cleanupFailed);
 }
 
@@ -109,7 +109,7 @@ async function retryEvery(state: PvControllerState, attempt: () => Promise<void>
       return undefined;
     } catch (error) {
       lastError = error;
-      state.logger.info("provisioned volume step failed; retrying", { error: errorText(error), attempt: tries + 1 });
+      state.logger.info("provisioned volume step failed; retrying", { error: errorMessage(error), attempt: tries + 1 });
       await state.clock.sleep(state.timers.provisionedPvCreateRetryIntervalMs);
     }
   }

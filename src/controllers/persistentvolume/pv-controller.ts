@@ -18,11 +18,12 @@ import type { Logger } from "../../runtime/logger.ts";
 import { defaultControllerRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { claimKeyOf, volumeNameOf } from "./annotations.ts";
 import { ensurePodsByClaimIndex } from "./claim-users.ts";
 import type { PvControllerState } from "./controller-state.ts";
-import { errorText, pvControllerComponent } from "./events.ts";
+import { pvControllerComponent } from "./events.ts";
 import { OperationMap } from "./operation-map.ts";
 import { type Provisioner, ProvisionerRegistry } from "./provisioner.ts";
 import { syncClaim } from "./sync-claim.ts";
@@ -120,7 +121,8 @@ export class PersistentVolumeController implements Controller {
     if (!synced.every(Boolean)) return;
     this.initializeCaches();
     this.resyncTimer = this.context.clock.every(this.context.timers.pvControllerResyncPeriodMs, () => this.resync());
-    const report = (key: string, error: unknown) => this.logger.error("sync failed", { key, error: errorText(error) });
+    const report = (key: string, error: unknown) =>
+      this.logger.error("sync failed", { key, error: errorMessage(error) });
     await Promise.all([
       runWorkers(this.claimQueue, workersPerQueue, (key) => this.processClaim(key), report),
       runWorkers(this.volumeQueue, workersPerQueue, (key) => this.processVolume(key), report),
@@ -172,7 +174,7 @@ export class PersistentVolumeController implements Controller {
       await sync();
     } catch (error) {
       const level = isConflict(error) ? "info" : "error";
-      this.logger.log(level, `could not sync ${kind}`, { key, error: errorText(error) });
+      this.logger.log(level, `could not sync ${kind}`, { key, error: errorMessage(error) });
     }
   }
 }

@@ -8,6 +8,7 @@ import { clone } from "../../api/client/copy.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { PersistentVolume } from "../../api/objects.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import {
   annDynamicallyProvisioned,
   annMigratedTo,
@@ -18,7 +19,7 @@ import {
   volumeNameOf,
 } from "./annotations.ts";
 import type { PvControllerState } from "./controller-state.ts";
-import { EventReason, errorText, unknownReclaimPolicyMessage } from "./events.ts";
+import { EventReason, unknownReclaimPolicyMessage } from "./events.ts";
 import { DeletedVolumeInUseError, type Provisioner } from "./provisioner.ts";
 import { recycleVolumeOperation } from "./recycle.ts";
 import { updateVolumePhaseWithEvent } from "./status-writes.ts";
@@ -78,7 +79,7 @@ async function deleteVolumeOperation(state: PvControllerState, volume: Persisten
     await state.client.persistentVolumes.delete("", volumeNameOf(current));
   } catch (error) {
     // Tried again on the next sync of the volume.
-    state.logger.info("could not delete the PV object", { volume: volumeNameOf(current), error: errorText(error) });
+    state.logger.info("could not delete the PV object", { volume: volumeNameOf(current), error: errorMessage(error) });
     return;
   }
   await removeDeletionProtectionFinalizer(state, volumeNameOf(current));
@@ -89,7 +90,7 @@ async function readVolume(state: PvControllerState, name: string): Promise<Persi
   try {
     return await state.client.persistentVolumes.get("", name);
   } catch (error) {
-    state.logger.info("cannot read the volume to reclaim", { volume: name, error: errorText(error) });
+    state.logger.info("cannot read the volume to reclaim", { volume: name, error: errorMessage(error) });
     return undefined;
   }
 }
@@ -97,13 +98,13 @@ async function readVolume(state: PvControllerState, name: string): Promise<Persi
 /** A deleter that needs more time gets a Normal event; any other failure marks the volume Failed. */
 async function reportDeleteFailure(state: PvControllerState, volume: PersistentVolume, error: unknown): Promise<void> {
   if (error instanceof DeletedVolumeInUseError) {
-    state.recorder.event(volume, "Normal", EventReason.volumeDelete, errorText(error));
+    state.recorder.event(volume, "Normal", EventReason.volumeDelete, errorMessage(error));
     return;
   }
   await updateVolumePhaseWithEvent(state, volume, "Failed", {
     type: "Warning",
     reason: EventReason.volumeFailedDelete,
-    message: errorText(error),
+    message: errorMessage(error),
   });
 }
 

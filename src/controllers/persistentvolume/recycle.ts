@@ -5,13 +5,13 @@
  * left alone, and a volume nothing can recycle is marked Failed.
  */
 import type { PersistentVolume } from "../../api/objects.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { claimRefKeyOf, volumeNameOf } from "./annotations.ts";
 import { unbindVolume } from "./bind.ts";
 import { activePodKeys } from "./claim-users.ts";
 import type { PvControllerState } from "./controller-state.ts";
 import {
   EventReason,
-  errorText,
   noRecyclerMessage,
   recycleFailedMessage,
   volumeRecycledMessage,
@@ -25,7 +25,10 @@ export async function recycleVolumeOperation(state: PvControllerState, volume: P
   try {
     current = await state.client.persistentVolumes.get("", volumeNameOf(volume));
   } catch (error) {
-    state.logger.info("cannot read the volume to recycle", { volume: volumeNameOf(volume), error: errorText(error) });
+    state.logger.info("cannot read the volume to recycle", {
+      volume: volumeNameOf(volume),
+      error: errorMessage(error),
+    });
     return;
   }
   if (!isVolumeReleased(state, current)) return;
@@ -38,7 +41,7 @@ export async function recycleVolumeOperation(state: PvControllerState, volume: P
   try {
     await recycler(current);
   } catch (error) {
-    await markRecycleFailed(state, current, recycleFailedMessage(errorText(error)));
+    await markRecycleFailed(state, current, recycleFailedMessage(errorMessage(error)));
     return;
   }
   state.recorder.event(current, "Normal", EventReason.volumeRecycled, volumeRecycledMessage);
@@ -48,7 +51,7 @@ export async function recycleVolumeOperation(state: PvControllerState, volume: P
     // Recycled again on the next sync; erasing twice does no harm.
     state.logger.info("could not make the recycled volume available", {
       volume: volumeNameOf(current),
-      error: errorText(error),
+      error: errorMessage(error),
     });
   }
 }
@@ -84,7 +87,7 @@ async function markRecycleFailed(state: PvControllerState, volume: PersistentVol
   } catch (error) {
     state.logger.info("could not mark the volume Failed; the next sync retries", {
       volume: volumeNameOf(volume),
-      error: errorText(error),
+      error: errorMessage(error),
     });
   }
 }

@@ -12,10 +12,10 @@
 import type { VolumeNodeAffinity } from "kubernetes-types/core/v1.js";
 import type { PersistentVolume } from "../../api/objects.ts";
 import { requestedStorage } from "../../api/storage/pv-helpers.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { simDiskDriverName, simDiskIdOption, simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 import { zoneLabel } from "./annotations.ts";
 import { type DiskProvider, isDiskStillAttachedError } from "./disk-provider.ts";
-import { errorText } from "./events.ts";
 import {
   DeletedVolumeInUseError,
   type ProvisionedVolume,
@@ -122,7 +122,7 @@ export class SimDiskProvisioner implements Provisioner {
     try {
       await this.disks.deleteDisk(diskId);
     } catch (error) {
-      if (isDiskStillAttachedError(error)) throw new DeletedVolumeInUseError(errorText(error));
+      if (isDiskStillAttachedError(error)) throw new DeletedVolumeInUseError(errorMessage(error));
       throw error;
     }
   }

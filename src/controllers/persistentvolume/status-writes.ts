@@ -6,6 +6,7 @@
  */
 
 import { clone } from "../../api/client/copy.ts";
+import { jsonEqual } from "../../api/client/merge-patch.ts";
 import type { EventType } from "../../api/events/recorder.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
@@ -14,10 +15,6 @@ import type { PvControllerState } from "./controller-state.ts";
 
 export type ClaimPhase = "Pending" | "Bound" | "Lost";
 export type VolumePhase = "Pending" | "Available" | "Bound" | "Released" | "Failed";
-
-function sameModes(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-}
 
 /**
  * Sets the claim's phase; with a volume (Bound) also its access modes, and its capacity when it is
@@ -41,7 +38,7 @@ export async function updateClaimStatus(
     delete status.accessModes;
     delete status.capacity;
   } else {
-    if (!sameModes(status.accessModes, volume.spec?.accessModes)) {
+    if (!jsonEqual(status.accessModes ?? null, volume.spec?.accessModes ?? null)) {
       status.accessModes = [...(volume.spec?.accessModes ?? [])];
       dirty = true;
     }

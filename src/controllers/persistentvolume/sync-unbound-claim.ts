@@ -8,6 +8,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.
 import { claimClassName, isVolumeBoundToClaim } from "../../api/storage/pv-helpers.ts";
 import { volumeUnsuitableReason } from "../../api/storage/volume-matching.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { annBoundByController, claimKeyOf, hasAnnotation } from "./annotations.ts";
 import { bind } from "./bind.ts";
 import { unscheduledPodNames } from "./claim-users.ts";
@@ -15,7 +16,6 @@ import type { PvControllerState } from "./controller-state.ts";
 import {
   cannotBindRequestedVolumeMessage,
   EventReason,
-  errorText,
   noVolumesAndNoClassMessage,
   volumeAlreadyBoundMessage,
   waitForFirstConsumerMessage,
@@ -36,7 +36,7 @@ async function syncClaimForAnyVolume(state: PvControllerState, claim: Persistent
   try {
     volume = state.volumes.findByClaim(claim, delayBinding);
   } catch (error) {
-    throw new Error(`error finding PV for claim ${goQuote(claimKeyOf(claim))}: ${errorText(error)}`);
+    throw new Error(`error finding PV for claim ${goQuote(claimKeyOf(claim))}: ${errorMessage(error)}`);
   }
   if (volume !== undefined) {
     await bind(state, volume, claim);

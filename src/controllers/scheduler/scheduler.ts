@@ -21,6 +21,7 @@ import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
 import { volumeClassName } from "../../api/storage/pv-helpers.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { AssumeCache } from "./assume-cache.ts";
 import {
@@ -60,10 +61,6 @@ function truncateMessage(message: string): string {
   if (message.length <= maxFailureMessageLength) return message;
   const suffix = " ...";
   return message.slice(0, maxFailureMessageLength - suffix.length) + suffix;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Kubernetes' NodeSchedulingPropertiesChange: what about a node can change where pods fit. */

@@ -7,12 +7,9 @@ import type { Client } from "../../api/client/client.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Pod, ReplicaSet } from "../../api/objects.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { newControllerRef } from "./controller-ref.ts";
 import { podFromTemplate } from "./pod-from-template.ts";
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export class ReplicaSetPodControl {
   private readonly client: Client;
@@ -35,7 +32,7 @@ export class ReplicaSetPodControl {
       this.recorder.event(set, "Normal", "SuccessfulCreate", `Created pod: ${created.metadata?.name ?? ""}`);
       return created;
     } catch (error) {
-      this.recorder.event(set, "Warning", "FailedCreate", `Error creating: ${errorText(error)}`);
+      this.recorder.event(set, "Warning", "FailedCreate", `Error creating: ${errorMessage(error)}`);
       throw error;
     }
   }
@@ -47,7 +44,7 @@ export class ReplicaSetPodControl {
       await this.client.pods.delete(pod.metadata?.namespace ?? "", name);
     } catch (error) {
       if (!isNotFound(error))
-        this.recorder.event(set, "Warning", "FailedDelete", `Error deleting: ${errorText(error)}`);
+        this.recorder.event(set, "Warning", "FailedDelete", `Error deleting: ${errorMessage(error)}`);
       throw error;
     }
     this.recorder.event(set, "Normal", "SuccessfulDelete", `Deleted pod: ${name}`);

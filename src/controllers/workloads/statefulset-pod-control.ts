@@ -12,13 +12,10 @@ import { isAlreadyExists } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Lister } from "../../api/informer/lister.ts";
 import type { PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
+import { errorMessage } from "../../volume/errors.ts";
 import { claimsForOrdinal } from "./statefulset-identity.ts";
 
 type Verb = "create" | "delete";
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function capitalized(verb: Verb): string {
   return verb.charAt(0).toUpperCase() + verb.slice(1);
@@ -85,7 +82,7 @@ export class StatefulSetPodControl {
     } catch (error) {
       // A claim created by an earlier sync that the cache has not shown yet is no news to the user.
       if (!isAlreadyExists(error)) this.recordClaimEvent("create", set, pod, claim, error);
-      return `failed to create PVC ${claim.metadata?.name ?? ""}: ${errorText(error)}`;
+      return `failed to create PVC ${claim.metadata?.name ?? ""}: ${errorMessage(error)}`;
     }
     this.recordClaimEvent("create", set, pod, claim, undefined);
     return undefined;
@@ -96,7 +93,7 @@ export class StatefulSetPodControl {
     if (error === undefined) {
       this.recorder.event(set, "Normal", `Successful${capitalized(verb)}`, `${what} successful`);
     } else {
-      this.recorder.event(set, "Warning", `Failed${capitalized(verb)}`, `${what} failed error: ${errorText(error)}`);
+      this.recorder.event(set, "Warning", `Failed${capitalized(verb)}`, `${what} failed error: ${errorMessage(error)}`);
     }
   }
 
@@ -108,7 +105,7 @@ export class StatefulSetPodControl {
       const message = `${verb} Claim ${claimName} Pod ${podName} in StatefulSet ${setName} success`;
       this.recorder.event(set, "Normal", `Successful${capitalized(verb)}`, message);
     } else {
-      const message = `${verb} Claim ${claimName} for Pod ${podName} in StatefulSet ${setName} failed error: ${errorText(error)}`;
+      const message = `${verb} Claim ${claimName} for Pod ${podName} in StatefulSet ${setName} failed error: ${errorMessage(error)}`;
       this.recorder.event(set, "Warning", `Failed${capitalized(verb)}`, message);
     }
   }

@@ -16,8 +16,13 @@ import { assembleCsiClient, type RpcDelivery } from "./typed-client.ts";
 /** Kubelet's `csiTimeout` (pkg/volume/csi/csi_plugin.go): the deadline of each of its CSI calls. */
 export const kubeletCsiTimeoutMs = DEFAULT_TIMERS.csiTimeoutMs;
 
-/** How grpc-js words the expiry of a deadline it enforced itself. */
+/**
+ * How grpc-js words the expiry of a deadline it enforced itself: `Deadline exceeded after 0.1s, …`
+ * from its deadline timer, or a bare `Deadline exceeded` when the deadline passed before the call
+ * got going (both happen, depending on timing).
+ */
 const grpcJsLocalDeadlinePrefix = "Deadline exceeded after";
+const grpcJsLocalDeadlineBare = "Deadline exceeded";
 
 export interface CsiSocketClientOptions {
   /** `unix:///abs/path/csi.sock`. */
@@ -70,6 +75,7 @@ function callUnary(channel: Client, rpc: CsiRpc, request: unknown, deadlineEpoch
  */
 function csiErrorOfStatus(error: ServiceError): CsiError {
   const expiredHere =
-    error.code === grpcStatusCodeByName.DeadlineExceeded && error.details.startsWith(grpcJsLocalDeadlinePrefix);
+    error.code === grpcStatusCodeByName.DeadlineExceeded &&
+    (error.details === grpcJsLocalDeadlineBare || error.details.startsWith(grpcJsLocalDeadlinePrefix));
   return expiredHere ? clientDeadlineExceeded() : csiErrorFromStatus(error.code, error.details);
 }

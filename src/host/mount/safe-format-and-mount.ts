@@ -3,6 +3,8 @@
  * nothing on it, and running fsck before read-write mounts of a formatted device. A disk with data
  * or a partition table is never formatted; a read-only request never formats.
  */
+
+import { goQuote } from "../../runtime/go-quote.ts";
 import { type Host, isHostError } from "../host.ts";
 import { exitStatusText, failureText, outputOf, runCommand } from "./command-outcome.ts";
 import {
@@ -36,11 +38,6 @@ export class MountError extends Error {
 export interface FormatAndMountOptions extends MountCallOptions {
   /** Extra mkfs arguments, placed before the defaults (`-F -m0` for ext*, `-f` for xfs). */
   formatOptions?: readonly string[];
-}
-
-/** Go's %q for the plain strings used here (paths, types): double-quoted with escapes. */
-function quoted(text: string): string {
-  return JSON.stringify(text);
 }
 
 /**
@@ -132,15 +129,15 @@ export class SafeFormatAndMount {
   ): Promise<void> {
     const args = [...formatOptions, ...defaultFormatArgs(fsType), source];
     this.mounter.logger.info(
-      `Disk ${quoted(source)} appears to be unformatted, attempting to format as type: ${quoted(fsType)} with options: [${args.join(" ")}]`,
+      `Disk ${goQuote(source)} appears to be unformatted, attempting to format as type: ${goQuote(fsType)} with options: [${args.join(" ")}]`,
     );
     const outcome = await runCommand(this.host, `mkfs.${fsType}`, args);
     const failure = failureText(outcome);
     if (failure !== undefined) {
       throw new MountError(
         "FormatFailed",
-        `format of disk ${quoted(source)} failed: type:(${quoted(fsType)}) target:(${quoted(target)}) ` +
-          `options:(${quoted(maskedOptionsText(options, sensitiveOptions))}) errcode:(${failure}) output:(${outputOf(outcome)}) `,
+        `format of disk ${goQuote(source)} failed: type:(${goQuote(fsType)}) target:(${goQuote(target)}) ` +
+          `options:(${goQuote(maskedOptionsText(options, sensitiveOptions))}) errcode:(${failure}) output:(${outputOf(outcome)}) `,
       );
     }
     this.mounter.logger.info(`Disk successfully formatted (mkfs): ${fsType} - ${source} ${target}`);

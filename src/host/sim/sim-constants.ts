@@ -10,14 +10,12 @@ export const maxSymlinkFollowsCount = 40;
 export const mountFailureExitStatus = 32;
 /** mount(8) exit status for bad usage (MNT_EX_USAGE). */
 export const mountUsageExitStatus = 1;
-/** A shell's status for a command that is not on PATH; the caller words the error the way Go's exec does. */
-export const commandNotFoundExitStatus = 127;
-/** blkid(8) exit status when nothing was found on the device, or the device cannot be opened (BLKID_EXIT_NOTFOUND). */
-export const blkidNotFoundExitStatus = 2;
-/** fsck(8): no errors / errors corrected / errors left uncorrected. */
+/**
+ * Exit statuses the mount layer interprets (command not found, blkid found nothing, fsck corrected /
+ * left errors) live in ../mount/constants.ts; the simulated tools return those same values.
+ */
+/** fsck(8): no errors. */
 export const fsckCleanExitStatus = 0;
-export const fsckCorrectedExitStatus = 1;
-export const fsckUncorrectedExitStatus = 4;
 /** mkfs and most other tools: generic failure. */
 export const genericFailureExitStatus = 1;
 

@@ -21,6 +21,7 @@ import {
   type ProcessInfo,
   type RunOptions,
 } from "../host.ts";
+import { commandNotFoundExitStatus } from "../mount/constants.ts";
 import type { BlockStorage } from "./block-storage.ts";
 import type { CommandContext } from "./commands/command-context.ts";
 import { fuseArguments, isFuseProgram, startFuseDaemon } from "./commands/fuse.ts";
@@ -28,7 +29,7 @@ import type { BlockDevice } from "./devices.ts";
 import { toMountInfo } from "./mount-table.ts";
 import type { NodeEnvironment } from "./node-environment.ts";
 import { simCommands } from "./sim-commands.ts";
-import { commandNotFoundExitStatus, socketDefaultMode } from "./sim-constants.ts";
+import { socketDefaultMode } from "./sim-constants.ts";
 import { type BootState, type ResolvedNodeOptions, SimKernel } from "./sim-kernel.ts";
 import { Cancellation } from "./sim-wait.ts";
 import type { CloudDisk } from "./world/disk-provider.ts";

@@ -9,6 +9,7 @@
 import { posix } from "node:path";
 import type { Container, VolumeMount } from "kubernetes-types/core/v1.js";
 import { ERRNO_TEXT, type Host, HostError, isHostError } from "../../host/host.ts";
+import { isCorruptedMnt } from "../../host/mount/mount-points.ts";
 
 export interface ContainerMount {
   readonly volumeName: string;
@@ -27,13 +28,6 @@ export class ContainerCreateError extends Error {
     super(message);
     this.name = "ContainerCreateError";
   }
-}
-
-/** Errors that mean the path is on a mount that no longer works (mount-utils' IsCorruptedMnt). */
-const corruptedMountErrnos = new Set(["ENOTCONN", "ESTALE", "EIO", "EACCES", "EHOSTDOWN", "EWOULDBLOCK", "ENODEV"]);
-
-export function isCorruptedMountError(error: unknown): boolean {
-  return isHostError(error) && corruptedMountErrnos.has(error.code);
 }
 
 /** The id of the top mount holding `path` (the longest mount point that contains it). */
@@ -61,7 +55,7 @@ async function prepareSource(host: Host, hostPath: string): Promise<void> {
     await host.stat(hostPath);
     return;
   } catch (error) {
-    if (isCorruptedMountError(error)) {
+    if (isCorruptedMnt(error)) {
       throw new ContainerCreateError(
         `error while creating mount source path '${hostPath}': mkdir ${hostPath}: ${ERRNO_TEXT.EEXIST}`,
       );

@@ -12,6 +12,7 @@ import { isNotFound } from "../../api/errors.ts";
 import { type Clock, formatRfc3339Micro, type Timer } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { leaseRetryInitialMs, leaseRetryMaxMs, nodeLeaseNamespace } from "../constants.ts";
+import { retryUntilStopped } from "../retry-until-stopped.ts";
 
 export interface NodeLeaseOptions {
   client: Client;
@@ -53,18 +54,21 @@ export class NodeLease {
   }
 
   private async renewWithRetries(): Promise<void> {
-    let delayMs = leaseRetryInitialMs;
-    while (!this.stopped) {
-      try {
-        await this.renew();
-        break;
-      } catch (error) {
-        this.latest = undefined;
-        this.options.logger.error("Failed to update lease", { error, retryInMs: delayMs });
-        await this.options.clock.sleep(delayMs);
-        delayMs = Math.min(delayMs * 2, leaseRetryMaxMs);
-      }
-    }
+    const { clock, logger } = this.options;
+    await retryUntilStopped(
+      {
+        clock,
+        initialMs: leaseRetryInitialMs,
+        maxMs: leaseRetryMaxMs,
+        keepTrying: () => !this.stopped,
+        onFailure: (error, retryInMs) => {
+          // Read the Lease again next time: a conflict means ours is out of date.
+          this.latest = undefined;
+          logger.error("Failed to update lease", { error, retryInMs });
+        },
+      },
+      () => this.renew(),
+    );
     this.schedule(this.options.renewIntervalMs);
   }
 

@@ -26,6 +26,7 @@ import {
   nodeStatusUpdateRetries,
 } from "../constants.ts";
 import { eventReason, nodeStatusMessage } from "../events.ts";
+import { retryUntilStopped } from "../retry-until-stopped.ts";
 import type { VolumeManager } from "../volumemanager/volume-manager.ts";
 import {
   initialNode,
@@ -69,17 +70,17 @@ export class NodeStatusReporter {
 
   /** Creates the Node (or reconciles the existing one), retrying until it succeeds or the kubelet stops. */
   async register(): Promise<Node | undefined> {
-    let delayMs = nodeRegistrationRetryInitialMs;
-    while (!this.stopped) {
-      try {
-        return await this.tryRegister();
-      } catch (error) {
-        this.options.logger.error("Unable to register node with API server", { error, retryInMs: delayMs });
-        await this.options.clock.sleep(delayMs);
-        delayMs = Math.min(delayMs * 2, nodeRegistrationRetryMaxMs);
-      }
-    }
-    return undefined;
+    const { clock, logger } = this.options;
+    return retryUntilStopped(
+      {
+        clock,
+        initialMs: nodeRegistrationRetryInitialMs,
+        maxMs: nodeRegistrationRetryMaxMs,
+        keepTrying: () => !this.stopped,
+        onFailure: (error, retryInMs) => logger.error("Unable to register node with API server", { error, retryInMs }),
+      },
+      () => this.tryRegister(),
+    );
   }
 
   /** Starts the periodic status updates (the first one at once). */

@@ -12,8 +12,10 @@
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { EventRecorder } from "../../api/events/recorder.ts";
+import { objectKey } from "../../api/objects.ts";
 import type { Host } from "../../host/host.ts";
 import type { Clock } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { podDir, podVolumesDir } from "../../volume/paths.ts";
 import type { SimContainerRuntime } from "../container/sim-container-runtime.ts";
@@ -57,10 +59,6 @@ function isTerminalPhase(phase: string): boolean {
   return phase === "Succeeded" || phase === "Failed";
 }
 
-function podLabel(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
-}
-
 /** Resolves or rejects as `work` does, or rejects with SyncCancelledError once `cancelled` fires. */
 function untilCancelled<T>(work: Promise<T>, cancelled: AbortSignal): Promise<T> {
   if (cancelled.aborted) {
@@ -94,10 +92,10 @@ export class PodSync implements PodSyncHandler {
       await untilCancelled(this.options.volumeManager.waitForAttachAndMount(pod), cancelled);
     } catch (error) {
       if (error instanceof SyncCancelledError) return "running";
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.options.recorder.event(pod, "Warning", eventReason.failedMount, unableToAttachOrMountMessage(message));
       this.options.logger.error("Unable to attach or mount volumes for pod; skipping pod", {
-        pod: podLabel(pod),
+        pod: objectKey(pod),
         error: message,
       });
       throw error;
@@ -113,7 +111,7 @@ export class PodSync implements PodSyncHandler {
   }
 
   async syncTerminatingPod(pod: Pod, gracePeriodMs: number): Promise<void> {
-    this.options.logger.info("SyncTerminatingPod enter", { pod: podLabel(pod), gracePeriodMs });
+    this.options.logger.info("SyncTerminatingPod enter", { pod: objectKey(pod), gracePeriodMs });
     await this.options.containers.killPod(pod, gracePeriodMs);
     await this.reportStatus(pod, false);
   }
@@ -122,7 +120,7 @@ export class PodSync implements PodSyncHandler {
     await this.reportStatus(pod, true);
     await untilCancelled(this.options.volumeManager.waitForUnmount(pod), cancelled);
     await this.waitForVolumeDirsGone(pod, cancelled);
-    this.options.logger.info("Pod termination cleaned up volume paths", { pod: podLabel(pod) });
+    this.options.logger.info("Pod termination cleaned up volume paths", { pod: objectKey(pod) });
   }
 
   async syncFinishedPod(pod: Pod, removedFromApi: boolean): Promise<void> {
@@ -171,11 +169,11 @@ export class PodSync implements PodSyncHandler {
       if (cancelled.aborted) throw new SyncCancelledError();
       if (!(await volumeManager.podVolumesExist(uid))) return;
       logger.log(poll === 0 ? "info" : "debug", "Pod is terminated, but some volumes have not been cleaned up", {
-        pod: podLabel(pod),
+        pod: objectKey(pod),
         podUID: uid,
       });
       if (clock.now() >= deadlineMs) {
-        throw new Error(`volumes of pod ${podLabel(pod)} are still present on disk after termination`);
+        throw new Error(`volumes of pod ${objectKey(pod)} are still present on disk after termination`);
       }
       await clock.sleep(terminatedPodVolumeCleanupPollMs);
     }

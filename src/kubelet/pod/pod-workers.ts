@@ -12,6 +12,7 @@
  */
 
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { objectKey } from "../../api/objects.ts";
 import { defaultPodTerminationGracePeriodSeconds } from "../../api/store/constants.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import { msPerSecond } from "../../runtime/duration.ts";
@@ -59,10 +60,6 @@ interface PodWorker {
 
 function isTerminalPhase(pod: Pod): boolean {
   return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
-
-function podLabel(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
 }
 
 /** The grace period the containers get: the deletion's, else the pod's, else 30 s. */
@@ -209,7 +206,7 @@ export class PodWorkers implements PodStateProvider {
         } catch (error) {
           if (this.stopped) return;
           this.options.logger.error("Error syncing pod, skipping", {
-            pod: podLabel(worker.pod),
+            pod: objectKey(worker.pod),
             podUID: worker.uid,
             state: worker.state,
             error,

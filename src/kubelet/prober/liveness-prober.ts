@@ -13,9 +13,11 @@
 import type { Pod, Probe } from "kubernetes-types/core/v1.js";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
+import { objectKey } from "../../api/objects.ts";
 import type { Host } from "../../host/host.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import { msPerSecond } from "../../runtime/duration.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { probeDefaultFailureThreshold, probeDefaultPeriodSeconds, probeDefaultTimeoutSeconds } from "../constants.ts";
 import type { ContainerInstance } from "../container/sim-container-runtime.ts";
@@ -117,7 +119,7 @@ export class LivenessProber {
     );
     this.options.logger.info("Probe failed", {
       probeType: "Liveness",
-      pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`,
+      pod: objectKey(pod),
       containerName: instance.name,
       probeResult: "failure",
       output: result.output,
@@ -144,7 +146,7 @@ export class LivenessProber {
     const attempt = runner.run(command).catch(
       (error: unknown): ProbeCommandResult => ({
         exitCode: 1,
-        output: error instanceof Error ? error.message : String(error),
+        output: errorMessage(error),
       }),
     );
     try {

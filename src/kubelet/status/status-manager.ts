@@ -11,6 +11,7 @@ import { clone } from "../../api/client/copy.ts";
 import { jsonEqual } from "../../api/client/merge-patch.ts";
 import { retryOnConflict } from "../../api/client/retry-on-conflict.ts";
 import { isNotFound } from "../../api/errors.ts";
+import { objectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
@@ -20,10 +21,6 @@ export interface StatusManagerOptions {
   client: Client;
   clock: Clock;
   logger: Logger;
-}
-
-function podName(pod: Pod): string {
-  return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
 }
 
 /** The stored status with the kubelet-owned fields replaced by `generated`. */
@@ -73,7 +70,7 @@ export class StatusManager {
           gracePeriodSeconds: 0,
           ...(uid === undefined ? {} : { preconditions: { uid } }),
         });
-        this.logger.info("Pod fully terminated and removed from etcd", { pod: podName(pod), podUID: uid });
+        this.logger.info("Pod fully terminated and removed from etcd", { pod: objectKey(pod), podUID: uid });
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }

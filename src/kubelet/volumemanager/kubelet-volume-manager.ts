@@ -10,6 +10,7 @@ import type { Client } from "../../api/client/client.ts";
 import { EventRecorder } from "../../api/events/recorder.ts";
 import type { Timers } from "../../api/timers.ts";
 import type { Clock } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { VolumeEventRecorder } from "../../volume/operationexecutor/operation-context.ts";
 import { OperationExecutor } from "../../volume/operationexecutor/operation-executor.ts";
@@ -72,10 +73,6 @@ function podUID(pod: Pod): string {
 /** Go's `%v` of a []string: `[a b]`. */
 function goList(items: readonly string[]): string {
   return `[${items.join(" ")}]`;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class KubeletVolumeManager implements VolumeManager {
@@ -141,7 +138,7 @@ export class KubeletVolumeManager implements VolumeManager {
     if (this.started !== undefined) return;
     this.populator.run();
     this.started = this.reconciler.run().catch((err: unknown) => {
-      this.options.logger.error("volume reconciler failed to start", { error: errorText(err) });
+      this.options.logger.error("volume reconciler failed to start", { error: errorMessage(err) });
     });
   }
 
@@ -175,7 +172,7 @@ export class KubeletVolumeManager implements VolumeManager {
       if (unmounted.length === 0) return;
       throw new Error(
         `unmounted volumes=${goList(unmounted)}, unattached volumes=${goList(this.unattachedVolumes(uid))}, ` +
-          `failed to process volumes=${goList(this.volumesNotInDesiredState(uid, expected))}: ${errorText(err)}`,
+          `failed to process volumes=${goList(this.volumesNotInDesiredState(uid, expected))}: ${errorMessage(err)}`,
         { cause: err },
       );
     }
@@ -198,7 +195,7 @@ export class KubeletVolumeManager implements VolumeManager {
         .map((volume) => volume.outerVolumeSpecName)
         .sort();
       if (mounted.length === 0) return;
-      throw new Error(`mounted volumes=${goList(mounted)}: ${errorText(err)}`, { cause: err });
+      throw new Error(`mounted volumes=${goList(mounted)}: ${errorMessage(err)}`, { cause: err });
     }
   }
 
@@ -231,7 +228,7 @@ export class KubeletVolumeManager implements VolumeManager {
     } catch (err) {
       logger.error("Pod found, but error occurred during checking mounted volumes from disk", {
         podUID: uid,
-        error: errorText(err),
+        error: errorMessage(err),
       });
       return true;
     }
@@ -270,8 +267,7 @@ export class KubeletVolumeManager implements VolumeManager {
   private allMounted(uid: string, expected: readonly string[]): boolean {
     const errors = this.dsw.popPodErrors(uid);
     if (errors.length > 0) throw new Error(errors.join("; "));
-    const mounted = new Set(this.asw.getMountedVolumesForPod(uid).map((volume) => volume.outerVolumeSpecName));
-    return expected.every((name) => mounted.has(name));
+    return this.unmountedVolumes(uid, expected).length === 0;
   }
 
   private unmountedVolumes(uid: string, expected: readonly string[]): string[] {

@@ -7,6 +7,7 @@
  */
 import { posix } from "node:path";
 import { type Host, isHostError } from "../../host/host.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { podDir, podVolumeSubpathsDir, podVolumesDir } from "../../volume/paths.ts";
 import { removeAllOneFilesystem } from "../../volume/util/remove-all.ts";
@@ -18,10 +19,6 @@ export interface OrphanCleanupContext {
   logger: Logger;
   /** Whether the pod's volumes may still be mounted (the volume manager's podVolumesExist). */
   podVolumesExist: (podUID: string) => Promise<boolean>;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 async function exists(host: Host, path: string): Promise<boolean> {
@@ -49,7 +46,7 @@ async function removeOrphanedPodVolumeDirs(context: OrphanCleanupContext, uid: s
   try {
     dirs = await podVolumeDirs(host, rootDir, uid);
   } catch (err) {
-    return [`Orphaned pod "${uid}" found, but error ${errorText(err)} occurred during reading volume dir from disk`];
+    return [`Orphaned pod "${uid}" found, but error ${errorMessage(err)} occurred during reading volume dir from disk`];
   }
   const errors: string[] = [];
   for (const dir of dirs) {
@@ -58,7 +55,7 @@ async function removeOrphanedPodVolumeDirs(context: OrphanCleanupContext, uid: s
       logger.info("Cleaned up orphaned volume from pod", { podUID: uid, path: dir.volumePath });
     } catch (err) {
       errors.push(
-        `orphaned pod "${uid}" found, but failed to rmdir() volume at path ${dir.volumePath}: ${errorText(err)}`,
+        `orphaned pod "${uid}" found, but failed to rmdir() volume at path ${dir.volumePath}: ${errorMessage(err)}`,
       );
     }
   }
@@ -72,7 +69,9 @@ async function removeOrphanedPodVolumeDirs(context: OrphanCleanupContext, uid: s
     for (const plugin of pluginDirs) await host.rmdir(posix.join(volumesDir, plugin));
     await rmdirIfPresent(host, volumesDir);
   } catch (err) {
-    return [`orphaned pod "${uid}" found, but error occurred when trying to remove the volumes dir: ${errorText(err)}`];
+    return [
+      `orphaned pod "${uid}" found, but error occurred when trying to remove the volumes dir: ${errorMessage(err)}`,
+    ];
   }
   return [];
 }
@@ -94,7 +93,7 @@ async function removeOrphanedPod(context: OrphanCleanupContext, uid: string): Pr
       await removeAllOneFilesystem(host, path);
     } catch (err) {
       errors.push(
-        `orphaned pod "${uid}" found, but error occurred when trying to remove subdir "${path}": ${errorText(err)}`,
+        `orphaned pod "${uid}" found, but error occurred when trying to remove subdir "${path}": ${errorMessage(err)}`,
       );
     }
   }
@@ -104,7 +103,7 @@ async function removeOrphanedPod(context: OrphanCleanupContext, uid: string): Pr
     logger.info("Orphaned pod found, removing", { podUID: uid });
   } catch (err) {
     errors.push(
-      `orphaned pod "${uid}" found, but error occurred when trying to remove the pod directory: ${errorText(err)}`,
+      `orphaned pod "${uid}" found, but error occurred when trying to remove the pod directory: ${errorMessage(err)}`,
     );
   }
   return errors;

@@ -7,8 +7,6 @@ import { type Host, isHostError } from "../../host/host.ts";
 import type { VolumeLogger } from "../volume-host.ts";
 
 export const losetupCommand = "losetup";
-/** Kubernetes' ErrDeviceNotFound text. */
-export const loopDeviceNotFoundText = "device not found";
 
 /** `/dev/loop0: [2049]:12 (/path)` → `/dev/loop0`, the first device over the file. */
 function firstLoopDevice(output: string): string | undefined {

@@ -10,8 +10,6 @@ import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";
 import { PodDirUnmounter } from "./pod-dir-unmounter.ts";
 import { isMountPoint, mountIntoPodDir } from "./pod-mount.ts";
 
-export { podMountDirMode } from "./pod-mount.ts";
-
 export interface BindMountRequest {
   /** The per-node mount (or, for a local directory PV, the directory itself). */
   globalPath: string;

@@ -39,6 +39,19 @@ export async function isMountPoint(node: NodeVolumeContext, path: string): Promi
   }
 }
 
+/**
+ * The cheap device-comparison check (IsLikelyNotMountPoint), with an absent path counting as "not
+ * mounted"; other stat errors (a corrupted mount's ENOTCONN) are thrown so the caller fails visibly.
+ */
+export async function isLikelyMountPoint(node: NodeVolumeContext, path: string): Promise<boolean> {
+  try {
+    return !(await node.mounter.isLikelyNotMountPoint(path));
+  } catch (err) {
+    if (isHostError(err, "ENOENT")) return false;
+    throw err;
+  }
+}
+
 /** Mounts `source` at the pod's directory unless something is mounted there already. */
 export async function mountIntoPodDir(
   node: NodeVolumeContext,

@@ -12,9 +12,9 @@ import type { Logger } from "../../../runtime/logger.ts";
 import { defaultControllerRateLimiter } from "../../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../../runtime/run-workers.ts";
 import { WorkQueue } from "../../../runtime/workqueue.ts";
+import { errorMessage } from "../../../volume/errors.ts";
 import type { Controller, ControllerContext } from "../../controller-context.ts";
 import { pvProtectionFinalizer, volumeNameOf } from "../annotations.ts";
-import { errorText } from "../events.ts";
 import { addFinalizer, isDeletionCandidate, needsFinalizer, removeFinalizer } from "./finalizers.ts";
 
 export const pvProtectionControllerName = "pv-protection-controller";
@@ -56,7 +56,7 @@ export class PvProtectionController implements Controller {
       (name, error) =>
         this.logger.warn("could not update the volume's protection finalizer; retrying", {
           name,
-          error: errorText(error),
+          error: errorMessage(error),
         }),
     );
   }

@@ -17,10 +17,10 @@ import type { Logger } from "../../../runtime/logger.ts";
 import { defaultControllerRateLimiter } from "../../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../../runtime/run-workers.ts";
 import { WorkQueue } from "../../../runtime/workqueue.ts";
+import { errorMessage } from "../../../volume/errors.ts";
 import type { Controller, ControllerContext } from "../../controller-context.ts";
 import { claimKeyOf, pvcProtectionFinalizer } from "../annotations.ts";
 import { ensurePodsByClaimIndex, isPodTerminated, podsReferencingClaim } from "../claim-users.ts";
-import { errorText } from "../events.ts";
 import { addFinalizer, isDeletionCandidate, needsFinalizer, removeFinalizer } from "./finalizers.ts";
 
 export const pvcProtectionControllerName = "pvc-protection-controller";
@@ -79,7 +79,7 @@ export class PvcProtectionController implements Controller {
       (key, error) =>
         this.logger.warn("could not update the claim's protection finalizer; retrying", {
           key,
-          error: errorText(error),
+          error: errorMessage(error),
         }),
     );
   }

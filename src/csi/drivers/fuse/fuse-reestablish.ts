@@ -14,7 +14,7 @@
  * must publish again (or the pod restart) for the container to see the repaired one — in seed 003
  * a livenessProbe restart did it.
  */
-import type { PersistentVolume, Pod } from "../../../api/objects.ts";
+import { objectKey, type PersistentVolume, type Pod } from "../../../api/objects.ts";
 import { csiPublishTargetPath, csiStagingPath } from "../../../volume/paths.ts";
 import { internalFailure } from "../common/host-failures.ts";
 import { isReadOnlyMount, type MountState, mountStateAt } from "../common/mount-state.ts";
@@ -55,9 +55,7 @@ export async function servedVolumes(context: ReestablishContext, stages: boolean
   const ours = new Map(
     volumes.filter((pv) => pv.spec?.csi?.driver === driverName).map((pv) => [pv.metadata?.name, pv]),
   );
-  const boundVolumeOfClaim = new Map(
-    claims.map((claim) => [`${claim.metadata?.namespace}/${claim.metadata?.name}`, claim.spec?.volumeName]),
-  );
+  const boundVolumeOfClaim = new Map(claims.map((claim) => [objectKey(claim), claim.spec?.volumeName]));
   const served = new Map<string, ServedVolume>();
   for (const pod of pods) {
     for (const pvName of claimedVolumeNames(pod, boundVolumeOfClaim)) {
@@ -128,6 +126,10 @@ function claimedVolumeNames(pod: Pod, boundVolumeOfClaim: ReadonlyMap<string, st
   const namespace = pod.metadata?.namespace ?? "default";
   return (pod.spec?.volumes ?? [])
     .map((volume) => volume.persistentVolumeClaim?.claimName)
-    .map((claimName) => (claimName === undefined ? undefined : boundVolumeOfClaim.get(`${namespace}/${claimName}`)))
+    .map((claimName) =>
+      claimName === undefined
+        ? undefined
+        : boundVolumeOfClaim.get(objectKey({ metadata: { namespace, name: claimName } })),
+    )
     .filter((pvName): pvName is string => pvName !== undefined && pvName !== "");
 }

@@ -4,7 +4,7 @@
  * it finds; exits 2 with no output when it finds nothing (an unformatted disk) or cannot open the
  * device, which is how SafeFormatAndMount decides to format.
  */
-import { blkidNotFoundExitStatus } from "../sim-constants.ts";
+import { blkidNothingFoundExitStatus } from "../../mount/constants.ts";
 import { openBlockTarget } from "./block-target.ts";
 import { type CommandHandler, failed, succeeded } from "./command-context.ts";
 import { strerror } from "./errno-text.ts";
@@ -20,17 +20,17 @@ export const blkidCommand: CommandHandler = async (context, args) => {
     else if (arg === "-o") index++;
     else if (!arg.startsWith("-")) device = arg;
   }
-  if (device === undefined) return failed(blkidNotFoundExitStatus, "");
+  if (device === undefined) return failed(blkidNothingFoundExitStatus, "");
   const target = await openBlockTarget(context, device);
   if (target.kind === "failed")
-    return failed(blkidNotFoundExitStatus, `blkid: error: ${device}: ${strerror(target.errno)}\n`);
+    return failed(blkidNothingFoundExitStatus, `blkid: error: ${device}: ${strerror(target.errno)}\n`);
   const content = target.storage.content;
   const found: Array<[string, string]> = [];
   if (content.kind === "filesystem") found.push(["UUID", content.uuid], ["TYPE", content.fsType]);
   if (target.storage.partitionTable !== undefined) found.push(["PTTYPE", target.storage.partitionTable]);
   const tags = requestedTags.length > 0 ? requestedTags : allTags;
   const shown = found.filter(([tag]) => tags.includes(tag));
-  if (shown.length === 0) return failed(blkidNotFoundExitStatus, "");
+  if (shown.length === 0) return failed(blkidNothingFoundExitStatus, "");
   const lines = [`DEVNAME=${device}`, ...shown.map(([tag, value]) => `${tag}=${value}`)];
   return succeeded(lines.map((line) => `${line}\n`).join(""));
 };

@@ -3,7 +3,8 @@
  * 1 errors corrected (the next run is clean), 4 errors left uncorrected (mount-utils then refuses to
  * mount), 8 operational error (no filesystem, device mounted).
  */
-import { fsckCleanExitStatus, fsckCorrectedExitStatus } from "../sim-constants.ts";
+import { fsckErrorsCorrectedExitStatus } from "../../mount/constants.ts";
+import { fsckCleanExitStatus } from "../sim-constants.ts";
 import { openBlockTarget } from "./block-target.ts";
 import { type CommandHandler, failed } from "./command-context.ts";
 import { strerror } from "./errno-text.ts";
@@ -38,7 +39,7 @@ export const fsckCommand: CommandHandler = async (context, args) => {
   const exitCode = storage.faults.fsckExitStatus;
   const report = exitCode === fsckCleanExitStatus ? `${device}: clean\n` : storage.faults.fsckOutput;
   // Corrected errors are gone after this run; uncorrected ones stay until someone repairs the disk.
-  if (exitCode === fsckCorrectedExitStatus) {
+  if (exitCode === fsckErrorsCorrectedExitStatus) {
     storage.faults.fsckExitStatus = fsckCleanExitStatus;
     storage.faults.fsckOutput = "";
   }

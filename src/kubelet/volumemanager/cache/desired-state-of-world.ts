@@ -8,6 +8,7 @@
  * Errors met while processing a pod are kept here until WaitForAttachAndMount pops them.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { VolumeToMount } from "../../../volume/operationexecutor/types.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
@@ -31,10 +32,6 @@ interface DesiredVolume {
   /** True once the volume was listed in `node.status.volumesInUse` written by this kubelet. */
   reportedInUse: boolean;
   podsToMount: Map<string, PodToMount>;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class DesiredStateOfWorld {
@@ -65,9 +62,12 @@ export class DesiredStateOfWorld {
     try {
       plugin = this.plugins.findPluginBySpec(volumeSpec);
     } catch (err) {
-      throw new Error(`failed to get Plugin from volumeSpec for volume "${volumeSpec.name()}" err=${errorText(err)}`, {
-        cause: err,
-      });
+      throw new Error(
+        `failed to get Plugin from volumeSpec for volume "${volumeSpec.name()}" err=${errorMessage(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
     const attachable = this.plugins.findAttachablePluginBySpec(volumeSpec) !== undefined;
     const deviceMountable = this.plugins.findDeviceMountablePluginBySpec(volumeSpec) !== undefined;
@@ -77,7 +77,7 @@ export class DesiredStateOfWorld {
         volumeName = uniqueVolumeNameFromSpec(plugin, volumeSpec);
       } catch (err) {
         throw new Error(
-          `failed to GetUniqueVolumeNameFromSpec for volumeSpec "${volumeSpec.name()}" using volume plugin "${plugin.name}" err=${errorText(err)}`,
+          `failed to GetUniqueVolumeNameFromSpec for volumeSpec "${volumeSpec.name()}" using volume plugin "${plugin.name}" err=${errorMessage(err)}`,
           { cause: err },
         );
       }

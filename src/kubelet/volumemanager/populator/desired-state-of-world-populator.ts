@@ -10,6 +10,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../../api/client/client.ts";
 import type { Clock, Timer } from "../../../runtime/clock.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import type { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
@@ -29,10 +30,6 @@ export interface PopulatorOptions {
   sourcesReady: SourcesReady;
   dsw: DesiredStateOfWorld;
   asw: ActualStateOfWorld;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function podUID(pod: Pod): string {
@@ -92,7 +89,7 @@ export class DesiredStateOfWorldPopulator {
       await this.findAndAddNewPods();
       this.findAndRemoveDeletedPods();
     } catch (err) {
-      this.options.logger.error("desired state populator pass failed", { error: errorText(err) });
+      this.options.logger.error("desired state populator pass failed", { error: errorMessage(err) });
     }
     if (sourcesWereReady && !this.addedPods) {
       this.addedPods = true;
@@ -127,8 +124,8 @@ export class DesiredStateOfWorldPopulator {
         const { spec, volumeGidValue } = await volumeSpecForPod(this.options.client, pod, volume, names);
         dsw.addPodToVolume(uid, pod, spec, volume.name, volumeGidValue);
       } catch (err) {
-        logger.error("Error processing volume", { pod: uid, volumeName: volume.name, error: errorText(err) });
-        dsw.addErrorToPod(uid, errorText(err));
+        logger.error("Error processing volume", { pod: uid, volumeName: volume.name, error: errorMessage(err) });
+        dsw.addErrorToPod(uid, errorMessage(err));
         allVolumesAdded = false;
       }
     }
@@ -184,7 +181,7 @@ export class DesiredStateOfWorldPopulator {
       return plugins.findAttachablePluginBySpec(spec) === undefined;
     } catch (err) {
       // Plugin lookup failing (driver gone) says nothing about attachability: keep what we knew.
-      this.options.logger.debug("cannot tell whether a volume is still attachable", { error: errorText(err) });
+      this.options.logger.debug("cannot tell whether a volume is still attachable", { error: errorMessage(err) });
       return false;
     }
   }

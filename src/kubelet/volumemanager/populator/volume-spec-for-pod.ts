@@ -6,6 +6,7 @@
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../../api/client/client.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { VolumeSpec } from "../../../volume/spec.ts";
 import type { PodVolumeNames } from "../pod-volume-names.ts";
 
@@ -18,10 +19,6 @@ export interface PodVolumeSpec {
   spec: VolumeSpec;
   /** The PV's gid annotation, "" when absent. */
   volumeGidValue: string;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** A claim the pod names: its own claim, or the one Kubernetes creates for a generic ephemeral volume. */
@@ -44,7 +41,7 @@ async function boundClaim(client: Client, namespace: string, claimName: string):
   try {
     pvc = await client.persistentVolumeClaims.get(namespace, claimName);
   } catch (err) {
-    throw new Error(`failed to fetch PVC from API server: ${errorText(err)}`, { cause: err });
+    throw new Error(`failed to fetch PVC from API server: ${errorMessage(err)}`, { cause: err });
   }
   const finalizers = pvc.metadata?.finalizers ?? [];
   if (pvc.metadata?.deletionTimestamp !== undefined && !finalizers.includes(pvcProtectionFinalizer)) {
@@ -73,7 +70,7 @@ async function boundVolume(client: Client, pvName: string, claimUID: string): Pr
   try {
     pv = await client.persistentVolumes.get("", pvName);
   } catch (err) {
-    throw new Error(`failed to fetch PV ${pvName} from API server: ${errorText(err)}`, { cause: err });
+    throw new Error(`failed to fetch PV ${pvName} from API server: ${errorMessage(err)}`, { cause: err });
   }
   const claimRef = pv.spec?.claimRef;
   if (claimRef === undefined) {
@@ -110,7 +107,7 @@ export async function volumeSpecForPod(
   if (claim === undefined) return { spec: VolumeSpec.fromVolume(volume), volumeGidValue: "" };
   const namespace = pod.metadata?.namespace ?? "";
   const wrap = (err: unknown): Error =>
-    new Error(`error processing PVC ${namespace}/${claim.claimName}: ${errorText(err)}`, { cause: err });
+    new Error(`error processing PVC ${namespace}/${claim.claimName}: ${errorMessage(err)}`, { cause: err });
 
   let pvc: PersistentVolumeClaim;
   try {

@@ -20,6 +20,7 @@
  */
 import type { Node } from "kubernetes-types/core/v1.js";
 import type { Clock, Timer } from "../../../runtime/clock.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import { isExpectedError } from "../../../volume/operationexecutor/operation-errors.ts";
 import type { OperationExecutor } from "../../../volume/operationexecutor/operation-executor.ts";
@@ -49,10 +50,6 @@ export interface ReconcilerOptions {
   populatorHasAddedPods: () => boolean;
   /** A live read of this node (device paths of reconstructed volumes). */
   getNode: () => Promise<Node>;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class Reconciler {
@@ -146,7 +143,7 @@ export class Reconciler {
     if (err === undefined) {
       this.options.logger.debug(`${what} started`, fields);
     } else if (!isExpectedError(err)) {
-      this.options.logger.debug(`${what} not started`, { ...fields, error: errorText(err) });
+      this.options.logger.debug(`${what} not started`, { ...fields, error: errorMessage(err) });
     }
   }
 
@@ -265,7 +262,7 @@ export class Reconciler {
       node = await getNode();
     } catch (err) {
       // Repeats every pass until the kubelet can read its own Node for the first time.
-      logger.debug("Failed to get Node status to reconstruct device paths", { error: errorText(err) });
+      logger.debug("Failed to get Node status to reconstruct device paths", { error: errorMessage(err) });
       return;
     }
     const attached = node.status?.volumesAttached ?? [];

@@ -6,6 +6,7 @@
  * tears down the rest. A directory whose volume cannot be rebuilt is kept aside for `cleanupMounts`.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import type { BlockVolumeMapper, DeviceMounter, VolumeMounter } from "../../../volume/plugin.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
@@ -37,10 +38,6 @@ export interface ReconstructionContext {
   node: NodeVolumeContext;
   asw: ActualStateOfWorld;
   logger: Logger;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 async function reconstructVolume(plugins: VolumePluginManager, dir: PodVolumeDir): Promise<ReconstructedPodVolume> {
@@ -128,7 +125,9 @@ export async function reconstructVolumes(context: ReconstructionContext): Promis
   try {
     dirs = await volumesFromPodsDir(node.host, node.rootDir);
   } catch (err) {
-    logger.error("Cannot get volumes from disk, skip sync states for volume reconstruction", { error: errorText(err) });
+    logger.error("Cannot get volumes from disk, skip sync states for volume reconstruction", {
+      error: errorMessage(err),
+    });
     return result;
   }
   const byVolume = new Map<string, ReconstructedPodVolume[]>();
@@ -143,7 +142,7 @@ export async function reconstructVolumes(context: ReconstructionContext): Promis
       logger.info("Could not construct volume information", {
         pod: dir.podUID,
         volumeSpecName: dir.volumeSpecName,
-        error: errorText(err),
+        error: errorMessage(err),
       });
       result.volumesFailedReconstruction.push(dir);
     }
@@ -153,7 +152,10 @@ export async function reconstructVolumes(context: ReconstructionContext): Promis
       await addToActualState(context, volumeName, pods);
       result.reconstructedVolumeNames.push(volumeName);
     } catch (err) {
-      logger.error("Could not add volume information to actual state of world", { volumeName, error: errorText(err) });
+      logger.error("Could not add volume information to actual state of world", {
+        volumeName,
+        error: errorMessage(err),
+      });
     }
   }
   logger.info("Volume reconstruction finished", { volumes: result.reconstructedVolumeNames.length });

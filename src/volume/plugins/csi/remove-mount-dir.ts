@@ -10,17 +10,8 @@ import { type Host, isHostError } from "../../../host/host.ts";
 import { errorMessage } from "../../errors.ts";
 import { csiVolumeDataFileName } from "../../paths.ts";
 import type { NodeVolumeContext } from "../../volume-host.ts";
+import { isLikelyMountPoint } from "../pod-mount.ts";
 import { csiMessagePrefix } from "./csi-constants.ts";
-
-/** True when `dir` is a mount point; an absent directory is not mounted; any other error is returned. */
-export async function isDirMounted(node: NodeVolumeContext, dir: string): Promise<boolean> {
-  try {
-    return !(await node.mounter.isLikelyNotMountPoint(dir));
-  } catch (err) {
-    if (isHostError(err, "ENOENT")) return false;
-    throw err;
-  }
-}
 
 /** Go's os.Remove: unlink a file, rmdir a directory; absent is fine here. */
 async function removeIfPresent(host: Host, path: string): Promise<void> {
@@ -34,7 +25,7 @@ async function removeIfPresent(host: Host, path: string): Promise<void> {
 }
 
 export async function removeMountDir(node: NodeVolumeContext, mountPath: string): Promise<void> {
-  if (await isDirMounted(node, mountPath)) return;
+  if (await isLikelyMountPoint(node, mountPath)) return;
   const { host } = node;
   const volumePath = posix.dirname(mountPath);
   const dataFile = posix.join(volumePath, csiVolumeDataFileName);

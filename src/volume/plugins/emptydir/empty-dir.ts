@@ -6,13 +6,13 @@
  */
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { isHostError } from "../../../host/host.ts";
 import { pathExists } from "../../../host/mount/mount-points.ts";
 import { podPluginDir, podVolumeDir } from "../../paths.ts";
 import type { MounterArgs, VolumeAttributes, VolumeMounter, VolumeUnmounter } from "../../plugin.ts";
 import { isReady, setReady } from "../../util/ready-file.ts";
 import { removeAllOneFilesystem } from "../../util/remove-all.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../../volume-host.ts";
+import { isLikelyMountPoint } from "../pod-mount.ts";
 import {
   getMountMedium,
   hugePageSizeFromMedium,
@@ -78,7 +78,7 @@ export class EmptyDir implements VolumeMounter, VolumeUnmounter {
 
   /** Prepares `dir` on this volume's medium; a volume already prepared is left as it is. */
   async setUpAt(dir: string, _args: MounterArgs): Promise<void> {
-    const notMountPoint = await this.isLikelyNotMountPointOrAbsent(dir);
+    const notMountPoint = !(await isLikelyMountPoint(this.node, dir));
     if (await isReady(this.node.host, this.metaDir(), this.logger)) {
       if (this.medium === mediumMemory && !notMountPoint) return;
       if (this.medium === mediumDefault) {
@@ -93,16 +93,6 @@ export class EmptyDir implements VolumeMounter, VolumeUnmounter {
     await this.setUpMedium(dir);
     // fsGroup ownership is not applied: the Host seam has no chown, and kvol runs containers as root.
     await setReady(this.node.host, this.metaDir(), this.logger);
-  }
-
-  private async isLikelyNotMountPointOrAbsent(dir: string): Promise<boolean> {
-    try {
-      return await this.node.mounter.isLikelyNotMountPoint(dir);
-    } catch (err) {
-      // A directory that does not exist yet is simply not set up.
-      if (isHostError(err, "ENOENT")) return true;
-      throw err;
-    }
   }
 
   private async setUpMedium(dir: string): Promise<void> {

@@ -22,12 +22,10 @@ import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../../volume-host.ts";
 import { PluginBase } from "../plugin-base.ts";
 import { PodDirUnmounter } from "../pod-dir-unmounter.ts";
-import { mountIntoPodDir, type PodMountRequest, podMountDirMode } from "../pod-mount.ts";
+import { mountIntoPodDir, type PodMountRequest } from "../pod-mount.ts";
 import { podUIDOf } from "../pod-uid.ts";
 
 export const nfsPluginName = "kubernetes.io/nfs";
-/** The pod's mount directory is private to the kubelet and the pod's group. */
-export const nfsMountDirMode = podMountDirMode;
 /** TearDown's plain `umount` gets this long before `umount -f` (a hung server blocks a plain umount). */
 export const nfsUnmountTimeoutMs = 60_000;
 
