@@ -1,19 +1,20 @@
 /**
- * The `kvol` command line. Sub-commands are added as their parts land; an unknown one prints the
- * usage and exits 2 (a usage error), never a stack trace.
+ * The `kvol` command line: dispatches to the sub-commands of `commands.ts`. An unknown one prints
+ * the usage and exits 2 (a usage error), never a stack trace.
  */
 import { readFileSync } from "node:fs";
+import { commands } from "./commands.ts";
 
-const USAGE = `kvol — the Kubernetes volume lifecycle, runnable
-
-Usage:
-  kvol version        print kvol's version
-  kvol csi-driver     run a bundled CSI driver on a Unix socket (kvol csi-driver --help)
-  kvol help           print this help
-
-The embedded cluster (kvol up), the simulator (kvol sim) and the client commands arrive with
-their parts; see README.md.
-`;
+function usage(): string {
+  const width = Math.max(...[...commands.keys(), "version", "help"].map((name) => name.length)) + 2;
+  const rows = [
+    ...[...commands].map(([name, entry]) => [name, entry.summary] as const),
+    ["version", "print kvol's version"] as const,
+    ["help", "print this help"] as const,
+  ];
+  const lines = rows.map(([name, summary]) => `  kvol ${name.padEnd(width)}${summary}`);
+  return `kvol — the Kubernetes volume lifecycle, runnable\n\nUsage:\n${lines.join("\n")}\n\nRun \`kvol COMMAND --help\` for a command's options.\n`;
+}
 
 function packageVersion(): string {
   const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
@@ -24,10 +25,9 @@ function packageVersion(): string {
 
 export function main(argv: readonly string[]): number | Promise<number> {
   const [command] = argv;
+  const entry = command === undefined ? undefined : commands.get(command);
+  if (entry !== undefined) return entry.run(argv.slice(1));
   switch (command) {
-    case "csi-driver":
-      // Loaded on demand: only this command needs gRPC and the drivers.
-      return import("./csi-driver-command.ts").then((command) => command.runCsiDriverCommand(argv.slice(1)));
     case "version":
     case "--version":
       process.stdout.write(`kvol ${packageVersion()}\n`);
@@ -36,10 +36,10 @@ export function main(argv: readonly string[]): number | Promise<number> {
     case "help":
     case "--help":
     case "-h":
-      process.stdout.write(USAGE);
+      process.stdout.write(usage());
       return 0;
     default:
-      process.stderr.write(`kvol: unknown command "${command}"\n\n${USAGE}`);
+      process.stderr.write(`kvol: unknown command "${command}"\n\n${usage()}`);
       return 2;
   }
 }
