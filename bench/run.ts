@@ -3,10 +3,12 @@
  * baseline measured in the same process; nothing here is asserted by the tests.
  */
 import { printTable, type Row } from "./measure.ts";
+import { simScaleBenchmarks } from "./sim-scale.bench.ts";
 import { storeBenchmarks } from "./store.bench.ts";
 
 const suites: Record<string, () => Promise<Row[]>> = {
   store: storeBenchmarks,
+  "sim-scale": simScaleBenchmarks,
 };
 
 const only = process.argv.slice(2);

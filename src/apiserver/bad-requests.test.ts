@@ -93,12 +93,12 @@ describe("bad requests", () => {
     await refused({ body: testPod("default", "web") }, 409, "AlreadyExists", /already exists/);
   });
 
-  it("refuses a dry run rather than writing", async () => {
+  it("refuses a dryRun value other than All, storing nothing", async () => {
     await refused(
-      { path: `${pods}?dryRun=All`, body: testPod("default", "web") },
-      400,
-      "BadRequest",
-      /dryRun=All is not supported/,
+      { path: `${pods}?dryRun=Some`, body: testPod("default", "web") },
+      422,
+      "Invalid",
+      /dryRun: Unsupported value: "Some": supported values: "All"/,
     );
   });
 

@@ -1,7 +1,9 @@
 /**
- * DELETE of one object. Options come from the query (`gracePeriodSeconds`, `propagationPolicy`) and
- * from an optional DeleteOptions body (kubectl sends one), the query winning. Answers the object as
- * it now is: with deletionTimestamp while it waits for finalizers or its grace period.
+ * DELETE of one object. Options come from the query (`gracePeriodSeconds`, `propagationPolicy`,
+ * `dryRun`) and from an optional DeleteOptions body (kubectl sends one; `preconditions` only come
+ * from there), the query winning. Answers the object as it now is: with deletionTimestamp while it
+ * waits for finalizers (Foreground and Orphan add the garbage collector's) or its grace period.
+ * Preconditions that do not match are a 409 and delete nothing; `dryRun=All` deletes nothing.
  */
 
 import { badRequest } from "../api/errors.ts";

@@ -49,6 +49,7 @@ describe("discovery", () => {
       kind: "Pod",
       verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
       shortNames: ["po"],
+      categories: ["all"],
     });
     const names = resources.map((r) => r.name);
     assert.ok(names.includes("pods/status"));

@@ -6,8 +6,16 @@ import { apiVersionOf, RESOURCES, type ResourceType } from "../api/resources.ts"
 import { servedGitVersion, servedKubernetesMajor, servedKubernetesMinor } from "./constants.ts";
 import type { GroupVersionPath } from "./request-path.ts";
 
-const objectVerbs = ["create", "delete", "get", "list", "patch", "update", "watch"];
-const statusVerbs = ["get", "patch", "update"];
+export const objectVerbs: readonly string[] = ["create", "delete", "get", "list", "patch", "update", "watch"];
+export const statusVerbs: readonly string[] = ["get", "patch", "update"];
+export const bindingVerbs: readonly string[] = ["create"];
+
+/** Kinds `kubectl get all` shows: kube-apiserver puts them in the `all` category. */
+const allCategoryKinds = new Set(["Pod", "Deployment", "ReplicaSet", "StatefulSet"]);
+
+export function categoriesOf(type: ResourceType): string[] {
+  return allCategoryKinds.has(type.kind) ? ["all"] : [];
+}
 
 export function versionInfo(): Record<string, string> {
   return {
@@ -29,7 +37,7 @@ export function coreApiVersions(): Record<string, unknown> {
 }
 
 /** The named groups and their versions, in registry order. */
-function namedGroups(): Map<string, string[]> {
+export function namedGroups(): Map<string, string[]> {
   const groups = new Map<string, string[]>();
   for (const type of RESOURCES) {
     if (type.group === "") continue;
@@ -65,6 +73,7 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
     kind: type.kind,
     verbs: objectVerbs,
     ...(type.shortNames.length > 0 ? { shortNames: [...type.shortNames] } : {}),
+    ...(categoriesOf(type).length > 0 ? { categories: categoriesOf(type) } : {}),
   };
   const entries: Record<string, unknown>[] = [main];
   if (type.hasStatus) {
@@ -77,7 +86,7 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
     });
   }
   if (type.kind === "Pod") {
-    entries.push({ name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: ["create"] });
+    entries.push({ name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: bindingVerbs });
   }
   return entries;
 }

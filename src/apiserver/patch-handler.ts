@@ -1,61 +1,157 @@
 /**
- * PATCH with a JSON merge patch (RFC 7386) or a JSON Patch (RFC 6902), applied to the stored object
- * and written back with its resourceVersion. A concurrent writer makes the write Conflict; then the
- * patch is applied again to the newer object (as kube-apiserver's GuaranteedUpdate does), unless
- * the patch itself set `metadata.resourceVersion`, which makes it a precondition.
- * Strategic merge patch and server-side apply are not served yet (415).
+ * PATCH in its four types, each applied to the stored object and written back with its
+ * resourceVersion:
+ * - JSON Patch (RFC 6902), JSON merge patch (RFC 7386);
+ * - strategic merge patch, merged by the kind's schema (patch strategies and merge keys), as
+ *   `kubectl apply` and `kubectl patch` send it; a kind without a schema refuses it with 415, as
+ *   kube-apiserver refuses it for custom resources;
+ * - server-side apply (`application/apply-patch+yaml`), which creates the object when it is
+ *   absent (201) and needs `fieldManager`; conflicts are 409 unless `force=true`.
+ * A concurrent writer makes the write Conflict; then the patch is applied again to the newer
+ * object (as kube-apiserver's GuaranteedUpdate does), unless the patch itself set
+ * `metadata.resourceVersion`, which makes it a precondition. Every patch records its field
+ * manager in managedFields; `dryRun=All` answers without storing.
  */
 
 import { applyMergePatch } from "../api/client/merge-patch.ts";
 import { conflictRetryMaxAttempts } from "../api/client/retry-on-conflict.ts";
-import { ApiError, isConflict } from "../api/errors.ts";
+import { ApiError, badRequest, isAlreadyExists, isConflict, isNotFound, notFound } from "../api/errors.ts";
 import type { KObject } from "../api/objects.ts";
+import { applyStrategicMergePatch } from "../api/patch/strategic-merge-patch.ts";
+import type { UpdateOptions } from "../api/store/store.ts";
+import { objectForPath } from "./body-checks.ts";
+import { schemaOf, trackApply, trackUpdate } from "./field-tracking.ts";
 import { applyJsonPatch } from "./json-patch.ts";
+import { type PatchQuery, patchQuery } from "./query-options.ts";
 import { isPlainObject, mediaType, readBodyValue } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { sendJson } from "./responses.ts";
 
 export const mergePatchType = "application/merge-patch+json";
 export const jsonPatchType = "application/json-patch+json";
-const notYetServed = new Set(["application/strategic-merge-patch+json", "application/apply-patch+yaml"]);
+export const strategicMergePatchType = "application/strategic-merge-patch+json";
+export const applyPatchType = "application/apply-patch+yaml";
+
+const servedPatchTypes = [jsonPatchType, mergePatchType, strategicMergePatchType, applyPatchType];
 
 type PatchFn = (current: KObject) => KObject;
 
-function patchFunction(type: string, patch: unknown): PatchFn {
-  if (type === jsonPatchType) return (current) => applyJsonPatch(current, patch);
-  if (!isPlainObject(patch)) throw new ApiError("BadRequest", "a merge patch must be a JSON object");
-  return (current) => applyMergePatch<KObject>(current, patch);
+function unsupportedPatchType(type: string, accepted: readonly string[]): ApiError {
+  return new ApiError(
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format (${type}) - accepted media types include: ${accepted.join(", ")}`,
+  );
 }
 
-function checkPatchType(type: string): void {
-  if (type === mergePatchType || type === jsonPatchType) return;
-  const why = notYetServed.has(type)
-    ? `the patch type "${type}" is not supported by this server yet`
-    : `the patch type "${type}" is unknown`;
-  throw new ApiError("UnsupportedMediaType", `${why}; use ${mergePatchType} or ${jsonPatchType}`);
+function requireObjectPatch(patch: unknown, what: string): Record<string, unknown> {
+  if (!isPlainObject(patch)) throw badRequest(`a ${what} must be a JSON object`);
+  return patch;
+}
+
+function patchFunction(context: ResourceRequest, type: string, patch: unknown): PatchFn {
+  if (type === jsonPatchType) return (current) => applyJsonPatch(current, patch);
+  if (type === mergePatchType) {
+    const merge = requireObjectPatch(patch, "merge patch");
+    return (current) => applyMergePatch<KObject>(current, merge);
+  }
+  const schema = schemaOf(context);
+  if (schema === undefined) {
+    throw unsupportedPatchType(type, [jsonPatchType, mergePatchType, applyPatchType]);
+  }
+  const strategic = requireObjectPatch(patch, "strategic merge patch");
+  return (current) => applyStrategicMergePatch(current, strategic, schema) as KObject;
+}
+
+function updateOptions(context: ResourceRequest, options: PatchQuery): UpdateOptions {
+  return {
+    ...(context.path.subresource === "status" ? { subresource: "status" as const } : {}),
+    ...(options.dryRun ? { dryRun: true } : {}),
+  };
 }
 
 /** Applies the patch to the current object and writes it, re-reading after a lost race; bounded attempts. */
-async function patchWithRetry(context: ResourceRequest, patch: PatchFn): Promise<KObject> {
+async function patchWithRetry(context: ResourceRequest, patch: PatchFn, options: PatchQuery): Promise<KObject> {
   const { server, path } = context;
-  const options = path.subresource === "status" ? { subresource: "status" as const } : {};
   for (let attempt = 1; ; attempt++) {
     const current = await server.store.get<KObject>(path.type, path.namespace, path.name);
-    const next = patch(current);
+    const patched = patch(current);
     // A patch that changes resourceVersion pins it: a Conflict then goes back to the client.
-    const pinned = next.metadata?.resourceVersion !== current.metadata?.resourceVersion;
+    const pinned = patched.metadata?.resourceVersion !== current.metadata?.resourceVersion;
+    const next = trackUpdate(context, current, patched, options.fieldManager);
     try {
-      return await server.store.update<KObject>(path.type, next, options);
+      return await server.store.update<KObject>(path.type, next, updateOptions(context, options));
     } catch (error) {
       if (!isConflict(error) || pinned || attempt >= conflictRetryMaxAttempts) throw error;
     }
   }
 }
 
+async function currentOrAbsent(context: ResourceRequest): Promise<KObject | undefined> {
+  const { server, path } = context;
+  try {
+    return await server.store.get<KObject>(path.type, path.namespace, path.name);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Server-side apply: create when absent, else merge; a lost race (either way) is retried with what is there now. */
+async function applyWithRetry(
+  context: ResourceRequest,
+  config: KObject,
+  options: PatchQuery,
+): Promise<{ object: KObject; created: boolean }> {
+  const { server, path } = context;
+  const pinnedVersion = config.metadata?.resourceVersion;
+  const applyOptions = { manager: options.fieldManager, force: options.force };
+  for (let attempt = 1; ; attempt++) {
+    const live = await currentOrAbsent(context);
+    if (live === undefined && path.subresource !== undefined)
+      throw notFound(path.type.plural, path.type.group, path.name);
+    // Computed outside the retry guard: a field manager conflict is the client's to resolve, not a race.
+    const next = trackApply(context, live, config, applyOptions);
+    try {
+      if (live === undefined) {
+        const created = await server.store.create(path.type, next, options.dryRun ? { dryRun: true } : {});
+        return { object: created, created: true };
+      }
+      const resourceVersion = pinnedVersion ?? live.metadata?.resourceVersion;
+      const pinnedNext = { ...next, metadata: { ...next.metadata, resourceVersion } };
+      return {
+        object: await server.store.update(path.type, pinnedNext, updateOptions(context, options)),
+        created: false,
+      };
+    } catch (error) {
+      const lostRace = isConflict(error) || isAlreadyExists(error);
+      if (!lostRace || pinnedVersion !== undefined || attempt >= conflictRetryMaxAttempts) throw error;
+    }
+  }
+}
+
+function appliedConfiguration(context: ResourceRequest, body: unknown): KObject {
+  const config = requireObjectPatch(body, "server-side apply configuration");
+  const type = context.path.type;
+  const expectedVersion = type.group === "" ? type.version : `${type.group}/${type.version}`;
+  if (config.apiVersion !== expectedVersion || config.kind !== type.kind) {
+    throw badRequest(
+      `the applied configuration is ${JSON.stringify(config.apiVersion ?? "")}/${JSON.stringify(config.kind ?? "")}, but this URL serves apiVersion "${expectedVersion}", kind "${type.kind}"; set apiVersion and kind to match`,
+    );
+  }
+  return objectForPath(context.path, config);
+}
+
 export async function handlePatch(context: ResourceRequest): Promise<void> {
   const type = mediaType(context.request);
-  checkPatchType(type);
-  // The patch body is JSON whatever its media type names.
-  const patch = patchFunction(type, await readBodyValue(context.request, "application/json"));
-  sendJson(context.response, 200, await patchWithRetry(context, patch));
+  if (!servedPatchTypes.includes(type)) throw unsupportedPatchType(type, servedPatchTypes);
+  const isApply = type === applyPatchType;
+  const options = patchQuery(context.query, context.request.headers["user-agent"], isApply);
+  // An apply configuration is YAML (JSON is YAML too); every other patch body is JSON.
+  const body = await readBodyValue(context.request, isApply ? "application/yaml" : "application/json");
+  if (isApply) {
+    const { object, created } = await applyWithRetry(context, appliedConfiguration(context, body), options);
+    sendJson(context.response, created ? 201 : 200, object);
+    return;
+  }
+  sendJson(context.response, 200, await patchWithRetry(context, patchFunction(context, type, body), options));
 }

@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { isApiError } from "../api/errors.ts";
 import { defaultWatchTimeoutSeconds, maxWatchTimeoutSeconds } from "./constants.ts";
-import { deleteOptions, listOptions, watchOptions, watchTimeoutSeconds } from "./query-options.ts";
+import {
+  deleteOptions,
+  fieldManagerFor,
+  isDryRun,
+  listOptions,
+  watchOptions,
+  watchTimeoutSeconds,
+} from "./query-options.ts";
 
 const query = (text: string) => new URLSearchParams(text);
 
@@ -46,6 +53,34 @@ describe("query options", () => {
     assert.throws(
       () => deleteOptions(query(""), { gracePeriodSeconds: "soon" }),
       (e) => isApiError(e, "BadRequest") && /gracePeriodSeconds/.test(e.message),
+    );
+  });
+});
+
+describe("write options", () => {
+  it("reads dryRun=All from the query or a DeleteOptions body and refuses other values with 422", () => {
+    assert.equal(isDryRun(query("dryRun=All"), "CreateOptions"), true);
+    assert.equal(isDryRun(query(""), "CreateOptions"), false);
+    assert.equal(deleteOptions(query(""), { dryRun: ["All"] }).dryRun, true);
+    assert.throws(
+      () => isDryRun(query("dryRun=true"), "UpdateOptions"),
+      (error: unknown) =>
+        isApiError(error, "Invalid") &&
+        error.message ===
+          'UpdateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "true": supported values: "All"',
+    );
+    assert.throws(
+      () => deleteOptions(query(""), { dryRun: true }),
+      (error: unknown) => isApiError(error, "BadRequest"),
+    );
+  });
+
+  it("names the field manager from the query, else from the User-Agent's product", () => {
+    assert.equal(fieldManagerFor(query("fieldManager=helm"), "kubectl/v1.31.0", "PatchOptions"), "helm");
+    assert.equal(fieldManagerFor(query(""), "kubectl/v1.31.0 (linux/amd64) kubernetes/abc", "PatchOptions"), "kubectl");
+    assert.throws(
+      () => fieldManagerFor(query(`fieldManager=${"m".repeat(129)}`), undefined, "CreateOptions"),
+      (error: unknown) => isApiError(error, "Invalid") && /fieldManager: Too long/.test(error.message),
     );
   });
 });

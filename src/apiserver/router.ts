@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../api/errors.ts";
 import { handleDelete } from "./delete-handler.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo } from "./discovery.ts";
+import { serveDiscoveryDocument } from "./discovery-documents.ts";
 import { handlePatch } from "./patch-handler.ts";
 import { isWatchRequest } from "./query-options.ts";
 import { handleGet, handleList } from "./read-handlers.ts";
@@ -64,18 +65,6 @@ function objectHandler(method: string, subresource: string | undefined): Handler
   }
 }
 
-/**
- * A dry run must not write, and this server cannot yet answer one without writing: refusing it is
- * the safe answer until dry runs are served.
- */
-function refuseDryRun(method: string, query: URLSearchParams): void {
-  if (method === "GET" || !query.has("dryRun")) return;
-  throw new ApiError(
-    "BadRequest",
-    `dryRun=${query.get("dryRun")} is not supported by this server yet; send the request without dryRun`,
-  );
-}
-
 /** A watch of one object is a watch of its collection narrowed to its name, as Kubernetes serves it. */
 function narrowWatchToName(query: URLSearchParams, name: string): URLSearchParams {
   const narrowed = new URLSearchParams(query);
@@ -95,7 +84,6 @@ async function routeResource(
   const path = parseResourcePath(pathSegments(url.pathname));
   if (path === undefined) throw notFoundPath(url.pathname);
   const query = url.searchParams;
-  refuseDryRun(method, query);
   const watchesOneObject = path.name !== "" && path.subresource === undefined && isWatchRequest(query);
   if (method === "GET" && watchesOneObject) {
     const narrowed = narrowWatchToName(query, path.name);
@@ -118,6 +106,7 @@ export async function route(server: ServerContext, request: IncomingMessage, res
     response.end("ok");
     return;
   }
+  if (serveDiscoveryDocument(request, response, url)) return;
   const document = discoveryDocument(url.pathname);
   if (document !== undefined) {
     sendJson(response, 200, document);

@@ -6,14 +6,16 @@
  *   // … server.url is e.g. http://127.0.0.1:41234
  *   await server.close();
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
+import type { Authenticator } from "./auth/token-authenticator.ts";
 import type { ServerContext } from "./request-context.ts";
 import { asApiError, sendError } from "./responses.ts";
 import { route } from "./router.ts";
+import { createDualProtocolListener, createHttpListener, type TlsIdentity } from "./tls/dual-protocol-listener.ts";
 
 export interface ApiServerOptions {
   store: Store;
@@ -22,18 +24,33 @@ export interface ApiServerOptions {
   /** 0 picks a free port (read it from `url`). */
   port?: number;
   host?: string;
+  /** Bearer tokens required (401 without a known one), node agents held to node restriction; none: open. */
+  authenticator?: Authenticator;
+  /** Paths served besides the Kubernetes API (kvol's fault endpoint), after authentication. */
+  extensions?: readonly ServerExtension[];
+  /** Also serve HTTPS on the same port with this certificate (kubectl sends tokens only over TLS). */
+  tls?: TlsIdentity;
 }
 
 export interface RunningApiServer {
   /** `http://host:port`, without a trailing slash. */
   readonly url: string;
+  /** `https://host:port` when the server has a certificate: the same port, over TLS. */
+  readonly secureUrl?: string;
   /** Stops accepting requests and ends open connections, watches included. */
   close(): Promise<void>;
 }
 
-async function serve(context: ServerContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serve(
+  context: ServerContext,
+  access: AccessOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   try {
-    await route(context, request, response);
+    const authorized = authorizeRequest(access, context, request);
+    if (authorized.extension !== undefined) await authorized.extension.serve(request, response, authorized.user);
+    else await route(authorized.context, request, response);
     context.logger.debug("request served", { method: request.method, url: request.url, code: response.statusCode });
   } catch (error) {
     const apiError = asApiError(error);
@@ -47,26 +64,22 @@ async function serve(context: ServerContext, request: IncomingMessage, response:
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   const context: ServerContext = { store: options.store, clock: options.clock, logger: options.logger };
-  const server = createServer((request, response) => {
-    void serve(context, request, response);
-  });
-  const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
-  options.logger.info("API server listening", { url });
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+  const access: AccessOptions = {
+    ...(options.authenticator === undefined ? {} : { authenticator: options.authenticator }),
+    extensions: options.extensions ?? [],
   };
+  const handler: RequestListener = (request, response) => {
+    void serve(context, access, request, response);
+  };
+  const listener =
+    options.tls === undefined ? createHttpListener(handler) : createDualProtocolListener(handler, options.tls);
+  const host = options.host ?? "127.0.0.1";
+  const address = await listener.listen(options.port ?? 0, host);
+  // A server on every interface is reached on the loopback address from this machine.
+  const urlHost = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  const authority = `${urlHost.includes(":") ? `[${urlHost}]` : urlHost}:${address.port}`;
+  const url = `http://${authority}`;
+  const secureUrl = options.tls === undefined ? undefined : `https://${authority}`;
+  options.logger.info("API server listening", { url, ...(secureUrl === undefined ? {} : { secureUrl }) });
+  return { url, ...(secureUrl === undefined ? {} : { secureUrl }), close: () => listener.close() };
 }

@@ -14,8 +14,19 @@ import { maxWatchBufferedBytes } from "./constants.ts";
 import { watchOptions, watchTimeoutSeconds } from "./query-options.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { asApiError } from "./responses.ts";
+import { bookmarkAsTable, objectsAsTable } from "./table.ts";
+import { type TableRequest, tableRequestOf } from "./table-negotiation.ts";
 
-export async function handleWatch({ server, path, query, response }: ResourceRequest): Promise<void> {
+/** The event as the client asked for it: the object itself, or a Table of one row (kubectl get -w). */
+function eventBody(event: WatchEvent<unknown>, table: TableRequest | undefined, kind: string, nowMs: number): unknown {
+  if (table === undefined || event.type === "ERROR") return event.object;
+  const object = event.object as KObject;
+  if (event.type === "BOOKMARK") return bookmarkAsTable(object.metadata?.resourceVersion, table);
+  return objectsAsTable([object], { kind, table, nowMs });
+}
+
+export async function handleWatch({ server, path, query, request, response }: ResourceRequest): Promise<void> {
+  const table = tableRequestOf(request, query);
   const options = watchOptions(query, path.namespace);
   const timeoutMs = watchTimeoutSeconds(query) * msPerSecond;
   response.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
@@ -33,7 +44,8 @@ export async function handleWatch({ server, path, query, response }: ResourceReq
   };
   const send = (event: WatchEvent<unknown>): void => {
     if (ended) return;
-    response.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
+    const object = eventBody(event, table, path.type.kind, server.clock.now());
+    response.write(`${JSON.stringify({ type: event.type, object })}\n`);
     if (response.writableLength > maxWatchBufferedBytes) {
       server.logger.warn("ending a watch whose client reads too slowly", { resource: path.type.plural });
       end();

@@ -1,27 +1,59 @@
 /**
  * POST (create, and `pods/<name>/binding`) and PUT (update, and the status subresource). The body
  * is read and checked in full before the store is called, so a refused request stores nothing.
+ * Creates and updates record their field manager in managedFields; `dryRun=All` answers without
+ * storing.
  */
-import { badRequest } from "../api/errors.ts";
+import { conflictRetryMaxAttempts } from "../api/client/retry-on-conflict.ts";
+import { badRequest, isConflict } from "../api/errors.ts";
 import type { KObject } from "../api/objects.ts";
+import type { UpdateOptions } from "../api/store/store.ts";
 import { objectForPath } from "./body-checks.ts";
+import { trackUpdate } from "./field-tracking.ts";
+import { fieldManagerFor, isDryRun } from "./query-options.ts";
 import { isPlainObject, readBodyObject } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { sendJson } from "./responses.ts";
 
 export async function handleCreate(context: ResourceRequest): Promise<void> {
-  const { server, path, request, response } = context;
-  const object = objectForPath(path, await readBodyObject(request));
-  const created = await server.store.create<KObject>(path.type, object);
+  const { server, path, query, request, response } = context;
+  const manager = fieldManagerFor(query, request.headers["user-agent"], "CreateOptions");
+  const dryRun = isDryRun(query, "CreateOptions");
+  const object = trackUpdate(context, undefined, objectForPath(path, await readBodyObject(request)), manager);
+  const created = await server.store.create<KObject>(path.type, object, dryRun ? { dryRun } : {});
   sendJson(response, 201, created);
 }
 
+/**
+ * PUT. Managed fields are computed against the object read first; an update without a
+ * resourceVersion is pinned to that read and redone if someone else wrote in between, so the
+ * recorded ownership always describes the change actually stored.
+ */
 export async function handleUpdate(context: ResourceRequest): Promise<void> {
-  const { server, path, request, response } = context;
+  const { server, path, query, request, response } = context;
+  const manager = fieldManagerFor(query, request.headers["user-agent"], "UpdateOptions");
+  const options: UpdateOptions = {
+    ...(path.subresource === "status" ? { subresource: "status" as const } : {}),
+    ...(isDryRun(query, "UpdateOptions") ? { dryRun: true } : {}),
+  };
   const object = objectForPath(path, await readBodyObject(request));
-  const options = path.subresource === "status" ? { subresource: "status" as const } : {};
-  const updated = await server.store.update<KObject>(path.type, object, options);
-  sendJson(response, 200, updated);
+  const pinned = object.metadata?.resourceVersion;
+  for (let attempt = 1; ; attempt++) {
+    const live = await server.store.get<KObject>(path.type, path.namespace, path.name);
+    const next = trackUpdate(context, live, object, manager);
+    const resourceVersion = pinned || live.metadata?.resourceVersion;
+    try {
+      const updated = await server.store.update<KObject>(
+        path.type,
+        { ...next, metadata: { ...next.metadata, resourceVersion } },
+        options,
+      );
+      sendJson(response, 200, updated);
+      return;
+    } catch (error) {
+      if (!isConflict(error) || pinned || attempt >= conflictRetryMaxAttempts) throw error;
+    }
+  }
 }
 
 function stringRecord(value: unknown, field: string): Record<string, string> | undefined {

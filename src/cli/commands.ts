@@ -18,4 +18,74 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
       run: async (args) => (await import("./csi-driver-command.ts")).runCsiDriverCommand(args),
     },
   ],
+  [
+    "sim",
+    {
+      summary: "run simulated scenarios (kvol sim run FILE…)",
+      run: async (args) => (await import("./sim-command.ts")).runSimCommand(args),
+    },
+  ],
+  [
+    "up",
+    {
+      summary: "start the whole cluster in one process: API server, controllers, simulated nodes",
+      run: async (args) => (await import("./up-command.ts")).runUpCommand(args),
+    },
+  ],
+  [
+    "server",
+    {
+      summary: "run the control plane alone (API server, controllers); nodes join with kvol node",
+      run: async (args) => (await import("./server-command.ts")).runServerCommand(args),
+    },
+  ],
+  [
+    "node",
+    {
+      summary: "run one simulated node joined to an API server over HTTP",
+      run: async (args) => (await import("./node-command.ts")).runNodeCommand(args),
+    },
+  ],
+  [
+    "fault",
+    {
+      summary: "inject a fault of the catalogue into the running kvol up cluster",
+      run: async (args) => (await import("./fault-command.ts")).runFaultCommand(args),
+    },
+  ],
+  [
+    "apply",
+    {
+      summary: "create or update objects from YAML or JSON files (server-side apply)",
+      run: async (args) => (await import("./apply-command.ts")).runApplyCommand(args),
+    },
+  ],
+  [
+    "get",
+    {
+      summary: "show objects as kubectl does: tables, -o wide|yaml|json|name, -w to watch",
+      run: async (args) => (await import("./get-command.ts")).runGetCommand(args),
+    },
+  ],
+  [
+    "describe",
+    {
+      summary: "describe a pod, pvc, pv, node or volumeattachment with its events",
+      run: async (args) => (await import("./describe-command.ts")).runDescribeCommand(args),
+    },
+  ],
+  [
+    "delete",
+    {
+      summary: "delete objects and wait until they are gone",
+      run: async (args) => (await import("./delete-command.ts")).runDeleteCommand(args),
+    },
+  ],
+  [
+    "completion",
+    {
+      summary: "print a bash or zsh completion script",
+      run: async (args) => (await import("./completion-command.ts")).runCompletionCommand(args),
+    },
+  ],
 ]);

@@ -35,6 +35,8 @@ export interface ControllerWiring {
   provisioners: readonly Provisioner[];
   /** CSI drivers' controller endpoints; each gets an external-provisioner and an external-attacher. */
   csiDrivers?: readonly CsiControllerDriver[];
+  /** TESTING ONLY: the attach/detach controller skips its Multi-Attach refusal (ClusterOptions). */
+  testOnlyBreakMultiAttachCheck?: boolean;
 }
 
 export interface ControllerEntry {
@@ -55,7 +57,11 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "pv-protection-controller", create: (w) => new PvProtectionController(w.context) },
   {
     name: "attachdetach-controller",
-    create: (w) => new AttachDetachController(w.context, { simDiskProvider: w.world.disks }),
+    create: (w) =>
+      new AttachDetachController(w.context, {
+        simDiskProvider: w.world.disks,
+        testOnlyBreakMultiAttachCheck: w.testOnlyBreakMultiAttachCheck ?? false,
+      }),
   },
   { name: externalProvisionerGroupName, create: (w) => externalProvisioners(w.context, w.csiDrivers ?? []) },
   { name: externalAttacherGroupName, create: (w) => externalAttachers(w.context, w.csiDrivers ?? []) },
@@ -68,6 +74,25 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "taint-eviction-controller", create: (w) => new TaintEvictionController(w.context) },
   { name: "pod-garbage-collector", create: (w) => new PodGcController(w.context) },
 ];
+
+/**
+ * The controllers kube-controller-manager runs, restarted together by the `controller-manager-restart`
+ * fault; the scheduler is its own process and the external provisioner and attacher run as sidecars
+ * of the CSI driver's controller.
+ */
+export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
+  "persistentvolume-controller",
+  "pvc-protection-controller",
+  "pv-protection-controller",
+  "attachdetach-controller",
+  "statefulset-controller",
+  "replicaset-controller",
+  "deployment-controller",
+  "garbage-collector-controller",
+  "node-lifecycle-controller",
+  "taint-eviction-controller",
+  "pod-garbage-collector",
+]);
 
 /** The entries named in `names` (all when undefined); an unknown name is an error that lists the known ones. */
 export function selectControllers(names: readonly string[] | undefined): ControllerEntry[] {

@@ -140,6 +140,11 @@ export class ClusterCsiDrivers {
     }
   }
 
+  /** The names of the drivers the cluster runs. */
+  driverNames(): string[] {
+    return this.options.drivers.map((entry) => entry.name);
+  }
+
   /** The driver instance whose node plugin runs on `nodeName`. */
   nodePlugin(nodeName: string, driverName: string): BundledDriver {
     return this.requireNodePlugin(nodeName, driverName).driver;

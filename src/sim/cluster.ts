@@ -21,7 +21,7 @@ import { isAlreadyExists, isNotFound } from "../api/errors.ts";
 import { SharedInformerFactory } from "../api/informer/shared-informer-factory.ts";
 import type { Event, KindMap, KindName, KObject, Node } from "../api/objects.ts";
 import { resourceForKind } from "../api/resources.ts";
-import type { KubeStore } from "../api/store/kube-store.ts";
+import type { KubeStore, StoreRandom } from "../api/store/kube-store.ts";
 import { createMemoryStore } from "../api/store/memory-store.ts";
 import type { DeleteOptions, ListOptions } from "../api/store/store.ts";
 import { type Timers, timersWith } from "../api/timers.ts";
@@ -30,10 +30,16 @@ import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts
 import { SimWorld } from "../host/sim/sim-world.ts";
 import type { Kubelet } from "../kubelet/kubelet.ts";
 import { SimNodeAgent } from "../kubelet/sim-node-agent.ts";
-import { Logger, type LogLevel, MemorySink } from "../runtime/logger.ts";
+import { errorMessage } from "../runtime/error-message.ts";
+import { Logger, type LogLevel, type LogSink, MemorySink } from "../runtime/logger.ts";
 import { Rng } from "../runtime/rng.ts";
 import { VirtualClock } from "../runtime/virtual-clock.ts";
-import { selectControllers } from "./cluster-controllers.ts";
+import {
+  type ControllerEntry,
+  type ControllerWiring,
+  kubeControllerManagerNames,
+  selectControllers,
+} from "./cluster-controllers.ts";
 import { type ClusterCsiDriver, ClusterCsiDrivers } from "./cluster-csi-drivers.ts";
 import { compareEvents, type EventFilter, matchesEventFilter } from "./cluster-events.ts";
 import { type NodeOptions, newNodeObject } from "./cluster-nodes.ts";
@@ -44,6 +50,7 @@ import {
   stopDrainStepMs,
   systemNamespaces,
 } from "./constants.ts";
+import { ApiFaults } from "./faults/api-faults.ts";
 import { type Manifest, type Manifests, parseManifests } from "./manifests.ts";
 import { NodeHeartbeat } from "./node-heartbeat.ts";
 import { StandInKubelet } from "./stand-in-kubelet.ts";
@@ -74,6 +81,25 @@ export interface ClusterOptions {
    * every kubelet node, registered with its kubelet through `plugins_registry/`.
    */
   csiDrivers?: readonly ClusterCsiDriver[];
+  /**
+   * TESTING ONLY: the attach/detach controller attaches RWO volumes to a second node without the
+   * Multi-Attach refusal — a deliberately broken controller for checking that invariants catch it.
+   */
+  testOnlyBreakMultiAttachCheck?: boolean;
+  /**
+   * Called once the cluster runs, before anything is applied to it: simulation tools that act on
+   * the cluster during a run (`kvol sim explore`'s random faults) arm their timers here.
+   */
+  onStarted?: (cluster: Cluster) => void;
+  /**
+   * The clock to run on; a fresh VirtualClock by default. `kvol up` passes one that a pacer moves
+   * along with the wall clock (`src/cli/embedded/`), so the same cluster runs in real time.
+   */
+  clock?: VirtualClock;
+  /** Opens the store; a memory store by default (`kvol up` opens its SQLite file here). */
+  openStore?: (clock: VirtualClock, random: StoreRandom) => KubeStore;
+  /** Also receives every log record kept in `logs` (`kvol up` prints them). */
+  logSink?: LogSink;
 }
 
 export interface RunUntilOptions {
@@ -96,30 +122,51 @@ export class Cluster {
   readonly timers: Timers;
   readonly world: SimWorld;
   readonly context: ControllerContext;
-  readonly controllers: readonly Controller[];
+  /** API faults in place (latency, partitioned nodes): components talk through clients made here. */
+  readonly apiFaults: ApiFaults;
   readonly csiDrivers: ClusterCsiDrivers;
   private readonly heartbeats = new Map<string, NodeHeartbeat>();
   private readonly nodeAgents = new Map<string, SimNodeAgent>();
   private readonly standIn: StandInKubelet | undefined;
   private readonly writeLog: WriteLog | undefined;
+  private readonly controllerEntries: readonly ControllerEntry[];
+  private readonly controllerWiring: ControllerWiring;
+  private readonly runningControllers: Controller[];
+  /** The informer caches of restarted kube-controller-manager instances, stopped with the cluster. */
+  private readonly restartedInformers: SharedInformerFactory[] = [];
+  private readonly informerResyncPeriodMs: number;
   private stopped = false;
 
   private constructor(options: ClusterOptions) {
-    this.clock = new VirtualClock();
+    this.clock = options.clock ?? new VirtualClock();
     this.rng = new Rng(options.seed ?? defaultClusterSeed);
-    this.store = createMemoryStore({ clock: this.clock, random: this.rng.stream("store") });
+    const openStore = options.openStore ?? ((clock, random) => createMemoryStore({ clock, random }));
+    this.store = openStore(this.clock, this.rng.stream("store"));
     this.client = new InProcessClient(this.store);
+    this.apiFaults = new ApiFaults(this.clock);
+    const componentClient = this.apiFaults.controlPlaneClient(this.client);
     this.logs = new MemorySink();
-    this.logger = new Logger({ clock: this.clock, sink: this.logs, level: options.logLevel ?? "info" });
+    const extraSink = options.logSink;
+    const sink: LogSink =
+      extraSink === undefined
+        ? this.logs
+        : {
+            write: (record) => {
+              this.logs.write(record);
+              extraSink.write(record);
+            },
+          };
+    this.logger = new Logger({ clock: this.clock, sink, level: options.logLevel ?? "info" });
     this.timers = timersWith(options.timers ?? {});
-    this.informers = new SharedInformerFactory(this.client, this.clock, {
-      resyncPeriodMs: options.informerResyncPeriodMs ?? 0,
+    this.informerResyncPeriodMs = options.informerResyncPeriodMs ?? 0;
+    this.informers = new SharedInformerFactory(componentClient, this.clock, {
+      resyncPeriodMs: this.informerResyncPeriodMs,
       rng: this.rng.stream("informers"),
       logger: this.logger,
     });
     this.world = new SimWorld(this.clock, this.rng.stream("world"));
     this.context = {
-      client: this.client,
+      client: componentClient,
       informers: this.informers,
       clock: this.clock,
       rng: this.rng.stream("controllers"),
@@ -132,13 +179,15 @@ export class Cluster {
       clock: this.clock,
       logger: this.logger.with({ component: "csi-drivers" }),
     });
-    const wiring = {
+    this.controllerWiring = {
       context: this.context,
       world: this.world,
       provisioners: options.provisioners ?? [],
       csiDrivers: this.csiDrivers.controllerDrivers(),
+      testOnlyBreakMultiAttachCheck: options.testOnlyBreakMultiAttachCheck ?? false,
     };
-    this.controllers = selectControllers(options.controllers).map((entry) => entry.create(wiring));
+    this.controllerEntries = selectControllers(options.controllers);
+    this.runningControllers = this.controllerEntries.map((entry) => entry.create(this.controllerWiring));
     this.standIn = options.standInKubelet
       ? new StandInKubelet({
           client: this.client,
@@ -156,7 +205,12 @@ export class Cluster {
     const cluster = new Cluster(options);
     await cluster.writeLog?.start(cluster.client, cluster.store.revision(), cluster.logger);
     for (const name of systemNamespaces) {
-      await cluster.client.namespaces.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+      // A cluster started on a store kept from an earlier run finds them there already.
+      await cluster.client.namespaces
+        .create({ apiVersion: "v1", kind: "Namespace", metadata: { name } })
+        .catch((error: unknown) => {
+          if (!isAlreadyExists(error)) throw error;
+        });
     }
     await cluster.csiDrivers.createDriverObjects();
     for (const controller of cluster.controllers) controller.start();
@@ -166,6 +220,7 @@ export class Cluster {
     if (!(await cluster.informers.waitForCacheSync())) {
       throw new Error(`cluster: informer caches did not sync: ${cluster.informers.unsyncedKinds().join(", ")}`);
     }
+    options.onStarted?.(cluster);
     return cluster;
   }
 
@@ -256,6 +311,49 @@ export class Cluster {
     await this.csiDrivers.restartNodePlugin(nodeName, driverName);
   }
 
+  /** The nodes running the real node agent (kubelet), in the order they were added. */
+  kubeletNodeNames(): string[] {
+    return [...this.nodeAgents.keys()];
+  }
+
+  // ---- control plane ------------------------------------------------------------------------
+
+  /** The control-plane controllers running now (a restarted controller-manager's are fresh instances). */
+  get controllers(): readonly Controller[] {
+    return this.runningControllers;
+  }
+
+  /**
+   * kube-controller-manager restarts: its controllers (`kubeControllerManagerNames`) stop at once —
+   * operations already sent to a cloud API still complete — and fresh instances start with empty
+   * caches of their own, filled from the API (the attach/detach controller rebuilds its state from
+   * node status and VolumeAttachments). The scheduler and the CSI sidecars keep running.
+   */
+  restartControllerManager(): void {
+    const restarts = this.restartedInformers.length + 1;
+    const informers = new SharedInformerFactory(this.context.client, this.clock, {
+      resyncPeriodMs: this.informerResyncPeriodMs,
+      rng: this.rng.stream(`informers/controller-manager-${restarts}`),
+      logger: this.logger,
+    });
+    this.restartedInformers.push(informers);
+    const context = { ...this.context, informers, rng: this.rng.stream(`controllers/restart-${restarts}`) };
+    this.controllerEntries.forEach((entry, index) => {
+      const old = this.runningControllers[index];
+      if (old === undefined || !kubeControllerManagerNames.has(entry.name)) return;
+      old
+        .stop()
+        .catch((error: unknown) =>
+          this.logger.warn("stopping a controller failed", { controller: entry.name, error: errorMessage(error) }),
+        );
+      const fresh = entry.create({ ...this.controllerWiring, context });
+      this.runningControllers[index] = fresh;
+      fresh.start();
+    });
+    informers.start();
+    this.logger.info("kube-controller-manager restarted", { restarts });
+  }
+
   private async addKubeletNode(name: string, options: NodeOptions): Promise<Node> {
     const host = this.world.addNode(name, {
       ...(options.zone === undefined ? {} : { zone: options.zone }),
@@ -265,7 +363,7 @@ export class Cluster {
     });
     const agent = new SimNodeAgent({
       host,
-      client: this.client,
+      client: this.apiFaults.nodeClient(this.client, name),
       clock: this.clock,
       rng: this.rng.stream(`node-agent/${name}`),
       logger: this.logger,
@@ -399,6 +497,11 @@ export class Cluster {
 
   // ---- shutdown -----------------------------------------------------------------------------
 
+  /** True from the moment `stop()` is called: timers still due while it drains must not act on the cluster. */
+  get isStopping(): boolean {
+    return this.stopped;
+  }
+
   /** Stops heartbeats, the stand-in kubelet, the controllers (letting their current syncs finish) and the informers. */
   async stop(): Promise<void> {
     if (this.stopped) return;
@@ -423,6 +526,7 @@ export class Cluster {
     }
     await stopping;
     this.informers.stop();
+    for (const informers of this.restartedInformers) informers.stop();
     this.writeLog?.stop();
   }
 }

@@ -139,7 +139,9 @@ class HttpResourceClient<T extends ApiObject> implements ResourceClient<T> {
 
   delete(namespace: string, name: string, options: DeleteOptions = {}): Promise<T> {
     this.count("delete");
-    const body = { kind: "DeleteOptions", apiVersion: "v1", ...options };
+    const { dryRun, ...rest } = options;
+    // On the wire dryRun is a list of stages; "All" is the only one Kubernetes defines.
+    const body = { kind: "DeleteOptions", apiVersion: "v1", ...rest, ...(dryRun ? { dryRun: ["All"] } : {}) };
     return this.object({ method: "DELETE", path: resourcePath(this.type, namespace, name), body });
   }
 

@@ -9,6 +9,8 @@
  *   an update removes its last finalizer.
  * - A second delete may only shorten a pending grace period; otherwise it changes nothing.
  * - Everything else is removed at once.
+ * - propagationPolicy Foreground or Orphan adds the garbage collector's finalizer first
+ *   (deletion-propagation.ts), so such a delete always waits for the collector.
  */
 
 import { formatRfc3339, parseRfc3339 } from "../../runtime/clock.ts";
@@ -16,6 +18,7 @@ import { msPerSecond } from "../../runtime/duration.ts";
 import type { KObject, Pod } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
 import { defaultPodTerminationGracePeriodSeconds } from "./constants.ts";
+import { finalizersForPolicy } from "./deletion-propagation.ts";
 import type { MutableMeta } from "./object-shape.ts";
 import type { DeleteOptions } from "./store.ts";
 
@@ -88,12 +91,28 @@ function planRepeatedDeletion(current: KObject, requested: number | undefined, n
   );
 }
 
+/**
+ * The plan for a delete request. A propagationPolicy that changes the garbage collector's
+ * finalizers (deletion-propagation.ts) is planned against the object with its new finalizers,
+ * and that change is stored even when the deletion itself has nothing more to do.
+ */
 export function planDeletion(
   type: ResourceType,
   current: KObject,
   options: DeleteOptions,
   nowMs: number,
 ): DeletionPlan {
+  const finalizers = finalizersForPolicy(type, current, options.propagationPolicy);
+  if (finalizers === undefined) return planWithFinalizers(type, current, options, nowMs);
+  const adjusted: KObject = {
+    ...current,
+    metadata: { ...current.metadata, finalizers: finalizers.length > 0 ? finalizers : undefined },
+  };
+  const plan = planWithFinalizers(type, adjusted, options, nowMs);
+  return plan.action === "wait" ? { action: "mark", object: adjusted, thenRemove: false } : plan;
+}
+
+function planWithFinalizers(type: ResourceType, current: KObject, options: DeleteOptions, nowMs: number): DeletionPlan {
   const requested = requestedGraceSeconds(options);
   if (current.metadata?.deletionTimestamp) return planRepeatedDeletion(current, requested, nowMs);
   const pendingFinalizers = (current.metadata?.finalizers ?? []).length > 0;

@@ -33,6 +33,7 @@ import { planDeletion } from "./graceful-deletion.ts";
 import { type BindPodOptions, bindPod } from "./pod-binding.ts";
 import { pathSegmentProblem, storageKey, storagePrefix } from "./storage-keys.ts";
 import type {
+  CreateOptions,
   DeleteOptions,
   ListOptions,
   ObjectList,
@@ -118,6 +119,11 @@ function nameCauses(type: ResourceType, object: KObject): FieldCause[] {
   return causes;
 }
 
+/** What a dry-run write answers: the object it would store, at the revision it was read at. */
+function dryRunResult(current: BackendEntry, next: KObject): KObject {
+  return { ...next, metadata: { ...next.metadata, resourceVersion: String(current.modRevision) } };
+}
+
 /** An update's optimistic-concurrency guard (resourceVersion) and identity guard (uid). */
 function checkUpdatePreconditions(
   type: ResourceType,
@@ -156,7 +162,7 @@ export class KubeStore implements Store {
     return this.backend.revision();
   }
 
-  async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
+  async create<T extends KObject>(type: ResourceType, object: T, options: CreateOptions = {}): Promise<T> {
     const prepared = prepareForCreate(type, admitCreate(type.kind, applyDefaults(type.kind, object), this.admission), {
       nowMs: this.clock.now(),
       uid: this.random.uuid(),
@@ -167,6 +173,7 @@ export class KubeStore implements Store {
     const name = prepared.metadata.name ?? "";
     const causes = uniqueCauses([...nameCauses(type, prepared), ...this.validate(type, prepared)]);
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
+    if (options.dryRun) return (await this.dryRunCreate(type, prepared)) as T;
     const attempts = generated ? generateNameMaxAttempts : 1;
     for (let attempt = 1; ; attempt++) {
       const candidate = prepared.metadata.name as string;
@@ -223,6 +230,7 @@ export class KubeStore implements Store {
       if (current === undefined) throw notFound(type.plural, type.group, name);
       checkUpdatePreconditions(type, name, expected, meta.uid, current);
       const next = this.prepareUpdate(type, object, current.object, options);
+      if (options.dryRun) return dryRunResult(current, next) as T;
       try {
         return (await this.writeUpdate(key, current, next)) as T;
       } catch (error) {
@@ -245,6 +253,7 @@ export class KubeStore implements Store {
       if (current === undefined) throw notFound(type.plural, type.group, name);
       this.checkDeletePreconditions(type, name, current, options);
       const plan = planDeletion(type, current.object, options, this.clock.now());
+      if (options.dryRun) return dryRunResult(current, plan.action === "mark" ? plan.object : current.object) as T;
       try {
         if (plan.action === "wait") return current.object as T;
         if (plan.action === "remove") return (await this.backend.delete(key, current.modRevision)).object as T;
@@ -374,6 +383,14 @@ export class KubeStore implements Store {
       const why = `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${storedVersion}). The object might have been modified`;
       throw conflict(type.kind, type.group, name, why);
     }
+  }
+
+  /** A dry-run create answers what a create would have stored, refusing a name that is taken as a create would. */
+  private async dryRunCreate(type: ResourceType, prepared: KObject): Promise<KObject> {
+    const key = storageKey(type, prepared.metadata?.namespace ?? "", prepared.metadata?.name ?? "");
+    const existing = await this.backend.get(key);
+    if (existing !== undefined) throw this.alreadyExists(type, prepared.metadata?.name ?? "", existing);
+    return prepared;
   }
 
   private alreadyExists(type: ResourceType, name: string, existing: BackendEntry | undefined): ApiError {

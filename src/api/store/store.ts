@@ -18,7 +18,9 @@
  * - delete: pods are deleted gracefully (deletionTimestamp = now + grace period; removed by a
  *   delete with grace period 0; at once when unscheduled or finished); an object with finalizers
  *   gets deletionTimestamp and stays until an update removes the last one; no finalizer can be
- *   added while deleting. propagationPolicy is accepted but there is no garbage collector here.
+ *   added while deleting. propagationPolicy Foreground/Orphan adds the garbage collector's
+ *   finalizer (see DeleteOptions). dryRun on create, update and delete validates and answers
+ *   without writing.
  * - list/watch: by namespace, label selector and field selector; list as of a revision and in
  *   pages (limit/continue pin one snapshot); watch from "now" (ADDED for current objects) or from a
  *   revision; objects entering or leaving a selector are ADDED or DELETED; Gone (410) when the
@@ -71,23 +73,39 @@ export interface StoreWatch {
   stop(): void;
 }
 
+export interface CreateOptions {
+  /** Validate and answer as if created, store nothing (`dryRun=All`). */
+  dryRun?: boolean;
+}
+
 export interface UpdateOptions {
   /** `status` writes only status (kinds with a status subresource). */
   subresource?: "status";
   /** Skip validation of the result (a controller writing status it owns; tests setting up odd states). */
   skipValidation?: boolean;
+  /** Validate and answer as if updated, store nothing (`dryRun=All`). */
+  dryRun?: boolean;
 }
 
 export interface DeleteOptions {
   /** 0 deletes a pod at once (force); omitted uses the object's own (pods: spec.terminationGracePeriodSeconds). */
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /**
+   * What happens to the object's dependents (objects whose ownerReferences name it), for the
+   * kinds in `propagationPolicyKinds`: Foreground keeps the object (finalizer
+   * `foregroundDeletion`) until the garbage collector has deleted its blocking dependents; Orphan
+   * keeps it (finalizer `orphan`) until the collector has removed the dependents' references to
+   * it; Background (the default) removes it now and the collector deletes the dependents after.
+   */
   propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  /** Answer as if deleted, store nothing (`dryRun=All`). */
+  dryRun?: boolean;
 }
 
 export interface Store {
   readonly backendKind: string;
-  create<T extends KObject>(type: ResourceType, object: T): Promise<T>;
+  create<T extends KObject>(type: ResourceType, object: T, options?: CreateOptions): Promise<T>;
   get<T extends KObject>(type: ResourceType, namespace: string, name: string): Promise<T>;
   list<T extends KObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>>;
   update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T>;

@@ -58,6 +58,12 @@ export interface AttachDetachControllerOptions {
   disableForceDetachOnTimeout?: boolean;
   /** `--disable-attach-detach-reconcile-sync`: no periodic "are volumes still attached" check. */
   disableReconcileSync?: boolean;
+  /**
+   * TESTING ONLY: attach an RWO/RWOP volume to a second node without the Multi-Attach refusal. A
+   * deliberately broken controller, so the simulator's invariants and `kvol sim explore` can be
+   * shown to catch the double attach it causes. Never set outside tests.
+   */
+  testOnlyBreakMultiAttachCheck?: boolean;
 }
 
 interface Informers {
@@ -157,6 +163,7 @@ export class AttachDetachController implements Controller {
       syncPeriodMs: timers.adcReconcilerSyncPeriodMs,
       disableReconcileSync: options.disableReconcileSync ?? false,
       disableForceDetachOnTimeout: options.disableForceDetachOnTimeout ?? false,
+      testOnlyBreakMultiAttachCheck: options.testOnlyBreakMultiAttachCheck ?? false,
     });
     this.populator = new DesiredStatePopulator({
       clock,

@@ -8,7 +8,8 @@
  *
  * An owner missing from the cache is confirmed with a live read before anything is deleted, since
  * a dependent can reach the cache before its owner does. Owner kinds not listed below are never
- * judged. Foreground deletion, the `orphan` finalizer and `blockOwnerDeletion` are not implemented.
+ * judged. Foreground and Orphan deletion (an owner carrying `foregroundDeletion` or `orphan`)
+ * are finished by deletion-propagation.ts, on queue keys of their own.
  */
 import type { ApiObject } from "../../api/client/client.ts";
 import { isNotFound } from "../../api/errors.ts";
@@ -18,6 +19,7 @@ import { resourceForKind } from "../../api/resources.ts";
 import type { Controller, ControllerContext } from "../controller-context.ts";
 import { garbageCollectorName, garbageCollectorWorkerCount } from "./constants.ts";
 import type { OwnerReference } from "./controller-ref.ts";
+import { awaitsPropagation, DeletionPropagation } from "./deletion-propagation.ts";
 import { ensureOwnerIndex, ownedBy } from "./owner-index.ts";
 import { SyncLoop } from "./sync-loop.ts";
 
@@ -27,6 +29,12 @@ const ownerKinds: readonly KindName[] = ["Deployment", "ReplicaSet", "StatefulSe
 const dependentKinds: readonly KindName[] = ["ReplicaSet", "Pod", "PersistentVolumeClaim", "Lease"];
 
 const keySeparator = "|";
+/** Queue keys of owners under Foreground/Orphan deletion start with this; the rest are dependents. */
+const ownerKeyPrefix = `owner${keySeparator}`;
+
+function ownerKey(kind: string, namespace: string, name: string): string {
+  return `${ownerKeyPrefix}${kind}${keySeparator}${namespace}${keySeparator}${name}`;
+}
 
 function dependentKey(kind: KindName, object: ApiObject): string {
   return `${kind}${keySeparator}${object.metadata?.namespace ?? ""}${keySeparator}${object.metadata?.name ?? ""}`;
@@ -49,6 +57,7 @@ export class GarbageCollector implements Controller {
   private readonly owners = new Map<KindName, SharedInformer<ApiObject>>();
   private readonly dependents = new Map<KindName, SharedInformer<ApiObject>>();
   private readonly loop: SyncLoop;
+  private readonly propagation: DeletionPropagation;
 
   constructor(context: ControllerContext) {
     this.context = context;
@@ -59,6 +68,7 @@ export class GarbageCollector implements Controller {
       ensureOwnerIndex(informer);
       this.dependents.set(kind, informer);
     }
+    this.propagation = new DeletionPropagation(context, this.dependents);
     this.loop = new SyncLoop({
       name: this.name,
       context,
@@ -83,8 +93,21 @@ export class GarbageCollector implements Controller {
         }),
       );
     }
-    for (const informer of this.owners.values()) {
-      registrations.push(informer.addEventHandler({ onDelete: (owner) => this.ownerGone(owner) }));
+    for (const [kind, informer] of this.owners) {
+      const enqueueIfDeleting = (owner: ApiObject) => {
+        if (awaitsPropagation(owner))
+          this.loop.queue.add(ownerKey(kind, owner.metadata?.namespace ?? "", owner.metadata?.name ?? ""));
+      };
+      registrations.push(
+        informer.addEventHandler({
+          onAdd: enqueueIfDeleting,
+          onUpdate: (_oldOwner, owner) => enqueueIfDeleting(owner),
+          onDelete: (owner) => this.ownerGone(owner),
+        }),
+      );
+    }
+    for (const informer of this.dependents.values()) {
+      registrations.push(informer.addEventHandler({ onDelete: (dependent) => this.dependentGone(dependent) }));
     }
     this.loop.start(registrations);
   }
@@ -101,7 +124,23 @@ export class GarbageCollector implements Controller {
     }
   }
 
+  /** A dependent that went away may be the last one an owner deleted in the foreground waits for. */
+  private dependentGone(dependent: ApiObject): void {
+    for (const reference of dependent.metadata?.ownerReferences ?? []) {
+      const type = resourceForKind(reference.kind);
+      if (type === undefined || !this.owners.has(type.kind)) continue;
+      const namespace = type.namespaced ? (dependent.metadata?.namespace ?? "") : "";
+      this.loop.queue.add(ownerKey(type.kind, namespace, reference.name));
+    }
+  }
+
   private async sync(key: string): Promise<void> {
+    if (key.startsWith(ownerKeyPrefix)) {
+      const { kind, namespace, name } = parseDependentKey(key.slice(ownerKeyPrefix.length));
+      const owner = this.owners.get(kind)?.lister.get(namespace, name);
+      if (owner !== undefined) await this.propagation.sync(kind, owner);
+      return;
+    }
     const { kind, namespace, name } = parseDependentKey(key);
     const dependent = this.dependents.get(kind)?.lister.get(namespace, name);
     const references = dependent?.metadata?.ownerReferences ?? [];

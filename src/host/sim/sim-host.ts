@@ -26,7 +26,7 @@ import type { BlockStorage } from "./block-storage.ts";
 import type { CommandContext } from "./commands/command-context.ts";
 import { fuseArguments, isFuseProgram, startFuseDaemon } from "./commands/fuse.ts";
 import type { BlockDevice } from "./devices.ts";
-import { toMountInfo } from "./mount-table.ts";
+import { type MountEntry, toMountInfo } from "./mount-table.ts";
 import type { NodeEnvironment } from "./node-environment.ts";
 import { simCommands } from "./sim-commands.ts";
 import { socketDefaultMode } from "./sim-constants.ts";
@@ -281,6 +281,14 @@ export class SimHost implements Host {
   /** The block devices present now (for invariants: no loop device or mapping leaked after teardown). */
   blockDevices(): BlockDevice[] {
     return this.running("open", "/dev").devices.list();
+  }
+
+  /**
+   * The kernel's mount entries with their superblocks and devices, in mount order (for invariants:
+   * which storage each mount lives on, and whether its device is still there).
+   */
+  mountEntries(): readonly MountEntry[] {
+    return this.running("open", "/proc/self/mountinfo").mounts.list();
   }
 
   /** Makes mkfs on the device at `devicePath` exit 1 with `output` until cleared with undefined. */

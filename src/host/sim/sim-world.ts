@@ -107,6 +107,11 @@ export class SimWorld {
     return server;
   }
 
+  /** Every NFS server's address, in the order they were added. */
+  nfsServerAddresses(): string[] {
+    return [...this.nfsServers.keys()];
+  }
+
   nfsServer(address: string): NfsServer | undefined {
     return this.nfsServers.get(address);
   }

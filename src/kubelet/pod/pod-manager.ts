@@ -7,6 +7,12 @@ import type { PodManager } from "../volumemanager/pod-sources.ts";
 
 export class BoundPodManager implements PodManager {
   private readonly pods = new Map<string, Pod>();
+  private readonly changeListeners: (() => void)[] = [];
+
+  /** Calls `listener` after every add, update or removal (the volume populator parks until one). */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
 
   getPods(): readonly Pod[] {
     return [...this.pods.values()];
@@ -19,11 +25,17 @@ export class BoundPodManager implements PodManager {
   /** Records the latest version of a pod (add or update). */
   setPod(pod: Pod): void {
     const uid = pod.metadata?.uid;
-    if (uid) this.pods.set(uid, pod);
+    if (!uid) return;
+    this.pods.set(uid, pod);
+    this.notifyChange();
   }
 
   removePod(pod: Pod): void {
     const uid = pod.metadata?.uid;
-    if (uid) this.pods.delete(uid);
+    if (uid && this.pods.delete(uid)) this.notifyChange();
+  }
+
+  private notifyChange(): void {
+    for (const listener of this.changeListeners) listener();
   }
 }

@@ -73,9 +73,15 @@ export function terminationGracePeriodMs(pod: Pod): number {
 
 export class PodWorkers implements PodStateProvider {
   private readonly workers = new Map<string, PodWorker>();
+  private readonly changeListeners: (() => void)[] = [];
   private stopped = false;
 
   constructor(private readonly options: PodWorkersOptions) {}
+
+  /** Calls `listener` after every change of a pod's lifecycle state (the volume populator parks until one). */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
 
   /**
    * A pod was added or changed in the API. A change of its status alone (the kubelet's own writes
@@ -143,6 +149,7 @@ export class PodWorkers implements PodStateProvider {
       if (worker.state === "finished" && worker.removedFromApi && !worker.running) {
         worker.timer?.cancel();
         this.workers.delete(worker.uid);
+        this.notifyChange();
         this.options.handler.podForgotten(worker.uid);
       }
     }
@@ -160,13 +167,23 @@ export class PodWorkers implements PodStateProvider {
   private newWorker(uid: string, pod: Pod): PodWorker {
     const worker: PodWorker = { uid, pod, state: "syncing", removedFromApi: false, pending: false, running: false };
     this.workers.set(uid, worker);
+    this.notifyChange();
     return worker;
+  }
+
+  private setState(worker: PodWorker, state: PodWorkerState): void {
+    worker.state = state;
+    this.notifyChange();
+  }
+
+  private notifyChange(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   private requestTerminationIfDue(worker: PodWorker): void {
     if (worker.state !== "syncing") return;
     if (worker.removedFromApi || worker.pod.metadata?.deletionTimestamp || isTerminalPhase(worker.pod)) {
-      worker.state = "terminating";
+      this.setState(worker, "terminating");
       worker.abort?.abort();
     }
   }
@@ -233,7 +250,7 @@ export class PodWorkers implements PodStateProvider {
           return;
         }
         if (outcome === "terminal") {
-          worker.state = "terminating";
+          this.setState(worker, "terminating");
           worker.pending = true;
           return;
         }
@@ -243,7 +260,7 @@ export class PodWorkers implements PodStateProvider {
       }
       case "terminating":
         await handler.syncTerminatingPod(worker.pod, terminationGracePeriodMs(worker.pod));
-        worker.state = "terminated";
+        this.setState(worker, "terminated");
         worker.pending = true;
         return;
       case "terminated": {
@@ -251,7 +268,7 @@ export class PodWorkers implements PodStateProvider {
         worker.abort = abort;
         await handler.syncTerminatedPod(worker.pod, abort.signal);
         worker.abort = undefined;
-        worker.state = "finished";
+        this.setState(worker, "finished");
         worker.pending = true;
         return;
       }

@@ -112,6 +112,7 @@ export class KubeletVolumeManager implements VolumeManager {
       sourcesReady: options.sourcesReady,
       dsw: this.dsw,
       asw: this.asw,
+      onAddedPods: () => this.reconciler.wake(),
     });
     this.corruptedMounts =
       (options.repairCorruptedCsiMounts ?? true)

@@ -8,6 +8,8 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 export interface PodManager {
   getPods(): readonly Pod[];
   getPodByUID(uid: string): Pod | undefined;
+  /** Calls `listener` after every change; without it the populator cannot park and runs every period. */
+  onChange?(listener: () => void): void;
 }
 
 /** The pod workers' view of each pod's lifecycle. */
@@ -16,6 +18,8 @@ export interface PodStateProvider {
   shouldPodContainersBeTerminating(uid: string): boolean;
   /** True once no container of the pod runs (or the pod is unknown to the workers). */
   shouldPodRuntimeBeRemoved(uid: string): boolean;
+  /** Calls `listener` after every change of either answer; without it the populator runs every period. */
+  onChange?(listener: () => void): void;
 }
 
 /** True once every pod source (the API server) has delivered its first full list. */

@@ -2,7 +2,7 @@
  * A fault of the catalogue (`catalogue.ts`): something that goes wrong in a cluster, as storage
  * engineers meet it. Each documents what it models and how Kubernetes reacts, so `docs/faults.md`
  * and `kvol fault --help` read from the same text. Scenarios inject faults on their timeline;
- * `kvol sim explore` draws them at random; `kvol fault` injects them into a running cluster.
+ * `kvol sim explore` draws them at random from `targets`; `kvol fault` injects them into a running cluster.
  */
 import type { Cluster } from "../cluster.ts";
 
@@ -17,6 +17,8 @@ export interface FaultParam {
   readonly type: "string" | "number" | "boolean" | "duration";
   readonly required: boolean;
   readonly description: string;
+  /** The value an optional parameter takes when it is left out. */
+  readonly default?: FaultParamValue;
 }
 
 export interface FaultDefinition {
@@ -26,9 +28,16 @@ export interface FaultDefinition {
   readonly models: string;
   /** How Kubernetes reacts, with the messages and timings a user sees. */
   readonly kubernetesReaction: string;
+  /** What `heal` does, for lasting faults (`power returns; the kubelet starts`). */
+  readonly healing?: string;
   readonly params: readonly FaultParam[];
   /** Makes the fault happen now. Throws an Error naming the parameter when one is missing or wrong. */
   inject(cluster: Cluster, params: FaultParams): Promise<void>;
   /** Ends a lasting fault (power returns, the helper is installed); absent for one-shot faults. */
   heal?(cluster: Cluster, params: FaultParams): Promise<void>;
+  /**
+   * Every parameter set `inject` accepts in this cluster now (each node, each attached disk, a few
+   * durations), for random exploration to choose from; empty when nothing can be hit.
+   */
+  targets(cluster: Cluster): Promise<FaultParams[]>;
 }

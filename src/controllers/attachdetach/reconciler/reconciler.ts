@@ -36,7 +36,7 @@ import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import { minReconcileSyncPeriodMs } from "../constants.ts";
 import type { NodeStatusUpdater } from "../statusupdater/node-status-updater.ts";
 import { multiAttachMessages } from "./multi-attach-events.ts";
-import { ParkingLoop, type PassVerdict } from "./parking-loop.ts";
+import { ParkingLoop, type PassVerdict } from "../../../runtime/parking-loop.ts";
 
 export interface ReconcilerOptions {
   clock: Clock;
@@ -55,6 +55,8 @@ export interface ReconcilerOptions {
   syncPeriodMs: number;
   disableReconcileSync: boolean;
   disableForceDetachOnTimeout: boolean;
+  /** TESTING ONLY: skip the Multi-Attach refusal (see AttachDetachControllerOptions). */
+  testOnlyBreakMultiAttachCheck?: boolean;
 }
 
 /** Ready condition True. A node missing from the informer is not healthy. */
@@ -189,7 +191,7 @@ export class Reconciler {
 
   /** An RWO/RWOP volume attached to another node: tell the pods once, and do not attach. */
   private refuseMultiAttach(volume: VolumeToAttach): boolean {
-    if (isMultiAttachAllowed(volume.volumeSpec)) return false;
+    if (isMultiAttachAllowed(volume.volumeSpec) || this.options.testOnlyBreakMultiAttachCheck) return false;
     const nodes = this.options.asw.getNodesForAttachedVolume(volume.volumeName);
     if (nodes.length === 0) return false;
     if (volume.multiAttachErrorReported) return true;

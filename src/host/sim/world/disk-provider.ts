@@ -105,8 +105,18 @@ export class CloudDiskProvider {
     return disk;
   }
 
+  /** Every disk's id, in creation order. */
+  ids(): string[] {
+    return [...this.disks.keys()];
+  }
+
   has(id: string): boolean {
     return this.disks.has(id);
+  }
+
+  /** Every disk, in creation order (for invariants that look at all attachments at once). */
+  list(): CloudDisk[] {
+    return [...this.disks.values()];
   }
 
   deleteDisk(id: string): void {

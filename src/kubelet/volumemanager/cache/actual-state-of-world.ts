@@ -81,6 +81,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
   /** volume → pods whose mount was found on disk by reconstruction and not yet mounted again. */
   private readonly foundDuringReconstruction = new Map<string, Set<string>>();
   private generationCounter = 0;
+  private readonly changeListeners: (() => void)[] = [];
 
   constructor(
     private readonly nodeName: string,
@@ -90,6 +91,16 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
   /** Bumped on every change. */
   get generation(): number {
     return this.generationCounter;
+  }
+
+  /** Calls `listener` after every change, so the loops that read this state can park until one. */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(): void {
+    this.generationCounter++;
+    for (const listener of this.changeListeners) listener();
   }
 
   // ---- Attacher updater -----------------------------------------------------------------------
@@ -129,7 +140,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     const volume = this.requireVolume(volumeName, "markVolumeAsUnmounted");
     volume.mountedPods.delete(podName);
     this.foundDuringReconstruction.get(volumeName)?.delete(podName);
-    this.generationCounter++;
+    this.changed();
   }
 
   markDeviceAsMounted(volumeName: string, devicePath: string, deviceMountPath: string): void {
@@ -194,7 +205,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
       this.foundDuringReconstruction.set(options.volumeName, pods);
     }
     pods.add(options.podName);
-    this.generationCounter++;
+    this.changed();
     return true;
   }
 
@@ -203,7 +214,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     const volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined || volume.deviceMountState !== "DeviceMountUncertain") return;
     volume.devicePath = devicePath;
-    this.generationCounter++;
+    this.changed();
   }
 
   /** Settles a reconstructed volume's attachability from node status (listed there ⇒ attachable). */
@@ -211,7 +222,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     const volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined || volume.pluginIsAttachable !== "Uncertain") return;
     volume.pluginIsAttachable = attachable ? "True" : "False";
-    this.generationCounter++;
+    this.changed();
   }
 
   // ---- Remount --------------------------------------------------------------------------------
@@ -225,7 +236,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
       if (!this.plugins.pluginNames().includes(volume.pluginName)) continue;
       if (this.plugins.findPluginByName(volume.pluginName).requiresRemount(pod.volumeSpec)) {
         pod.remountRequired = true;
-        this.generationCounter++;
+        this.changed();
       }
     }
   }
@@ -239,7 +250,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     if (pod === undefined || pod.volumeMountState !== "VolumeMounted") return false;
     if (!pod.remountRequired) {
       pod.remountRequired = true;
-      this.generationCounter++;
+      this.changed();
     }
     return true;
   }
@@ -331,7 +342,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
         mountedPods: new Map(),
       });
     }
-    this.generationCounter++;
+    this.changed();
   }
 
   private pluginNameFor(spec: VolumeSpec): string {
@@ -353,7 +364,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     }
     this.attachedVolumes.delete(volumeName);
     this.foundDuringReconstruction.delete(volumeName);
-    this.generationCounter++;
+    this.changed();
   }
 
   private addPodToVolume(options: MarkVolumeOptions): void {
@@ -364,7 +375,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     if (options.volumeMountState === "VolumeMounted") {
       this.foundDuringReconstruction.get(options.volumeName)?.delete(options.podName);
     }
-    this.generationCounter++;
+    this.changed();
   }
 
   private newMountedPod(options: MarkVolumeOptions, previous: MountedPod | undefined): MountedPod {
@@ -391,7 +402,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     volume.deviceMountState = state;
     volume.deviceMountPath = deviceMountPath;
     if (devicePath !== "") volume.devicePath = devicePath;
-    this.generationCounter++;
+    this.changed();
   }
 
   private requireVolume(volumeName: string, what: string): AttachedVolumeEntry {

@@ -39,11 +39,22 @@ export class DesiredStateOfWorld {
   private readonly podErrors = new Map<string, Set<string>>();
   /** Bumped on every change, so a loop can tell cheaply that nothing changed since its last pass. */
   private generationCounter = 0;
+  private readonly changeListeners: (() => void)[] = [];
 
   constructor(private readonly plugins: VolumePluginManager) {}
 
   get generation(): number {
     return this.generationCounter;
+  }
+
+  /** Calls `listener` after every change, so the loops that read this state can park until one. */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(): void {
+    this.generationCounter++;
+    for (const listener of this.changeListeners) listener();
   }
 
   /**
@@ -98,7 +109,7 @@ export class DesiredStateOfWorld {
       this.volumes.set(volumeName, volume);
     }
     volume.podsToMount.set(podName, { podName, pod, volumeSpec, outerVolumeSpecName });
-    this.generationCounter++;
+    this.changed();
     return volumeName;
   }
 
@@ -109,7 +120,7 @@ export class DesiredStateOfWorld {
       const inUse = reported.has(volume.volumeName);
       if (volume.reportedInUse !== inUse) {
         volume.reportedInUse = inUse;
-        this.generationCounter++;
+        this.changed();
       }
     }
   }
@@ -119,7 +130,7 @@ export class DesiredStateOfWorld {
     const volume = this.volumes.get(volumeName);
     if (volume === undefined || !volume.podsToMount.delete(podName)) return;
     if (volume.podsToMount.size === 0) this.volumes.delete(volumeName);
-    this.generationCounter++;
+    this.changed();
   }
 
   /** Used when a CSI driver stops requiring attach: the volume is then verified, not attached. */
@@ -127,7 +138,7 @@ export class DesiredStateOfWorld {
     const volume = this.volumes.get(volumeName);
     if (volume === undefined || volume.pluginIsAttachable === attachable) return;
     volume.pluginIsAttachable = attachable;
-    this.generationCounter++;
+    this.changed();
   }
 
   volumeExists(volumeName: string): boolean {

@@ -6,12 +6,21 @@
  * `hasAddedPods()` turns true after the first full pass that started once every pod source was
  * ready; until then the reconciler unmounts nothing, so a restarted kubelet cannot tear down a
  * volume whose pod it has simply not seen yet.
+ *
+ * Idle costs nothing (DESIGN.md, Cost model): a pass that changed nothing and waits for nothing
+ * parks the loop (`ParkingLoop`) until the pod manager, the pod workers, either state of the world
+ * or a `reprocessPod` says something changed, and runs at the next tick, the instant the
+ * always-running loop would have seen it. It keeps its period while it cannot tell what would change
+ * its answer: before the first full pass, after a pass that did work or failed, while a volume of
+ * a pod waits for its containers or its mount to settle, while a volume is attachable (a CSIDriver's
+ * `attachRequired` may change without notice), or when the pod sources cannot signal changes.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../../api/client/client.ts";
 import type { Clock, Timer } from "../../../runtime/clock.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
+import { ParkingLoop, type PassVerdict } from "../../../runtime/parking-loop.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import type { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
 import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
@@ -30,6 +39,8 @@ export interface PopulatorOptions {
   sourcesReady: SourcesReady;
   dsw: DesiredStateOfWorld;
   asw: ActualStateOfWorld;
+  /** Called once, when `hasAddedPods()` turns true (the reconciler may start unmounting). */
+  onAddedPods?: () => void;
 }
 
 function podUID(pod: Pod): string {
@@ -43,24 +54,48 @@ export class DesiredStateOfWorldPopulator {
    */
   private readonly processedPods = new Map<string, boolean>();
   private addedPods = false;
-  private timer: Timer | undefined;
-  private passInProgress: Promise<void> | undefined;
+  private firstPassTimer: Timer | undefined;
+  private readonly loop: ParkingLoop;
+  /** False when a pod source cannot signal its changes: the loop then never parks. */
+  private readonly sourcesSignalChanges: boolean;
+  /** This pass did something, or saw something it must look at again next period. */
+  private mustRunAgain = false;
 
-  constructor(private readonly options: PopulatorOptions) {}
+  constructor(private readonly options: PopulatorOptions) {
+    const { clock, logger, loopPeriodMs, podManager, podStateProvider, dsw, asw } = options;
+    this.loop = new ParkingLoop(
+      clock,
+      loopPeriodMs,
+      () => this.parkingPass(),
+      (err) => logger.error("desired state populator pass failed", { error: errorMessage(err) }),
+    );
+    const wake = (): void => this.loop.wake();
+    podManager.onChange?.(wake);
+    podStateProvider.onChange?.(wake);
+    dsw.onChange(wake);
+    asw.onChange(wake);
+    this.sourcesSignalChanges = podManager.onChange !== undefined && podStateProvider.onChange !== undefined;
+  }
 
   /** Starts the loop; the first pass runs one period from now, as Kubernetes' PollUntil does. */
   run(): void {
-    const { clock, loopPeriodMs } = this.options;
-    this.timer = clock.setTimer(loopPeriodMs, () => {
-      this.timer = clock.every(loopPeriodMs, () => this.trackedPass());
-    });
+    this.firstPassTimer = this.options.clock.setTimer(this.options.loopPeriodMs, () => this.loop.start());
   }
 
   /** Stops the loop and waits for a pass in progress. */
   async stop(): Promise<void> {
-    this.timer?.cancel();
-    this.timer = undefined;
-    await this.passInProgress;
+    this.firstPassTimer?.cancel();
+    this.firstPassTimer = undefined;
+    await this.loop.stop();
+  }
+
+  /** Passes run so far, and whether the loop is parked (tests, diagnostics). */
+  passCount(): number {
+    return this.loop.passes;
+  }
+
+  isParked(): boolean {
+    return this.loop.isParked();
   }
 
   hasAddedPods(): boolean {
@@ -74,26 +109,30 @@ export class DesiredStateOfWorldPopulator {
    */
   reprocessPod(uid: string): void {
     this.processedPods.set(uid, false);
+    this.loop.wake();
   }
 
-  private trackedPass(): Promise<void> {
-    const pass = this.pass();
-    this.passInProgress = pass;
-    return pass;
+  private async parkingPass(): Promise<PassVerdict> {
+    await this.pass();
+    const busy = this.mustRunAgain || !this.addedPods || !this.sourcesSignalChanges;
+    return { busy };
   }
 
   /** One loop pass (what `run` repeats). */
   async pass(): Promise<void> {
     const sourcesWereReady = this.options.sourcesReady.allReady();
+    this.mustRunAgain = false;
     try {
       await this.findAndAddNewPods();
       this.findAndRemoveDeletedPods();
     } catch (err) {
+      this.mustRunAgain = true;
       this.options.logger.error("desired state populator pass failed", { error: errorMessage(err) });
     }
     if (sourcesWereReady && !this.addedPods) {
       this.addedPods = true;
       this.options.logger.info("Finished populating initial desired state of world");
+      this.options.onAddedPods?.();
     }
   }
 
@@ -113,6 +152,7 @@ export class DesiredStateOfWorldPopulator {
     const { dsw, asw, logger } = this.options;
     const uid = podUID(pod);
     if (this.processedPods.get(uid) === true) return;
+    this.mustRunAgain = true;
     const names = podVolumeNames(pod);
     let allVolumesAdded = true;
     for (const volume of pod.spec?.volumes ?? []) {
@@ -145,6 +185,7 @@ export class DesiredStateOfWorldPopulator {
     for (const volume of dsw.getVolumesToMount()) {
       const uid = podUID(volume.pod);
       const pod = podManager.getPodByUID(uid);
+      if (volume.pluginIsAttachable) this.mustRunAgain = true;
       if (pod !== undefined) {
         if (volume.pluginIsAttachable && this.becameNonAttachable(plugins, volume.volumeSpec)) {
           dsw.markVolumeAttachability(volume.volumeName, false);
@@ -153,6 +194,8 @@ export class DesiredStateOfWorldPopulator {
         }
         if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) continue;
       }
+      // Waiting for containers or a mount to settle: look again next period, as Kubernetes does.
+      this.mustRunAgain = true;
       if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) {
         logger.debug(
           "Pod still has one or more containers in the non-exited state and will not be removed from desired state",

@@ -15,13 +15,17 @@
  * in the desired state yet. Refusals the executor returns every pass (already running, backing off)
  * are silent, as in Kubernetes.
  *
- * A pass with nothing to do costs O(1): when the last pass started no operation, none is running,
- * and neither state changed since, the next pass would do nothing again and is skipped.
+ * Idle costs nothing (DESIGN.md, Cost model): a pass that asked for no operation, while none runs,
+ * parks the loop (`ParkingLoop`); a change to either state or the populator's first full pass wakes
+ * it at the next 100 ms tick, the instant the always-running loop would have seen the change. While
+ * an operation runs the loop keeps its period, so the pass after the operation ends runs on time even
+ * when the operation changed nothing; such passes cost O(1) while nothing they read changed.
  */
 import type { Node } from "kubernetes-types/core/v1.js";
-import type { Clock, Timer } from "../../../runtime/clock.ts";
+import type { Clock } from "../../../runtime/clock.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
+import { ParkingLoop, type PassVerdict } from "../../../runtime/parking-loop.ts";
 import { isExpectedError } from "../../../volume/operationexecutor/operation-errors.ts";
 import type { OperationExecutor } from "../../../volume/operationexecutor/operation-executor.ts";
 import type { VolumeToMount } from "../../../volume/operationexecutor/types.ts";
@@ -57,25 +61,48 @@ export class Reconciler {
   private volumesNeedReportedInUse: string[] = [];
   private volumesFailedReconstruction: PodVolumeDir[] = [];
   private synced = false;
-  private timer: Timer | undefined;
-  private passInProgress: Promise<void> | undefined;
+  private readonly loop: ParkingLoop;
+  private stopped = false;
   /** What the last pass saw, to skip passes that would find nothing to do. */
   private idleFingerprint: string | undefined;
   /** Operations this pass asked the executor for (started or refused). */
   private operationsRequested = 0;
 
-  constructor(private readonly options: ReconcilerOptions) {}
+  constructor(private readonly options: ReconcilerOptions) {
+    const { clock, logger, loopPeriodMs, dsw, asw } = options;
+    this.loop = new ParkingLoop(
+      clock,
+      loopPeriodMs,
+      () => this.parkingPass(),
+      (err) => logger.error("volume reconciler pass failed", { error: errorMessage(err) }),
+    );
+    dsw.onChange(() => this.wake());
+    asw.onChange(() => this.wake());
+  }
 
   /** Reconstructs from disk, then starts the loop (its first pass right after reconstruction). */
   async run(): Promise<void> {
     await this.reconstruct();
-    this.timer = this.options.clock.every(this.options.loopPeriodMs, () => this.trackedPass());
+    if (!this.stopped) this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.timer?.cancel();
-    this.timer = undefined;
-    await this.passInProgress;
+    this.stopped = true;
+    await this.loop.stop();
+  }
+
+  /** Something a pass reads changed outside both states (the populator's first full pass): run at the next tick. */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /** Passes run so far, and whether the loop is parked (tests, diagnostics). */
+  passCount(): number {
+    return this.loop.passes;
+  }
+
+  isParked(): boolean {
+    return this.loop.isParked();
   }
 
   /** True once a pass ran with every reconstructed device path fixed: node status may report volumesInUse. */
@@ -91,10 +118,18 @@ export class Reconciler {
     this.volumesNeedUpdateFromNodeStatus = [...result.reconstructedVolumeNames];
   }
 
-  private trackedPass(): Promise<void> {
-    const pass = this.pass();
-    this.passInProgress = pass;
-    return pass;
+  /**
+   * A pass, and whether the next one may wait for a change: not while it asked for operations (they
+   * are retried or re-checked every period), while one runs (its end may change nothing the pass
+   * reads, yet the next pass must see it), or while the Node could not be read for reconstruction.
+   */
+  private async parkingPass(): Promise<PassVerdict> {
+    await this.pass();
+    const busy =
+      this.idleFingerprint === undefined ||
+      this.options.executor.pendingOperations.pendingCount() > 0 ||
+      this.volumesNeedUpdateFromNodeStatus.length > 0;
+    return { busy };
   }
 
   /** One reconciler pass. */

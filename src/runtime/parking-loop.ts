@@ -9,7 +9,7 @@
  * running loop ticks at lastPassEnd + k × period). A parked loop may ask to be woken at a time
  * (a periodic sync); it then runs at the first tick at or after that time.
  */
-import type { Clock, Timer } from "../../../runtime/clock.ts";
+import type { Clock, Timer } from "./clock.ts";
 
 /** What a pass found: more work (run again next period), or nothing (park, optionally until a time). */
 export type PassVerdict = { busy: true } | { busy: false; wakeAtMs?: number };
@@ -40,11 +40,15 @@ export class ParkingLoop {
     this.scheduleAt(this.clock.now());
   }
 
-  /** Something the passes read changed: if parked, run at the next tick. */
+  /**
+   * Something the passes read changed: if parked, run at the next tick. A change made at the very
+   * instant of a tick comes after that tick's pass (the pass's timer was set one period earlier, so
+   * it ran first), and is seen at the following tick.
+   */
   wake(): void {
     if (this.passInProgress) this.wokenDuringPass = true;
     if (!this.parked || this.stopped) return;
-    this.scheduleAt(this.nextTickAtOrAfter(this.clock.now()));
+    this.scheduleAt(this.nextTickAfter(this.clock.now()));
   }
 
   isParked(): boolean {
@@ -64,6 +68,13 @@ export class ParkingLoop {
     if (base === undefined) return timeMs;
     const periods = Math.max(1, Math.ceil((timeMs - base) / this.periodMs));
     return base + periods * this.periodMs;
+  }
+
+  /** The first tick of the always-running loop strictly after `timeMs`. */
+  private nextTickAfter(timeMs: number): number {
+    const base = this.lastPassEndMs;
+    if (base === undefined) return timeMs;
+    return base + (Math.floor((timeMs - base) / this.periodMs) + 1) * this.periodMs;
   }
 
   private scheduleAt(dueMs: number): void {

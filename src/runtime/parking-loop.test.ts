@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { VirtualClock } from "../../../runtime/virtual-clock.ts";
+import { VirtualClock } from "./virtual-clock.ts";
 import { ParkingLoop, type PassVerdict } from "./parking-loop.ts";
 
 function loop(verdicts: () => PassVerdict): { clock: VirtualClock; loop: ParkingLoop; passTimes: number[] } {

@@ -1,0 +1,145 @@
+/**
+ * The simulator at scale: N nodes with real kubelets and N×10 pods, each with its own claim on the
+ * sim-disk provisioner, through create → Running → delete → reclaimed (every PV and disk gone), on
+ * virtual time. The baseline is the same lifecycle at a tenth of the size, run first in the same
+ * process, so the ratios say how the cost grows: 1.0 per pod means linear.
+ *
+ * `npm run bench -- sim-scale`; `KVOL_BENCH_SIM_NODES=200` runs a smaller cluster (default 1,000).
+ */
+import { performance } from "node:perf_hooks";
+import type { PersistentVolumeClaim, Pod } from "../src/api/objects.ts";
+import { Cluster } from "../src/sim/cluster.ts";
+import { storageClassYaml } from "../src/sim/testing/manifests.ts";
+import type { Row } from "./measure.ts";
+
+const defaultNodes = 1_000;
+const podsPerNode = 10;
+const baselineFraction = 10;
+/** Virtual time allowed for each phase; the lifecycle needs seconds to minutes of it. */
+const phaseTimeoutMs = 60 * 60_000;
+const bytesPerKilobyte = 1_024;
+const bytesPerMegabyte = 1_024 * 1_024;
+
+interface LifecycleFigures {
+  pods: number;
+  wallMs: number;
+  virtualMs: number;
+  storeWrites: number;
+  peakRssBytes: number;
+}
+
+function claim(index: number): PersistentVolumeClaim {
+  return {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: { name: `data-${index}`, namespace: "default" },
+    spec: { accessModes: ["ReadWriteOnce"], storageClassName: "standard", resources: { requests: { storage: "1Gi" } } },
+  };
+}
+
+function pod(index: number): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `app-${index}`, namespace: "default" },
+    spec: {
+      containers: [{ name: "app", image: "busybox:1.36", volumeMounts: [{ name: "data", mountPath: "/data" }] }],
+      volumes: [{ name: "data", persistentVolumeClaim: { claimName: `data-${index}` } }],
+    },
+  };
+}
+
+/** Counts from informer events, so waiting costs O(1) per step instead of a list of every pod. */
+class LifecycleCounters {
+  running = 0;
+  pods = 0;
+  volumes = 0;
+
+  constructor(cluster: Cluster) {
+    cluster.informers.informerFor("Pod").addEventHandler({
+      onAdd: (object) => {
+        this.pods++;
+        if (object.status?.phase === "Running") this.running++;
+      },
+      onUpdate: (before, after) => {
+        if (before.status?.phase !== "Running" && after.status?.phase === "Running") this.running++;
+      },
+      onDelete: () => {
+        this.pods--;
+      },
+    });
+    cluster.informers.informerFor("PersistentVolume").addEventHandler({
+      onAdd: () => this.volumes++,
+      onDelete: () => this.volumes--,
+    });
+  }
+}
+
+async function runLifecycle(nodes: number): Promise<LifecycleFigures> {
+  const pods = nodes * podsPerNode;
+  const cluster = await Cluster.start({ seed: 1, logLevel: "warn" });
+  const counters = new LifecycleCounters(cluster);
+  const startWall = performance.now();
+  const startVirtual = cluster.clock.now();
+  const startRevision = cluster.store.revision();
+  for (let i = 0; i < nodes; i++) await cluster.addNode(`node-${i}`, { zone: "zone-a" });
+  await cluster.apply(storageClassYaml({ bindingMode: "Immediate" }));
+  for (let i = 0; i < pods; i++) {
+    await cluster.client.persistentVolumeClaims.create(claim(i));
+    await cluster.client.pods.create(pod(i));
+  }
+  await cluster.runUntil(() => counters.running === pods, {
+    timeoutMs: phaseTimeoutMs,
+    description: "all pods Running",
+  });
+  for (let i = 0; i < pods; i++) {
+    await cluster.client.pods.delete("default", `app-${i}`);
+    await cluster.client.persistentVolumeClaims.delete("default", `data-${i}`);
+  }
+  await cluster.runUntil(() => counters.pods === 0 && counters.volumes === 0, {
+    timeoutMs: phaseTimeoutMs,
+    description: "every pod gone and every volume reclaimed",
+  });
+  const figures = {
+    pods,
+    wallMs: performance.now() - startWall,
+    virtualMs: cluster.clock.now() - startVirtual,
+    storeWrites: cluster.store.revision() - startRevision,
+    peakRssBytes: process.resourceUsage().maxRSS * bytesPerKilobyte,
+  };
+  await cluster.stop();
+  return figures;
+}
+
+function rows(scale: LifecycleFigures, base: LifecycleFigures, nodes: number): Row[] {
+  const label = `${nodes} nodes, ${scale.pods} pods`;
+  const baseName = `${Math.round(nodes / baselineFraction)} nodes`;
+  const writesPerSecond = (f: LifecycleFigures) => f.storeWrites / (f.wallMs / 1_000);
+  const row = (measure: string, value: number, baseline: number, unit: string, better: Row["better"]): Row => ({
+    group: "sim-scale",
+    measure: `${label}: ${measure}`,
+    value,
+    unit,
+    baselineName: baseName,
+    baseline,
+    better,
+  });
+  return [
+    row("wall time per pod", scale.wallMs / scale.pods, base.wallMs / base.pods, "ms", "lower"),
+    row("wall time, whole lifecycle", scale.wallMs / 1_000, base.wallMs / 1_000, "s", "lower"),
+    row("virtual time, whole lifecycle", scale.virtualMs / 1_000, base.virtualMs / 1_000, "s", "lower"),
+    row("store writes per pod", scale.storeWrites / scale.pods, base.storeWrites / base.pods, "writes", "lower"),
+    row("store writes per wall second", writesPerSecond(scale), writesPerSecond(base), "writes/s", "higher"),
+    row("peak RSS", scale.peakRssBytes / bytesPerMegabyte, base.peakRssBytes / bytesPerMegabyte, "MB", "lower"),
+  ];
+}
+
+export async function simScaleBenchmarks(): Promise<Row[]> {
+  const nodes = Number(process.env.KVOL_BENCH_SIM_NODES ?? defaultNodes);
+  if (!Number.isInteger(nodes) || nodes < baselineFraction) {
+    throw new Error(`KVOL_BENCH_SIM_NODES must be an integer of at least ${baselineFraction}, got ${nodes}`);
+  }
+  const base = await runLifecycle(Math.round(nodes / baselineFraction));
+  const scale = await runLifecycle(nodes);
+  return rows(scale, base, nodes);
+}

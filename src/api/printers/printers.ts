@@ -1,0 +1,51 @@
+/**
+ * The printer of each kind: what `kubectl get` shows for it, as Kubernetes' own printers define.
+ * The API server fills Table responses with these; kinds without a printer get NAME and AGE.
+ */
+import type { KindMap, KindName } from "../objects.ts";
+import { eventPrinter } from "./event-printer.ts";
+import { nodePrinter } from "./node-printer.ts";
+import {
+  configMapPrinter,
+  csiDriverPrinter,
+  csiNodePrinter,
+  leasePrinter,
+  nameAgePrinter,
+  namespacePrinter,
+  secretPrinter,
+} from "./other-printers.ts";
+import { persistentVolumeClaimPrinter } from "./persistent-volume-claim-printer.ts";
+import { persistentVolumePrinter } from "./persistent-volume-printer.ts";
+import { podPrinter } from "./pod-printer.ts";
+import { storageClassPrinter } from "./storage-class-printer.ts";
+import type { ObjectPrinter } from "./table-types.ts";
+import { volumeAttachmentPrinter } from "./volume-attachment-printer.ts";
+import { deploymentPrinter, replicaSetPrinter, statefulSetPrinter } from "./workload-printers.ts";
+
+type PrinterTable = { [K in KindName]: ObjectPrinter<KindMap[K]> };
+
+const printers: PrinterTable = {
+  Pod: podPrinter,
+  Node: nodePrinter,
+  PersistentVolume: persistentVolumePrinter,
+  PersistentVolumeClaim: persistentVolumeClaimPrinter,
+  StorageClass: storageClassPrinter,
+  VolumeAttachment: volumeAttachmentPrinter,
+  Event: eventPrinter,
+  StatefulSet: statefulSetPrinter,
+  Deployment: deploymentPrinter,
+  ReplicaSet: replicaSetPrinter,
+  Namespace: namespacePrinter,
+  ConfigMap: configMapPrinter,
+  Secret: secretPrinter,
+  CSIDriver: csiDriverPrinter,
+  CSINode: csiNodePrinter,
+  Lease: leasePrinter,
+};
+
+/** The printer for objects of `kind`; NAME and AGE for a kind kvol has no printer for. */
+export function printerFor(kind: string): ObjectPrinter<object> {
+  // Each printer reads only its own kind; the caller passes objects of `kind`.
+  const printer = (printers as Partial<Record<string, ObjectPrinter<object>>>)[kind];
+  return printer ?? (nameAgePrinter as ObjectPrinter<object>);
+}

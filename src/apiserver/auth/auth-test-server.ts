@@ -1,0 +1,100 @@
+/**
+ * The fixture of the authentication and node restriction tests: a memory store served with token
+ * authentication, a client per user (an administrator, two node agents, a user without a role),
+ * and a raw `call` helper for exact status codes and Status bodies.
+ */
+import { HttpClient } from "../../api/client/http-client.ts";
+import type { KubeStore } from "../../api/store/kube-store.ts";
+import { createMemoryStore } from "../../api/store/memory-store.ts";
+import { Logger, MemorySink } from "../../runtime/logger.ts";
+import { Rng } from "../../runtime/rng.ts";
+import { VirtualClock } from "../../runtime/virtual-clock.ts";
+import { type RunningApiServer, startApiServer } from "../server.ts";
+import type { ServerExtension } from "./access.ts";
+import { type Authenticator, StaticTokenAuthenticator } from "./token-authenticator.ts";
+import type { TokenEntry } from "./token-file.ts";
+import { adminGroup, adminUserName, nodeUser } from "./user-info.ts";
+
+export const adminToken = "admin-token-0123456789";
+export const nodeATokenValue = "node-a-token-0123456789";
+export const nodeBTokenValue = "node-b-token-0123456789";
+export const nobodyToken = "nobody-token-0123456789";
+
+export const testTokens: readonly TokenEntry[] = [
+  { token: adminToken, user: { name: adminUserName, uid: "admin", groups: [adminGroup] } },
+  { token: nodeATokenValue, user: nodeUser("node-a") },
+  { token: nodeBTokenValue, user: nodeUser("node-b") },
+  { token: nobodyToken, user: { name: "nobody", uid: "nobody", groups: [] } },
+];
+
+export interface RawAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface AuthTestServer {
+  store: KubeStore;
+  server: RunningApiServer;
+  logs: MemorySink;
+  admin: HttpClient;
+  nodeA: HttpClient;
+  /** Sends a request with `Authorization: Bearer <token>` (none when token is undefined). */
+  call(
+    method: string,
+    path: string,
+    token: string | undefined,
+    body?: unknown,
+    contentType?: string,
+  ): Promise<RawAnswer>;
+  close(): Promise<void>;
+}
+
+export interface AuthTestServerOptions {
+  authenticator?: Authenticator;
+  extensions?: readonly ServerExtension[];
+}
+
+export async function startAuthTestServer(options: AuthTestServerOptions = {}): Promise<AuthTestServer> {
+  const clock = new VirtualClock();
+  const store = createMemoryStore({ clock, random: new Rng(1).stream("store") });
+  const logs = new MemorySink();
+  const logger = new Logger({ clock, sink: logs, level: "debug" });
+  const server = await startApiServer({
+    store,
+    clock,
+    logger,
+    port: 0,
+    authenticator: options.authenticator ?? new StaticTokenAuthenticator(testTokens),
+    ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+  });
+  const call = async (
+    method: string,
+    path: string,
+    token: string | undefined,
+    body?: unknown,
+    contentType = "application/json",
+  ): Promise<RawAnswer> => {
+    const headers: Record<string, string> = {};
+    if (token !== undefined) headers.Authorization = `Bearer ${token}`;
+    const init: RequestInit = { method, headers };
+    if (body !== undefined) {
+      init.body = typeof body === "string" ? body : JSON.stringify(body);
+      headers["Content-Type"] = contentType;
+    }
+    const response = await fetch(`${server.url}${path}`, init);
+    const text = await response.text();
+    return { status: response.status, body: text.startsWith("{") ? JSON.parse(text) : { text } };
+  };
+  return {
+    store,
+    server,
+    logs,
+    admin: new HttpClient({ url: server.url, bearerToken: adminToken }),
+    nodeA: new HttpClient({ url: server.url, bearerToken: nodeATokenValue }),
+    call,
+    close: async () => {
+      await server.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * The embedded cluster in this process, on real time: TLS for kubectl with the kubeconfig's CA,
+ * the fault endpoint, and no secret in any log line.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { parse } from "yaml";
+import { RealClock } from "../../runtime/real-clock.ts";
+import { runFaultCommand } from "../fault-command.ts";
+import { Progress } from "../progress.ts";
+import { waitFor } from "../testing/wait-for.ts";
+import { EmbeddedCluster } from "./embedded-cluster.ts";
+import { faultsPath } from "./fault-endpoint.ts";
+
+const secretText = "s3cr3t-Value-that-must-never-be-logged";
+const secretBytes = "binary-Secret-bytes-never-logged";
+const waitMs = 15_000;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+describe("embedded cluster", () => {
+  let dir: string;
+  let embedded: EmbeddedCluster;
+  let adminToken: string;
+  const output: string[] = [];
+
+  async function call(method: string, path: string, body?: unknown, token = adminToken): Promise<Answer> {
+    const response = await fetch(`${embedded.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text.startsWith("{") ? JSON.parse(text) : { text } };
+  }
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kvol-embedded-"));
+    embedded = await EmbeddedCluster.start({
+      dataDir: dir,
+      ephemeral: true,
+      nodeCount: 1,
+      port: 0,
+      host: "127.0.0.1",
+      logLevel: "debug",
+      verbose: false,
+      progress: new Progress(new RealClock(), (text) => output.push(text)),
+      onListening: () => undefined,
+    });
+    adminToken = embedded.dataDir.ensureAdminToken();
+  });
+  after(async () => {
+    await embedded.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("writes a kubeconfig whose HTTPS address, CA and token reach the server", async () => {
+    const config = parse(readFileSync(embedded.kubeconfigPath, "utf8"));
+    const cluster = config.clusters[0].cluster;
+    assert.match(cluster.server, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const ca = Buffer.from(cluster["certificate-authority-data"], "base64").toString();
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        `${cluster.server}/api/v1/nodes`,
+        { ca, headers: { Authorization: `Bearer ${config.users[0].user.token}` } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk) => {
+            text += chunk;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(
+      JSON.parse(answer.text).items.map((node: { metadata: { name: string } }) => node.metadata.name),
+      ["node-1"],
+    );
+    assert.ok(
+      output.some((line) => line.includes("node-1 started")),
+      output.join(""),
+    );
+  });
+
+  it("injects and heals a fault through the administrator-only endpoint", async () => {
+    const listed = await call("GET", faultsPath);
+    assert.equal(listed.status, 200);
+    assert.ok((listed.body.items as { name: string }[]).some((fault) => fault.name === "node-power-off"));
+
+    const injected = await call("POST", faultsPath, { fault: "node-power-off", params: { node: "node-1" } });
+    assert.equal(injected.status, 201, JSON.stringify(injected.body));
+    assert.equal(embedded.cluster.kubelet("node-1"), undefined);
+    const healed = await call("POST", faultsPath, { fault: "node-power-off", params: { node: "node-1" }, heal: true });
+    assert.equal(healed.status, 201, JSON.stringify(healed.body));
+    assert.ok(embedded.cluster.kubelet("node-1")?.running);
+
+    const cliOutput: string[] = [];
+    const io = {
+      stdout: (t: string) => cliOutput.push(t),
+      stderr: () => undefined,
+      stopRequested: () => new Promise<string>(() => undefined),
+    };
+    assert.equal(await runFaultCommand(["node-power-off", "node-1", "--data-dir", dir], io), 0, cliOutput.join(""));
+    assert.equal(embedded.cluster.kubelet("node-1"), undefined);
+    assert.equal(
+      await runFaultCommand(["node-power-off", "node-1", "--heal", "--data-dir", dir], io),
+      0,
+      cliOutput.join(""),
+    );
+    assert.ok(embedded.cluster.kubelet("node-1")?.running);
+    assert.deepEqual(cliOutput, ["fault node-power-off injected\n", "fault node-power-off healed\n"]);
+
+    const unknown = await call("POST", faultsPath, { fault: "no-such-fault" });
+    assert.equal(unknown.status, 404);
+    assert.match(
+      String(unknown.body.message),
+      /faults\.kvol\.io "no-such-fault" not found; known faults: .*node-power-off/,
+    );
+    const badParam = await call("POST", faultsPath, { fault: "node-power-off", params: { nodes: "node-1" } });
+    assert.equal(badParam.status, 400);
+    assert.match(String(badParam.body.message), /unknown parameter "nodes"/);
+
+    const nodeToken = readFileSync(embedded.dataDir.ensureNodeToken("node-1"), "utf8").trim();
+    const asNode = await call("POST", faultsPath, { fault: "node-power-off", params: { node: "node-1" } }, nodeToken);
+    assert.equal(asNode.status, 403);
+    assert.ok(embedded.cluster.kubelet("node-1")?.running, "a refused fault must change nothing");
+  });
+
+  it("never logs Secret data, stringData or a refused secret's value, even at debug level", async () => {
+    const base64Bytes = Buffer.from(secretBytes).toString("base64");
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "credentials", namespace: "default" },
+      stringData: { password: secretText },
+      data: { key: base64Bytes },
+    };
+    assert.equal((await call("POST", "/api/v1/namespaces/default/secrets", secret)).status, 201);
+    const refused = await call("POST", "/api/v1/namespaces/default/secrets", {
+      ...secret,
+      metadata: { name: "broken", namespace: "default" },
+      data: { key: `!${secretText}` },
+    });
+    assert.equal(refused.status, 422);
+    const patched = await fetch(`${embedded.url}/api/v1/namespaces/default/secrets/credentials`, {
+      method: "PATCH",
+      headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/merge-patch+json" },
+      body: JSON.stringify({ stringData: { other: secretText } }),
+    });
+    assert.equal(patched.status, 200);
+    const pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "uses-secret", namespace: "default" },
+      spec: {
+        containers: [{ name: "main", image: "busybox", volumeMounts: [{ name: "s", mountPath: "/etc/s" }] }],
+        volumes: [{ name: "s", secret: { secretName: "credentials" } }],
+      },
+    };
+    assert.equal((await call("POST", "/api/v1/namespaces/default/pods", pod)).status, 201);
+    await waitFor(
+      "the pod using the secret running",
+      async () =>
+        (await embedded.cluster.get("Pod", "default", "uses-secret")).status?.phase === "Running" || undefined,
+      waitMs,
+    );
+    const lines = embedded.cluster.logs.lines();
+    assert.ok(
+      lines.some((line) => line.includes("request served")),
+      "debug request logging is on",
+    );
+    for (const value of [secretText, secretBytes, base64Bytes]) {
+      const leaks = lines.filter((line) => line.includes(value));
+      assert.deepEqual(leaks, [], `log lines show ${value}`);
+    }
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * The cluster of `kvol up` and `kvol server`: the simulator's Cluster (every controller, simulated
+ * nodes with real kubelets) on a VirtualClock paced by the wall clock (`wall-clock-pacer.ts`), its
+ * store a SQLite file in the data directory (memory with `ephemeral`), served by the API server
+ * with token authentication, node restriction and the fault endpoint.
+ *
+ * Starting again on the same data directory resumes from the store: every object is there, the
+ * nodes register again, and their simulated machines start blank, as after a reboot (the disks of
+ * the simulated cloud are recreated empty: `restore-sim-disks.ts`).
+ */
+import { randomInt } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSqliteStore } from "../../api/store/sqlite-store.ts";
+import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
+import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts";
+import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
+import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
+import type { LogLevel } from "../../runtime/logger.ts";
+import { RealClock } from "../../runtime/real-clock.ts";
+import { VirtualClock } from "../../runtime/virtual-clock.ts";
+import { Cluster } from "../../sim/cluster.ts";
+import type { Progress } from "../progress.ts";
+import { certificateCommonName, logFileName, shutdownTimeoutMs, storeFileName } from "./constants.ts";
+import { DataDir } from "./data-dir.ts";
+import { faultEndpoint } from "./fault-endpoint.ts";
+import { LogFileSink } from "./log-file-sink.ts";
+import { reattachSimDisks, restoreSimDisks } from "./restore-sim-disks.ts";
+import { WallClockPacer } from "./wall-clock-pacer.ts";
+
+/** Seeds for uids and generated names: a new one per start, so no uid of an earlier run comes back. */
+const maxSeed = 2 ** 31 - 1;
+
+export interface EmbeddedClusterOptions {
+  /** Where everything lives; with `ephemeral` and no directory, a temporary one removed at stop. */
+  dataDir: string | undefined;
+  /** A memory store: nothing is kept after stop. */
+  ephemeral: boolean;
+  /** Simulated nodes to start (`node-1` … `node-N`); 0 for the control plane alone. */
+  nodeCount: number;
+  port: number;
+  host: string;
+  logLevel: LogLevel;
+  /** Log lines also go to stderr. */
+  verbose: boolean;
+  progress: Progress;
+  /** Called as soon as the API server listens, before the nodes start. */
+  onListening: (cluster: EmbeddedCluster) => void;
+}
+
+/** Addresses that mean "every interface": clients reach such a server on the loopback address. */
+const unspecifiedAddresses = new Set(["0.0.0.0", "::"]);
+
+/** A certificate for every name a client on this machine may use, and the listen address. */
+function servingCertificate(host: string, nowMs: number): TlsIdentity {
+  const hosts = new Set(["localhost", "127.0.0.1", "::1", hostname()]);
+  if (!unspecifiedAddresses.has(host)) hosts.add(host);
+  return selfSignedCertificate({ commonName: certificateCommonName, hosts: [...hosts], nowMs });
+}
+
+export function nodeNameFor(index: number): string {
+  return `node-${index + 1}`;
+}
+
+export class EmbeddedCluster {
+  readonly dataDir: DataDir;
+  readonly cluster: Cluster;
+  readonly server: RunningApiServer;
+  readonly kubeconfigPath: string;
+  readonly logPath: string;
+  readonly nodeNames: readonly string[];
+  private readonly pacer: WallClockPacer;
+  private readonly logSink: LogFileSink;
+  private readonly temporaryDir: boolean;
+  private readonly real: RealClock;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(parts: {
+    dataDir: DataDir;
+    cluster: Cluster;
+    server: RunningApiServer;
+    kubeconfigPath: string;
+    pacer: WallClockPacer;
+    logSink: LogFileSink;
+    temporaryDir: boolean;
+    real: RealClock;
+    nodeNames: readonly string[];
+  }) {
+    this.dataDir = parts.dataDir;
+    this.cluster = parts.cluster;
+    this.server = parts.server;
+    this.kubeconfigPath = parts.kubeconfigPath;
+    this.pacer = parts.pacer;
+    this.logSink = parts.logSink;
+    this.logPath = parts.logSink.path;
+    this.temporaryDir = parts.temporaryDir;
+    this.real = parts.real;
+    this.nodeNames = parts.nodeNames;
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  static async start(options: EmbeddedClusterOptions): Promise<EmbeddedCluster> {
+    const temporaryDir = options.dataDir === undefined;
+    const dataDir = new DataDir(options.dataDir ?? mkdtempSync(join(tmpdir(), "kvol-")));
+    dataDir.create();
+    dataDir.lock();
+    const logSink = new LogFileSink(dataDir.file(logFileName), { alsoToStderr: options.verbose });
+    const undo: (() => Promise<void>)[] = [
+      async () => {
+        await logSink.close();
+        dataDir.unlock();
+        if (temporaryDir) rmSync(dataDir.path, { recursive: true, force: true });
+      },
+    ];
+    try {
+      return await EmbeddedCluster.assemble(options, { dataDir, logSink, temporaryDir }, undo);
+    } catch (error) {
+      // A failed start (a port in use, a broken token file) leaves nothing running and the directory free.
+      for (const step of undo.reverse()) await step();
+      throw error;
+    }
+  }
+
+  private static async assemble(
+    options: EmbeddedClusterOptions,
+    files: { dataDir: DataDir; logSink: LogFileSink; temporaryDir: boolean },
+    undo: (() => Promise<void>)[],
+  ): Promise<EmbeddedCluster> {
+    const { dataDir, logSink } = files;
+    const adminToken = dataDir.ensureAdminToken();
+    const authenticator = new TokenFileAuthenticator(dataDir.tokenFile);
+    const real = new RealClock();
+    const clock = new VirtualClock({ startTimeMs: real.now() });
+    const storePath = dataDir.file(storeFileName);
+    const cluster = await options.progress.step(
+      options.ephemeral ? "control plane started (memory store)" : `control plane started (store ${storePath})`,
+      () =>
+        Cluster.start({
+          clock,
+          seed: randomInt(1, maxSeed),
+          logLevel: options.logLevel,
+          logSink,
+          ...(options.ephemeral
+            ? {}
+            : { openStore: (storeClock, random) => openSqliteStore({ path: storePath, clock: storeClock, random }) }),
+        }),
+    );
+    undo.push(async () => {
+      await cluster.stop();
+      await cluster.store.close();
+    });
+    await restoreSimDisks(cluster);
+    const pacer = new WallClockPacer({
+      virtual: clock,
+      real,
+      onTaskError: (error) => cluster.logger.error("a cluster timer failed", { error }),
+    });
+    pacer.start();
+    undo.push(() => pacer.stop());
+    const tls = servingCertificate(options.host, real.now());
+    const server = await startApiServer({
+      store: cluster.store,
+      clock,
+      logger: cluster.logger.with({ component: "kube-apiserver" }),
+      port: options.port,
+      host: options.host,
+      authenticator,
+      tls,
+      extensions: [faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" }))],
+    });
+    undo.push(() => server.close());
+    const kubeconfigPath = dataDir.writeKubeconfig(server.secureUrl ?? server.url, adminToken, tls.certificatePem);
+    const nodeNames = Array.from({ length: options.nodeCount }, (_, index) => nodeNameFor(index));
+    const embedded = new EmbeddedCluster({ ...files, cluster, server, kubeconfigPath, pacer, real, nodeNames });
+    options.onListening(embedded);
+    for (const name of nodeNames) {
+      await options.progress.step(`${name} started (kubelet registered)`, async () => {
+        await cluster.addNode(name);
+        await reattachSimDisks(cluster, name);
+      });
+    }
+    return embedded;
+  }
+
+  /** Stops serving, lets the controllers and kubelets finish, closes the store; safe to call twice. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopOnce();
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<void> {
+    await this.server.close();
+    await this.pacer.stop();
+    const stopped = await this.withinShutdownTimeout(this.cluster.stop());
+    if (!stopped) this.cluster.logger.warn("controllers did not stop in time; closing the store anyway");
+    await this.cluster.store.close();
+    await this.logSink.close();
+    this.dataDir.unlock();
+    if (this.temporaryDir) rmSync(this.dataDir.path, { recursive: true, force: true });
+  }
+
+  private withinShutdownTimeout(work: Promise<void>): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      const timer = this.real.setTimer(shutdownTimeoutMs, () => resolve(false));
+      work.then(
+        () => {
+          timer.cancel();
+          resolve(true);
+        },
+        (error: unknown) => {
+          timer.cancel();
+          reject(error);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The real kubectl against `kvol up`: client-side apply of examples/ (strategic merge patch and
+ * the OpenAPI document), `get pods -w` until every pod runs, `describe pod` with its events,
+ * `get pv,pvc`, `apply --server-side`, `delete -f examples/`, and a teardown that leaves no pod and
+ * no volume. Skipped with a reason when no kubectl is on the PATH, except under CI=true, where a
+ * missing kubectl fails the test.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { RealClock } from "../runtime/real-clock.ts";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+const kvolBin = join(repoRoot, "bin", "kvol.js");
+const examplesDir = join(repoRoot, "examples");
+const clock = new RealClock();
+
+/** Every pod the examples create, by namespace; the Deployments' pods by name prefix. */
+const examplePods = [
+  "default/web-0",
+  "default/web-1",
+  "default/busybox1",
+  "default/csi-s3-test-nginx",
+  "ops-test/node1-nfs-test-",
+  "ops-test/node1-nfs-test-",
+  "sock-shop/user-db-",
+];
+const startTimeoutMs = 30_000;
+const allRunningTimeoutMs = 120_000;
+const teardownTimeoutMs = 120_000;
+const pollMs = 500;
+
+function kubectlPath(): string | undefined {
+  const found = spawnSync("sh", ["-c", "command -v kubectl"], { encoding: "utf8" });
+  return found.status === 0 ? found.stdout.trim() : undefined;
+}
+
+interface Cluster {
+  process: ChildProcess;
+  kubeconfig: string;
+  output(): string;
+}
+
+/** Starts `kvol up` and resolves once it has printed its kubeconfig line. */
+async function startKvolUp(dataDir: string): Promise<Cluster> {
+  const child = spawn(process.execPath, [kvolBin, "up", "--port", "0", "--data-dir", dataDir], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  const deadline = clock.now() + startTimeoutMs;
+  while (clock.now() < deadline && !/Ready: \d+ node/.test(output)) {
+    if (child.exitCode !== null) break;
+    await clock.sleep(100);
+  }
+  const kubeconfig = /^kubeconfig: (.+)$/m.exec(output)?.[1];
+  assert.ok(kubeconfig !== undefined && /Ready: \d+ node/.test(output), `kvol up did not start:\n${output}`);
+  return { process: child, kubeconfig, output: () => output };
+}
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function kubectl(kubeconfig: string, args: readonly string[], timeoutMs = 60_000): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn("kubectl", [...args], {
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const timer = clock.setTimer(timeoutMs, () => child.kill("SIGKILL"));
+    child.on("close", (status) => {
+      timer.cancel();
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+function assertSucceeded(run: Run, what: string): void {
+  assert.equal(run.status, 0, `${what} failed:\n${run.stderr}\n${run.stdout}`);
+}
+
+/** The pods `kubectl get pods -A -w` reports, latest line per pod: namespace/name → STATUS. */
+function podStatuses(watchOutput: string): Map<string, string> {
+  const statuses = new Map<string, string>();
+  for (const line of watchOutput.split("\n")) {
+    const [namespace, name, , status] = line.trim().split(/\s+/);
+    if (namespace === undefined || name === undefined || status === undefined || namespace === "NAMESPACE") continue;
+    statuses.set(`${namespace}/${name}`, status);
+  }
+  return statuses;
+}
+
+function allExamplePodsRunning(statuses: ReadonlyMap<string, string>): boolean {
+  const running = [...statuses].filter(([, status]) => status === "Running").map(([pod]) => pod);
+  const unmatched = [...running];
+  return examplePods.every((expected) => {
+    const index = unmatched.findIndex((pod) => (expected.endsWith("-") ? pod.startsWith(expected) : pod === expected));
+    if (index < 0) return false;
+    unmatched.splice(index, 1);
+    return true;
+  });
+}
+
+async function watchUntilAllRunning(kubeconfig: string): Promise<string> {
+  const watch = spawn("kubectl", ["get", "pods", "-A", "-w"], {
+    env: { ...process.env, KUBECONFIG: kubeconfig },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  watch.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  watch.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  const deadline = clock.now() + allRunningTimeoutMs;
+  while (clock.now() < deadline && !allExamplePodsRunning(podStatuses(output)) && watch.exitCode === null) {
+    await clock.sleep(pollMs);
+  }
+  watch.kill("SIGINT");
+  return output;
+}
+
+async function waitForNothingLeft(kubeconfig: string): Promise<string> {
+  const deadline = clock.now() + teardownTimeoutMs;
+  let left = "";
+  while (clock.now() < deadline) {
+    const pods = await kubectl(kubeconfig, ["get", "pods", "-A", "-o", "name"]);
+    const volumes = await kubectl(kubeconfig, ["get", "pv", "-o", "name"]);
+    left = `${pods.stdout}${volumes.stdout}`;
+    if (pods.status === 0 && volumes.status === 0 && left.trim() === "") return "";
+    await clock.sleep(pollMs);
+  }
+  return left;
+}
+
+const kubectlBinary = kubectlPath();
+const skipReason =
+  kubectlBinary === undefined && process.env.CI !== "true"
+    ? "no kubectl on the PATH (install kubernetes-client)"
+    : undefined;
+
+describe("kubectl against kvol up", { skip: skipReason ?? false }, () => {
+  let dataDir: string;
+  let cluster: Cluster;
+
+  before(async () => {
+    assert.ok(kubectlBinary !== undefined, "CI=true requires kubectl on the PATH for the end-to-end test");
+    dataDir = mkdtempSync(join(tmpdir(), "kvol-kubectl-e2e-"));
+    cluster = await startKvolUp(dataDir);
+  });
+
+  after(async () => {
+    if (cluster?.process.exitCode === null) {
+      cluster.process.kill("SIGINT");
+      for (let i = 0; i < 100 && cluster.process.exitCode === null; i++) await clock.sleep(100);
+      cluster.process.kill("SIGKILL");
+    }
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("applies examples/, runs every pod, describes, applies server-side, deletes and tears down", async () => {
+    const { kubeconfig } = cluster;
+    const applied = await kubectl(kubeconfig, ["apply", "-f", examplesDir]);
+    assertSucceeded(applied, "kubectl apply -f examples/");
+    assert.match(applied.stdout, /^pod\/busybox1 created$/m);
+    assert.match(applied.stdout, /^statefulset\.apps\/web created$/m);
+
+    const watched = await watchUntilAllRunning(kubeconfig);
+    assert.ok(allExamplePodsRunning(podStatuses(watched)), `not every pod reached Running:\n${watched}`);
+    assert.match(watched, /ContainerCreating|Running/);
+
+    const described = await kubectl(kubeconfig, ["describe", "pod", "busybox1"]);
+    assertSucceeded(described, "kubectl describe pod busybox1");
+    assert.match(described.stdout, /^Status:\s+Running$/m);
+    assert.match(described.stdout, /ClaimName:\s+pvc1/);
+    assert.match(described.stdout, /^Events:\n\s+Type\s+Reason\s+Age\s+From\s+Message\n/m);
+    assert.match(
+      described.stdout,
+      /Normal\s+Scheduled\s+.*default-scheduler\s+Successfully assigned default\/busybox1/,
+    );
+
+    const storage = await kubectl(kubeconfig, ["get", "pv,pvc", "-A"]);
+    assertSucceeded(storage, "kubectl get pv,pvc");
+    assert.match(storage.stdout, /^persistentvolume\/pvc-\S+\s+1Gi\s+RWX\s+Delete\s+Bound\s+default\/pvc1\s+shared/m);
+    assert.match(storage.stdout, /^sock-shop\s+persistentvolumeclaim\/user-pv\s+Bound\s+pvc-/m);
+
+    const serverSide = await kubectl(kubeconfig, ["apply", "--server-side", "-f", examplesDir]);
+    assertSucceeded(serverSide, "kubectl apply --server-side -f examples/");
+    assert.match(serverSide.stdout, /^pod\/busybox1 serverside-applied$/m);
+
+    const deleted = await kubectl(kubeconfig, ["delete", "-f", examplesDir], teardownTimeoutMs);
+    assertSucceeded(deleted, "kubectl delete -f examples/");
+    assert.match(deleted.stdout, /pod "busybox1" deleted/);
+
+    const left = await waitForNothingLeft(kubeconfig);
+    assert.equal(left, "", `pods or volumes left after teardown:\n${left}`);
+
+    cluster.process.kill("SIGINT");
+    for (let i = 0; i < 150 && cluster.process.exitCode === null; i++) await clock.sleep(100);
+    assert.equal(cluster.process.exitCode, 0, `kvol up did not stop cleanly:\n${cluster.output()}`);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The cluster as separate processes: `kvol server` and two `kvol node` agents joining it over HTTP
+ * with their own tokens, until a pod with a claim runs on one of them.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { DataDir } from "./embedded/data-dir.ts";
+import { parseNodeArguments } from "./node-command.ts";
+import { parseServerArguments } from "./server-command.ts";
+import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { waitFor } from "./testing/wait-for.ts";
+
+const startTimeoutMs = 25_000;
+const waitMs = 20_000;
+const nodeNames = ["node-a", "node-b"];
+
+describe("kvol server and kvol node arguments", () => {
+  it("reads a node's server, name and token, from a file too, and says what is missing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvol-node-args-"));
+    try {
+      const tokenFile = join(dir, "token");
+      writeFileSync(tokenFile, "abc\n");
+      assert.deepEqual(
+        parseNodeArguments(["--server", "http://127.0.0.1:1", "--name", "n1", "--token-file", tokenFile]),
+        {
+          serverUrl: "http://127.0.0.1:1",
+          nodeName: "n1",
+          token: "abc",
+          logLevel: "warn",
+        },
+      );
+      assert.throws(() => parseNodeArguments(["--name", "n1", "--token", "t"]), /--server is required/);
+      assert.throws(
+        () => parseNodeArguments(["--server", "127.0.0.1", "--name", "n", "--token", "t"]),
+        /must be an http/,
+      );
+      assert.throws(
+        () => parseNodeArguments(["--server", "http://h", "--name", "n1"]),
+        /--token or --token-file is required/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs the server without nodes and checks the names it makes tokens for", () => {
+    const parsed = parseServerArguments(["--node-tokens", "node-a, node-b", "--data-dir", "/tmp/d"]);
+    assert.ok(!("help" in parsed));
+    assert.equal(parsed.nodeCount, 0);
+    assert.deepEqual(parsed.nodeTokenNames, ["node-a", "node-b"]);
+    assert.throws(() => parseServerArguments(["--node-tokens", "Node_A"]), /"Node_A" is not a valid node name/);
+  });
+});
+
+describe("kvol server with two kvol node processes", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kvol-server-"));
+  const processes: KvolProcess[] = [];
+  after(async () => {
+    for (const kvol of processes) await kvol.stop("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs a pod with a claim on a node agent that joined over HTTP", async () => {
+    const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeNames.join(",")]);
+    processes.push(server);
+    const { url } = await startedCluster(server, startTimeoutMs);
+    const data = new DataDir(dir);
+    for (const name of nodeNames) {
+      const node = new KvolProcess(["node", "--server", url, "--name", name, "--token-file", data.nodeTokenFile(name)]);
+      processes.push(node);
+    }
+    const headers = { Authorization: `Bearer ${data.ensureAdminToken()}`, "Content-Type": "application/json" };
+    const get = async (path: string): Promise<Record<string, unknown>> =>
+      (await (await fetch(`${url}${path}`, { headers })).json()) as Record<string, unknown>;
+    const create = async (path: string, body: unknown): Promise<void> => {
+      const response = await fetch(`${url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+      assert.equal(response.status, 201, await response.text());
+    };
+    await waitFor(
+      "both nodes registered",
+      async () => ((await get("/api/v1/nodes")).items as unknown[]).length === nodeNames.length || undefined,
+      startTimeoutMs,
+    );
+    await create("/api/v1/persistentvolumes", {
+      apiVersion: "v1",
+      kind: "PersistentVolume",
+      metadata: { name: "host-pv" },
+      spec: {
+        capacity: { storage: "1Gi" },
+        accessModes: ["ReadWriteOnce"],
+        storageClassName: "manual",
+        hostPath: { path: "/srv/data", type: "DirectoryOrCreate" },
+      },
+    });
+    await create("/api/v1/namespaces/default/persistentvolumeclaims", {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: "data" },
+      spec: { accessModes: ["ReadWriteOnce"], storageClassName: "manual", resources: { requests: { storage: "1Gi" } } },
+    });
+    await create("/api/v1/namespaces/default/pods", {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "web" },
+      spec: {
+        containers: [{ name: "main", image: "busybox", volumeMounts: [{ name: "d", mountPath: "/data" }] }],
+        volumes: [{ name: "d", persistentVolumeClaim: { claimName: "data" } }],
+      },
+    });
+    const pod = await waitFor(
+      "pod web Running",
+      async () => {
+        const current = (await get("/api/v1/namespaces/default/pods/web")) as {
+          spec?: { nodeName?: string };
+          status?: { phase?: string };
+        };
+        return current.status?.phase === "Running" ? current : undefined;
+      },
+      waitMs,
+    );
+    assert.ok(nodeNames.includes(pod.spec?.nodeName ?? ""), `scheduled to ${pod.spec?.nodeName}`);
+    for (const kvol of processes.slice(1)) assert.equal(await kvol.stop("SIGTERM"), 0, kvol.stderr);
+    assert.equal(await server.stop("SIGTERM"), 0, server.stderr);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * `kvol node --server URL --name N (--token T | --token-file F)`: one simulated node — a machine
+ * with a real kubelet — joining the API server at URL over HTTP as `system:node:N`, until Ctrl-C
+ * or SIGTERM. Its token comes from the server's token file (`kvol server --node-tokens N` writes
+ * it to DATA/node-tokens/N). Node restriction applies: it may write only its own Node and Lease and
+ * the status of the pods bound to it.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
+import { RealClock } from "../runtime/real-clock.ts";
+import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
+import { RemoteNode } from "./embedded/remote-node.ts";
+import { Progress } from "./progress.ts";
+
+export const nodeUsage = `Usage:
+  kvol node --server URL --name N (--token T | --token-file F) [--log-level L]
+
+Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
+Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
+writes it to DATA/node-tokens/N.
+
+  --server URL      the API server, e.g. http://127.0.0.1:8080 (kvol's server answers HTTP and
+                    HTTPS on one port; use http:// here, the certificate is self-signed)
+  --name N          the node's name
+  --token T         its bearer token
+  --token-file F    a file holding its bearer token
+  --log-level L     debug, info, warn (default) or error: the kubelet's log on stderr
+`;
+
+export interface NodeArguments {
+  serverUrl: string;
+  nodeName: string;
+  token: string;
+  logLevel: LogLevel;
+}
+
+const logLevels = new Set(["debug", "info", "warn", "error"]);
+
+function tokenFrom(token: string | undefined, tokenFile: string | undefined): string {
+  if (token !== undefined && tokenFile !== undefined) throw new Error("give --token or --token-file, not both");
+  if (token !== undefined) return token;
+  if (tokenFile === undefined) throw new Error("--token or --token-file is required");
+  const text = readFileSync(tokenFile, "utf8").trim();
+  if (text === "") throw new Error(`--token-file ${tokenFile} is empty`);
+  return text;
+}
+
+export function parseNodeArguments(argv: readonly string[]): NodeArguments | { help: true } {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      server: { type: "string" },
+      name: { type: "string" },
+      token: { type: "string" },
+      "token-file": { type: "string" },
+      "log-level": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return { help: true };
+  if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.server === undefined) throw new Error("--server is required");
+  if (!/^https?:\/\//.test(values.server))
+    throw new Error(`--server must be an http:// or https:// URL, got "${values.server}"`);
+  if (values.name === undefined || values.name === "") throw new Error("--name is required");
+  const logLevel = values["log-level"] ?? "warn";
+  if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
+  return {
+    serverUrl: values.server,
+    nodeName: values.name,
+    token: tokenFrom(values.token, values["token-file"]),
+    logLevel: logLevel as LogLevel,
+  };
+}
+
+export async function runNodeCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
+  let parsed: ReturnType<typeof parseNodeArguments>;
+  try {
+    parsed = parseNodeArguments(argv);
+  } catch (error) {
+    io.stderr(`kvol node: ${errorText(error)}\n\n${nodeUsage}`);
+    return exitUsage;
+  }
+  if ("help" in parsed) {
+    io.stdout(nodeUsage);
+    return exitOk;
+  }
+  const clock = new RealClock();
+  const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
+  const node = new RemoteNode({ ...parsed, clock, logger });
+  const progress = new Progress(clock, io.stderr);
+  const stop = io.stopRequested();
+  try {
+    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => node.start());
+  } catch (error) {
+    io.stderr(`kvol node: ${errorText(error)}\n`);
+    await node.stop();
+    return exitFailure;
+  }
+  io.stdout(`node ${parsed.nodeName} is running; press Ctrl-C to stop.\n`);
+  const signal = await stop;
+  await progress.step(`stopping (${signal})`, () => node.stop());
+  return exitOk;
+}

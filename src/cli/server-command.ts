@@ -1,0 +1,83 @@
+/**
+ * `kvol server`: the control plane alone — API server and every controller, no nodes — with its
+ * objects in the data directory's SQLite store. Nodes join from other processes or machines with
+ * `kvol node`, each authenticating as `system:node:<name>` with its own token:
+ *
+ *   kvol server --data-dir D --node-tokens node-a,node-b
+ *   kvol node --server http://127.0.0.1:8080 --name node-a --token-file D/node-tokens/node-a
+ *
+ * A token can also be added later as a line of D/tokens.csv (`TOKEN,system:node:NAME,UID,"system:nodes"`);
+ * the server reads the file again when it meets a token it does not know.
+ */
+import { parseArgs } from "node:util";
+import { type CommandIo, errorText, exitOk, exitUsage, processIo } from "./command-io.ts";
+import { defaultApiPort } from "./embedded/constants.ts";
+import { type ClusterArguments, clusterArguments, clusterOptionSpecs, runCluster } from "./up-command.ts";
+
+export const serverUsage = `Usage:
+  kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--node-tokens N1,N2…]
+
+Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
+\`kvol node\`, each with its own token.
+
+  --port P           the API server's port (default ${defaultApiPort}; 0 picks a free one)
+  --address A        the address to listen on (default 127.0.0.1; 0.0.0.0 for other machines)
+  --data-dir D       where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
+  --ephemeral        keep the objects in memory only
+  --node-tokens N,…  make sure nodes N… have tokens; each is written to D/node-tokens/<name>
+  --log-level L      debug, info (default), warn or error
+  --verbose          print the log on stderr as well as in D/kvol.log
+
+A node's token is a line of D/tokens.csv, kube-apiserver's token file format:
+  TOKEN,system:node:NAME,UID,"system:nodes"
+Lines added while the server runs take effect at once.
+`;
+
+interface ServerArguments extends ClusterArguments {
+  nodeTokenNames: string[];
+}
+
+const nodeNamePattern = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+export function parseServerArguments(argv: readonly string[]): ServerArguments | { help: true } {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: { ...clusterOptionSpecs, "node-tokens": { type: "string" } },
+  });
+  if (values.help) return { help: true };
+  if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const nodeTokenNames = (values["node-tokens"] ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  for (const name of nodeTokenNames) {
+    if (!nodeNamePattern.test(name)) throw new Error(`--node-tokens: "${name}" is not a valid node name`);
+  }
+  return { ...clusterArguments(values), nodeCount: 0, nodeTokenNames };
+}
+
+export async function runServerCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
+  let parsed: ReturnType<typeof parseServerArguments>;
+  try {
+    parsed = parseServerArguments(argv);
+  } catch (error) {
+    io.stderr(`kvol server: ${errorText(error)}\n\n${serverUsage}`);
+    return exitUsage;
+  }
+  if ("help" in parsed) {
+    io.stdout(serverUsage);
+    return exitOk;
+  }
+  const { nodeTokenNames, ...cluster } = parsed;
+  return runCluster("server", cluster, io, (embedded) => {
+    const lines = nodeTokenNames.map((name) => {
+      const tokenFile = embedded.dataDir.ensureNodeToken(name);
+      return `node token: ${name} ${tokenFile}\n`;
+    });
+    const example = nodeTokenNames[0] ?? "NAME";
+    const tokenFile = nodeTokenNames[0] === undefined ? "FILE" : embedded.dataDir.nodeTokenFile(example);
+    return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.url} --name ${example} --token-file ${tokenFile}\n`;
+  });
+}

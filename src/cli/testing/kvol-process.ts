@@ -1,0 +1,68 @@
+/**
+ * A `kvol` command run as its own process for end-to-end tests (`node bin/kvol.js …`), with its
+ * output collected, a way to wait for a line, and a clean or brutal end.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { waitFor } from "./wait-for.ts";
+
+const kvolBin = fileURLToPath(new URL("../../../bin/kvol.js", import.meta.url));
+
+export class KvolProcess {
+  private readonly child: ChildProcess;
+  private stdoutText = "";
+  private stderrText = "";
+  private readonly exited: Promise<number | null>;
+
+  constructor(args: readonly string[]) {
+    this.child = spawn(process.execPath, [kvolBin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    this.child.stdout?.on("data", (chunk: Buffer) => {
+      this.stdoutText += chunk.toString();
+    });
+    this.child.stderr?.on("data", (chunk: Buffer) => {
+      this.stderrText += chunk.toString();
+    });
+    this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
+  }
+
+  get stdout(): string {
+    return this.stdoutText;
+  }
+
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The first match of `pattern` in stdout, once it appears. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+    return waitFor(
+      `output matching ${pattern} from kvol (stderr so far: ${this.stderrText.slice(-500)})`,
+      () => {
+        if (!this.running && pattern.exec(this.stdoutText) === null) {
+          throw new Error(`kvol exited: ${this.stderrText.slice(-2000)}`);
+        }
+        return pattern.exec(this.stdoutText) ?? undefined;
+      },
+      timeoutMs,
+    );
+  }
+
+  /** Sends `signal` and resolves with the exit status (null when killed by the signal). */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
+    if (this.running) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+/** The address and kubeconfig path `kvol up` and `kvol server` print first. */
+export async function startedCluster(
+  kvol: KvolProcess,
+  timeoutMs: number,
+): Promise<{ url: string; kubeconfigPath: string }> {
+  const match = await kvol.waitForOutput(/API server: (\S+)\nkubeconfig: (\S+)\n/, timeoutMs);
+  return { url: match[1] ?? "", kubeconfigPath: match[2] ?? "" };
+}

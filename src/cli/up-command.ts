@@ -1,0 +1,175 @@
+/**
+ * `kvol up`: the whole cluster in one process — API server, every controller, and N simulated
+ * nodes each running a real kubelet (default 3) — on the wall clock, its objects kept in a SQLite
+ * file in the data directory. It prints the API server's address, the kubeconfig it wrote and a
+ * first command to try, then runs until Ctrl-C or SIGTERM, when it shuts down cleanly.
+ *
+ * The first two lines of stdout are always, in this order and as soon as the server listens:
+ *
+ *   API server: http://127.0.0.1:PORT
+ *   kubeconfig: /path/to/kubeconfig
+ */
+import { parseArgs } from "node:util";
+import { RealClock } from "../runtime/real-clock.ts";
+import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
+import { defaultApiPort, defaultListenHost, defaultNodeCount, maxNodeCount } from "./embedded/constants.ts";
+import { defaultDataDir } from "./embedded/data-dir.ts";
+import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
+import { Progress } from "./progress.ts";
+
+export const upUsage = `Usage:
+  kvol up [--nodes N] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
+
+Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
+process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
+
+  --nodes N       simulated nodes node-1 … node-N (default ${defaultNodeCount}, at most ${maxNodeCount})
+  --port P        the API server's port (default ${defaultApiPort}; 0 picks a free one)
+  --address A     the address to listen on (default ${defaultListenHost})
+  --data-dir D    where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
+  --ephemeral     keep the objects in memory only; nothing is kept after stopping
+  --log-level L   debug, info (default), warn or error
+  --verbose       print the log on stderr as well as in the data directory's kvol.log
+
+Starting again on the same data directory resumes: every object is kept; the nodes register
+again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
+Inject faults into the running cluster with \`kvol fault NAME\` (\`kvol fault --list\`).
+`;
+
+export interface ClusterArguments {
+  nodeCount: number;
+  port: number;
+  host: string;
+  dataDir: string | undefined;
+  ephemeral: boolean;
+  logLevel: "debug" | "info" | "warn" | "error";
+  verbose: boolean;
+}
+
+const logLevels = new Set(["debug", "info", "warn", "error"]);
+
+function integerOption(name: string, text: string | undefined, fallback: number, max: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new Error(`--${name} must be a whole number from 0 to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+export const clusterOptionSpecs = {
+  port: { type: "string" },
+  address: { type: "string" },
+  "data-dir": { type: "string" },
+  ephemeral: { type: "boolean" },
+  "log-level": { type: "string" },
+  verbose: { type: "boolean", short: "v" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
+export function clusterArguments(values: {
+  port?: string | undefined;
+  address?: string | undefined;
+  "data-dir"?: string | undefined;
+  ephemeral?: boolean | undefined;
+  "log-level"?: string | undefined;
+  verbose?: boolean | undefined;
+}): Omit<ClusterArguments, "nodeCount"> {
+  const logLevel = values["log-level"] ?? "info";
+  if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
+  const ephemeral = values.ephemeral ?? false;
+  return {
+    port: integerOption("port", values.port, defaultApiPort, 65_535),
+    host: values.address ?? defaultListenHost,
+    dataDir: values["data-dir"] ?? (ephemeral ? undefined : defaultDataDir()),
+    ephemeral,
+    logLevel: logLevel as ClusterArguments["logLevel"],
+    verbose: values.verbose ?? false,
+  };
+}
+
+export function parseUpArguments(argv: readonly string[]): ClusterArguments | { help: true } {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: { ...clusterOptionSpecs, nodes: { type: "string" } },
+  });
+  if (values.help) return { help: true };
+  if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  return {
+    ...clusterArguments(values),
+    nodeCount: integerOption("nodes", values.nodes, defaultNodeCount, maxNodeCount),
+  };
+}
+
+function banner(commandName: string, embedded: EmbeddedCluster, ephemeral: boolean): string {
+  const kept = ephemeral
+    ? "objects are kept in memory only (--ephemeral)"
+    : `objects are kept in ${embedded.dataDir.path}; \`kvol ${commandName}\` again resumes from there`;
+  return [
+    `log: ${embedded.logPath}`,
+    kept,
+    "",
+    "Try:",
+    `  export KUBECONFIG=${embedded.kubeconfigPath}`,
+    "  kubectl get nodes",
+    "",
+    "Press Ctrl-C to stop.",
+    "",
+  ].join("\n");
+}
+
+/** Why the cluster did not start, with what to do about a port already taken. */
+function startFailureText(error: unknown, port: number): string {
+  if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+    return `port ${port} is already in use; choose another with --port (0 picks a free one)`;
+  }
+  return errorText(error);
+}
+
+/**
+ * Starts the cluster with `nodeCount` nodes and serves until a stop signal. `afterListening` adds
+ * lines printed right after the address and kubeconfig path.
+ */
+export async function runCluster(
+  commandName: string,
+  parsed: ClusterArguments,
+  io: CommandIo,
+  afterListening: (embedded: EmbeddedCluster) => string = () => "",
+): Promise<number> {
+  const progress = new Progress(new RealClock(), io.stderr);
+  const stop = io.stopRequested();
+  let embedded: EmbeddedCluster;
+  try {
+    embedded = await EmbeddedCluster.start({
+      ...parsed,
+      progress,
+      onListening: (started) =>
+        io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n${afterListening(started)}`),
+    });
+  } catch (error) {
+    io.stderr(`kvol ${commandName}: ${startFailureText(error, parsed.port)}\n`);
+    return exitFailure;
+  }
+  io.stdout(`Ready: ${embedded.nodeNames.length} node(s).\n${banner(commandName, embedded, parsed.ephemeral)}`);
+  const signal = await stop;
+  await progress.step(`stopping (${signal})`, () => embedded.stop());
+  return exitOk;
+}
+
+export async function runUpCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
+  let parsed: ReturnType<typeof parseUpArguments>;
+  try {
+    parsed = parseUpArguments(argv);
+  } catch (error) {
+    io.stderr(`kvol up: ${errorText(error)}\n\n${upUsage}`);
+    return exitUsage;
+  }
+  if ("help" in parsed) {
+    io.stdout(upUsage);
+    return exitOk;
+  }
+  return runCluster("up", parsed, io);
+}

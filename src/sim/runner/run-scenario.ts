@@ -1,0 +1,235 @@
+/**
+ * Plays a scenario on a fresh simulated cluster. Virtual time advances step by step — to the next
+ * due timer, timeline action or expectation window edge, as `Cluster.runUntil` does — and after
+ * every step the invariants are checked and the open expectations evaluated. A violation stops
+ * the run; an action that fails is a failed verdict, and the run goes on. Same scenario, same seed, same options: the same result.
+ */
+import type { Cluster, ClusterOptions } from "../cluster.ts";
+import type { FaultParams } from "../faults/fault.ts";
+import { InvariantChecker, type ViolationReport } from "../invariants/checker.ts";
+import { formatClock } from "../scenario/duration.ts";
+import type { Action, Scenario } from "../scenario/model.ts";
+import { faultObject, performAction } from "./actions.ts";
+import { startScenarioCluster } from "./build-cluster.ts";
+import { defaultScenarioSeed, defaultSettleMs, maxStepsPerRun } from "./constants.ts";
+import { EventObserver } from "./event-observer.ts";
+import { ExpectationTracker, type RunEnding, type StepState } from "./expectation-tracker.ts";
+import { type TimelineEntry, TimelineRecorder } from "./timeline.ts";
+import type { Verdict } from "./verdict.ts";
+
+export type { TimelineEntry, Verdict };
+
+/** A fault added to the scenario's own timeline (`kvol sim explore` draws these at random). */
+export interface ScheduledFault {
+  atMs: number;
+  fault: string;
+  params: FaultParams;
+  healAtMs?: number;
+}
+
+export interface RunScenarioOptions {
+  /** Overrides the scenario's seed. */
+  seed?: number;
+  /** Run time at which the run ends, overriding the scenario's `until`. */
+  untilMs?: number;
+  extraFaults?: readonly ScheduledFault[];
+  /** Test-only cluster flags (a deliberately broken controller, for instance). */
+  clusterOptions?: Partial<ClusterOptions>;
+}
+
+export interface ScenarioResult {
+  passed: boolean;
+  verdicts: readonly Verdict[];
+  /** The violation that stopped the run; its `atMs` is run time like every other time here. */
+  violation?: ViolationReport;
+  timeline: readonly TimelineEntry[];
+  /** Run time at which the run ended (earlier than planned when it was stopped). */
+  endMs: number;
+  seed: number;
+}
+
+interface ScheduledAction {
+  readonly atMs: number;
+  readonly action: Action;
+  readonly note?: string;
+  readonly line: number;
+}
+
+export async function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
+  const seed = options.seed ?? scenario.seed ?? defaultScenarioSeed;
+  const cluster = await startScenarioCluster(scenario.cluster, seed, options.clusterOptions);
+  try {
+    return await new ScenarioRun(cluster, scenario, options, seed).run();
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** The actions of the timeline, the heals its faults ask for, and the extra faults, by time. */
+function scheduleOf(scenario: Scenario, extraFaults: readonly ScheduledFault[]): ScheduledAction[] {
+  const schedule: ScheduledAction[] = [];
+  for (const step of scenario.timeline) {
+    schedule.push(step);
+    if (step.action.type === "fault" && step.action.healAfterMs !== undefined) {
+      const { fault, params } = step.action;
+      schedule.push({
+        atMs: step.atMs + step.action.healAfterMs,
+        action: { type: "heal", fault, params },
+        line: step.line,
+      });
+    }
+  }
+  for (const extra of extraFaults) {
+    schedule.push({ atMs: extra.atMs, action: { type: "fault", fault: extra.fault, params: extra.params }, line: 0 });
+    if (extra.healAtMs !== undefined) {
+      schedule.push({
+        atMs: extra.healAtMs,
+        action: { type: "heal", fault: extra.fault, params: extra.params },
+        line: 0,
+      });
+    }
+  }
+  // Array.prototype.sort is stable: same-time actions keep the order written.
+  return schedule.sort((a, b) => a.atMs - b.atMs);
+}
+
+class ScenarioRun {
+  private readonly startMs: number;
+  private readonly schedule: ScheduledAction[];
+  private readonly trackers: ExpectationTracker[];
+  private readonly checker: InvariantChecker;
+  private readonly observer: EventObserver;
+  private readonly timeline = new TimelineRecorder();
+  private readonly endMs: number;
+  private nextAction = 0;
+  private violation: ViolationReport | undefined;
+  private readonly failedSteps: Verdict[] = [];
+
+  constructor(
+    private readonly cluster: Cluster,
+    scenario: Scenario,
+    options: RunScenarioOptions,
+    private readonly seed: number,
+  ) {
+    this.startMs = cluster.clock.now();
+    this.schedule = scheduleOf(scenario, options.extraFaults ?? []);
+    this.trackers = scenario.expectations.map((expectation) => new ExpectationTracker(expectation));
+    this.checker = new InvariantChecker(cluster);
+    this.observer = new EventObserver(cluster);
+    this.endMs = options.untilMs ?? scenario.untilMs ?? this.defaultEndMs();
+  }
+
+  async run(): Promise<ScenarioResult> {
+    try {
+      for (let step = 0; ; step++) {
+        if (step >= maxStepsPerRun) {
+          throw new Error(`scenario run: still at ${formatClock(this.nowMs())} after ${maxStepsPerRun} steps`);
+        }
+        await this.performDueActions();
+        await this.afterStep();
+        if (this.violation !== undefined || this.nowMs() >= this.endMs) break;
+        await this.cluster.clock.advanceTo(this.nextStopClockMs());
+      }
+    } finally {
+      this.checker.stop();
+    }
+    return this.result();
+  }
+
+  private nowMs(): number {
+    return this.cluster.clock.now() - this.startMs;
+  }
+
+  /** One minute after the last action, heal or expectation window. */
+  private defaultEndMs(): number {
+    const lastActionMs = this.schedule.at(-1)?.atMs ?? 0;
+    const horizons = this.trackers.map((tracker) => tracker.horizonMs());
+    return Math.max(lastActionMs, ...horizons) + defaultSettleMs;
+  }
+
+  /** The next clock time anything can happen: a timer, an action, a window edge, or the end. */
+  private nextStopClockMs(): number {
+    const now = this.nowMs();
+    const runTimes = [this.endMs];
+    const action = this.schedule[this.nextAction];
+    if (action !== undefined) runTimes.push(action.atMs);
+    for (const tracker of this.trackers) {
+      if (tracker.decided === undefined) runTimes.push(...tracker.wakeTimes().filter((timeMs) => timeMs > now));
+    }
+    const nextClockMs = this.startMs + Math.min(...runTimes);
+    const dueMs = this.cluster.clock.nextDueTime() ?? nextClockMs;
+    return Math.max(this.cluster.clock.now(), Math.min(dueMs, nextClockMs));
+  }
+
+  private async performDueActions(): Promise<void> {
+    for (let action = this.schedule[this.nextAction]; action !== undefined && action.atMs <= this.nowMs(); ) {
+      this.nextAction++;
+      try {
+        const outcome = await performAction(this.cluster, action.action);
+        this.timeline.action(
+          this.nowMs(),
+          outcome.object,
+          action.note ? `${outcome.message} (${action.note})` : outcome.message,
+        );
+      } catch (error) {
+        // The run goes on, as it would after a kubectl command that failed; the verdict records it.
+        this.stepFailed(action, error);
+      }
+      action = this.schedule[this.nextAction];
+    }
+  }
+
+  private stepFailed(action: ScheduledAction, error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    const what =
+      action.action.type === "fault" || action.action.type === "heal" ? faultObject(action.action.params) : "";
+    this.timeline.action(this.nowMs(), what, `${action.action.type} failed: ${reason}`);
+    this.failedSteps.push({
+      expectation: `timeline step ${action.action.type} at ${formatClock(action.atMs)}`,
+      kind: "step",
+      status: "failed",
+      atMs: this.nowMs(),
+      detail: reason,
+      line: action.line,
+    });
+  }
+
+  private async afterStep(): Promise<void> {
+    const occurrences = await this.observer.observe(this.nowMs());
+    this.timeline.events(occurrences);
+    const report = await this.checker.check();
+    if (report !== undefined) {
+      this.violation = { ...report, atMs: report.atMs - this.startMs };
+      return;
+    }
+    const state: StepState = { nowMs: this.nowMs(), cluster: this.cluster, occurrences };
+    for (const tracker of this.trackers) await tracker.step(state);
+  }
+
+  private async result(): Promise<ScenarioResult> {
+    const endMs = this.nowMs();
+    const state: StepState = { nowMs: endMs, cluster: this.cluster, occurrences: [] };
+    const ending = this.ending();
+    const violated = new Set(this.violation?.violations.map((violation) => violation.invariant) ?? []);
+    const verdicts: Verdict[] = [...this.failedSteps];
+    for (const tracker of this.trackers) verdicts.push(await tracker.finish(state, ending, violated));
+    this.timeline.logs(this.cluster.logs.records, this.startMs, endMs);
+    const passed = this.violation === undefined && verdicts.every((verdict) => verdict.status === "passed");
+    return {
+      passed,
+      verdicts,
+      ...(this.violation === undefined ? {} : { violation: this.violation }),
+      timeline: this.timeline.list(),
+      endMs,
+      seed: this.seed,
+    };
+  }
+
+  private ending(): RunEnding {
+    if (this.violation !== undefined) {
+      const names = [...new Set(this.violation.violations.map((violation) => violation.invariant))].join(", ");
+      return { stopped: true, reason: `invariant violated: ${names}` };
+    }
+    return { stopped: false };
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * A fault named on the timeline (`fault:` or `heal:`): its name must be in the catalogue and its
+ * parameters must suit it, checked when the scenario is read rather than minutes into the run.
+ */
+import { faultNamed } from "../faults/catalogue.ts";
+import type { FaultDefinition, FaultParams, FaultParamValue } from "../faults/fault.ts";
+import { FaultArgs } from "../faults/fault-args.ts";
+import { describeValue, Fields, isMapping } from "./fields.ts";
+import type { FieldPath, YamlSource } from "./yaml-source.ts";
+
+export const faultFields = ["name", "params", "healAfter"] as const;
+export const healFields = ["name", "params"] as const;
+
+export interface FaultUse {
+  readonly fault: string;
+  readonly params: FaultParams;
+  readonly healAfterMs?: number;
+}
+
+export function readFaultUse(
+  source: YamlSource,
+  path: FieldPath,
+  value: unknown,
+  options: { allowHealAfter: boolean; mustHeal?: boolean },
+): FaultUse {
+  const fields: Fields = Fields.of(source, path, value, options.allowHealAfter ? faultFields : healFields);
+  const name = fields.requiredString("name");
+  const definition = lookUpFault(fields, name);
+  const params = readParams(fields);
+  try {
+    new FaultArgs(definition, params);
+  } catch (error) {
+    fields.fail("params", error instanceof Error ? error.message : String(error));
+  }
+  const lasting = definition.heal !== undefined;
+  if ((options.mustHeal || fields.has("healAfter")) && !lasting) {
+    fields.fail(options.mustHeal ? "name" : "healAfter", `fault ${name} happens once and cannot be healed`);
+  }
+  const healAfterMs = fields.duration("healAfter");
+  return { fault: name, params, ...(healAfterMs === undefined ? {} : { healAfterMs }) };
+}
+
+function lookUpFault(fields: Fields, name: string): FaultDefinition {
+  try {
+    return faultNamed(name);
+  } catch (error) {
+    return fields.fail("name", error instanceof Error ? error.message : String(error));
+  }
+}
+
+function readParams(fields: Fields): FaultParams {
+  const raw = fields.raw("params");
+  if (raw === undefined || raw === null) return {};
+  if (!isMapping(raw)) fields.fail("params", `expected a mapping of parameters, got ${describeValue(raw)}`);
+  const params: Record<string, FaultParamValue> = {};
+  for (const [key, item] of Object.entries(raw)) {
+    if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
+      fields.source.fail(
+        [...fields.at("params"), key],
+        `expected text, a number or true/false, got ${describeValue(item)}`,
+      );
+    }
+    params[key] = item;
+  }
+  return params;
+}

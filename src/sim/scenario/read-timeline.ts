@@ -1,0 +1,216 @@
+/**
+ * The `timeline:` section: at a virtual time, one action (apply, delete, patch, taint, untaint,
+ * cordon, uncordon, scale, addNode, fault, heal, write). Manifests given by `file:` are read now,
+ * relative to the scenario, so a missing file or a bad manifest is reported with the step's line.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { KindName } from "../../api/objects.ts";
+import { type ObjectRef, parseObjectRef, parseRefName } from "../conditions/object-ref.ts";
+import { parseManifests } from "../manifests.ts";
+import { describeValue, Fields, isMapping } from "./fields.ts";
+import type { Action, ActionType, TimelineStep } from "./model.ts";
+import { readNode, readTaint, taintEffects, taintFields } from "./read-cluster.ts";
+import { readFaultUse } from "./read-fault.ts";
+import type { FieldPath, YamlSource } from "./yaml-source.ts";
+
+export const actionNames: readonly ActionType[] = [
+  "apply",
+  "delete",
+  "patch",
+  "taint",
+  "untaint",
+  "cordon",
+  "uncordon",
+  "scale",
+  "addNode",
+  "fault",
+  "heal",
+  "write",
+];
+export const stepFields = ["at", "note", ...actionNames] as const;
+export const applyFileFields = ["file"] as const;
+export const deleteFields = ["object", "gracePeriodSeconds", "force"] as const;
+export const patchFields = ["object", "merge"] as const;
+export const taintStepFields = ["node", ...taintFields] as const;
+export const untaintFields = ["node", "key", "effect"] as const;
+export const scaleFields = ["object", "replicas"] as const;
+export const writeFields = ["pod", "volume", "path", "content"] as const;
+const scalableKinds: readonly KindName[] = ["StatefulSet", "Deployment", "ReplicaSet"];
+
+/** Where `file:` paths are resolved from: the scenario's directory. */
+export interface TimelineContext {
+  readonly baseDir: string;
+}
+
+export function readTimeline(source: YamlSource, path: FieldPath, value: unknown, context: TimelineContext) {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) source.fail(path, `expected a list of steps, got ${describeValue(value)}`);
+  let previousMs = 0;
+  return value.map((item, index): TimelineStep => {
+    const step = readStep(source, [...path, index], item, context);
+    if (step.atMs < previousMs) {
+      source.fail([...path, index, "at"], "steps must be in time order: this one is earlier than the step before");
+    }
+    previousMs = step.atMs;
+    return step;
+  });
+}
+
+function readStep(source: YamlSource, path: FieldPath, value: unknown, context: TimelineContext): TimelineStep {
+  const fields: Fields = Fields.of(source, path, value, stepFields);
+  const atMs = fields.requiredDuration("at");
+  const present = actionNames.filter((name) => fields.has(name));
+  if (present.length !== 1) {
+    const found = present.length === 0 ? "none" : present.join(" and ");
+    fields.source.fail(path, `a step has exactly one action (${actionNames.join(", ")}); found ${found}`);
+  }
+  const type = present[0] as ActionType;
+  const note = fields.string("note");
+  return {
+    atMs,
+    action: readAction(fields, type, context),
+    ...(note === undefined ? {} : { note }),
+    line: source.lineOf(path),
+  };
+}
+
+function readAction(step: Fields, type: ActionType, context: TimelineContext): Action {
+  const source: YamlSource = step.source;
+  const path = step.at(type);
+  const value = step.raw(type);
+  switch (type) {
+    case "apply":
+      return readApply(source, path, value, context);
+    case "delete":
+      return readDelete(source, path, value);
+    case "patch": {
+      const fields: Fields = Fields.of(source, path, value, patchFields);
+      const merge = fields.requireField("merge");
+      if (!isMapping(merge))
+        fields.fail("merge", `expected a mapping (a JSON merge patch), got ${describeValue(merge)}`);
+      return { type, object: readRef(fields, "object"), merge: { ...merge } };
+    }
+    case "taint": {
+      const fields: Fields = Fields.of(source, path, value, taintStepFields);
+      const node = fields.requiredString("node");
+      const { node: _node, ...taint } = fields.values;
+      return { type, node, taint: readTaint(source, path, taint) };
+    }
+    case "untaint": {
+      const fields: Fields = Fields.of(source, path, value, untaintFields);
+      const effect = fields.oneOf("effect", taintEffects);
+      return {
+        type,
+        node: fields.requiredString("node"),
+        key: fields.requiredString("key"),
+        ...(effect === undefined ? {} : { effect }),
+      };
+    }
+    case "cordon":
+    case "uncordon":
+      if (typeof value !== "string") source.fail(path, `expected a node name, got ${describeValue(value)}`);
+      return { type, node: value };
+    case "scale":
+      return readScale(source, path, value);
+    case "addNode":
+      return { type, node: readNode(source, path, value) };
+    case "fault": {
+      const use = readFaultUse(source, path, value, { allowHealAfter: true });
+      return {
+        type,
+        fault: use.fault,
+        params: use.params,
+        ...(use.healAfterMs === undefined ? {} : { healAfterMs: use.healAfterMs }),
+      };
+    }
+    case "heal": {
+      const use = readFaultUse(source, path, value, { allowHealAfter: false, mustHeal: true });
+      return { type, fault: use.fault, params: use.params };
+    }
+    case "write":
+      return readWrite(source, path, value);
+  }
+}
+
+function readApply(source: YamlSource, path: FieldPath, value: unknown, context: TimelineContext): Action {
+  let manifests: string | Record<string, unknown>[];
+  let origin = "inline";
+  if (typeof value === "string") {
+    manifests = value;
+  } else if (Array.isArray(value)) {
+    manifests = value.map((item, index) => {
+      if (!isMapping(item)) source.fail([...path, index], `expected a manifest, got ${describeValue(item)}`);
+      return { ...item };
+    });
+  } else {
+    const fields: Fields = Fields.of(source, path, value, applyFileFields);
+    const file = fields.requiredString("file");
+    origin = file;
+    try {
+      manifests = readFileSync(resolve(context.baseDir, file), "utf8");
+    } catch (error) {
+      const reason = error instanceof Error && "code" in error ? String(error.code) : String(error);
+      fields.fail("file", `cannot read ${resolve(context.baseDir, file)} (${reason})`);
+    }
+  }
+  try {
+    parseManifests(manifests);
+  } catch (error) {
+    source.fail(path, error instanceof Error ? error.message : String(error));
+  }
+  return { type: "apply", manifests, source: origin };
+}
+
+function readDelete(source: YamlSource, path: FieldPath, value: unknown): Action {
+  if (typeof value === "string") return { type: "delete", object: readRefText(source, path, value), force: false };
+  const fields: Fields = Fields.of(source, path, value, deleteFields);
+  const gracePeriodSeconds = fields.integer("gracePeriodSeconds");
+  return {
+    type: "delete",
+    object: readRef(fields, "object"),
+    force: fields.boolean("force") ?? false,
+    ...(gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds }),
+  };
+}
+
+function readScale(source: YamlSource, path: FieldPath, value: unknown): Action {
+  const fields: Fields = Fields.of(source, path, value, scaleFields);
+  const object = readRef(fields, "object");
+  if (!scalableKinds.includes(object.kind)) {
+    fields.fail("object", `${object.kind} cannot be scaled (one of ${scalableKinds.join(", ")})`);
+  }
+  fields.requireField("replicas");
+  return { type: "scale", object, replicas: fields.integer("replicas") as number };
+}
+
+function readWrite(source: YamlSource, path: FieldPath, value: unknown): Action {
+  const fields: Fields = Fields.of(source, path, value, writeFields);
+  const podText = fields.requiredString("pod");
+  const pod = parseRefName("Pod", podText);
+  if (!pod.ok || pod.ref.name === undefined || pod.ref.name.includes("*")) {
+    fields.fail("pod", pod.ok ? `"${podText}" must name one pod` : pod.error);
+  }
+  fields.requireField("content");
+  const content = fields.raw("content");
+  if (typeof content !== "string") fields.fail("content", `expected text, got ${describeValue(content)}`);
+  return {
+    type: "write",
+    namespace: pod.ref.namespace,
+    pod: pod.ref.name,
+    volume: fields.requiredString("volume"),
+    path: fields.requiredString("path"),
+    content,
+  };
+}
+
+function readRef(fields: Fields, key: string): ObjectRef {
+  return readRefText(fields.source, fields.at(key), fields.requiredString(key));
+}
+
+function readRefText(source: YamlSource, path: FieldPath, text: string): ObjectRef {
+  const parsed = parseObjectRef(text);
+  if (!parsed.ok) source.fail(path, parsed.error);
+  if (parsed.ref.name?.includes("*")) source.fail(path, `"${text}" must name one object, without "*"`);
+  return parsed.ref;
+}
