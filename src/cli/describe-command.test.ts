@@ -96,4 +96,47 @@ describe("kvol describe", () => {
     assert.equal(await runDescribeCommand(["configmaps", "x"], refused), 2);
     assert.match(refused.stderr, /kvol describes pods, pvc, pv, nodes and volumeattachments/);
   });
+
+  it("describes a volume, its attachment and the node it is attached to", async () => {
+    const { server } = t;
+    await server.call("POST", "/api/v1/persistentvolumes", {
+      apiVersion: "v1",
+      kind: "PersistentVolume",
+      metadata: { name: "pv-1" },
+      spec: {
+        capacity: { storage: "2Gi" },
+        accessModes: ["ReadWriteOnce"],
+        persistentVolumeReclaimPolicy: "Delete",
+        claimRef: { namespace: "default", name: "data" },
+        csi: { driver: "hostpath.csi.k8s.io", volumeHandle: "vol-1" },
+      },
+    });
+    await server.call("POST", "/apis/storage.k8s.io/v1/volumeattachments", {
+      apiVersion: "storage.k8s.io/v1",
+      kind: "VolumeAttachment",
+      metadata: { name: "csi-123" },
+      spec: { attacher: "hostpath.csi.k8s.io", nodeName: "node-1", source: { persistentVolumeName: "pv-1" } },
+    });
+    await server.call("POST", "/api/v1/nodes", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: "node-1", labels: { "node-role.kubernetes.io/worker": "" } },
+    });
+    const io = t.io();
+    assert.equal(await runDescribeCommand(["pv/pv-1", "volumeattachment/csi-123", "node/node-1"], io), 0, io.stderr);
+    const out = io.stdout;
+    assert.match(out, /^Name:\s+pv-1\n/m);
+    assert.match(out, /Claim:\s+default\/data\n/);
+    assert.match(out, /Capacity:\s+2Gi\n/);
+    assert.match(
+      out,
+      / {2}Type:\s+CSI \(a Container Storage Interface \(CSI\) volume source\)\n {2}Driver:\s+hostpath.csi.k8s.io\n {2}VolumeHandle:\s+vol-1\n/,
+    );
+    assert.match(
+      out,
+      /Attacher:\s+hostpath.csi.k8s.io\nNode:\s+node-1\nSource:\n {2}Persistent Volume:\s+pv-1\nAttached:\s+false\n/,
+    );
+    assert.match(out, /^Name:\s+node-1\nRoles:\s+worker\n/m);
+    assert.match(out, /Non-terminated Pods:\s+\(1 in total\)\n/);
+  });
 });

@@ -148,7 +148,7 @@ async function watchChanges(
         wide: request.format === "wide",
         withNamespace: request.allNamespaces && type.namespaced,
       }).slice(1);
-      io.out(formatLines(lines, columnWidths([...lines, widths.map((w) => "".padEnd(w - 3))])));
+      io.out(formatLines(lines, columnWidths(lines, widths)));
     });
   } catch (error) {
     // An interrupted watch ends the command normally, as Ctrl-C ends kubectl get -w.
@@ -185,16 +185,22 @@ async function runGet(argv: readonly string[], io: ClientIo): Promise<number> {
   }
   if (rows === 0 && fetched.failures.length === 0 && !values.watch) io.err(noResourcesText(request, selections));
   const [only] = selections;
-  if (values.watch && only !== undefined) {
-    const first = fetched.tables[0]?.table;
-    const header =
-      first === undefined
-        ? []
-        : tableLines(first, { wide: format === "wide", withNamespace: request.allNamespaces && only.type.namespaced });
-    const resourceVersion = first?.metadata?.resourceVersion ?? (await listResourceVersion(request, only));
-    await watchChanges(request, only, resourceVersion, columnWidths(header), io);
-  }
+  if (values.watch && only !== undefined) await watchAfterListing(request, only, fetched, io);
   return fetched.failures.length > 0 ? exitFailure : exitSuccess;
+}
+
+/** `-w`: prints each change after the listing, in the listing's column widths, until interrupted. */
+async function watchAfterListing(
+  request: GetRequest,
+  selection: ResourceSelection,
+  fetched: Fetched,
+  io: ClientIo,
+): Promise<void> {
+  const first = fetched.tables[0]?.table;
+  const withNamespace = request.allNamespaces && selection.type.namespaced;
+  const listed = first === undefined ? [] : tableLines(first, { wide: request.format === "wide", withNamespace });
+  const resourceVersion = first?.metadata?.resourceVersion ?? (await listResourceVersion(request, selection));
+  await watchChanges(request, selection, resourceVersion, columnWidths(listed), io);
 }
 
 /** The revision to watch from when the output was not a list table (YAML, a named object). */

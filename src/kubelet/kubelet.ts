@@ -157,6 +157,7 @@ export class Kubelet {
   private readonly housekeeping: Housekeeping;
   private housekeepingTimer: Timer | undefined;
   private unsubscribeRuntime: (() => void) | undefined;
+  private readonly notifyPodStateChanged: () => void;
   private state: "new" | "running" | "stopped" = "new";
 
   constructor(options: KubeletOptions) {
@@ -221,6 +222,12 @@ export class Kubelet {
       if (podWorkers === undefined) throw new Error("kubelet: pod workers used before they were created");
       return podWorkers;
     };
+    // The volume populator parks until a pod's lifecycle answer may have changed: a pod worker moved
+    // on, or a container exited.
+    const podStateListeners: (() => void)[] = [];
+    this.notifyPodStateChanged = () => {
+      for (const listener of podStateListeners) listener();
+    };
     this.volumeManager = createVolumeManager({
       clock,
       logger: this.logger,
@@ -232,8 +239,12 @@ export class Kubelet {
       podStateProvider: {
         shouldPodContainersBeTerminating: (uid) => workers().shouldPodContainersBeTerminating(uid),
         shouldPodRuntimeBeRemoved: (uid) => workers().shouldPodRuntimeBeRemoved(uid) && !this.runtime.isPodRunning(uid),
+        onChange: (listener) => podStateListeners.push(listener),
       },
       sourcesReady: { allReady: () => this.podInformer.hasSynced() },
+      onCsiDriverChange: (listener) => {
+        this.csiDriverInformer.addEventHandler({ onAdd: listener, onUpdate: listener, onDelete: listener });
+      },
       recorder: this.recorder,
       cachedNode: () => this.nodeInformer.lister.get("", this.nodeName),
       ...(options.repairCorruptedCsiMounts === undefined
@@ -281,6 +292,7 @@ export class Kubelet {
       resyncIntervalMs: this.timers.kubeletSyncFrequencyMs,
     });
     this.podWorkers = podWorkers;
+    podWorkers.onChange(this.notifyPodStateChanged);
 
     this.nodeStatus = new NodeStatusReporter({
       client,
@@ -342,7 +354,10 @@ export class Kubelet {
     this.csiDriverInformer.start();
     this.startPodSource();
     this.unsubscribeRuntime = this.runtime.subscribe({
-      containerExited: (instance) => this.podWorkers.requestSync(instance.podUID),
+      containerExited: (instance) => {
+        this.podWorkers.requestSync(instance.podUID);
+        this.notifyPodStateChanged();
+      },
     });
     this.volumeManager.run();
     this.nodeStatus.start();

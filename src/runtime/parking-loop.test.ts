@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { VirtualClock } from "./virtual-clock.ts";
 import { ParkingLoop, type PassVerdict } from "./parking-loop.ts";
+import { VirtualClock } from "./virtual-clock.ts";
 
 function loop(verdicts: () => PassVerdict): { clock: VirtualClock; loop: ParkingLoop; passTimes: number[] } {
   const clock = new VirtualClock();
@@ -37,6 +37,16 @@ describe("ParkingLoop", () => {
     parking.wake();
     await clock.advanceBy(1_000);
     assert.deepEqual(passTimes, [0, 1_300], "the always-running loop would have run at 1,300 ms");
+    await parking.stop();
+  });
+
+  it("sees a change made at the very instant of a tick at the following tick", async () => {
+    const { clock, loop: parking, passTimes } = loop(() => ({ busy: false }));
+    parking.start();
+    await clock.advanceBy(300);
+    parking.wake();
+    await clock.advanceBy(1_000);
+    assert.deepEqual(passTimes, [0, 400], "the 300 ms pass ran before the change");
     await parking.stop();
   });
 

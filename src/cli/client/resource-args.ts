@@ -3,7 +3,7 @@
  * `pods`, `pv,pvc` (several kinds), `pod/web` (kind and name in one), short names and kinds in
  * any case, followed by names.
  */
-import { apiVersionOf, RESOURCES, type ResourceType, resolveResourceName } from "../../api/resources.ts";
+import { RESOURCES, type ResourceType, resolveResourceName } from "../../api/resources.ts";
 
 export interface ResourceSelection {
   type: ResourceType;
@@ -55,6 +55,3 @@ export function qualifiedKindName(type: ResourceType): string {
 export function objectRef(type: ResourceType, name: string): string {
   return `${qualifiedKindName(type)}/${name}`;
 }
-
-/** The apiVersion objects of this kind carry (`v1`, `storage.k8s.io/v1`). */
-export { apiVersionOf };

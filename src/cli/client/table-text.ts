@@ -46,8 +46,8 @@ export function tableLines(table: WireTable, options: TableTextOptions): string[
 }
 
 /** Widths of each column over all lines so far, for `-w`, which keeps the widths of the first table. */
-export function columnWidths(lines: readonly string[][]): number[] {
-  const widths: number[] = [];
+export function columnWidths(lines: readonly string[][], atLeast: readonly number[] = []): number[] {
+  const widths: number[] = [...atLeast];
   for (const line of lines) {
     line.forEach((cell, index) => {
       widths[index] = Math.max(widths[index] ?? 0, cell.length + cellPaddingChars, minCellWidthChars);

@@ -37,6 +37,8 @@ export function volumeSourceLines(volume: Volume | PersistentVolumeSpec): Lines 
     const description = known[field];
     if (description === undefined || value === null || typeof value !== "object") continue;
     const source = { ...(value as Record<string, unknown>) };
+    // kubectl always says whether a claim is mounted read-only.
+    if (field === "persistentVolumeClaim") source.readOnly = source.readOnly === true;
     // Options of a flex volume may carry credentials; only their presence is shown.
     if (field === "flexVolume") source.options = undefined;
     const lines = sourceLines(source, description[0], description[1]);

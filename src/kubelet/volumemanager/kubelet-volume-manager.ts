@@ -64,6 +64,8 @@ export interface VolumeManagerOptions {
    * (corrupted-mounts.ts). false: Kubernetes' behaviour, the dead mount stays until the pod goes.
    */
   repairCorruptedCsiMounts?: boolean;
+  /** Subscribes to CSIDriver changes (attachRequired), so the populator may park while volumes are attachable. */
+  onCsiDriverChange?: (listener: () => void) => void;
 }
 
 function podUID(pod: Pod): string {
@@ -113,6 +115,7 @@ export class KubeletVolumeManager implements VolumeManager {
       dsw: this.dsw,
       asw: this.asw,
       onAddedPods: () => this.reconciler.wake(),
+      ...(options.onCsiDriverChange === undefined ? {} : { onAttachabilityChange: options.onCsiDriverChange }),
     });
     this.corruptedMounts =
       (options.repairCorruptedCsiMounts ?? true)

@@ -31,7 +31,8 @@ export function seedLine(seed: number, outcome: RandomRunOutcome): string {
     return `seed ${seed}: ${describeSchedule(outcome.schedule)} — INVARIANT VIOLATED`;
   // Not a failure, but the run ended before the scenario did: say why, since it explored less.
   const early = outcome.failedStep === undefined ? "" : ` (stopped early: ${outcome.failedStep})`;
-  return `seed ${seed}: ${describeSchedule(outcome.schedule)} — ok${early}`;
+  const skipped = outcome.skipped.length === 0 ? "" : ` (skipped ${outcome.skipped.join("; ")})`;
+  return `seed ${seed}: ${describeSchedule(outcome.schedule)} — ok${early}${skipped}`;
 }
 
 export function failureReport(failure: ExploreFailure): string {

@@ -31,6 +31,8 @@ export interface RunOutcome {
 export interface RandomRunOutcome extends RunOutcome {
   /** The faults the run actually injected (slots with nothing to hit are left out). */
   readonly schedule: FaultSchedule;
+  /** Why drawn faults were not injected or not healed, for the seed's line. */
+  readonly skipped: readonly string[];
 }
 
 /** How explore runs the scenario; `scenario-runs.ts` plugs in the scenario runner. */

@@ -3,6 +3,7 @@
  * random run arms a `RandomFaultInjector` on the cluster as soon as it starts (the run's time 0 is
  * that moment) and reports what it injected.
  */
+import { formatGoDuration } from "../../runtime/duration.ts";
 import type { ClusterOptions } from "../cluster.ts";
 import { type RunScenarioOptions, runScenario, type ScenarioResult } from "../runner/run-scenario.ts";
 import type { Scenario } from "../scenario/model.ts";
@@ -43,7 +44,8 @@ export function scenarioRuns(scenario: Scenario, options: ScenarioRunOptions = {
       };
       const result = await runScenario(scenario, { ...base(seed), clusterOptions: { ...clusterOptions, onStarted } });
       injector.stop();
-      return { ...outcomeOf(result), schedule: injector.schedule() };
+      const skipped = injector.skipped().map((slot) => `at ${formatGoDuration(slot.atMs)}: ${slot.reason}`);
+      return { ...outcomeOf(result), schedule: injector.schedule(), skipped };
     },
   };
 }

@@ -24,6 +24,7 @@ import { taintKeyExists, taintNodeOutOfService } from "../../../api/scheduling/t
 import type { Clock } from "../../../runtime/clock.ts";
 import { formatGoDuration } from "../../../runtime/duration.ts";
 import type { Logger } from "../../../runtime/logger.ts";
+import { ParkingLoop, type PassVerdict } from "../../../runtime/parking-loop.ts";
 import { errorMessage } from "../../../volume/errors.ts";
 import { isMultiAttachAllowed } from "../../../volume/operationexecutor/multi-attach.ts";
 import { VolumeEventReason, type VolumeEventRecorder } from "../../../volume/operationexecutor/operation-context.ts";
@@ -36,7 +37,6 @@ import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import { minReconcileSyncPeriodMs } from "../constants.ts";
 import type { NodeStatusUpdater } from "../statusupdater/node-status-updater.ts";
 import { multiAttachMessages } from "./multi-attach-events.ts";
-import { ParkingLoop, type PassVerdict } from "../../../runtime/parking-loop.ts";
 
 export interface ReconcilerOptions {
   clock: Clock;

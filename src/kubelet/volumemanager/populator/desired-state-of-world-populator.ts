@@ -12,8 +12,8 @@
  * or a `reprocessPod` says something changed, and runs at the next tick, the instant the
  * always-running loop would have seen it. It keeps its period while it cannot tell what would change
  * its answer: before the first full pass, after a pass that did work or failed, while a volume of
- * a pod waits for its containers or its mount to settle, while a volume is attachable (a CSIDriver's
- * `attachRequired` may change without notice), or when the pod sources cannot signal changes.
+ * a pod waits for its containers or its mount to settle, or when the pod sources (or, while a volume
+ * is attachable, the CSIDriver objects) cannot signal their changes.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../../api/client/client.ts";
@@ -41,6 +41,11 @@ export interface PopulatorOptions {
   asw: ActualStateOfWorld;
   /** Called once, when `hasAddedPods()` turns true (the reconciler may start unmounting). */
   onAddedPods?: () => void;
+  /**
+   * Subscribes to changes of what makes a volume attachable (CSIDriver objects). Without it the
+   * loop cannot park while a volume is attachable, since `attachRequired` may change unseen.
+   */
+  onAttachabilityChange?: (listener: () => void) => void;
 }
 
 function podUID(pod: Pod): string {
@@ -74,6 +79,7 @@ export class DesiredStateOfWorldPopulator {
     podStateProvider.onChange?.(wake);
     dsw.onChange(wake);
     asw.onChange(wake);
+    options.onAttachabilityChange?.(wake);
     this.sourcesSignalChanges = podManager.onChange !== undefined && podStateProvider.onChange !== undefined;
   }
 
@@ -185,7 +191,7 @@ export class DesiredStateOfWorldPopulator {
     for (const volume of dsw.getVolumesToMount()) {
       const uid = podUID(volume.pod);
       const pod = podManager.getPodByUID(uid);
-      if (volume.pluginIsAttachable) this.mustRunAgain = true;
+      if (volume.pluginIsAttachable && this.options.onAttachabilityChange === undefined) this.mustRunAgain = true;
       if (pod !== undefined) {
         if (volume.pluginIsAttachable && this.becameNonAttachable(plugins, volume.volumeSpec)) {
           dsw.markVolumeAttachability(volume.volumeName, false);
