@@ -48,8 +48,6 @@ export const nodeRegistrationRetryMaxMs = 7_000;
 /** A failed Lease renewal is retried from 200 ms, doubling up to 7 s (nodelease `maxBackoff`). */
 export const leaseRetryInitialMs = 200;
 export const leaseRetryMaxMs = 7_000;
-/** Namespace of the node heartbeat Leases. */
-export const nodeLeaseNamespace = "kube-node-lease";
 
 // CSI plugin registration (pkg/kubelet/pluginmanager)
 

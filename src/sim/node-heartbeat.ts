@@ -5,16 +5,13 @@
  * heartbeat is older than `nodeStatusReportFrequencyMs` (5 min), as the kubelet does. Stopping it
  * is the simulated power-off: the node lifecycle controller sees the Lease go stale.
  */
+
 import type { Client } from "../api/client/client.ts";
 import { isNotFound } from "../api/errors.ts";
+import { nodeLeaseNamespace } from "../api/namespaces.ts";
 import type { Lease, Node } from "../api/objects.ts";
 import type { Timers } from "../api/timers.ts";
-import {
-  nodeLeaseNamespace,
-  nodeStatusReportFrequencyMs,
-  readyConditionMessage,
-  readyConditionReason,
-} from "../kubelet/constants.ts";
+import { nodeStatusReportFrequencyMs, readyConditionMessage, readyConditionReason } from "../kubelet/constants.ts";
 import { type Clock, formatRfc3339, formatRfc3339Micro, parseRfc3339, type Timer } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 

@@ -3,7 +3,7 @@
  * bound — the capacity and access modes the volume gave it.
  */
 import type { PersistentVolumeClaim } from "../objects.ts";
-import { accessModesText } from "./access-modes.ts";
+import { accessModesString } from "../storage/access-modes.ts";
 import { ageSince } from "./human-duration.ts";
 import { quantityText } from "./quantity-text.ts";
 import { storageClassOf } from "./storage-class-name.ts";
@@ -35,7 +35,7 @@ export const persistentVolumeClaimPrinter: ObjectPrinter<PersistentVolumeClaim> 
         phase,
         claim.spec?.volumeName ?? "",
         bound ? quantityText(claim.status?.capacity?.storage) : "",
-        bound ? accessModesText(claim.status?.accessModes) : "",
+        bound ? accessModesString(claim.status?.accessModes) : "",
         storageClassOf(claim),
         claim.spec?.volumeAttributesClassName ?? unsetText,
         ageSince(claim.metadata?.creationTimestamp, nowMs),

@@ -3,7 +3,7 @@
  * deleted), the bound claim as `namespace/name`, class, volume attributes class, reason and age.
  */
 import type { PersistentVolume } from "../objects.ts";
-import { accessModesText } from "./access-modes.ts";
+import { accessModesString } from "../storage/access-modes.ts";
 import { ageSince } from "./human-duration.ts";
 import { quantityText } from "./quantity-text.ts";
 import { storageClassOf } from "./storage-class-name.ts";
@@ -48,7 +48,7 @@ export const persistentVolumePrinter: ObjectPrinter<PersistentVolume> = {
       cells: [
         volume.metadata?.name ?? "",
         quantityText(volume.spec?.capacity?.storage),
-        accessModesText(volume.spec?.accessModes),
+        accessModesString(volume.spec?.accessModes),
         volume.spec?.persistentVolumeReclaimPolicy ?? "",
         phase,
         claimText(volume),

@@ -13,7 +13,9 @@
  * It is a Store wrapped around the server's store for the requests of one node: every handler
  * (create, update, patch, delete, binding) reaches the store through it, with the decoded object.
  */
+
 import type { ApiError } from "../../api/errors.ts";
+import { nodeLeaseNamespace } from "../../api/namespaces.ts";
 import type { KObject, Pod } from "../../api/objects.ts";
 import { type ResourceType, resourceForKind } from "../../api/resources.ts";
 import type {
@@ -30,9 +32,6 @@ import type {
 import { forbidden, notAuthorized, type Verb } from "../auth/forbidden.ts";
 import { nodeUserPrefix } from "../auth/user-info.ts";
 import { secretReferencedByNode } from "./node-secret-references.ts";
-
-/** The namespace node leases live in (Kubernetes' `kube-node-lease`). */
-export const nodeLeaseNamespace = "kube-node-lease";
 
 /** Kinds a node agent may read freely (secrets are read one by one, when a pod of the node uses them). */
 const readableKinds = new Set([

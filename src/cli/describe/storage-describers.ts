@@ -4,9 +4,9 @@
  */
 import type { VolumeNodeAffinity } from "kubernetes-types/core/v1.js";
 import type { PersistentVolume, PersistentVolumeClaim, VolumeAttachment } from "../../api/objects.ts";
-import { accessModesText } from "../../api/printers/access-modes.ts";
 import { quantityText } from "../../api/printers/quantity-text.ts";
 import { storageClassOf } from "../../api/printers/storage-class-name.ts";
+import { accessModesString } from "../../api/storage/access-modes.ts";
 import { DescribeText } from "../client/describe-text.ts";
 import { type DescribeContext, involvedObjectOf, listPods, searchEvents } from "./describe-context.ts";
 import { volumeSourceLines } from "./volume-source-lines.ts";
@@ -33,7 +33,7 @@ export async function describeClaim(context: DescribeContext, claim: PersistentV
   text.line(0, "Finalizers:", finalizersText(meta.finalizers));
   const bound = (claim.spec?.volumeName ?? "") !== "";
   text.line(0, "Capacity:", bound ? quantityText(claim.status?.capacity?.storage) : "", true);
-  text.line(0, "Access Modes:", bound ? accessModesText(claim.status?.accessModes) : "", true);
+  text.line(0, "Access Modes:", bound ? accessModesString(claim.status?.accessModes) : "", true);
   text.line(0, "VolumeMode:", claim.spec?.volumeMode ?? "Filesystem");
   text.list(0, "Used By:", await claimUsers(context, claim));
   text.events(await searchEvents(context, involvedObjectOf("PersistentVolumeClaim", claim)), context.nowMs);
@@ -66,7 +66,7 @@ export async function describeVolume(context: DescribeContext, volume: Persisten
   text.line(0, "StorageClass:", storageClassOf(volume), true).line(0, "Status:", phase);
   text.line(0, "Claim:", claim === undefined ? "" : `${claim.namespace ?? ""}/${claim.name ?? ""}`, true);
   text.line(0, "Reclaim Policy:", volume.spec?.persistentVolumeReclaimPolicy ?? "");
-  text.line(0, "Access Modes:", accessModesText(volume.spec?.accessModes));
+  text.line(0, "Access Modes:", accessModesString(volume.spec?.accessModes));
   text.line(0, "VolumeMode:", volume.spec?.volumeMode ?? "Filesystem");
   text.line(0, "Capacity:", quantityText(volume.spec?.capacity?.storage));
   nodeAffinityLines(text, volume.spec?.nodeAffinity);

@@ -10,9 +10,6 @@ export const nodeLifecycleControllerName = "node-controller";
 export const taintEvictionControllerName = "taint-eviction-controller";
 export const podGcControllerName = "pod-garbage-collector";
 
-/** Where kubelets keep their heartbeat Lease, named after the node. */
-export const nodeLeaseNamespace = "kube-node-lease";
-
 /** The taints the controller puts on a node whose Ready condition is not True (NoExecute: evict). */
 export const unreachableNoExecuteTaint: Readonly<Taint> = Object.freeze({
   key: taintNodeUnreachable,

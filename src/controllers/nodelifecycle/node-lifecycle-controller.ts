@@ -15,10 +15,12 @@
  * part of a zone is unhealthy, and rate-limits NoExecute tainting to 0.1 node/s per zone), so every
  * unhealthy node is tainted on the pass that notices it.
  */
+
 import { isConflict, isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import { indexers, podsByNode } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
+import { nodeLeaseNamespace } from "../../api/namespaces.ts";
 import type { Lease, Node, Pod } from "../../api/objects.ts";
 import { podCondition, updatePodCondition } from "../../api/pod-conditions.ts";
 import type { Timer } from "../../runtime/clock.ts";
@@ -30,7 +32,6 @@ import { type Controller, type ControllerContext, recorderFor } from "../control
 import { conditionTaintChanges } from "./condition-taints.ts";
 import {
   messagePodNodeNotReady,
-  nodeLeaseNamespace,
   nodeLifecycleControllerName,
   notReadyNoExecuteTaint,
   reasonNodeNotReady,

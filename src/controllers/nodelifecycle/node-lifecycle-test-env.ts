@@ -4,15 +4,16 @@
  * and pods, and a stand-in for the kubelet's heartbeat — its Lease in `kube-node-lease` renewed
  * every `nodeLeaseRenewIntervalMs` (10 s) — that a test can stop to "power off" a node.
  */
+
 import type { Taint, Toleration } from "kubernetes-types/core/v1.js";
 import { newTestApi, type TestApi } from "../../api/client/test-api.ts";
 import { isNotFound } from "../../api/errors.ts";
 import { SharedInformerFactory } from "../../api/informer/shared-informer-factory.ts";
+import { nodeLeaseNamespace } from "../../api/namespaces.ts";
 import type { Event, Node, Pod } from "../../api/objects.ts";
 import { DEFAULT_TIMERS } from "../../api/timers.ts";
 import { formatRfc3339, formatRfc3339Micro, type Timer } from "../../runtime/clock.ts";
 import type { Controller, ControllerContext } from "../controller-context.ts";
-import { nodeLeaseNamespace } from "./constants.ts";
 import { NodeLifecycleController } from "./node-lifecycle-controller.ts";
 import { PodGcController } from "./pod-gc.ts";
 import { TaintEvictionController } from "./taint-eviction-controller.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
-import { accessModesKey } from "./access-modes.ts";
+import { accessModesString } from "../../api/storage/access-modes.ts";
 import { persistentVolume, persistentVolumeClaim, type VolumeOptions } from "./testing/pv-cluster.ts";
 import { VolumeIndex } from "./volume-index.ts";
 
@@ -29,7 +29,7 @@ function indexOf(...volumes: PersistentVolume[]): VolumeIndex {
 
 describe("the volume index", () => {
   it("files volumes by their exact access-mode set", () => {
-    assert.equal(accessModesKey(["ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce"]), "RWO,RWX");
+    assert.equal(accessModesString(["ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce"]), "RWO,RWX");
     const index = indexOf(
       available("a", { accessModes: ["ReadWriteOnce"] }),
       available("b", { accessModes: ["ReadOnlyMany", "ReadWriteOnce"] }),

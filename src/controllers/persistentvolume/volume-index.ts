@@ -5,9 +5,9 @@
  * ReadWriteOnce takes an RWO volume before an RWO+ROX one; within a set the smallest fit wins.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
+import { accessModesFromKey, accessModesString } from "../../api/storage/access-modes.ts";
 import { containsAllAccessModes } from "../../api/storage/pv-helpers.ts";
 import { findMatchingVolume } from "../../api/storage/volume-matching.ts";
-import { accessModesFromKey, accessModesKey } from "./access-modes.ts";
 import { volumeNameOf } from "./annotations.ts";
 import { VersionedCache } from "./versioned-cache.ts";
 
@@ -70,7 +70,7 @@ export class VolumeIndex {
   private refile(previous: PersistentVolume | undefined, next: PersistentVolume | undefined): void {
     if (previous !== undefined) this.unfile(previous);
     if (next === undefined) return;
-    const key = accessModesKey(next.spec?.accessModes);
+    const key = accessModesString(next.spec?.accessModes);
     let volumes = this.byAccessModes.get(key);
     if (volumes === undefined) {
       volumes = new Map();
@@ -80,7 +80,7 @@ export class VolumeIndex {
   }
 
   private unfile(volume: PersistentVolume): void {
-    const key = accessModesKey(volume.spec?.accessModes);
+    const key = accessModesString(volume.spec?.accessModes);
     const volumes = this.byAccessModes.get(key);
     if (volumes === undefined) return;
     volumes.delete(volumeNameOf(volume));

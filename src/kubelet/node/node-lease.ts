@@ -5,13 +5,15 @@
  * from 200 ms doubling to 7 s until it succeeds. The Lease is owned by the Node, so it goes with it.
  * The node lifecycle controller reads renewTime to decide whether the node is alive.
  */
+
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type { Client } from "../../api/client/client.ts";
 import { clone } from "../../api/client/copy.ts";
 import { isNotFound } from "../../api/errors.ts";
+import { nodeLeaseNamespace } from "../../api/namespaces.ts";
 import { type Clock, formatRfc3339Micro, type Timer } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { leaseRetryInitialMs, leaseRetryMaxMs, nodeLeaseNamespace } from "../constants.ts";
+import { leaseRetryInitialMs, leaseRetryMaxMs } from "../constants.ts";
 import { retryUntilStopped } from "../retry-until-stopped.ts";
 
 export interface NodeLeaseOptions {

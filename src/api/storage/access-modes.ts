@@ -1,6 +1,7 @@
 /**
- * Access-mode sets as the PV controller's index names them (v1helper.GetAccessModesAsString): the
- * set's modes, deduplicated, abbreviated and in a fixed order, joined by commas (`RWO,ROX`).
+ * Access-mode sets as Kubernetes writes them (v1helper.GetAccessModesAsString): the set's modes,
+ * deduplicated, abbreviated and in a fixed order, joined by commas (`RWO,ROX`). The PV controller's
+ * access-mode index keys by it, and kubectl's ACCESS MODES column shows it.
  */
 
 /** Each mode with its abbreviation, in the order Kubernetes writes them into an index key. */
@@ -12,7 +13,7 @@ const abbreviations: ReadonlyArray<readonly [mode: string, abbreviation: string]
 ];
 
 /** The index key of a set of access modes; unknown modes are left out, as Kubernetes does. */
-export function accessModesKey(modes: readonly string[] | undefined): string {
+export function accessModesString(modes: readonly string[] | undefined): string {
   const present = new Set(modes ?? []);
   return abbreviations
     .filter(([mode]) => present.has(mode))
