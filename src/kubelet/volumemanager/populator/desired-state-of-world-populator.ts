@@ -95,15 +95,6 @@ export class DesiredStateOfWorldPopulator {
     await this.loop.stop();
   }
 
-  /** Passes run so far, and whether the loop is parked (tests, diagnostics). */
-  passCount(): number {
-    return this.loop.passes;
-  }
-
-  isParked(): boolean {
-    return this.loop.isParked();
-  }
-
   hasAddedPods(): boolean {
     return this.addedPods;
   }

@@ -62,7 +62,6 @@ export class Reconciler {
   private volumesFailedReconstruction: PodVolumeDir[] = [];
   private synced = false;
   private readonly loop: ParkingLoop;
-  private stopped = false;
   /** What the last pass saw, to skip passes that would find nothing to do. */
   private idleFingerprint: string | undefined;
   /** Operations this pass asked the executor for (started or refused). */
@@ -83,26 +82,17 @@ export class Reconciler {
   /** Reconstructs from disk, then starts the loop (its first pass right after reconstruction). */
   async run(): Promise<void> {
     await this.reconstruct();
-    if (!this.stopped) this.loop.start();
+    // A loop stopped meanwhile does not start.
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     await this.loop.stop();
   }
 
   /** Something a pass reads changed outside both states (the populator's first full pass): run at the next tick. */
   wake(): void {
     this.loop.wake();
-  }
-
-  /** Passes run so far, and whether the loop is parked (tests, diagnostics). */
-  passCount(): number {
-    return this.loop.passes;
-  }
-
-  isParked(): boolean {
-    return this.loop.isParked();
   }
 
   /** True once a pass ran with every reconstructed device path fixed: node status may report volumesInUse. */
