@@ -507,13 +507,32 @@ export class Cluster {
     if (this.stopped) return;
     this.stopped = true;
     for (const heartbeat of this.heartbeats.values()) heartbeat.stop();
-    for (const agent of this.nodeAgents.values()) await agent.stop();
+    // Node agents first, then controllers, each while virtual time moves on: an agent may be
+    // waiting on a timer (a request slowed by the api-latency fault, a retry) before it can stop.
+    await this.stopWhileTimeMoves(
+      "node agents",
+      [...this.nodeAgents].map(([name, agent]) => [name, () => agent.stop()]),
+    );
     this.standIn?.stop();
-    const pending = new Set(this.controllers.map((controller) => controller.name));
+    await this.stopWhileTimeMoves(
+      "controllers",
+      [...this.controllers].reverse().map((controller) => [controller.name, () => controller.stop()]),
+    );
+    this.informers.stop();
+    for (const informers of this.restartedInformers) informers.stop();
+    this.writeLog?.stop();
+  }
+
+  /** Runs every stop at once and moves virtual time on in steps until all have finished. */
+  private async stopWhileTimeMoves(
+    what: string,
+    stops: ReadonlyArray<readonly [name: string, stop: () => Promise<void>]>,
+  ): Promise<void> {
+    const pending = new Set(stops.map(([name]) => name));
     const stopping = Promise.all(
-      [...this.controllers].reverse().map(async (controller) => {
-        await controller.stop();
-        pending.delete(controller.name);
+      stops.map(async ([name, stop]) => {
+        await stop();
+        pending.delete(name);
       }),
     );
     await this.clock.advanceBy(0);
@@ -521,12 +540,9 @@ export class Cluster {
       await this.clock.advanceBy(stopDrainStepMs);
     if (pending.size > 0) {
       throw new Error(
-        `cluster.stop: controllers still busy after ${stopDrainMaxSteps * stopDrainStepMs} ms: ${[...pending].join(", ")}`,
+        `cluster.stop: ${what} still busy after ${stopDrainMaxSteps * stopDrainStepMs} ms: ${[...pending].join(", ")}`,
       );
     }
     await stopping;
-    this.informers.stop();
-    for (const informers of this.restartedInformers) informers.stop();
-    this.writeLog?.stop();
   }
 }
