@@ -9,7 +9,7 @@ import { faultNamed } from "../faults/catalogue.ts";
 import type { FaultParams } from "../faults/fault.ts";
 import { writeToVolume } from "../invariants/data-ledger.ts";
 import type { Action, Taint } from "../scenario/model.ts";
-import { addScenarioNode } from "./build-cluster.ts";
+import { joinScenarioNode } from "./join-node.ts";
 
 export interface ActionOutcome {
   /** The object acted on, as the timeline names it. */
@@ -65,7 +65,7 @@ export async function performAction(cluster: Cluster, action: Action): Promise<A
       });
       return { object: `node ${action.node}`, message: action.type };
     case "addNode":
-      await addScenarioNode(cluster, action.node);
+      await joinScenarioNode(cluster, action.node);
       return { object: `node ${action.node.name}`, message: "joins the cluster" };
     case "fault":
       await faultNamed(action.fault).inject(cluster, action.params);
