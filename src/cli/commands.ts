@@ -12,20 +12,6 @@ export interface CommandEntry {
 
 export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry>([
   [
-    "csi-driver",
-    {
-      summary: "run a bundled CSI driver on a Unix socket",
-      run: async (args) => (await import("./csi-driver-command.ts")).runCsiDriverCommand(args),
-    },
-  ],
-  [
-    "sim",
-    {
-      summary: "run simulated scenarios (kvol sim run FILE…)",
-      run: async (args) => (await import("./sim-command.ts")).runSimCommand(args),
-    },
-  ],
-  [
     "up",
     {
       summary: "start the whole cluster in one process: API server, controllers, simulated nodes",
@@ -44,13 +30,6 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
     {
       summary: "run one simulated node joined to an API server over HTTP",
       run: async (args) => (await import("./node-command.ts")).runNodeCommand(args),
-    },
-  ],
-  [
-    "fault",
-    {
-      summary: "inject a fault of the catalogue into the running kvol up cluster",
-      run: async (args) => (await import("./fault-command.ts")).runFaultCommand(args),
     },
   ],
   [
@@ -82,10 +61,31 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
     },
   ],
   [
+    "fault",
+    {
+      summary: "inject a fault of the catalogue into the running kvol up cluster",
+      run: async (args) => (await import("./fault-command.ts")).runFaultCommand(args),
+    },
+  ],
+  [
+    "sim",
+    {
+      summary: "replay scenarios on virtual time and explore random faults (kvol sim run|explore FILE…)",
+      run: async (args) => (await import("./sim-command.ts")).runSimCommand(args),
+    },
+  ],
+  [
     "completion",
     {
       summary: "print a bash or zsh completion script",
       run: async (args) => (await import("./completion-command.ts")).runCompletionCommand(args),
+    },
+  ],
+  [
+    "csi-driver",
+    {
+      summary: "run a bundled CSI driver on a Unix socket",
+      run: async (args) => (await import("./csi-driver-command.ts")).runCsiDriverCommand(args),
     },
   ],
 ]);
