@@ -12,7 +12,7 @@ import type { FaultDefinition, FaultParams } from "../sim/faults/fault.ts";
 import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { DataDir, defaultDataDir, plainHttpUrl, readKubeconfig } from "./embedded/data-dir.ts";
 import { faultsPath } from "./embedded/fault-endpoint.ts";
-import { Progress } from "./progress.ts";
+import { StepProgress } from "./step-progress.ts";
 
 export const faultUsage = `Usage:
   kvol fault NAME [VALUE…] [key=value…] [--heal] [--data-dir D]
@@ -132,7 +132,7 @@ export async function runFaultCommand(argv: readonly string[], io: CommandIo = p
   }
   try {
     const what = parsed.heal ? `healing ${parsed.name}` : `injecting ${parsed.name}`;
-    const progress = new Progress(new RealClock(), io.stderr);
+    const progress = new StepProgress(new RealClock(), io.stderr);
     io.stdout(await progress.step(what, () => send(parsed)));
     return exitOk;
   } catch (error) {

@@ -11,7 +11,7 @@ import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { RemoteNode } from "./embedded/remote-node.ts";
-import { Progress } from "./progress.ts";
+import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
   kvol node --server URL --name N (--token T | --token-file F) [--log-level L]
@@ -91,7 +91,7 @@ export async function runNodeCommand(argv: readonly string[], io: CommandIo = pr
   const clock = new RealClock();
   const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
   const node = new RemoteNode({ ...parsed, clock, logger });
-  const progress = new Progress(clock, io.stderr);
+  const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {
     await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => node.start());

@@ -15,7 +15,7 @@ import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } 
 import { defaultApiPort, defaultListenHost, defaultNodeCount, maxNodeCount } from "./embedded/constants.ts";
 import { defaultDataDir } from "./embedded/data-dir.ts";
 import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
-import { Progress } from "./progress.ts";
+import { StepProgress } from "./step-progress.ts";
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
@@ -139,7 +139,7 @@ export async function runCluster(
   io: CommandIo,
   afterListening: (embedded: EmbeddedCluster) => string = () => "",
 ): Promise<number> {
-  const progress = new Progress(new RealClock(), io.stderr);
+  const progress = new StepProgress(new RealClock(), io.stderr);
   const stop = io.stopRequested();
   let embedded: EmbeddedCluster;
   try {

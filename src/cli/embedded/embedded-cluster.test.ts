@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { runFaultCommand } from "../fault-command.ts";
-import { Progress } from "../progress.ts";
+import { StepProgress } from "../step-progress.ts";
 import { waitFor } from "../testing/wait-for.ts";
 import { EmbeddedCluster } from "./embedded-cluster.ts";
 import { faultsPath } from "./fault-endpoint.ts";
@@ -51,7 +51,7 @@ describe("embedded cluster", () => {
       host: "127.0.0.1",
       logLevel: "debug",
       verbose: false,
-      progress: new Progress(new RealClock(), (text) => output.push(text)),
+      progress: new StepProgress(new RealClock(), (text) => output.push(text)),
       onListening: () => undefined,
     });
     adminToken = embedded.dataDir.ensureAdminToken();

@@ -21,7 +21,7 @@ import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { Cluster } from "../../sim/cluster.ts";
-import type { Progress } from "../progress.ts";
+import type { StepProgress } from "../step-progress.ts";
 import { certificateCommonName, logFileName, shutdownTimeoutMs, storeFileName } from "./constants.ts";
 import { DataDir } from "./data-dir.ts";
 import { faultEndpoint } from "./fault-endpoint.ts";
@@ -44,7 +44,7 @@ export interface EmbeddedClusterOptions {
   logLevel: LogLevel;
   /** Log lines also go to stderr. */
   verbose: boolean;
-  progress: Progress;
+  progress: StepProgress;
   /** Called as soon as the API server listens, before the nodes start. */
   onListening: (cluster: EmbeddedCluster) => void;
 }
