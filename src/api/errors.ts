@@ -15,6 +15,7 @@ export type StatusReason =
   | "RequestEntityTooLarge"
   | "UnsupportedMediaType"
   | "MethodNotAllowed"
+  | "NotAcceptable"
   | "InternalError"
   | "Timeout";
 
@@ -24,6 +25,7 @@ const CODE_FOR_REASON: Record<StatusReason, number> = {
   Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
+  NotAcceptable: 406,
   AlreadyExists: 409,
   Conflict: 409,
   Gone: 410,

@@ -9,9 +9,12 @@
 import { badRequest } from "../api/errors.ts";
 import type { KObject } from "../api/objects.ts";
 import { deleteOptions } from "./query-options.ts";
-import { isPlainObject, readBodyText, readBodyValue } from "./request-body.ts";
+import { isPlainObject, mediaType, readBodyText, readBodyValue } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
-import { sendJson } from "./responses.ts";
+import { replyFor } from "./responses.ts";
+
+/** A DeleteOptions body may be protobuf whatever the resource (client-go encodes it so for built-in kinds). */
+const deleteOptionsBody = { protobuf: true, expected: { apiVersion: "meta.k8s.io/v1", kind: "DeleteOptions" } };
 
 async function optionalBody(context: ResourceRequest): Promise<Record<string, unknown> | undefined> {
   const hasBody =
@@ -20,14 +23,15 @@ async function optionalBody(context: ResourceRequest): Promise<Record<string, un
     await readBodyText(context.request);
     return undefined;
   }
-  const value = await readBodyValue(context.request);
+  const value = await readBodyValue(context.request, mediaType(context.request), deleteOptionsBody);
   if (!isPlainObject(value)) throw badRequest("the body of a DELETE must be a DeleteOptions object");
   return value;
 }
 
 export async function handleDelete(context: ResourceRequest): Promise<void> {
-  const { server, path, query, response } = context;
+  const { server, path, query } = context;
+  const reply = replyFor(context);
   const options = deleteOptions(query, await optionalBody(context));
   const deleted = await server.store.delete<KObject>(path.type, path.namespace, path.name, options);
-  sendJson(response, 200, deleted);
+  reply(200, deleted);
 }

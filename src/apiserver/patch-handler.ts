@@ -10,7 +10,8 @@
  * A concurrent writer makes the write Conflict; then the patch is applied again to the newer
  * object (as kube-apiserver's GuaranteedUpdate does), unless the patch itself set
  * `metadata.resourceVersion`, which makes it a precondition. Every patch records its field
- * manager in managedFields; `dryRun=All` answers without storing.
+ * manager in managedFields; `dryRun=All` answers without storing. Patch bodies are JSON (YAML
+ * for apply) whatever the client negotiates; the answer honours Accept (protobuf for kubectl).
  */
 
 import { applyMergePatch } from "../api/client/merge-patch.ts";
@@ -25,7 +26,7 @@ import { applyJsonPatch } from "./json-patch.ts";
 import { type PatchQuery, patchQuery } from "./query-options.ts";
 import { isPlainObject, mediaType, readBodyValue } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
-import { sendJson } from "./responses.ts";
+import { replyFor } from "./responses.ts";
 
 export const mergePatchType = "application/merge-patch+json";
 export const jsonPatchType = "application/json-patch+json";
@@ -144,14 +145,15 @@ function appliedConfiguration(context: ResourceRequest, body: unknown): KObject 
 export async function handlePatch(context: ResourceRequest): Promise<void> {
   const type = mediaType(context.request);
   if (!servedPatchTypes.includes(type)) throw unsupportedPatchType(type, servedPatchTypes);
+  const reply = replyFor(context);
   const isApply = type === applyPatchType;
   const options = patchQuery(context.query, context.request.headers["user-agent"], isApply);
   // An apply configuration is YAML (JSON is YAML too); every other patch body is JSON.
   const body = await readBodyValue(context.request, isApply ? "application/yaml" : "application/json");
   if (isApply) {
     const { object, created } = await applyWithRetry(context, appliedConfiguration(context, body), options);
-    sendJson(context.response, created ? 201 : 200, object);
+    reply(created ? 201 : 200, object);
     return;
   }
-  sendJson(context.response, 200, await patchWithRetry(context, patchFunction(context, type, body), options));
+  reply(200, await patchWithRetry(context, patchFunction(context, type, body), options));
 }

@@ -1,41 +1,42 @@
 /**
- * GET of one object and of a collection (list). A collection GET with `watch=1` is a watch and is
- * served by watch-stream.ts instead.
+ * GET of one object and of a collection (list), in the representation the client negotiated
+ * (table-negotiation.ts): a Table, or the objects as JSON, YAML or protobuf. A collection GET with
+ * `watch=1` is a watch and is served by watch-stream.ts instead.
  */
 import type { KObject } from "../api/objects.ts";
 import { apiVersionOf } from "../api/resources.ts";
 import { listOptions } from "./query-options.ts";
 import type { ResourceRequest } from "./request-context.ts";
-import { sendJson } from "./responses.ts";
+import { outputChoice, sendAs } from "./responses.ts";
 import { objectsAsTable } from "./table.ts";
-import { tableRequestOf } from "./table-negotiation.ts";
 
-export async function handleGet({ server, path, query, request, response }: ResourceRequest): Promise<void> {
-  const table = tableRequestOf(request, query);
+export async function handleGet(context: ResourceRequest): Promise<void> {
+  const { server, path, response } = context;
+  const choice = outputChoice(context);
   const object = await server.store.get<KObject>(path.type, path.namespace, path.name);
-  if (table !== undefined) {
-    sendJson(response, 200, objectsAsTable([object], { kind: path.type.kind, table, nowMs: server.clock.now() }));
+  if (choice.table !== undefined) {
+    const table = objectsAsTable([object], { kind: path.type.kind, table: choice.table, nowMs: server.clock.now() });
+    sendAs(response, 200, table, choice.serializer);
     return;
   }
-  sendJson(response, 200, object);
+  sendAs(response, 200, object, choice.serializer);
 }
 
-export async function handleList({ server, path, query, request, response }: ResourceRequest): Promise<void> {
-  const table = tableRequestOf(request, query);
+export async function handleList(context: ResourceRequest): Promise<void> {
+  const { server, path, query, response } = context;
+  const choice = outputChoice(context);
   const list = await server.store.list<KObject>(path.type, listOptions(query, path.namespace));
-  if (table !== undefined) {
-    const listMeta = { resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) };
-    sendJson(
-      response,
-      200,
-      objectsAsTable(list.items, { kind: path.type.kind, table, nowMs: server.clock.now(), listMeta }),
-    );
+  const listMeta = { resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) };
+  if (choice.table !== undefined) {
+    const options = { kind: path.type.kind, table: choice.table, nowMs: server.clock.now(), listMeta };
+    sendAs(response, 200, objectsAsTable(list.items, options), choice.serializer);
     return;
   }
-  sendJson(response, 200, {
+  const body = {
     kind: `${path.type.kind}List`,
     apiVersion: apiVersionOf(path.type),
-    metadata: { resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) },
+    metadata: listMeta,
     items: list.items,
-  });
+  };
+  sendAs(response, 200, body, choice.serializer);
 }

@@ -1,14 +1,24 @@
 /**
  * Reading a request body: bounded in size (413 past `maxRequestBodyBytes`, as kube-apiserver),
- * decoded from JSON or YAML by Content-Type, and required to be one object. Every failure is a
- * Status that names what is wrong, so a client can fix its request.
+ * decoded from JSON, YAML or (for kinds that have that form) Kubernetes' protobuf by Content-Type,
+ * and required to be one object. Every failure is a Status that names what is wrong, so a client
+ * can fix its request; a Content-Type the resource does not read is a 415 in kube-apiserver's words.
  */
 import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { ApiError, badRequest } from "../api/errors.ts";
+import { decodeObject, ProtobufCodecError, type TypeMeta } from "../api/protobuf/envelope.ts";
 import { maxRequestBodyBytes } from "./constants.ts";
+import { mediaTypeOf, protobufMediaType, serializersFor } from "./media-types.ts";
 
-export type BodyFormat = "json" | "yaml";
+export type BodyFormat = "json" | "yaml" | "protobuf";
+
+export interface BodyOptions {
+  /** The resource reads protobuf bodies (a built-in kind, a DeleteOptions, an Eviction). */
+  protobuf?: boolean;
+  /** The type of a protobuf body whose envelope leaves it out. */
+  expected?: TypeMeta;
+}
 
 function tooLarge(): ApiError {
   return new ApiError(
@@ -19,6 +29,10 @@ function tooLarge(): ApiError {
 
 /** The raw body; stops reading (and fails with 413) as soon as it passes the limit. */
 export async function readBodyText(request: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(request)).toString("utf8");
+}
+
+async function readBodyBytes(request: IncomingMessage): Promise<Buffer> {
   const declared = Number(request.headers["content-length"] ?? "0");
   if (declared > maxRequestBodyBytes) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -29,7 +43,7 @@ export async function readBodyText(request: IncomingMessage): Promise<string> {
     if (size > maxRequestBodyBytes) throw tooLarge();
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** The media type without parameters (`application/json; charset=utf-8` → `application/json`). */
@@ -37,13 +51,28 @@ export function mediaType(request: IncomingMessage): string {
   return (request.headers["content-type"] ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
-function formatOf(type: string): BodyFormat {
+export function unsupportedMediaType(protobuf: boolean): ApiError {
+  const accepted = serializersFor(protobuf).map((serializer) => mediaTypeOf[serializer]);
+  return new ApiError(
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
+  );
+}
+
+function formatOf(type: string, protobuf: boolean): BodyFormat {
   if (type === "application/yaml" || type === "application/x-yaml" || type === "text/yaml") return "yaml";
   if (type === "application/json" || type === "" || type.endsWith("+json")) return "json";
-  throw new ApiError(
-    "UnsupportedMediaType",
-    `the body of the request has media type "${type}"; send application/json or application/yaml`,
-  );
+  if (type === protobufMediaType && protobuf) return "protobuf";
+  throw unsupportedMediaType(protobuf);
+}
+
+function decodeProtobuf(body: Buffer, expected: TypeMeta | undefined): Record<string, unknown> {
+  try {
+    return decodeObject(body, expected);
+  } catch (error) {
+    if (!(error instanceof ProtobufCodecError) && !(error instanceof RangeError)) throw error;
+    throw badRequest(`the request body is not a valid protobuf object: ${error.message}`);
+  }
 }
 
 function decode(text: string, format: BodyFormat): unknown {
@@ -56,10 +85,16 @@ function decode(text: string, format: BodyFormat): unknown {
   }
 }
 
-/** Any JSON value from the body, decoded as its Content-Type says. */
-export async function readBodyValue(request: IncomingMessage, type: string = mediaType(request)): Promise<unknown> {
-  const format = formatOf(type);
-  const text = await readBodyText(request);
+/** Any JSON value from the body, decoded as its Content-Type says (a protobuf body as the JSON of its object). */
+export async function readBodyValue(
+  request: IncomingMessage,
+  type: string = mediaType(request),
+  options: BodyOptions = {},
+): Promise<unknown> {
+  const format = formatOf(type, options.protobuf === true);
+  const body = await readBodyBytes(request);
+  if (format === "protobuf") return decodeProtobuf(body, options.expected);
+  const text = body.toString("utf8");
   if (text.trim() === "") throw badRequest("the request body is empty; send the object as JSON or YAML");
   return decode(text, format);
 }
@@ -69,8 +104,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** The body as one object (an API object, a DeleteOptions, a Binding). */
-export async function readBodyObject(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const value = await readBodyValue(request);
+export async function readBodyObject(
+  request: IncomingMessage,
+  options: BodyOptions = {},
+): Promise<Record<string, unknown>> {
+  const value = await readBodyValue(request, mediaType(request), options);
   if (!isPlainObject(value)) {
     const got = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
     throw badRequest(`the request body must be one object, but it is ${got}`);

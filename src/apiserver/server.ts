@@ -58,7 +58,7 @@ async function serve(
       context.logger.error("request failed", { method: request.method, url: request.url, error: apiError.message });
     else context.logger.debug("request refused", { method: request.method, url: request.url, reason: apiError.reason });
     if (response.headersSent) response.end();
-    else sendError(response, apiError);
+    else sendError(response, apiError, request);
   }
 }
 

@@ -1,10 +1,22 @@
 /**
- * Which representation a GET asks for, from its Accept header, as kube-apiserver negotiates it:
- * `application/json;as=Table;v=v1;g=meta.k8s.io` (kubectl get) gets a Table, anything else the
- * objects themselves. `?includeObject=None|Metadata|Object` says what each row carries.
+ * Which representation a response takes, from its Accept header, as kube-apiserver negotiates it:
+ * the first range (by preference) that one of the resource's serializers can serve wins.
+ * `application/json;as=Table;v=v1;g=meta.k8s.io` (kubectl get) gets a Table, which only JSON and
+ * YAML carry (a protobuf Table range is passed over, as kube-apiserver does); a range asking for
+ * another conversion is passed over too. `stream=watch` is accepted on JSON and protobuf.
+ * Nothing acceptable is a 406 naming what is. `?includeObject=None|Metadata|Object` says what each
+ * Table row carries.
  */
 import type { IncomingMessage } from "node:http";
-import { badRequest } from "../api/errors.ts";
+import { ApiError, badRequest } from "../api/errors.ts";
+import {
+  type MediaRange,
+  mediaTypeOf,
+  parseAccept,
+  rangeMatches,
+  type Serializer,
+  serializersFor,
+} from "./media-types.ts";
 
 export type IncludeObject = "None" | "Metadata" | "Object";
 
@@ -14,36 +26,15 @@ export interface TableRequest {
   includeObject: IncludeObject;
 }
 
+export interface OutputChoice {
+  serializer: Serializer;
+  /** Set when the client asked for a Table. */
+  table?: TableRequest;
+}
+
 const tableGroup = "meta.k8s.io";
 const tableVersions = new Set(["v1", "v1beta1"]);
 const includeObjectPolicies = new Set<string>(["None", "Metadata", "Object"]);
-
-interface MediaRange {
-  type: string;
-  parameters: Map<string, string>;
-}
-
-function parseMediaRange(text: string): MediaRange {
-  const [type = "", ...parameterTexts] = text.split(";").map((part) => part.trim());
-  const parameters = new Map<string, string>();
-  for (const parameter of parameterTexts) {
-    const [key = "", value = ""] = parameter.split("=", 2).map((part) => part.trim());
-    parameters.set(key.toLowerCase(), value);
-  }
-  return { type: type.toLowerCase(), parameters };
-}
-
-function acceptsJson(range: MediaRange): boolean {
-  return range.type === "application/json" || range.type === "*/*" || range.type === "application/*";
-}
-
-/** The Table version a media range asks for, or undefined when it asks for something else. */
-function tableVersionOf(range: MediaRange): string | undefined {
-  if (!acceptsJson(range) || range.parameters.get("as") !== "Table") return undefined;
-  if (range.parameters.get("g") !== tableGroup) return undefined;
-  const version = range.parameters.get("v") ?? "";
-  return tableVersions.has(version) ? version : undefined;
-}
 
 function includeObjectOf(query: URLSearchParams): IncludeObject {
   const given = query.get("includeObject");
@@ -54,18 +45,38 @@ function includeObjectOf(query: URLSearchParams): IncludeObject {
   return given as IncludeObject;
 }
 
+export function notAcceptable(serializers: readonly Serializer[]): ApiError {
+  const accepted = serializers.map((serializer) => mediaTypeOf[serializer]).join(", ");
+  return new ApiError("NotAcceptable", `only the following media types are accepted: ${accepted}`);
+}
+
+/** The choice this range makes with this serializer, or undefined when it asks for something not served. */
+function choiceFor(range: MediaRange, serializer: Serializer, query: URLSearchParams): OutputChoice | undefined {
+  const stream = range.parameters.get("stream");
+  if (stream !== undefined && stream !== "" && (stream !== "watch" || serializer === "yaml")) return undefined;
+  const as = range.parameters.get("as");
+  if (as === undefined) return { serializer };
+  const isTable = as === "Table" && range.parameters.get("g") === tableGroup;
+  const version = range.parameters.get("v") ?? "";
+  if (!isTable || !tableVersions.has(version) || serializer === "protobuf") return undefined;
+  return { serializer, table: { apiVersion: `${tableGroup}/${version}`, includeObject: includeObjectOf(query) } };
+}
+
 /**
- * The Table the request asks for, or undefined when it wants the objects. The first media range
- * the server can serve wins, as in the client's order of preference.
+ * The representation to answer with. `protobuf` says whether the resource has a protobuf form;
+ * without one (custom-resource-like kinds) a protobuf range is passed over and a later range
+ * (`application/json`, `*\/*`) serves, as kube-apiserver answers for custom resources.
  */
-export function tableRequestOf(request: IncomingMessage, query: URLSearchParams): TableRequest | undefined {
-  const accept = request.headers.accept ?? "";
-  for (const text of accept.split(",")) {
-    const range = parseMediaRange(text);
-    const version = tableVersionOf(range);
-    if (version !== undefined) return { apiVersion: `${tableGroup}/${version}`, includeObject: includeObjectOf(query) };
-    // A plain JSON range (no `as=`) before any Table range means the client prefers the objects.
-    if (acceptsJson(range) && !range.parameters.has("as")) return undefined;
+export function negotiateOutput(request: IncomingMessage, query: URLSearchParams, protobuf: boolean): OutputChoice {
+  const header = request.headers.accept ?? "";
+  const serializers = serializersFor(protobuf);
+  if (header.trim() === "") return { serializer: "json" };
+  for (const range of parseAccept(header)) {
+    for (const serializer of serializers) {
+      if (!rangeMatches(range, serializer)) continue;
+      const choice = choiceFor(range, serializer, query);
+      if (choice !== undefined) return choice;
+    }
   }
-  return undefined;
+  throw notAcceptable(serializers);
 }

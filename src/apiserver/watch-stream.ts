@@ -1,6 +1,9 @@
 /**
  * A watch over HTTP, as kube-apiserver streams one: status 200, chunked transfer, one JSON
- * `{"type": …, "object": …}` per line. A watch the store refuses (410 Gone for a compacted
+ * `{"type": …, "object": …}` per line; or, when the client negotiated protobuf
+ * (`application/vnd.kubernetes.protobuf;stream=watch`), one frame per event: a 4-byte big-endian
+ * length, then a `k8s\0`-enveloped WatchEvent whose object is a RawExtension holding the enveloped
+ * object (kube-apiserver's length-delimited framing). A watch the store refuses (410 Gone for a compacted
  * resourceVersion) is still a 200 with a single ERROR event carrying the Status, which is what
  * reflectors expect. The stream ends after its timeout (through the Clock), when the client goes
  * away, or when the client reads too slowly to keep up.
@@ -13,9 +16,10 @@ import { msPerSecond } from "../runtime/duration.ts";
 import { maxWatchBufferedBytes } from "./constants.ts";
 import { watchOptions, watchTimeoutSeconds } from "./query-options.ts";
 import type { ResourceRequest } from "./request-context.ts";
-import { asApiError } from "./responses.ts";
+import { asApiError, outputChoice } from "./responses.ts";
 import { bookmarkAsTable, objectsAsTable } from "./table.ts";
-import { type TableRequest, tableRequestOf } from "./table-negotiation.ts";
+import type { TableRequest } from "./table-negotiation.ts";
+import { type WatchEncoder, watchEncoderFor } from "./watch-framing.ts";
 
 /** The event as the client asked for it: the object itself, or a Table of one row (kubectl get -w). */
 function eventBody(event: WatchEvent<unknown>, table: TableRequest | undefined, kind: string, nowMs: number): unknown {
@@ -25,11 +29,14 @@ function eventBody(event: WatchEvent<unknown>, table: TableRequest | undefined, 
   return objectsAsTable([object], { kind, table, nowMs });
 }
 
-export async function handleWatch({ server, path, query, request, response }: ResourceRequest): Promise<void> {
-  const table = tableRequestOf(request, query);
+export async function handleWatch(context: ResourceRequest): Promise<void> {
+  const { server, path, query, response } = context;
+  const choice = outputChoice(context);
+  const table = choice.table;
+  const encoder: WatchEncoder = watchEncoderFor(choice.serializer, path.type);
   const options = watchOptions(query, path.namespace);
   const timeoutMs = watchTimeoutSeconds(query) * msPerSecond;
-  response.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+  response.writeHead(200, { "Content-Type": encoder.contentType, "Transfer-Encoding": "chunked" });
   response.flushHeaders();
 
   let storeWatch: StoreWatch | undefined;
@@ -45,7 +52,7 @@ export async function handleWatch({ server, path, query, request, response }: Re
   const send = (event: WatchEvent<unknown>): void => {
     if (ended) return;
     const object = eventBody(event, table, path.type.kind, server.clock.now());
-    response.write(`${JSON.stringify({ type: event.type, object })}\n`);
+    response.write(encoder.frame(event.type, object));
     if (response.writableLength > maxWatchBufferedBytes) {
       server.logger.warn("ending a watch whose client reads too slowly", { resource: path.type.plural });
       end();

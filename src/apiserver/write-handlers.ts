@@ -7,21 +7,34 @@
 import { conflictRetryMaxAttempts } from "../api/client/retry-on-conflict.ts";
 import { badRequest, isConflict } from "../api/errors.ts";
 import type { KObject } from "../api/objects.ts";
+import { apiVersionOf } from "../api/resources.ts";
 import type { UpdateOptions } from "../api/store/store.ts";
 import { objectForPath } from "./body-checks.ts";
 import { trackUpdate } from "./field-tracking.ts";
 import { fieldManagerFor, isDryRun } from "./query-options.ts";
-import { isPlainObject, readBodyObject } from "./request-body.ts";
+import { type BodyOptions, isPlainObject, readBodyObject } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
-import { sendJson } from "./responses.ts";
+import { replyFor, resourceHasProtobuf } from "./responses.ts";
+
+/** How the request's body may come: protobuf for a kind that has that form, typed as the URL's kind. */
+export function bodyOptionsFor(context: ResourceRequest): BodyOptions {
+  const type = context.path.type;
+  return { protobuf: resourceHasProtobuf(context), expected: { apiVersion: apiVersionOf(type), kind: type.kind } };
+}
 
 export async function handleCreate(context: ResourceRequest): Promise<void> {
-  const { server, path, query, request, response } = context;
+  const { server, path, query, request } = context;
+  const reply = replyFor(context);
   const manager = fieldManagerFor(query, request.headers["user-agent"], "CreateOptions");
   const dryRun = isDryRun(query, "CreateOptions");
-  const object = trackUpdate(context, undefined, objectForPath(path, await readBodyObject(request)), manager);
+  const object = trackUpdate(
+    context,
+    undefined,
+    objectForPath(path, await readBodyObject(request, bodyOptionsFor(context))),
+    manager,
+  );
   const created = await server.store.create<KObject>(path.type, object, dryRun ? { dryRun } : {});
-  sendJson(response, 201, created);
+  reply(201, created);
 }
 
 /**
@@ -30,13 +43,14 @@ export async function handleCreate(context: ResourceRequest): Promise<void> {
  * recorded ownership always describes the change actually stored.
  */
 export async function handleUpdate(context: ResourceRequest): Promise<void> {
-  const { server, path, query, request, response } = context;
+  const { server, path, query, request } = context;
+  const reply = replyFor(context);
   const manager = fieldManagerFor(query, request.headers["user-agent"], "UpdateOptions");
   const options: UpdateOptions = {
     ...(path.subresource === "status" ? { subresource: "status" as const } : {}),
     ...(isDryRun(query, "UpdateOptions") ? { dryRun: true } : {}),
   };
-  const object = objectForPath(path, await readBodyObject(request));
+  const object = objectForPath(path, await readBodyObject(request, bodyOptionsFor(context)));
   const pinned = object.metadata?.resourceVersion;
   for (let attempt = 1; ; attempt++) {
     const live = await server.store.get<KObject>(path.type, path.namespace, path.name);
@@ -48,7 +62,7 @@ export async function handleUpdate(context: ResourceRequest): Promise<void> {
         { ...next, metadata: { ...next.metadata, resourceVersion } },
         options,
       );
-      sendJson(response, 200, updated);
+      reply(200, updated);
       return;
     } catch (error) {
       if (!isConflict(error) || pinned || attempt >= conflictRetryMaxAttempts) throw error;
@@ -66,8 +80,9 @@ function stringRecord(value: unknown, field: string): Record<string, string> | u
 
 /** POST `pods/<name>/binding` with a Binding body: `target.name` is the node. Answers a Success Status, as Kubernetes. */
 export async function handleBinding(context: ResourceRequest): Promise<void> {
-  const { server, path, request, response } = context;
-  const body = await readBodyObject(request);
+  const { server, path, request } = context;
+  const reply = replyFor(context);
+  const body = await readBodyObject(request, { protobuf: true, expected: { apiVersion: "v1", kind: "Binding" } });
   const target = isPlainObject(body.target) ? body.target : {};
   const nodeName = typeof target.name === "string" ? target.name : "";
   const metadata = isPlainObject(body.metadata) ? body.metadata : {};
@@ -76,5 +91,5 @@ export async function handleBinding(context: ResourceRequest): Promise<void> {
     ...(typeof metadata.uid === "string" ? { uid: metadata.uid } : {}),
     ...(annotations === undefined ? {} : { annotations }),
   });
-  sendJson(response, 201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
+  reply(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
 }
