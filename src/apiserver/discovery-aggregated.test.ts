@@ -62,7 +62,7 @@ describe("aggregated discovery", () => {
     );
     assert.match(contentType, /v=v2beta1/);
     const names = (body.items as Json[]).map((item) => (item.metadata as Json).name);
-    assert.deepEqual(names, ["storage.k8s.io", "apps", "coordination.k8s.io"]);
+    assert.deepEqual(names, ["storage.k8s.io", "apps", "coordination.k8s.io", "batch"]);
   });
 
   it("keeps the plain form for clients that do not ask for the aggregated one", async () => {
