@@ -3,10 +3,12 @@
  * OpenAPI), never written by hand; this file only names the ones kvol stores and adds the generic
  * shape every stored object has.
  */
-import type { Deployment, ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1.js";
+import type { ControllerRevision, Deployment, ReplicaSet, StatefulSet } from "kubernetes-types/apps/v1.js";
+import type { Job } from "kubernetes-types/batch/v1.js";
 import type { Lease } from "kubernetes-types/coordination/v1.js";
 import type {
   ConfigMap,
+  Endpoints,
   Event,
   Namespace,
   Node,
@@ -14,16 +16,21 @@ import type {
   PersistentVolumeClaim,
   Pod,
   Secret,
+  Service,
+  ServiceAccount,
 } from "kubernetes-types/core/v1.js";
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
 import type { CSIDriver, CSINode, StorageClass, VolumeAttachment } from "kubernetes-types/storage/v1.js";
 
 export type {
   ConfigMap,
+  ControllerRevision,
   CSIDriver,
   CSINode,
   Deployment,
+  Endpoints,
   Event,
+  Job,
   Lease,
   Namespace,
   Node,
@@ -33,6 +40,8 @@ export type {
   Pod,
   ReplicaSet,
   Secret,
+  Service,
+  ServiceAccount,
   StatefulSet,
   StorageClass,
   VolumeAttachment,
@@ -66,6 +75,11 @@ export interface KindMap {
   ReplicaSet: ReplicaSet;
   Deployment: Deployment;
   Lease: Lease;
+  ServiceAccount: ServiceAccount;
+  Service: Service;
+  Endpoints: Endpoints;
+  ControllerRevision: ControllerRevision;
+  Job: Job;
 }
 
 export type KindName = keyof KindMap;

@@ -67,6 +67,11 @@ export const RESOURCES: readonly ResourceType[] = [
   resource("ReplicaSet", "apps", "v1", "replicasets", { namespaced: true, hasStatus: true, shortNames: ["rs"] }),
   resource("Deployment", "apps", "v1", "deployments", { namespaced: true, hasStatus: true, shortNames: ["deploy"] }),
   resource("Lease", "coordination.k8s.io", "v1", "leases", { namespaced: true, hasStatus: false }),
+  resource("ServiceAccount", "", "v1", "serviceaccounts", { namespaced: true, hasStatus: false, shortNames: ["sa"] }),
+  resource("Service", "", "v1", "services", { namespaced: true, hasStatus: true, shortNames: ["svc"] }),
+  resource("Endpoints", "", "v1", "endpoints", { namespaced: true, hasStatus: false, shortNames: ["ep"] }),
+  resource("ControllerRevision", "apps", "v1", "controllerrevisions", { namespaced: true, hasStatus: false }),
+  resource("Job", "batch", "v1", "jobs", { namespaced: true, hasStatus: true }),
 ];
 
 const byKind = new Map<string, ResourceType>(RESOURCES.map((r) => [r.kind, r]));

@@ -51,7 +51,7 @@ describe("aggregated discovery", () => {
     assert.equal(pods.scope, "Namespaced");
     assert.deepEqual(pods.shortNames, ["po"]);
     const subresources = (pods.subresources as Json[]).map((s) => s.subresource);
-    assert.deepEqual(subresources, ["status", "binding"]);
+    assert.deepEqual(subresources, ["status", "binding", "log", "exec", "attach", "portforward"]);
     assert.equal(resources.find((r) => r.resource === "persistentvolumes")?.scope, "Cluster");
   });
 
@@ -62,7 +62,14 @@ describe("aggregated discovery", () => {
     );
     assert.match(contentType, /v=v2beta1/);
     const names = (body.items as Json[]).map((item) => (item.metadata as Json).name);
-    assert.deepEqual(names, ["storage.k8s.io", "apps", "coordination.k8s.io"]);
+    assert.deepEqual(names, [
+      "storage.k8s.io",
+      "apps",
+      "coordination.k8s.io",
+      "batch",
+      "authentication.k8s.io",
+      "authorization.k8s.io",
+    ]);
   });
 
   it("keeps the plain form for clients that do not ask for the aggregated one", async () => {

@@ -4,7 +4,9 @@
  * kubectl 1.30+ does, so one request replaces a request per group/version.
  */
 import { RESOURCES, type ResourceType } from "../api/resources.ts";
-import { bindingVerbs, categoriesOf, namedGroups, objectVerbs, statusVerbs } from "./discovery.ts";
+import { bindingVerbs, categoriesOf, namedGroups, objectVerbs, reviewsIn, statusVerbs } from "./discovery.ts";
+import { reviewVerbs } from "./self-review-paths.ts";
+import { extraSubresourcesOf } from "./subresource-table.ts";
 
 export type AggregatedDiscoveryVersion = "v2" | "v2beta1";
 
@@ -54,6 +56,9 @@ function subresources(type: ResourceType): Record<string, unknown>[] {
       verbs: bindingVerbs,
     });
   }
+  for (const extra of extraSubresourcesOf(type)) {
+    found.push({ subresource: extra.name, responseKind: extra.responseKind, verbs: extra.verbs });
+  }
   return found;
 }
 
@@ -77,7 +82,16 @@ function groupDiscovery(group: string, versions: readonly string[]): Record<stri
     metadata: group === "" ? { creationTimestamp: null } : { name: group, creationTimestamp: null },
     versions: versions.map((version) => ({
       version,
-      resources: RESOURCES.filter((r) => r.group === group && r.version === version).map(resourceDiscovery),
+      resources: [
+        ...RESOURCES.filter((r) => r.group === group && r.version === version).map(resourceDiscovery),
+        ...reviewsIn(group, version).map((review) => ({
+          resource: review.plural,
+          responseKind: { group: review.group, version: review.version, kind: review.kind },
+          scope: "Cluster",
+          singularResource: review.singular,
+          verbs: reviewVerbs,
+        })),
+      ],
       freshness: "Current",
     })),
   };

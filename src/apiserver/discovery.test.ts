@@ -33,7 +33,14 @@ describe("discovery", () => {
     const groups = await t.call("GET", "/apis");
     assert.equal(groups.body.kind, "APIGroupList");
     const names = (groups.body.groups as { name: string }[]).map((g) => g.name);
-    assert.deepEqual(names, ["storage.k8s.io", "apps", "coordination.k8s.io"]);
+    assert.deepEqual(names, [
+      "storage.k8s.io",
+      "apps",
+      "coordination.k8s.io",
+      "batch",
+      "authentication.k8s.io",
+      "authorization.k8s.io",
+    ]);
   });
 
   it("describes each resource with its verbs, short names and subresources", async () => {

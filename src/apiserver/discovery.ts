@@ -5,6 +5,8 @@
 import { apiVersionOf, RESOURCES, type ResourceType } from "../api/resources.ts";
 import { servedGitVersion, servedKubernetesMajor, servedKubernetesMinor } from "./constants.ts";
 import type { GroupVersionPath } from "./request-path.ts";
+import { type ReviewResource, reviewVerbs, selfReviewResources } from "./self-review-paths.ts";
+import { extraSubresourcesOf } from "./subresource-table.ts";
 
 export const objectVerbs: readonly string[] = ["create", "delete", "get", "list", "patch", "update", "watch"];
 export const statusVerbs: readonly string[] = ["get", "patch", "update"];
@@ -44,6 +46,11 @@ export function namedGroups(): Map<string, string[]> {
     const versions = groups.get(type.group) ?? [];
     if (!versions.includes(type.version)) versions.push(type.version);
     groups.set(type.group, versions);
+  }
+  for (const review of selfReviewResources) {
+    const versions = groups.get(review.group) ?? [];
+    if (!versions.includes(review.version)) versions.push(review.version);
+    groups.set(review.group, versions);
   }
   return groups;
 }
@@ -88,18 +95,42 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
   if (type.kind === "Pod") {
     entries.push({ name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: bindingVerbs });
   }
+  for (const extra of extraSubresourcesOf(type)) {
+    const { group, version, kind } = extra.responseKind;
+    const otherGroup = group !== type.group || version !== type.version ? { group, version } : {};
+    entries.push({
+      name: `${type.plural}/${extra.name}`,
+      singularName: "",
+      namespaced: type.namespaced,
+      ...otherGroup,
+      kind,
+      verbs: extra.verbs,
+    });
+  }
   return entries;
+}
+
+/** The self reviews served in a group/version (create-only, cluster-scoped, stored nowhere). */
+export function reviewsIn(group: string, version: string): ReviewResource[] {
+  return selfReviewResources.filter((r) => r.group === group && r.version === version);
 }
 
 /** `/api/v1` or `/apis/<group>/<version>`: the resources served there. Undefined when none are. */
 export function apiResourceList(gv: GroupVersionPath): Record<string, unknown> | undefined {
   const types = RESOURCES.filter((r) => r.group === gv.group && r.version === gv.version);
+  const reviews = reviewsIn(gv.group, gv.version).map((review) => ({
+    name: review.plural,
+    singularName: review.singular,
+    namespaced: false,
+    kind: review.kind,
+    verbs: reviewVerbs,
+  }));
   const first = types[0];
-  if (first === undefined) return undefined;
+  if (first === undefined && reviews.length === 0) return undefined;
   return {
     kind: "APIResourceList",
     apiVersion: "v1",
-    groupVersion: apiVersionOf(first),
-    resources: types.flatMap(resourceEntries),
+    groupVersion: first === undefined ? `${gv.group}/${gv.version}` : apiVersionOf(first),
+    resources: [...types.flatMap(resourceEntries), ...reviews],
   };
 }

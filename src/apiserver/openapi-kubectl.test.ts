@@ -111,7 +111,11 @@ describe("kubectl against the server", { skip: skipReason }, () => {
     ]);
     assert.deepEqual(row("storageclasses"), ["storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"]);
     assert.deepEqual(row("volumeattachments"), ["volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"]);
-    assert.equal(rows.filter((cells) => cells.length > 1).length, 17, "a header and the 16 served kinds");
+    assert.equal(
+      rows.filter((cells) => cells.length > 1).length,
+      25,
+      "a header, the 21 served kinds and the 3 self reviews",
+    );
   });
 
   it("explains pod.spec.volumes field by field", async () => {

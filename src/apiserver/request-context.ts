@@ -6,12 +6,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { UserInfo } from "./auth/user-info.ts";
 import type { ResourcePath } from "./request-path.ts";
 
 export interface ServerContext {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** Who sent the request; undefined when the server runs without authentication (everyone is an administrator). */
+  user?: UserInfo;
 }
 
 export interface ResourceRequest {

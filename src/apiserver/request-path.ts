@@ -3,8 +3,9 @@
  * `/api/v1/namespaces/<ns>/<plural>/<name>/<subresource>` and `/apis/<group>/<version>/…`.
  */
 import { RESOURCES, type ResourceType } from "../api/resources.ts";
+import { type ExtraSubresourceName, findExtraSubresource } from "./subresource-table.ts";
 
-export type Subresource = "status" | "binding";
+export type Subresource = "status" | "binding" | ExtraSubresourceName;
 
 export interface ResourcePath {
   type: ResourceType;
@@ -44,7 +45,7 @@ function asSubresource(type: ResourceType, segment: string | undefined): Subreso
   if (segment === undefined) return undefined;
   if (segment === "status" && type.hasStatus) return "status";
   if (segment === "binding" && type.kind === "Pod") return "binding";
-  return null;
+  return findExtraSubresource(type, segment)?.name ?? null;
 }
 
 function parseScoped(gv: GroupVersionPath, namespace: string, rest: readonly string[]): ResourcePath | undefined {

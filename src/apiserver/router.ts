@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../api/errors.ts";
+import { handleConnect } from "./connect-subresources.ts";
 import { handleDelete } from "./delete-handler.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo } from "./discovery.ts";
 import { serveDiscoveryDocument } from "./discovery-documents.ts";
@@ -13,6 +14,9 @@ import { handleGet, handleList } from "./read-handlers.ts";
 import type { ResourceRequest, ServerContext } from "./request-context.ts";
 import { parseResourcePath, pathSegments, splitGroupVersion } from "./request-path.ts";
 import { sendJson } from "./responses.ts";
+import { handleScale } from "./scale-subresource.ts";
+import { handleSelfReview } from "./self-review-handlers.ts";
+import { reviewResourceAt } from "./self-review-paths.ts";
 import { handleWatch } from "./watch-stream.ts";
 import { handleBinding, handleCreate, handleUpdate } from "./write-handlers.ts";
 
@@ -49,8 +53,18 @@ function collectionHandler(method: string, query: URLSearchParams): Handler | un
   return undefined;
 }
 
+/** Handlers of the subresources that are not the object itself, by subresource and method. */
+const subresourceHandlers: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
+  binding: { POST: handleBinding },
+  scale: { GET: handleScale, PUT: handleScale, PATCH: handleScale },
+  exec: { GET: handleConnect, POST: handleConnect },
+  attach: { GET: handleConnect, POST: handleConnect },
+  portforward: { GET: handleConnect, POST: handleConnect },
+};
+
 function objectHandler(method: string, subresource: string | undefined): Handler | undefined {
-  if (subresource === "binding") return method === "POST" ? handleBinding : undefined;
+  const special = subresource === undefined ? undefined : subresourceHandlers[subresource];
+  if (special !== undefined) return special[method];
   switch (method) {
     case "GET":
       return handleGet;
@@ -112,5 +126,7 @@ export async function route(server: ServerContext, request: IncomingMessage, res
     sendJson(response, 200, document);
     return;
   }
+  const review = reviewResourceAt(url.pathname);
+  if (review !== undefined) return handleSelfReview(review, server, request, response);
   await routeResource(server, request, response, url);
 }

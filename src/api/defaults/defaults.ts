@@ -8,7 +8,9 @@
  * a default gets a copy of the part that changes.
  */
 import type { KindName, KObject } from "../objects.ts";
+import { defaultJob } from "./job-defaults.ts";
 import { defaultPod, defaultPodTemplateOwner } from "./pod-defaults.ts";
+import { defaultService } from "./service-defaults.ts";
 import {
   defaultCsiDriver,
   defaultPersistentVolume,
@@ -27,6 +29,8 @@ const DEFAULTERS: Partial<Record<KindName, Defaulter>> = {
   StatefulSet: defaultPodTemplateOwner("StatefulSet"),
   ReplicaSet: defaultPodTemplateOwner("ReplicaSet"),
   Deployment: defaultPodTemplateOwner("Deployment"),
+  Job: defaultJob,
+  Service: defaultService,
   Secret: (secret) => (secret.type === undefined ? { ...secret, type: "Opaque" } : secret),
 };
 

@@ -3,7 +3,9 @@
  * The API server fills Table responses with these; kinds without a printer get NAME and AGE.
  */
 import type { KindMap, KindName } from "../objects.ts";
+import { controllerRevisionPrinter } from "./controller-revision-printer.ts";
 import { eventPrinter } from "./event-printer.ts";
+import { jobPrinter } from "./job-printer.ts";
 import { nodePrinter } from "./node-printer.ts";
 import {
   configMapPrinter,
@@ -17,6 +19,7 @@ import {
 import { persistentVolumeClaimPrinter } from "./persistent-volume-claim-printer.ts";
 import { persistentVolumePrinter } from "./persistent-volume-printer.ts";
 import { podPrinter } from "./pod-printer.ts";
+import { endpointsPrinter, serviceAccountPrinter, servicePrinter } from "./service-printers.ts";
 import { storageClassPrinter } from "./storage-class-printer.ts";
 import type { ObjectPrinter } from "./table-types.ts";
 import { volumeAttachmentPrinter } from "./volume-attachment-printer.ts";
@@ -41,6 +44,11 @@ const printers: PrinterTable = {
   CSIDriver: csiDriverPrinter,
   CSINode: csiNodePrinter,
   Lease: leasePrinter,
+  ServiceAccount: serviceAccountPrinter,
+  Service: servicePrinter,
+  Endpoints: endpointsPrinter,
+  ControllerRevision: controllerRevisionPrinter,
+  Job: jobPrinter,
 };
 
 /** The printer for objects of `kind`; NAME and AGE for a kind kvol has no printer for. */

@@ -8,8 +8,8 @@ import { ageSince } from "./human-duration.ts";
 import { labelSelectorText } from "./label-selector-text.ts";
 import { ageColumn, column, nameColumn, type ObjectPrinter } from "./table-types.ts";
 
-const containersColumn = column("Containers", "Names of each container in the template.", { priority: 1 });
-const imagesColumn = column("Images", "Images referenced by each container in the template.", { priority: 1 });
+export const containersColumn = column("Containers", "Names of each container in the template.", { priority: 1 });
+export const imagesColumn = column("Images", "Images referenced by each container in the template.", { priority: 1 });
 const selectorColumn = column(
   "Selector",
   "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
@@ -19,7 +19,7 @@ const selectorColumn = column(
 );
 
 /** The template's container names and images, comma-joined, as kubectl lays them out. */
-function containerCells(containers: readonly Container[] | undefined): [string, string] {
+export function containerCells(containers: readonly Container[] | undefined): [string, string] {
   const list = containers ?? [];
   return [list.map((c) => c.name).join(","), list.map((c) => c.image ?? "").join(",")];
 }

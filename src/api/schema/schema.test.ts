@@ -24,7 +24,7 @@ describe("schemaForKind", () => {
   });
 
   it("answers undefined for a kind or version the server does not serve", () => {
-    assert.equal(schemaForKind("v1", "Service"), undefined);
+    assert.equal(schemaForKind("v1", "ReplicationController"), undefined);
     assert.equal(schemaForKind("apps/v1beta1", "Deployment"), undefined);
     assert.equal(schemaForKind("v1", "StorageClass"), undefined);
   });

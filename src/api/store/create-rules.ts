@@ -10,11 +10,12 @@ import { formatRfc3339 } from "../../runtime/clock.ts";
 import { badRequest } from "../errors.ts";
 import type { KindName, KObject } from "../objects.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
+import { completeForCreate } from "./create-strategies.ts";
 import { buildMetadata, type MutableMeta, withTypeAndMetadata } from "./object-shape.ts";
 import { checkTypeMeta } from "./type-meta.ts";
 
 /** Kinds whose metadata.generation counts spec changes (the workload kinds, and pods as in Kubernetes 1.33+). */
-const kindsWithGeneration: ReadonlySet<KindName> = new Set(["Pod", "Deployment", "ReplicaSet", "StatefulSet"]);
+const kindsWithGeneration: ReadonlySet<KindName> = new Set(["Pod", "Deployment", "ReplicaSet", "StatefulSet", "Job"]);
 
 export function tracksGeneration(type: ResourceType): boolean {
   return kindsWithGeneration.has(type.kind);
@@ -30,6 +31,8 @@ const initialStatus: Partial<Record<KindName, (nowMs: number) => unknown>> = {
   Deployment: () => ({}),
   ReplicaSet: () => ({ replicas: 0 }),
   StatefulSet: () => ({ replicas: 0, availableReplicas: 0 }),
+  Job: () => ({}),
+  Service: () => ({ loadBalancer: {} }),
 };
 
 export interface CreateStamp {
@@ -61,5 +64,6 @@ export function prepareForCreate(
   const object = withTypeAndMetadata(apiVersionOf(type), type.kind, metadata, input);
   const status = initialStatus[type.kind];
   if (status !== undefined) object.status = status(stamp.nowMs);
+  completeForCreate(type.kind, object);
   return object;
 }

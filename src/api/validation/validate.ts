@@ -7,11 +7,14 @@ import type { FieldCause } from "../errors.ts";
 import type { KindName, KObject } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
 import { validateConfigMap, validateConfigMapUpdate } from "./config-map.ts";
+import { validateControllerRevision, validateControllerRevisionUpdate } from "./controller-revision.ts";
 import { validateCsiDriver, validateCsiDriverUpdate } from "./csi-driver.ts";
 import { validateCsiNode, validateCsiNodeUpdate } from "./csi-node.ts";
 import { validateDeployment, validateDeploymentUpdate } from "./deployment.ts";
+import { validateEndpoints, validateEndpointsUpdate } from "./endpoints.ts";
 import { validateEvent, validateEventUpdate } from "./event.ts";
 import { typeInvalid } from "./field-errors.ts";
+import { validateJob, validateJobUpdate } from "./job.ts";
 import { isJsonObject, type JsonObject } from "./json-reader.ts";
 import { validateLease, validateLeaseUpdate } from "./lease.ts";
 import { validateNamespace, validateNamespaceUpdate } from "./namespace.ts";
@@ -21,6 +24,8 @@ import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } fr
 import { validatePod, validatePodUpdate } from "./pod.ts";
 import { validateReplicaSet, validateReplicaSetUpdate } from "./replicaset.ts";
 import { validateSecret, validateSecretUpdate } from "./secret.ts";
+import { validateService, validateServiceUpdate } from "./service.ts";
+import { validateServiceAccount, validateServiceAccountUpdate } from "./service-account.ts";
 import { validateStatefulSet, validateStatefulSetUpdate } from "./statefulset.ts";
 import { validateStorageClass, validateStorageClassUpdate } from "./storage-class.ts";
 import { validateVolumeAttachment, validateVolumeAttachmentUpdate } from "./volume-attachment.ts";
@@ -50,6 +55,11 @@ const rulesByKind: Readonly<Record<KindName, KindRules>> = {
   ReplicaSet: { create: validateReplicaSet, update: validateReplicaSetUpdate },
   Deployment: { create: validateDeployment, update: validateDeploymentUpdate },
   Lease: { create: validateLease, update: validateLeaseUpdate },
+  ServiceAccount: { create: validateServiceAccount, update: validateServiceAccountUpdate },
+  Service: { create: validateService, update: validateServiceUpdate },
+  Endpoints: { create: validateEndpoints, update: validateEndpointsUpdate },
+  ControllerRevision: { create: validateControllerRevision, update: validateControllerRevisionUpdate },
+  Job: { create: validateJob, update: validateJobUpdate },
 };
 
 /** Drops repeated causes (Kubernetes also prints each distinct message once). */

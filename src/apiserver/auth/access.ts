@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../../api/errors.ts";
 import { NodeRestrictedStore } from "../admission/node-restriction.ts";
 import type { ServerContext } from "../request-context.ts";
+import { isSelfReviewPath } from "../self-review-paths.ts";
 import type { Authenticator } from "./token-authenticator.ts";
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
 
@@ -62,8 +63,10 @@ export function authorizeRequest(
   const authorization = request.headers.authorization;
   if (authorization === undefined && publicPaths.has(pathname)) return { user: undefined, context };
   const user = access.authenticator.authenticate(authorization);
-  if (extension !== undefined || isAdmin(user)) return { user, context, ...withExtension };
+  if (extension !== undefined || isAdmin(user)) return { user, context: { ...context, user }, ...withExtension };
+  // Every authenticated user may ask who it is and what it may do, as Kubernetes' basic-user role allows.
+  if (isSelfReviewPath(pathname)) return { user, context: { ...context, user } };
   const nodeName = nodeNameOf(user);
   if (nodeName === undefined) throw noRole(user, request.method ?? "GET", pathname);
-  return { user, context: { ...context, store: new NodeRestrictedStore(context.store, nodeName) } };
+  return { user, context: { ...context, user, store: new NodeRestrictedStore(context.store, nodeName) } };
 }
