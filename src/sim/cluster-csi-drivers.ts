@@ -19,7 +19,9 @@ import type { Client } from "../api/client/client.ts";
 import { isAlreadyExists } from "../api/errors.ts";
 import type { CsiControllerDriver } from "../controllers/csi/sidecar-group.ts";
 import type { BundledDriver } from "../csi/drivers/common/bundled-driver.ts";
-import { fuseDriverName, hostpathDriverName, mockDriverName } from "../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName, hostpathDriverName, mockDriverName } from "../csi/drivers/common/constants.ts";
+import type { DiskBackend } from "../csi/drivers/disk/disk-backend.ts";
+import { createDiskDriver, type DiskDriverOptions } from "../csi/drivers/disk/disk-driver.ts";
 import { createFuseDriver, type FuseDriverOptions } from "../csi/drivers/fuse/fuse-driver.ts";
 import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { createHostpathDriver, type HostpathDriverOptions } from "../csi/drivers/hostpath/hostpath-driver.ts";
@@ -51,6 +53,7 @@ export type ClusterHostpathDriverOptions = Pick<
   "stateDir" | "nodeLocalTopology" | "attachRequired" | "maxVolumesPerNode"
 >;
 export type ClusterMockDriverOptions = Pick<MockDriverOptions, "capabilities" | "topology" | "maxVolumesPerNode">;
+export type ClusterDiskDriverOptions = Pick<DiskDriverOptions, "maxVolumesPerNode">;
 
 /** One entry of `ClusterOptions.csiDrivers`. */
 export type ClusterCsiDriver = CommonDriverSettings &
@@ -58,6 +61,7 @@ export type ClusterCsiDriver = CommonDriverSettings &
     | { name: typeof fuseDriverName; options?: ClusterFuseDriverOptions }
     | { name: typeof hostpathDriverName; options?: ClusterHostpathDriverOptions }
     | { name: typeof mockDriverName; options?: ClusterMockDriverOptions }
+    | { name: typeof diskDriverName; options?: ClusterDiskDriverOptions }
   );
 
 export interface ClusterCsiDriversOptions {
@@ -65,6 +69,8 @@ export interface ClusterCsiDriversOptions {
   client: Client;
   clock: Clock;
   logger: Logger;
+  /** The simulated cloud's disks (disk.csi.kvol.io attaches them). */
+  disks: DiskBackend;
 }
 
 interface NodePlugin {
@@ -85,6 +91,8 @@ function attachRequired(entry: ClusterCsiDriver): boolean {
       return entry.options?.attachRequired ?? false;
     case mockDriverName:
       return entry.options?.capabilities?.publishUnpublish ?? true;
+    case diskDriverName:
+      return true;
   }
 }
 
@@ -174,7 +182,22 @@ export class ClusterCsiDrivers {
       case hostpathDriverName:
         return createHostpathDriver({ ...entry.options, host, nodeId });
       case mockDriverName:
-        return new MockDriver({ ...entry.options, clock, nodeId }).implementations();
+        return new MockDriver({
+          ...entry.options,
+          clock,
+          nodeId,
+          host,
+          // The controller instance publishes to every node that runs a node plugin of the driver.
+          isKnownNode: (id) => this.nodePlugins.has(nodePluginKey(id, entry.name)),
+        }).implementations();
+      case diskDriverName:
+        return createDiskDriver({
+          ...entry.options,
+          disks: this.options.disks,
+          host,
+          nodeId,
+          ...(host.options.zone === undefined ? {} : { zone: host.options.zone }),
+        });
     }
   }
 

@@ -178,6 +178,7 @@ export class Cluster {
       client: this.client,
       clock: this.clock,
       logger: this.logger.with({ component: "csi-drivers" }),
+      disks: this.world.disks,
     });
     this.controllerWiring = {
       context: this.context,

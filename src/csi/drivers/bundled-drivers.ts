@@ -5,13 +5,20 @@
 import type { Host } from "../../host/host.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { BundledDriver } from "./common/bundled-driver.ts";
-import { fuseDriverName, hostpathDriverName, mockDriverName } from "./common/constants.ts";
+import { diskDriverName, fuseDriverName, hostpathDriverName, mockDriverName } from "./common/constants.ts";
+import type { DiskBackend } from "./disk/disk-backend.ts";
+import { createDiskDriver } from "./disk/disk-driver.ts";
 import { createFuseDriver } from "./fuse/fuse-driver.ts";
 import type { FuseRecoveryApi } from "./fuse/recovery-api.ts";
 import { createHostpathDriver } from "./hostpath/hostpath-driver.ts";
 import { MockDriver } from "./mock/mock-driver.ts";
 
-export const bundledDriverNames: readonly string[] = [hostpathDriverName, fuseDriverName, mockDriverName];
+export const bundledDriverNames: readonly string[] = [
+  hostpathDriverName,
+  fuseDriverName,
+  mockDriverName,
+  diskDriverName,
+];
 
 export interface BundledDriverContext {
   host: Host;
@@ -24,6 +31,10 @@ export interface BundledDriverContext {
   /** Lets fuse.csi.kvol.io re-establish its mounts after a restart. */
   api?: FuseRecoveryApi;
   onWarning?: (message: string) => void;
+  /** The simulated cloud's disks, which disk.csi.kvol.io attaches; it cannot run without them. */
+  disks?: DiskBackend;
+  /** The node's zone (disk.csi.kvol.io's topology). */
+  zone?: string;
 }
 
 /** The driver named `name`, or undefined when kvol ships none of that name. */
@@ -45,6 +56,19 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
       });
     case mockDriverName:
       return new MockDriver({ clock, nodeId }).implementations();
+    case diskDriverName:
+      if (context.disks === undefined) {
+        throw new Error(
+          `${diskDriverName} attaches the simulated cloud's disks, which exist only inside kvol up and kvol sim; ` +
+            `on a real node run ${hostpathDriverName} or ${fuseDriverName}`,
+        );
+      }
+      return createDiskDriver({
+        disks: context.disks,
+        host,
+        nodeId,
+        ...(context.zone === undefined ? {} : { zone: context.zone }),
+      });
     default:
       return undefined;
   }

@@ -4,7 +4,12 @@
  * the JSON Schema test checks `docs/scenario.schema.json` against them.
  */
 import { DEFAULT_TIMERS, type Timers } from "../../api/timers.ts";
-import { fuseDriverName, hostpathDriverName, mockDriverName } from "../../csi/drivers/common/constants.ts";
+import {
+  diskDriverName,
+  fuseDriverName,
+  hostpathDriverName,
+  mockDriverName,
+} from "../../csi/drivers/common/constants.ts";
 import type { ClusterCsiDriver } from "../cluster.ts";
 import { closestNames } from "./closest-names.ts";
 import { describeValue, Fields, isMapping, readDuration } from "./fields.ts";
@@ -41,6 +46,7 @@ export const csiDriverOptionTypes: Readonly<
   [fuseDriverName]: { reestablishOnStart: "boolean", stageUnstage: "boolean" },
   [hostpathDriverName]: { nodeLocalTopology: "boolean", attachRequired: "boolean", maxVolumesPerNode: "integer" },
   [mockDriverName]: { capabilities: "mapping", topology: "mapping", maxVolumesPerNode: "integer" },
+  [diskDriverName]: { maxVolumesPerNode: "integer" },
 };
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -115,7 +115,9 @@ export async function startSidecarEnv(options: SidecarEnvOptions = {}): Promise<
     logger: api.logger,
     timers: { ...DEFAULT_TIMERS, ...options.timers },
   };
-  const mock = new MockDriver({ clock, ...options.mock });
+  // The node ids the mock's ControllerPublishVolume knows: those of the CSINodes this env adds.
+  const knownNodeIds = new Set<string>();
+  const mock = new MockDriver({ clock, isKnownNode: (id) => knownNodeIds.has(id), ...options.mock });
   const driver = connectCsiInProcess(mock.implementations());
   const driverName = mock.name;
   const provisioner =
@@ -191,6 +193,7 @@ export async function startSidecarEnv(options: SidecarEnvOptions = {}): Promise<
         metadata: { name, labels: { "kubernetes.io/hostname": name, ...nodeOptions.labels } },
       });
       const csi = nodeOptions.csiNode;
+      if (csi !== undefined) knownNodeIds.add(csi.nodeId);
       await client.csiNodes.create({
         apiVersion: "storage.k8s.io/v1",
         kind: "CSINode",

@@ -30,7 +30,8 @@ import type {
   Volume,
 } from "../../proto/types.ts";
 import { type CapacityLimits, capacityFits, capacityFor } from "./capacity.ts";
-import { listVolumesDefaultPageSize, volumeIdHashHexDigits } from "./constants.ts";
+import { volumeIdHashHexDigits } from "./constants.ts";
+import { pageOf } from "./list-pages.ts";
 import { OperationLocks } from "./operation-locks.ts";
 import { requireIdField } from "./request-fields.ts";
 import { rpcCapabilities } from "./rpc-capabilities.ts";
@@ -221,21 +222,16 @@ export class CatalogController implements CsiController {
   }
 
   async listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse> {
-    if (request.maxEntries < 0) {
-      throw new CsiError("InvalidArgument", `ListVolumes: max_entries must not be negative, got ${request.maxEntries}`);
-    }
-    const records = await this.options.catalog.list();
-    const start = pageStart(request.startingToken, records.length);
-    const end = Math.min(records.length, start + (request.maxEntries || listVolumesDefaultPageSize));
+    const page = pageOf(await this.options.catalog.list(), request, "ListVolumes");
     return {
-      entries: records.slice(start, end).map((record) => ({
+      entries: page.items.map((record) => ({
         volume: this.volumeOf(record),
         status: {
           publishedNodeIds: record.publications.map((publication) => publication.nodeId),
           volumeCondition: null,
         },
       })),
-      nextToken: end < records.length ? String(end) : "",
+      nextToken: page.nextToken,
     };
   }
 
@@ -327,19 +323,6 @@ export function checkAccessType(record: VolumeRecord, accessType: string, rpc: s
       `${rpc}: volume ${record.volumeId} is a ${record.accessType} volume and cannot be used with a ${accessType} capability`,
     );
   }
-}
-
-/** Where a page starts; a token this controller did not hand out is Aborted (the caller restarts). */
-function pageStart(token: string, total: number): number {
-  if (token === "") return 0;
-  const start = /^\d+$/.test(token) ? Number(token) : Number.NaN;
-  if (!Number.isSafeInteger(start) || start > total) {
-    throw new CsiError(
-      "Aborted",
-      `ListVolumes: starting_token ${JSON.stringify(token)} is not valid; list again from the start`,
-    );
-  }
-  return start;
 }
 
 function sameStringMap(a: StringMap, b: StringMap): boolean {

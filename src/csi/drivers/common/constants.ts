@@ -52,6 +52,7 @@ export const loopDevicePathPattern = /^\/dev\/loop\d+$/;
 export const hostpathDriverName = "hostpath.csi.kvol.io";
 export const fuseDriverName = "fuse.csi.kvol.io";
 export const mockDriverName = "mock.csi.kvol.io";
+export const diskDriverName = "disk.csi.kvol.io";
 
 /** The topology segment of a node-local hostpath volume: the node holding its data. */
 export const hostpathTopologyKey = "topology.hostpath.csi.kvol.io/node";
@@ -63,3 +64,27 @@ export const defaultFuseStateDir = "/var/lib/kvol/csi-fuse";
 /** Volume ids of each bundled driver start with these. */
 export const hostpathVolumeIdPrefix = "hostpath";
 export const fuseVolumeIdPrefix = "fuse";
+export const diskVolumeIdPrefix = "disk";
+
+/** The topology segment of a disk.csi.kvol.io volume and node: the zone a disk can be attached in. */
+export const diskTopologyKey = "topology.disk.csi.kvol.io/zone";
+
+/**
+ * The zone a node without one reports (its disks are then created without a zone and attach to
+ * any node): a driver with VOLUME_ACCESSIBILITY_CONSTRAINTS must give every node a topology, or the
+ * external-provisioner finds no topology key on the node a pod was scheduled to.
+ */
+export const diskDefaultZone = "default";
+
+/**
+ * NodeGetInfo's max_volumes_per_node of disk.csi.kvol.io: the attach limit of a small cloud VM
+ * (an AWS Nitro instance's 39 EBS volumes less its root disk would be 38; GCE allows 127). A
+ * small number lets the scheduler's attach limit be met in a demo.
+ */
+export const diskMaxVolumesPerNode = 16;
+
+/** The StorageClass parameter that makes disk.csi.kvol.io create multi-attach disks (ReadWriteMany). */
+export const diskMultiAttachParameter = "multiAttach";
+
+/** The publish_context key holding the device path of an attached disk (what cloud drivers pass on). */
+export const diskDevicePathContextKey = "devicePath";

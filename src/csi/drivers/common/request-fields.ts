@@ -42,3 +42,32 @@ export function requireMessage<T>(value: T | null, field: string, rpc: string): 
   if (value === null) throw new CsiError("InvalidArgument", `${rpc}: ${field} is required`);
   return value;
 }
+
+/**
+ * NodeGetVolumeStats' `volume_path` once the volume is known to exist: a path that cannot name a
+ * place where the volume is (relative, or with `..`) is NotFound, the spec's answer for "volume not
+ * present at volume_path" — not InvalidArgument, which a CO takes for a bug in its own request.
+ */
+export function requireStatsPath(volumePath: string, volumeId: string, rpc: string): string {
+  if (!volumePath.startsWith("/") || volumePath.split("/").includes("..")) {
+    throw new CsiError(
+      "NotFound",
+      `${rpc}: volume ${volumeId} is not present at volume_path ${JSON.stringify(volumePath)} (not an absolute path)`,
+    );
+  }
+  return volumePath;
+}
+
+/**
+ * NodePublishVolume's `staging_target_path` for a node plugin with STAGE_UNSTAGE_VOLUME: empty is
+ * FailedPrecondition (the spec's answer: the CO skipped NodeStageVolume), otherwise a path field.
+ */
+export function requirePublishStagingPath(value: string, rpc: string): string {
+  if (value === "") {
+    throw new CsiError(
+      "FailedPrecondition",
+      `${rpc}: staging_target_path is empty but this node plugin stages volumes; call NodeStageVolume first`,
+    );
+  }
+  return requirePathField(value, "staging_target_path", rpc);
+}

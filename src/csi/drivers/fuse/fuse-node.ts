@@ -42,7 +42,13 @@ import { step } from "../common/host-failures.ts";
 import { isPresent } from "../common/host-paths.ts";
 import { mountStateAt } from "../common/mount-state.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
-import { requireIdField, requirePathField } from "../common/request-fields.ts";
+import {
+  requireField,
+  requireIdField,
+  requirePathField,
+  requirePublishStagingPath,
+  requireStatsPath,
+} from "../common/request-fields.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
   type CapabilitySupport,
@@ -122,9 +128,7 @@ export class FuseNode implements CsiNode {
     this.requireRunning(rpc);
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
     const targetPath = requirePathField(request.targetPath, "target_path", rpc);
-    const stagingPath = this.options.stageUnstage
-      ? requirePathField(request.stagingTargetPath, "staging_target_path", rpc)
-      : "";
+    const stagingPath = this.options.stageUnstage ? requirePublishStagingPath(request.stagingTargetPath, rpc) : "";
     const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
     const readonly = request.readonly || isReaderOnly(request.volumeCapability);
     const flags = mountFlagsOf(request.volumeCapability);
@@ -147,9 +151,10 @@ export class FuseNode implements CsiNode {
     const rpc = "NodeGetVolumeStats";
     this.requireRunning(rpc);
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
-    const volumePath = requirePathField(request.volumePath, "volume_path", rpc);
+    requireField(request.volumePath, "volume_path", rpc);
     const record = await this.options.catalog.get(volumeId);
     if (record === undefined) throw new CsiError("NotFound", `${rpc}: volume ${volumeId} does not exist`);
+    const volumePath = requireStatsPath(request.volumePath, volumeId, rpc);
     const state = await step(`${rpc}: checking ${volumePath}`, () => mountStateAt(this.options.host, volumePath));
     if (state.kind === "absent") throw new CsiError("NotFound", `${rpc}: volume_path ${volumePath} does not exist`);
     if (state.kind !== "mounted") {

@@ -247,8 +247,8 @@ describe("hostpath.csi.kvol.io: errors name what is wrong", () => {
     );
     await rejectsWithCode(
       client.nodePublishVolume(publishRequest(volumeId, "", targetPathOf("uid-1", "pv-1"))),
-      "InvalidArgument",
-      /staging_target_path is required/,
+      "FailedPrecondition",
+      /staging_target_path is empty but this node plugin stages volumes/,
     );
   });
 });

@@ -39,7 +39,13 @@ import { isPresent } from "../common/host-paths.ts";
 import { detachLoopDevices, ensureLoopDevice, loopDevicesOf } from "../common/loop-devices.ts";
 import { mountStateAt, showsSameFile } from "../common/mount-state.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
-import { requireIdField, requirePathField } from "../common/request-fields.ts";
+import {
+  requireField,
+  requireIdField,
+  requirePathField,
+  requirePublishStagingPath,
+  requireStatsPath,
+} from "../common/request-fields.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
   type CapabilitySupport,
@@ -127,7 +133,7 @@ export class HostpathNode implements CsiNode {
     const rpc = "NodePublishVolume";
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
     const targetPath = requirePathField(request.targetPath, "target_path", rpc);
-    const stagingPath = requirePathField(request.stagingTargetPath, "staging_target_path", rpc);
+    const stagingPath = requirePublishStagingPath(request.stagingTargetPath, rpc);
     const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
     return this.locks.run(`target ${targetPath}`, async () => {
       const record = await this.localVolume(volumeId, rpc);
@@ -165,8 +171,9 @@ export class HostpathNode implements CsiNode {
   async nodeGetVolumeStats(request: NodeGetVolumeStatsRequest): Promise<NodeGetVolumeStatsResponse> {
     const rpc = "NodeGetVolumeStats";
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
-    const volumePath = requirePathField(request.volumePath, "volume_path", rpc);
+    requireField(request.volumePath, "volume_path", rpc);
     const record = await this.requireVolume(volumeId, rpc);
+    const volumePath = requireStatsPath(request.volumePath, volumeId, rpc);
     return volumeStats(this.options.host, record, volumePath, this.dataPath(volumeId));
   }
 

@@ -9,6 +9,7 @@
  *   mock.hooks.set("NodeStageVolume", { code: "DeadlineExceeded", times: 1 });
  *   const client = connectCsiInProcess(mock.implementations());
  */
+import type { Host } from "../../../host/host.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { type CsiErrorRecord, redactSecrets } from "../../grpc/call-log.ts";
 import { CsiError, toCsiError } from "../../grpc/errors.ts";
@@ -54,8 +55,17 @@ import type {
 import type { BundledDriver } from "../common/bundled-driver.ts";
 import { capacityFor, capacityLimitsOf } from "../common/capacity.ts";
 import { bundledDriverVersion, mockDriverName } from "../common/constants.ts";
-import { requireIdField, requireMessage, requirePathField } from "../common/request-fields.ts";
+import { pageOf } from "../common/list-pages.ts";
+import {
+  requireField,
+  requireIdField,
+  requireMessage,
+  requirePathField,
+  requirePublishStagingPath,
+  requireStatsPath,
+} from "../common/request-fields.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
+import { createTargetPath, removeTargetPath } from "../common/target-paths.ts";
 import {
   allAccessModes,
   type CapabilitySupport,
@@ -87,6 +97,18 @@ export interface MockDriverOptions {
   /** Segments NodeGetInfo and new volumes report; none by default. */
   topology?: StringMap;
   maxVolumesPerNode?: number;
+  /**
+   * Whether ControllerPublishVolume may publish to `nodeId` (an unknown node is NotFound, as the
+   * spec asks); by default only this instance's own node id is known. A cluster that runs one mock
+   * per node lets its controller know every node's id.
+   */
+  isKnownNode?: (nodeId: string) => boolean;
+  /**
+   * The node the mock's node plugin runs on: NodePublishVolume then creates the target path (a
+   * directory, or a file for a block volume) and NodeUnpublishVolume removes it, as the spec asks of
+   * a plugin. Without one, node "mounts" live in memory only.
+   */
+  host?: Host;
 }
 
 /** One finished call, as the mock saw it. */
@@ -202,6 +224,10 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
       const nodeId = requireIdField(request.nodeId, "node_id", rpc);
       requireCapability(request.volumeCapability, "volume_capability", rpc, this.support);
       const capability = requireMessage(request.volumeCapability, "volume_capability", rpc);
+      this.state.require(volumeId, rpc);
+      if (!(this.options.isKnownNode ?? ((id: string) => id === this.nodeId))(nodeId)) {
+        throw new CsiError("NotFound", `${rpc}: node ${nodeId} is not known to ${this.name}`);
+      }
       this.state.controllerPublish(volumeId, nodeId, capability, request.readonly);
       return { publishContext: { devicePath: `/dev/mock/${volumeId}` } };
     });
@@ -219,7 +245,11 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   validateVolumeCapabilities(request: ValidateVolumeCapabilitiesRequest): Promise<ValidateVolumeCapabilitiesResponse> {
     return this.call("ValidateVolumeCapabilities", request, () => {
       const rpc = "ValidateVolumeCapabilities";
-      this.state.require(requireIdField(request.volumeId, "volume_id", rpc), rpc);
+      const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+      if (request.volumeCapabilities.length === 0) {
+        throw new CsiError("InvalidArgument", `${rpc}: volume_capabilities is required`);
+      }
+      this.state.require(volumeId, rpc);
       const problem = request.volumeCapabilities
         .map((capability) => capabilityProblem(capability, this.support))
         .find((found) => found !== undefined);
@@ -230,13 +260,19 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   }
 
   listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse> {
-    return this.call("ListVolumes", request, () => ({
-      entries: [...this.state.volumes.values()].map((stored) => ({
-        volume: stored.volume,
-        status: { publishedNodeIds: [...stored.publishedTo.keys()], volumeCondition: null },
-      })),
-      nextToken: "",
-    }));
+    return this.call("ListVolumes", request, () => {
+      const ordered = [...this.state.volumes.values()].sort((a, b) =>
+        a.volume.volumeId < b.volume.volumeId ? -1 : a.volume.volumeId > b.volume.volumeId ? 1 : 0,
+      );
+      const page = pageOf(ordered, request, "ListVolumes");
+      return {
+        entries: page.items.map((stored) => ({
+          volume: stored.volume,
+          status: { publishedNodeIds: [...stored.publishedTo.keys()], volumeCondition: null },
+        })),
+        nextToken: page.nextToken,
+      };
+    });
   }
 
   controllerGetCapabilities(request: EmptyMessage): Promise<ControllerGetCapabilitiesResponse> {
@@ -283,7 +319,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   }
 
   nodePublishVolume(request: NodePublishVolumeRequest): Promise<NodePublishVolumeResponse> {
-    return this.call("NodePublishVolume", request, () => {
+    return this.call("NodePublishVolume", request, async () => {
       const rpc = "NodePublishVolume";
       const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
       const targetPath = requirePathField(request.targetPath, "target_path", rpc);
@@ -291,15 +327,21 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
       this.state.require(volumeId, rpc);
       if (this.stageUnstage) this.requireStaged(volumeId, request.stagingTargetPath, rpc);
       this.state.publish(volumeId, targetPath, request.readonly || isReaderOnly(request.volumeCapability));
+      if (this.options.host !== undefined) {
+        const kind = request.volumeCapability?.block === undefined ? "directory" : "file";
+        await createTargetPath(this.options.host, targetPath, kind, rpc);
+      }
       return {};
     });
   }
 
   nodeUnpublishVolume(request: NodeUnpublishVolumeRequest): Promise<NodeUnpublishVolumeResponse> {
-    return this.call("NodeUnpublishVolume", request, () => {
+    return this.call("NodeUnpublishVolume", request, async () => {
       const rpc = "NodeUnpublishVolume";
       requireIdField(request.volumeId, "volume_id", rpc);
-      this.state.published.delete(requirePathField(request.targetPath, "target_path", rpc));
+      const targetPath = requirePathField(request.targetPath, "target_path", rpc);
+      this.state.published.delete(targetPath);
+      if (this.options.host !== undefined) await removeTargetPath(this.options.host, targetPath, rpc);
       return {};
     });
   }
@@ -308,11 +350,13 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
     return this.call("NodeGetVolumeStats", request, () => {
       const rpc = "NodeGetVolumeStats";
       const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
-      const volumePath = requirePathField(request.volumePath, "volume_path", rpc);
-      if (this.state.published.get(volumePath)?.volumeId !== volumeId) {
-        throw new CsiError("NotFound", `${rpc}: volume ${volumeId} is not published at ${volumePath}`);
-      }
+      requireField(request.volumePath, "volume_path", rpc);
       const total = this.state.require(volumeId, rpc).volume.capacityBytes;
+      const volumePath = requireStatsPath(request.volumePath, volumeId, rpc);
+      const at = this.state.published.get(volumePath)?.volumeId ?? this.state.staged.get(volumePath);
+      if (at !== volumeId) {
+        throw new CsiError("NotFound", `${rpc}: volume ${volumeId} is not present at volume_path ${volumePath}`);
+      }
       return {
         usage: [{ total, used: 0, available: total, unit: "BYTES" }],
         volumeCondition: { abnormal: false, message: "" },
@@ -323,7 +367,9 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   nodeExpandVolume(request: NodeExpandVolumeRequest): Promise<NodeExpandVolumeResponse> {
     return this.call("NodeExpandVolume", request, () => {
       const rpc = "NodeExpandVolume";
-      const stored = this.state.require(requireIdField(request.volumeId, "volume_id", rpc), rpc);
+      const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+      requirePathField(request.volumePath, "volume_path", rpc);
+      const stored = this.state.require(volumeId, rpc);
       return { capacityBytes: stored.volume.capacityBytes };
     });
   }
@@ -347,12 +393,16 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   // ---- Plumbing ------------------------------------------------------------------------------
 
   /** Logs the call around the injected fault and the handler. */
-  private async call<Response>(method: MockRpcName, request: unknown, handler: () => Response): Promise<Response> {
+  private async call<Response>(
+    method: MockRpcName,
+    request: unknown,
+    handler: () => Response | Promise<Response>,
+  ): Promise<Response> {
     const startedAtMs = this.options.clock.now();
     const logged = structuredClone(redactSecrets(request));
     try {
       await this.hooks.apply(method, request);
-      const response = handler();
+      const response = await handler();
       this.log.push({
         method,
         request: logged,
@@ -374,7 +424,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   }
 
   private requireStaged(volumeId: string, stagingPath: string, rpc: string): void {
-    requirePathField(stagingPath, "staging_target_path", rpc);
+    requirePublishStagingPath(stagingPath, rpc);
     if (this.state.staged.get(stagingPath) !== volumeId) {
       throw new CsiError("FailedPrecondition", `${rpc}: volume ${volumeId} is not staged at ${stagingPath}`);
     }

@@ -4,9 +4,11 @@
  * keeps the CSI spec's idempotency and error codes, so a caller meets the same answers it would
  * from a real driver, minus the mounts.
  */
+import { createHash } from "node:crypto";
 import { CsiError } from "../../grpc/errors.ts";
 import type { Volume, VolumeCapability } from "../../proto/types.ts";
 import { capacityFits } from "../common/capacity.ts";
+import { maxCsiStringBytes } from "../common/constants.ts";
 import { type AccessType, isSingleNodeMode } from "../common/volume-capabilities.ts";
 
 export interface MockVolume {
@@ -48,7 +50,7 @@ export class MockVolumes {
       }
       return existing.volume;
     }
-    const volumeId = `mock-${name}`;
+    const volumeId = mockVolumeIdFor(name);
     const volume: Volume = {
       capacityBytes,
       volumeId,
@@ -143,4 +145,14 @@ export class MockVolumes {
       published: Object.fromEntries([...this.published].map(([path, publication]) => [path, { ...publication }])),
     };
   }
+}
+
+/**
+ * `mock-<name>` (what tests and fault hooks name), or, when that would pass CSI's 128-byte limit
+ * on ids, `mock-<sha256 of name>`: every id the mock hands out is one its own calls accept.
+ */
+export function mockVolumeIdFor(name: string): string {
+  const readable = `mock-${name}`;
+  if (Buffer.byteLength(readable) <= maxCsiStringBytes) return readable;
+  return `mock-${createHash("sha256").update(name).digest("hex")}`;
 }

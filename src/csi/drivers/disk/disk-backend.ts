@@ -1,0 +1,63 @@
+/**
+ * What disk.csi.kvol.io needs of a cloud's disk API: the simulated cloud's CloudDiskProvider
+ * (`host/sim/world/disk-provider.ts`) is one. The driver keeps no state of its own — the disks,
+ * their sizes, zones and attachments are the provider's truth, and the mounts are the node's —
+ * so a restarted driver, or one instance per node, sees the same volumes, as a cloud driver does.
+ *
+ * Provider errors carry a code; `csiErrorOfDisk` turns them into the CSI status the spec gives.
+ */
+import { CloudDiskError, type DiskErrorCode } from "../../../host/sim/world/disk-provider.ts";
+import { CsiError, type CsiStatusName } from "../../grpc/errors.ts";
+
+export interface DiskAttachmentView {
+  readonly nodeName: string;
+  readonly readOnly: boolean;
+}
+
+export interface DiskView {
+  readonly id: string;
+  readonly sizeBytes: number;
+  readonly zone: string | undefined;
+  readonly multiAttach: boolean;
+  readonly attachments: ReadonlyMap<string, DiskAttachmentView>;
+}
+
+export interface DiskBackend {
+  createDisk(id: string, sizeBytes: number, options: { zone?: string; multiAttach?: boolean }): DiskView;
+  /** The disk; a CloudDiskError NotFound when there is none. */
+  disk(id: string): DiskView;
+  has(id: string): boolean;
+  list(): readonly DiskView[];
+  deleteDisk(id: string): void;
+  /** Resolves with the device path once the device exists on the node. */
+  attach(id: string, nodeName: string, options: { readOnly?: boolean }): Promise<string>;
+  detach(id: string, nodeName: string): Promise<void>;
+}
+
+const statusOfDiskError: Readonly<Record<DiskErrorCode, CsiStatusName>> = {
+  NotFound: "NotFound",
+  NodeNotFound: "NotFound",
+  AlreadyExists: "AlreadyExists",
+  AttachedElsewhere: "FailedPrecondition",
+  StillAttached: "FailedPrecondition",
+  ZoneMismatch: "FailedPrecondition",
+  // An attach or detach in progress: the caller retries with backoff, as for a pending operation.
+  Busy: "Aborted",
+  Injected: "Internal",
+};
+
+/** The CSI status of a provider failure, prefixed by the RPC; anything else is Internal. */
+export function csiErrorOfDisk(error: unknown, rpc: string): CsiError {
+  if (error instanceof CsiError) return error;
+  if (error instanceof CloudDiskError) return new CsiError(statusOfDiskError[error.code], `${rpc}: ${error.message}`);
+  return new CsiError("Internal", `${rpc}: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** Runs a provider call, turning its failure into the CSI status. */
+export async function diskCall<T>(rpc: string, call: () => T | Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw csiErrorOfDisk(error, rpc);
+  }
+}

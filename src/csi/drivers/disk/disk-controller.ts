@@ -1,0 +1,278 @@
+/**
+ * The Controller service of disk.csi.kvol.io: a cloud disk per volume.
+ *
+ * - CreateVolume: a disk of the requested size, in the zone the accessibility requirements prefer
+ *   (a node's zone under WaitForFirstConsumer), multi-attach when the class says `multiAttach:
+ *   "true"` or a multi-node writer mode is asked for. Idempotent on `name`: the volume id is
+ *   `disk-<sha256(name)>`, 25 bytes whatever the name's length.
+ * - ControllerPublishVolume: attaches the disk to the node and answers the device path in
+ *   publish_context. A disk attached read-write to one node is refused to another
+ *   (FailedPrecondition naming the node it is on) unless it is multi-attach; an unknown volume or
+ *   node is NotFound.
+ * - ControllerUnpublishVolume: detaches; nothing attached is success.
+ * - DeleteVolume: FailedPrecondition while the disk is attached anywhere.
+ */
+import { createHash } from "node:crypto";
+import { CsiError } from "../../grpc/errors.ts";
+import type { CsiController } from "../../grpc/services.ts";
+import type {
+  ControllerExpandVolumeResponse,
+  ControllerGetCapabilitiesResponse,
+  ControllerPublishVolumeRequest,
+  ControllerPublishVolumeResponse,
+  ControllerRpcType,
+  ControllerUnpublishVolumeRequest,
+  ControllerUnpublishVolumeResponse,
+  CreateVolumeRequest,
+  CreateVolumeResponse,
+  DeleteVolumeRequest,
+  DeleteVolumeResponse,
+  ListVolumesRequest,
+  ListVolumesResponse,
+  StringMap,
+  TopologyRequirement,
+  ValidateVolumeCapabilitiesRequest,
+  ValidateVolumeCapabilitiesResponse,
+  Volume,
+  VolumeCapability,
+} from "../../proto/types.ts";
+import { type CapacityLimits, capacityFits, capacityFor } from "../common/capacity.ts";
+import {
+  diskDefaultZone,
+  diskDevicePathContextKey,
+  diskMultiAttachParameter,
+  diskTopologyKey,
+  diskVolumeIdPrefix,
+  volumeIdHashHexDigits,
+} from "../common/constants.ts";
+import { pageOf } from "../common/list-pages.ts";
+import { OperationLocks } from "../common/operation-locks.ts";
+import { requireIdField } from "../common/request-fields.ts";
+import { rpcCapabilities } from "../common/rpc-capabilities.ts";
+import {
+  type CapabilitySupport,
+  capabilityProblem,
+  isSingleNodeMode,
+  requireCapabilities,
+  requireCapability,
+} from "../common/volume-capabilities.ts";
+import { type DiskBackend, type DiskView, diskCall } from "./disk-backend.ts";
+
+export interface DiskControllerOptions {
+  disks: DiskBackend;
+  support: CapabilitySupport;
+  capacity: CapacityLimits;
+}
+
+const volumeIdPattern = new RegExp(`^${diskVolumeIdPrefix}-[0-9a-f]{${volumeIdHashHexDigits}}$`);
+
+/** The volume id (and disk id) of the volume CreateVolume makes for `name`. */
+export function diskVolumeIdFor(name: string): string {
+  return `${diskVolumeIdPrefix}-${createHash("sha256").update(name).digest("hex").slice(0, volumeIdHashHexDigits)}`;
+}
+
+/** Modes that let several nodes write: the disk must then be multi-attach. */
+function needsMultiAttach(capability: VolumeCapability): boolean {
+  const mode = capability.accessMode?.mode;
+  return mode === "MULTI_NODE_MULTI_WRITER" || mode === "MULTI_NODE_SINGLE_WRITER";
+}
+
+export class DiskController implements CsiController {
+  private readonly locks = new OperationLocks();
+
+  constructor(private readonly options: DiskControllerOptions) {}
+
+  createVolume(request: CreateVolumeRequest): Promise<CreateVolumeResponse> {
+    const rpc = "CreateVolume";
+    const name = requireIdField(request.name, "name", rpc);
+    requireCapabilities(request.volumeCapabilities, "volume_capabilities", rpc, this.options.support);
+    if (request.volumeContentSource !== null) {
+      throw new CsiError("InvalidArgument", `${rpc}: volume_content_source is not supported by disk.csi.kvol.io`);
+    }
+    const multiAttach =
+      multiAttachParameter(request.parameters, rpc) || request.volumeCapabilities.some(needsMultiAttach);
+    const capacityBytes = capacityFor(request.capacityRange, this.options.capacity, rpc);
+    const zone = zoneOf(request.accessibilityRequirements);
+    const volumeId = diskVolumeIdFor(name);
+    return this.locks.run(`name ${name}`, async () => {
+      const { disks } = this.options;
+      if (disks.has(volumeId)) {
+        const existing = disks.disk(volumeId);
+        checkCompatible(existing, request, multiAttach);
+        return { volume: volumeOf(existing) };
+      }
+      const disk = await diskCall(rpc, () =>
+        disks.createDisk(volumeId, capacityBytes, { ...(zone === undefined ? {} : { zone }), multiAttach }),
+      );
+      return { volume: volumeOf(disk) };
+    });
+  }
+
+  deleteVolume(request: DeleteVolumeRequest): Promise<DeleteVolumeResponse> {
+    const rpc = "DeleteVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      if (!this.options.disks.has(volumeId)) return {};
+      await diskCall(rpc, () => this.options.disks.deleteDisk(volumeId));
+      return {};
+    });
+  }
+
+  controllerPublishVolume(request: ControllerPublishVolumeRequest): Promise<ControllerPublishVolumeResponse> {
+    const rpc = "ControllerPublishVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    const nodeId = requireIdField(request.nodeId, "node_id", rpc);
+    requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    const capability = request.volumeCapability as VolumeCapability;
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      const disk = await diskCall(rpc, () => this.options.disks.disk(volumeId));
+      const same = disk.attachments.get(nodeId);
+      if (same !== undefined && same.readOnly !== request.readonly) {
+        throw new CsiError(
+          "AlreadyExists",
+          `${rpc}: volume ${volumeId} is already published to node ${nodeId} with readonly=${same.readOnly}`,
+        );
+      }
+      if (same === undefined && isSingleNodeMode(capability)) {
+        const [other] = disk.attachments.keys();
+        if (other !== undefined) {
+          throw new CsiError(
+            "FailedPrecondition",
+            `${rpc}: volume ${volumeId} is attached to node ${other}; a single-node access mode cannot ` +
+              `also publish it to node ${nodeId}: unpublish it there first`,
+          );
+        }
+      }
+      const devicePath = await diskCall(rpc, () =>
+        this.options.disks.attach(volumeId, nodeId, { readOnly: request.readonly }),
+      );
+      return { publishContext: { [diskDevicePathContextKey]: devicePath } };
+    });
+  }
+
+  controllerUnpublishVolume(request: ControllerUnpublishVolumeRequest): Promise<ControllerUnpublishVolumeResponse> {
+    const rpc = "ControllerUnpublishVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      // An unknown disk is attached nowhere: detached, as the spec asks.
+      if (!this.options.disks.has(volumeId)) return {};
+      const disk = this.options.disks.disk(volumeId);
+      const nodes = request.nodeId === "" ? [...disk.attachments.keys()] : [request.nodeId];
+      for (const node of nodes) {
+        if (disk.attachments.has(node)) await diskCall(rpc, () => this.options.disks.detach(volumeId, node));
+      }
+      return {};
+    });
+  }
+
+  async validateVolumeCapabilities(
+    request: ValidateVolumeCapabilitiesRequest,
+  ): Promise<ValidateVolumeCapabilitiesResponse> {
+    const rpc = "ValidateVolumeCapabilities";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    if (request.volumeCapabilities.length === 0) {
+      throw new CsiError("InvalidArgument", `${rpc}: volume_capabilities is required`);
+    }
+    const disk = await diskCall(rpc, () => this.options.disks.disk(volumeId));
+    for (const [index, capability] of request.volumeCapabilities.entries()) {
+      const problem =
+        capabilityProblem(capability, this.options.support) ??
+        (needsMultiAttach(capability) && !disk.multiAttach
+          ? `disk ${volumeId} is not multi-attach, so several nodes cannot write to it`
+          : undefined);
+      if (problem !== undefined) return { confirmed: null, message: `volume_capabilities[${index}]: ${problem}` };
+    }
+    return {
+      confirmed: {
+        volumeContext: request.volumeContext,
+        volumeCapabilities: request.volumeCapabilities,
+        parameters: request.parameters,
+        mutableParameters: {},
+      },
+      message: "",
+    };
+  }
+
+  async listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse> {
+    const ours = this.options.disks
+      .list()
+      .filter((disk) => volumeIdPattern.test(disk.id))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const page = pageOf(ours, request, "ListVolumes");
+    return {
+      entries: page.items.map((disk) => ({
+        volume: volumeOf(disk),
+        status: { publishedNodeIds: [...disk.attachments.keys()], volumeCondition: null },
+      })),
+      nextToken: page.nextToken,
+    };
+  }
+
+  async controllerGetCapabilities(): Promise<ControllerGetCapabilitiesResponse> {
+    return rpcCapabilities<ControllerRpcType>([
+      "CREATE_DELETE_VOLUME",
+      "PUBLISH_UNPUBLISH_VOLUME",
+      "LIST_VOLUMES",
+      "LIST_VOLUMES_PUBLISHED_NODES",
+      "PUBLISH_READONLY",
+    ]);
+  }
+
+  async controllerExpandVolume(): Promise<ControllerExpandVolumeResponse> {
+    throw new CsiError("Unimplemented", "ControllerExpandVolume: disk.csi.kvol.io does not expand volumes");
+  }
+}
+
+function volumeOf(disk: DiskView): Volume {
+  return {
+    capacityBytes: disk.sizeBytes,
+    volumeId: disk.id,
+    volumeContext: {},
+    contentSource: null,
+    accessibleTopology: [{ segments: { [diskTopologyKey]: disk.zone ?? diskDefaultZone } }],
+  };
+}
+
+/** `multiAttach: "true"|"false"`; any other parameter is one this driver does not know. */
+function multiAttachParameter(parameters: StringMap, rpc: string): boolean {
+  for (const key of Object.keys(parameters)) {
+    if (key !== diskMultiAttachParameter) {
+      throw new CsiError(
+        "InvalidArgument",
+        `${rpc}: parameter ${JSON.stringify(key)} is not known to disk.csi.kvol.io (it takes "${diskMultiAttachParameter}")`,
+      );
+    }
+  }
+  const value = parameters[diskMultiAttachParameter];
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  throw new CsiError(
+    "InvalidArgument",
+    `${rpc}: parameter ${diskMultiAttachParameter} must be "true" or "false", got ${JSON.stringify(value)}`,
+  );
+}
+
+/** The zone to create the disk in: the first preferred topology's, else the first requisite one's. */
+function zoneOf(requirement: TopologyRequirement | null): string | undefined {
+  if (requirement === null) return undefined;
+  const zone = [...requirement.preferred, ...requirement.requisite]
+    .map((topology) => topology.segments[diskTopologyKey])
+    .find((value) => value !== undefined);
+  return zone === diskDefaultZone ? undefined : zone;
+}
+
+function checkCompatible(existing: DiskView, request: CreateVolumeRequest, multiAttach: boolean): void {
+  const problems: string[] = [];
+  if (!capacityFits(existing.sizeBytes, request.capacityRange)) {
+    problems.push(`its ${existing.sizeBytes} bytes are outside the requested capacity_range`);
+  }
+  if (existing.multiAttach !== multiAttach) {
+    problems.push(existing.multiAttach ? "it is multi-attach" : "it is not multi-attach");
+  }
+  if (problems.length > 0) {
+    throw new CsiError(
+      "AlreadyExists",
+      `CreateVolume: a volume named ${request.name} already exists (${existing.id}) but ${problems.join(" and ")}`,
+    );
+  }
+}

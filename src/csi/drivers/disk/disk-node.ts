@@ -1,0 +1,267 @@
+/**
+ * The Node service of disk.csi.kvol.io, acting on the node through its Host, as a cloud disk
+ * driver's node plugin does:
+ *
+ * - NodeStageVolume: finds the attached disk's device (publish_context `devicePath`), formats it
+ *   when it holds nothing (ext4 unless the capability names a filesystem) and mounts it on the
+ *   staging path; a block volume needs no staging.
+ * - NodePublishVolume: bind-mounts the staging mount on the pod's target directory (read-only
+ *   when asked); a block volume's device is bound onto the pod's target file.
+ * - NodeUnpublishVolume / NodeUnstageVolume: mount-utils' CleanupMountPoint (the path goes too).
+ * - NodeGetInfo: the node id, the attach limit and the node's zone (topology).
+ *
+ * Every call is idempotent: a staging path that already shows the device, a target already bound,
+ * succeed again without doing the work twice.
+ */
+import { posix } from "node:path";
+import { type Host, isHostError } from "../../../host/host.ts";
+import { cleanupMountPoint } from "../../../host/mount/cleanup-mount-point.ts";
+import type { Mounter } from "../../../host/mount/mounter.ts";
+import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
+import { diskDevicePath } from "../../../host/sim/world/disk-provider.ts";
+import { CsiError } from "../../grpc/errors.ts";
+import type { CsiNode } from "../../grpc/services.ts";
+import type {
+  NodeExpandVolumeResponse,
+  NodeGetCapabilitiesResponse,
+  NodeGetInfoResponse,
+  NodeGetVolumeStatsRequest,
+  NodeGetVolumeStatsResponse,
+  NodePublishVolumeRequest,
+  NodePublishVolumeResponse,
+  NodeRpcType,
+  NodeStageVolumeRequest,
+  NodeStageVolumeResponse,
+  NodeUnpublishVolumeRequest,
+  NodeUnpublishVolumeResponse,
+  NodeUnstageVolumeRequest,
+  NodeUnstageVolumeResponse,
+  StringMap,
+} from "../../proto/types.ts";
+import { bindMountIdempotently } from "../common/bind-mount.ts";
+import {
+  diskDefaultZone,
+  diskDevicePathContextKey,
+  diskTopologyKey,
+  mountDirMode,
+  volumeTreeEntriesMax,
+} from "../common/constants.ts";
+import { step } from "../common/host-failures.ts";
+import { type MountState, mountStateAt } from "../common/mount-state.ts";
+import { OperationLocks } from "../common/operation-locks.ts";
+import {
+  requireField,
+  requireIdField,
+  requirePathField,
+  requirePublishStagingPath,
+  requireStatsPath,
+} from "../common/request-fields.ts";
+import { rpcCapabilities } from "../common/rpc-capabilities.ts";
+import {
+  type CapabilitySupport,
+  isReaderOnly,
+  mountFlagsOf,
+  requireCapability,
+} from "../common/volume-capabilities.ts";
+import { treeUsage } from "../common/volume-tree.ts";
+import { type DiskBackend, diskCall } from "./disk-backend.ts";
+
+export interface DiskNodeOptions {
+  host: Host;
+  mounter: Mounter;
+  nodeId: string;
+  /** The node's zone; undefined reports diskDefaultZone. */
+  zone: string | undefined;
+  disks: DiskBackend;
+  support: CapabilitySupport;
+  maxVolumesPerNode: number;
+}
+
+export class DiskNode implements CsiNode {
+  private readonly locks = new OperationLocks();
+
+  constructor(private readonly options: DiskNodeOptions) {}
+
+  nodeStageVolume(request: NodeStageVolumeRequest): Promise<NodeStageVolumeResponse> {
+    const rpc = "NodeStageVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    const stagingPath = requirePathField(request.stagingTargetPath, "staging_target_path", rpc);
+    const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      await this.requireDisk(volumeId, rpc);
+      const device = await this.attachedDevice(volumeId, request.publishContext, rpc);
+      if (accessType === "block") return {};
+      const state = await step(`${rpc}: checking ${stagingPath}`, () => mountStateAt(this.options.host, stagingPath));
+      if (state.kind === "mounted") {
+        if (await this.showsDevice(state, device)) return {};
+        throw new CsiError(
+          "AlreadyExists",
+          `${rpc}: staging_target_path ${stagingPath} already holds another mount (${state.entry.source}); unmount it first`,
+        );
+      }
+      if (state.kind === "corrupted") {
+        await step(`${rpc}: unmounting the corrupted mount at ${stagingPath}`, () =>
+          this.options.mounter.unmount(stagingPath),
+        );
+      }
+      if (state.kind === "absent") {
+        await step(`${rpc}: creating ${stagingPath}`, () =>
+          this.options.host.mkdir(stagingPath, mountDirMode, { recursive: true }),
+        );
+      }
+      const fsType = request.volumeCapability?.mount?.fsType ?? "";
+      await step(`${rpc}: formatting and mounting ${device} on ${stagingPath}`, () =>
+        new SafeFormatAndMount(this.options.mounter).formatAndMount(
+          device,
+          stagingPath,
+          fsType,
+          mountFlagsOf(request.volumeCapability),
+        ),
+      );
+      return {};
+    });
+  }
+
+  nodeUnstageVolume(request: NodeUnstageVolumeRequest): Promise<NodeUnstageVolumeResponse> {
+    const rpc = "NodeUnstageVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    const stagingPath = requirePathField(request.stagingTargetPath, "staging_target_path", rpc);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      await step(`${rpc}: cleaning up ${stagingPath}`, () =>
+        cleanupMountPoint(this.options.host, this.options.mounter, stagingPath, true),
+      );
+      return {};
+    });
+  }
+
+  nodePublishVolume(request: NodePublishVolumeRequest): Promise<NodePublishVolumeResponse> {
+    const rpc = "NodePublishVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    const targetPath = requirePathField(request.targetPath, "target_path", rpc);
+    const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    const stagingPath = requirePublishStagingPath(request.stagingTargetPath, rpc);
+    return this.locks.run(`target ${targetPath}`, async () => {
+      await this.requireDisk(volumeId, rpc);
+      const device = await this.attachedDevice(volumeId, request.publishContext, rpc);
+      const readonly = request.readonly || isReaderOnly(request.volumeCapability);
+      const source = accessType === "block" ? device : await this.stagedMount(volumeId, stagingPath, device, rpc);
+      await bindMountIdempotently(this.options.host, this.options.mounter, {
+        rpc,
+        targetField: "target_path",
+        source,
+        target: targetPath,
+        readonly,
+        flags: accessType === "block" ? [] : mountFlagsOf(request.volumeCapability),
+        targetKind: accessType === "block" ? "file" : "directory",
+      });
+      return {};
+    });
+  }
+
+  nodeUnpublishVolume(request: NodeUnpublishVolumeRequest): Promise<NodeUnpublishVolumeResponse> {
+    const rpc = "NodeUnpublishVolume";
+    requireIdField(request.volumeId, "volume_id", rpc);
+    const targetPath = requirePathField(request.targetPath, "target_path", rpc);
+    return this.locks.run(`target ${targetPath}`, async () => {
+      await step(`${rpc}: cleaning up ${targetPath}`, () =>
+        cleanupMountPoint(this.options.host, this.options.mounter, targetPath, true),
+      );
+      return {};
+    });
+  }
+
+  async nodeGetVolumeStats(request: NodeGetVolumeStatsRequest): Promise<NodeGetVolumeStatsResponse> {
+    const rpc = "NodeGetVolumeStats";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    requireField(request.volumePath, "volume_path", rpc);
+    const disk = await diskCall(rpc, () => this.options.disks.disk(volumeId));
+    const volumePath = requireStatsPath(request.volumePath, volumeId, rpc);
+    const { host } = this.options;
+    const state = await step(`${rpc}: checking ${volumePath}`, () => mountStateAt(host, volumePath));
+    if (state.kind === "absent") {
+      throw new CsiError("NotFound", `${rpc}: volume ${volumeId} is not present at volume_path ${volumePath}`);
+    }
+    if (state.kind !== "mounted") {
+      const why = state.kind === "corrupted" ? `a corrupted mount: ${state.error.message}` : "nothing is mounted there";
+      return {
+        usage: [],
+        volumeCondition: { abnormal: true, message: `${volumePath} does not serve ${volumeId}: ${why}` },
+      };
+    }
+    const total = disk.sizeBytes;
+    const isBlock = (await step(`${rpc}: checking ${volumePath}`, () => host.stat(volumePath))).type !== "directory";
+    const used = isBlock
+      ? 0
+      : (await step(`${rpc}: measuring ${volumePath}`, () => treeUsage(host, volumePath, volumeTreeEntriesMax)))
+          .usedBytes;
+    return {
+      usage: [{ total, used, available: Math.max(0, total - used), unit: "BYTES" }],
+      volumeCondition: { abnormal: false, message: "" },
+    };
+  }
+
+  async nodeExpandVolume(): Promise<NodeExpandVolumeResponse> {
+    throw new CsiError("Unimplemented", "NodeExpandVolume: disk.csi.kvol.io does not expand volumes");
+  }
+
+  async nodeGetCapabilities(): Promise<NodeGetCapabilitiesResponse> {
+    return rpcCapabilities<NodeRpcType>(["STAGE_UNSTAGE_VOLUME", "GET_VOLUME_STATS", "VOLUME_CONDITION"]);
+  }
+
+  async nodeGetInfo(): Promise<NodeGetInfoResponse> {
+    const { nodeId, maxVolumesPerNode, zone } = this.options;
+    return {
+      nodeId,
+      maxVolumesPerNode,
+      accessibleTopology: { segments: { [diskTopologyKey]: zone ?? diskDefaultZone } },
+    };
+  }
+
+  private async requireDisk(volumeId: string, rpc: string): Promise<void> {
+    await diskCall(rpc, () => this.options.disks.disk(volumeId));
+  }
+
+  /** The disk's device on this node; FailedPrecondition when it is not attached here. */
+  private async attachedDevice(volumeId: string, publishContext: StringMap, rpc: string): Promise<string> {
+    const device = publishContext[diskDevicePathContextKey] || diskDevicePath(volumeId);
+    let type: string;
+    try {
+      type = (await this.options.host.stat(device)).type;
+    } catch (error) {
+      if (!isHostError(error, "ENOENT")) throw new CsiError("Internal", `${rpc}: checking ${device}: ${String(error)}`);
+      throw new CsiError(
+        "FailedPrecondition",
+        `${rpc}: volume ${volumeId} is not attached to node ${this.options.nodeId}: no device at ${device}; ` +
+          "ControllerPublishVolume attaches it",
+      );
+    }
+    if (type !== "blockDevice") {
+      throw new CsiError("FailedPrecondition", `${rpc}: ${device} is a ${type}, not the block device of ${volumeId}`);
+    }
+    return device;
+  }
+
+  /** The staging path, which must show the device's filesystem. */
+  private async stagedMount(volumeId: string, stagingPath: string, device: string, rpc: string): Promise<string> {
+    const state = await step(`${rpc}: checking ${stagingPath}`, () => mountStateAt(this.options.host, stagingPath));
+    if (state.kind === "mounted" && (await this.showsDevice(state, device))) return stagingPath;
+    throw new CsiError(
+      "FailedPrecondition",
+      `${rpc}: volume ${volumeId} is not staged at ${stagingPath} (${state.kind}); call NodeStageVolume first`,
+    );
+  }
+
+  /** Whether the mount's source is the device (its by-id link resolved to /dev/sdX). */
+  private async showsDevice(state: MountState & { kind: "mounted" }, device: string): Promise<boolean> {
+    const source = state.entry.source;
+    if (source === device) return true;
+    return source === (await resolveLink(this.options.host, device));
+  }
+}
+
+/** `path` with one symlink level resolved (`/dev/disk/by-id/virtio-x` → `/dev/sdb`). */
+async function resolveLink(host: Host, path: string): Promise<string> {
+  if ((await host.lstat(path)).type !== "symlink") return path;
+  const target = await host.readlink(path);
+  return posix.resolve(posix.dirname(path), target);
+}
