@@ -146,7 +146,10 @@ export class EmbeddedCluster {
           logSink,
           ...(options.ephemeral
             ? {}
-            : { openStore: (storeClock, random) => openSqliteStore({ path: storePath, clock: storeClock, random }) }),
+            : {
+                openStore: (storeClock, random) =>
+                  openSqliteStore({ path: dataDir.privateFile(storeFileName), clock: storeClock, random }),
+              }),
         }),
     );
     undo.push(async () => {
