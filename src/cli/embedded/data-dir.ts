@@ -8,6 +8,7 @@
  *   ca.crt            the API server's self-signed certificate, made at each start (in the kubeconfig too)
  *   kvol.log          the log of the control plane and the simulated nodes
  *   kvol.pid          the process using the directory, so a second one does not start on it
+ *   clock             the cluster clock's time (epoch ms) at the last stop, ahead of the wall clock after a --speed run
  *   node-tokens/N     the token of node N for `kvol node --token-file` (`kvol server --node-tokens`)
  */
 import { randomBytes } from "node:crypto";
@@ -30,6 +31,7 @@ import { formatTokenLine, parseTokenFile, type TokenEntry } from "../../apiserve
 import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-info.ts";
 import {
   caFileName,
+  clockFileName,
   dataDirEnvironmentVariable,
   defaultDataDirName,
   kubeconfigFileName,
@@ -167,6 +169,21 @@ export class DataDir {
       }
     }
     writePrivateFile(pidFile, `${process.pid}\n`);
+  }
+
+  /**
+   * The cluster clock's time at the last clean stop, when a file holds one: a run at `--speed`
+   * leaves it ahead of the wall clock, and the next start resumes from it.
+   */
+  savedClockMs(): number | undefined {
+    const path = this.file(clockFileName);
+    if (!existsSync(path)) return undefined;
+    const value = Number(readFileSync(path, "utf8").trim());
+    return Number.isFinite(value) && value > 0 ? value : undefined;
+  }
+
+  saveClock(nowMs: number): void {
+    writePrivateFile(this.file(clockFileName), `${nowMs}\n`);
   }
 
   unlock(): void {
