@@ -98,4 +98,12 @@ describe("data directory", () => {
     assert.equal(statSync(join(shared, "kvol.pid")).mode & 0o777, 0o600);
     taken.unlock();
   });
+
+  it("keeps the cluster clock's time across a stop, so a run at --speed resumes where its clock was", () => {
+    assert.equal(data.savedClockMs(), undefined);
+    data.saveClock(1_795_751_284_518);
+    assert.equal(new DataDir(dir).savedClockMs(), 1_795_751_284_518);
+    writeFileSync(data.file("clock"), "garbage\n");
+    assert.equal(data.savedClockMs(), undefined, "an unreadable clock file is ignored: the wall clock is used");
+  });
 });
