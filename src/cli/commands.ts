@@ -68,6 +68,13 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
     },
   ],
   [
+    "speed",
+    {
+      summary: "show or change how fast the running kvol up cluster's clock goes (kvol speed 60)",
+      run: async (args) => (await import("./speed-command.ts")).runSpeedCommand(args),
+    },
+  ],
+  [
     "sim",
     {
       summary: "replay scenarios on virtual time and explore random faults (kvol sim run|explore FILE…)",

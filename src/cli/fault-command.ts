@@ -1,26 +1,34 @@
 /**
  * `kvol fault NAME [VALUE…] [key=value…] [--heal]`: injects a fault of the simulator's catalogue into
- * the cluster `kvol up` runs, through the API server's administrator-only fault endpoint, with the
- * server and token of the data directory's kubeconfig. Values without a key fill the fault's
- * required parameters in order: `kvol fault node-power-off node-2` is `node=node-2`.
- * `kvol fault --list` prints the catalogue.
+ * a running `kvol up` cluster, through the API server's administrator-only fault endpoint. The
+ * cluster is found as kubectl finds it (`--kubeconfig`, $KUBECONFIG, `--context`: client/kubeconfig.ts).
+ * Values without a key fill the fault's required parameters in order: `kvol fault node-power-off
+ * node-2` is `node=node-2`. `kvol fault --list` prints the catalogue.
  */
-import { parseArgs } from "node:util";
-import { RealClock } from "../runtime/real-clock.ts";
+import { join } from "node:path";
 import { faultCatalogue } from "../sim/faults/catalogue.ts";
 import type { FaultDefinition, FaultParams } from "../sim/faults/fault.ts";
-import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
-import { DataDir, defaultDataDir, plainHttpUrl, readKubeconfig } from "./embedded/data-dir.ts";
+import { type ClientIo, processClientIo } from "./client/client-io.ts";
+import { connect, parseCommandArgs } from "./client/common-flags.ts";
+import { kvolEndpointJson } from "./client/kvol-endpoints.ts";
+import { withProgress } from "./client/progress.ts";
+import { UsageError } from "./client/resource-args.ts";
+import { exitSuccess, runClientCommand } from "./client/run-client-command.ts";
+import { kubeconfigFileName } from "./embedded/constants.ts";
 import { faultsPath } from "./embedded/fault-endpoint.ts";
-import { StepProgress } from "./step-progress.ts";
 
 export const faultUsage = `Usage:
-  kvol fault NAME [VALUE…] [key=value…] [--heal] [--data-dir D]
+  kvol fault NAME [VALUE…] [key=value…] [--heal] [--kubeconfig PATH] [--context NAME]
   kvol fault --list
 
-Injects a fault of the catalogue into the running \`kvol up\` cluster (the one whose data directory
-is D, default $KVOL_DATA_DIR or ~/.kvol). Values without a key fill the fault's required
-parameters in order: \`kvol fault node-power-off node-2\`. --heal ends a lasting fault.
+Injects a fault of the catalogue into a running \`kvol up\` cluster. Values without a key fill
+the fault's required parameters in order: \`kvol fault node-power-off node-2\`. --heal ends a
+lasting fault.
+
+  --kubeconfig PATH   the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config, else
+                      the one \`kvol up\` wrote in ~/.kvol or $KVOL_DATA_DIR)
+  --context NAME      the kubeconfig context to use (default: its current context)
+  --data-dir D        the cluster of the \`kvol up\` whose data directory is D (its kubeconfig)
 `;
 
 export interface FaultArguments {
@@ -28,8 +36,19 @@ export interface FaultArguments {
   name: string;
   params: Record<string, string>;
   heal: boolean;
-  dataDir: string;
+  /** Where the cluster is: --kubeconfig (or the kubeconfig of --data-dir) and --context. */
+  kubeconfig: string | undefined;
+  context: string | undefined;
 }
+
+const faultOptions = {
+  list: { type: "boolean" },
+  heal: { type: "boolean" },
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  "data-dir": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 /** Splits `key=value` words from bare values; bare values fill the required parameters in order. */
 export function faultParams(fault: FaultDefinition, words: readonly string[]): FaultParams {
@@ -55,33 +74,27 @@ export function faultParams(fault: FaultDefinition, words: readonly string[]): F
 }
 
 export function parseFaultArguments(argv: readonly string[]): FaultArguments | { help: true } {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      list: { type: "boolean" },
-      heal: { type: "boolean" },
-      "data-dir": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  const { values, positionals } = parseCommandArgs(argv, faultOptions);
   if (values.help) return { help: true };
-  const dataDir = values["data-dir"] ?? defaultDataDir();
-  if (values.list) return { list: true, name: "", params: {}, heal: false, dataDir };
+  if (values.kubeconfig !== undefined && values["data-dir"] !== undefined) {
+    throw new UsageError("--kubeconfig and --data-dir both name the cluster; pass one of them");
+  }
+  const dataDirKubeconfig = values["data-dir"] === undefined ? undefined : join(values["data-dir"], kubeconfigFileName);
+  const where = { kubeconfig: values.kubeconfig ?? dataDirKubeconfig, context: values.context };
+  if (values.list) return { list: true, name: "", params: {}, heal: false, ...where };
   const [name, ...words] = positionals;
-  if (name === undefined) throw new Error("the fault NAME is missing (kvol fault --list shows them)");
+  if (name === undefined) throw new UsageError("the fault NAME is missing (kvol fault --list shows them)");
   const fault = faultCatalogue.get(name);
   if (fault === undefined) {
-    throw new Error(`unknown fault "${name}"; known faults: ${[...faultCatalogue.keys()].join(", ")}`);
+    throw new UsageError(`unknown fault "${name}"; known faults: ${[...faultCatalogue.keys()].join(", ")}`);
   }
-  return {
-    list: false,
-    name,
-    params: faultParams(fault, words) as Record<string, string>,
-    heal: values.heal ?? false,
-    dataDir,
-  };
+  let params: FaultParams;
+  try {
+    params = faultParams(fault, words);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { list: false, name, params: params as Record<string, string>, heal: values.heal ?? false, ...where };
 }
 
 function catalogueText(): string {
@@ -93,50 +106,31 @@ function catalogueText(): string {
   return `Faults (kvol fault NAME …):\n${rows.join("\n")}\n`;
 }
 
-async function send(args: FaultArguments): Promise<string> {
-  const access = readKubeconfig(new DataDir(args.dataDir).kubeconfigFile);
-  const url = `${plainHttpUrl(access.server)}${faultsPath}`;
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${access.token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ fault: args.name, params: args.params, heal: args.heal }),
-    });
-  } catch (error) {
-    throw new Error(
-      `cannot reach the cluster at ${url} (${errorText(error)}); is \`kvol up\` running on ${args.dataDir}?`,
-    );
-  }
-  const text = await response.text();
-  if (response.ok) return args.heal ? `fault ${args.name} healed\n` : `fault ${args.name} injected\n`;
-  const message = (JSON.parse(text) as { message?: unknown }).message;
-  throw new Error(typeof message === "string" ? message : `HTTP ${response.status}: ${text}`);
+async function send(args: FaultArguments, io: ClientIo): Promise<string> {
+  const { api } = connect({ kubeconfig: args.kubeconfig, context: args.context }, io);
+  await kvolEndpointJson(api, {
+    method: "POST",
+    path: faultsPath,
+    body: { fault: args.name, params: args.params, heal: args.heal },
+  });
+  return args.heal ? `fault ${args.name} healed\n` : `fault ${args.name} injected\n`;
 }
 
-export async function runFaultCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
-  let parsed: ReturnType<typeof parseFaultArguments>;
-  try {
-    parsed = parseFaultArguments(argv);
-  } catch (error) {
-    io.stderr(`kvol fault: ${errorText(error)}\n\n${faultUsage}`);
-    return exitUsage;
-  }
+async function runFault(argv: readonly string[], io: ClientIo): Promise<number> {
+  const parsed = parseFaultArguments(argv);
   if ("help" in parsed) {
-    io.stdout(`${faultUsage}\n${catalogueText()}`);
-    return exitOk;
+    io.out(`${faultUsage}\n${catalogueText()}`);
+    return exitSuccess;
   }
   if (parsed.list) {
-    io.stdout(catalogueText());
-    return exitOk;
+    io.out(catalogueText());
+    return exitSuccess;
   }
-  try {
-    const what = parsed.heal ? `healing ${parsed.name}` : `injecting ${parsed.name}`;
-    const progress = new StepProgress(new RealClock(), io.stderr);
-    io.stdout(await progress.step(what, () => send(parsed)));
-    return exitOk;
-  } catch (error) {
-    io.stderr(`kvol fault: ${errorText(error)}\n`);
-    return exitFailure;
-  }
+  const what = parsed.heal ? `healing ${parsed.name}` : `injecting ${parsed.name}`;
+  io.out(await withProgress(io, what, () => send(parsed, io)));
+  return exitSuccess;
+}
+
+export function runFaultCommand(argv: readonly string[], io: ClientIo = processClientIo()): Promise<number> {
+  return runClientCommand(io, faultUsage, () => runFault(argv, io));
 }

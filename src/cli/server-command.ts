@@ -55,7 +55,7 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
   for (const name of nodeTokenNames) {
     if (!nodeNamePattern.test(name)) throw new Error(`--node-tokens: "${name}" is not a valid node name`);
   }
-  return { ...clusterArguments(values), nodeCount: 0, nodeTokenNames };
+  return { ...clusterArguments(values), nodeCount: 0, speed: 1, nodeTokenNames };
 }
 
 export async function runServerCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {

@@ -4,7 +4,7 @@
  * and delete a claim, and a pod using it that becomes Running — then a clean stop on SIGTERM.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig, PatchStrategy, StorageV1Api, setHeaderOptions, Watch } from "@kubernetes/client-node";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
 import { waitFor } from "./testing/wait-for.ts";
-import { parseUpArguments, runUpCommand } from "./up-command.ts";
+import { type ClusterArguments, checkSpeedForNodes, parseUpArguments, runUpCommand } from "./up-command.ts";
 
 const startTimeoutMs = 25_000;
 const waitMs = 20_000;
@@ -29,6 +29,7 @@ describe("kvol up arguments", () => {
       ephemeral: false,
       logLevel: "info",
       verbose: false,
+      speed: 1,
     });
     assert.deepEqual(parseUpArguments(["--ephemeral"]), {
       nodeCount: 3,
@@ -38,6 +39,7 @@ describe("kvol up arguments", () => {
       ephemeral: true,
       logLevel: "info",
       verbose: false,
+      speed: 1,
     });
     assert.throws(
       () => parseUpArguments(["--nodes", "many"]),
@@ -45,6 +47,22 @@ describe("kvol up arguments", () => {
     );
     assert.throws(() => parseUpArguments(["--port", "70000"]), /--port must be a whole number/);
     assert.throws(() => parseUpArguments(["--log-level", "loud"]), /--log-level must be debug, info, warn or error/);
+  });
+
+  it("reads --speed, refuses a speed out of range, and refuses any speed with real nodes", () => {
+    assert.equal((parseUpArguments(["--speed", "60"]) as ClusterArguments).speed, 60);
+    assert.equal((parseUpArguments(["--speed", "0.5"]) as ClusterArguments).speed, 0.5);
+    assert.throws(
+      () => parseUpArguments(["--speed", "fast"]),
+      /^Error: --speed must be a number from 0.1 to 1000 \(60: a minute of the cluster per second\), got "fast"$/,
+    );
+    assert.throws(() => parseUpArguments(["--speed", "0"]), /--speed must be a number from 0.1 to 1000/);
+    assert.throws(
+      () => checkSpeedForNodes(60, "linux"),
+      /^Error: --speed 60 cannot be used with --host linux: real nodes run real processes on the wall clock, and real processes cannot be sped up; leave out --speed$/,
+    );
+    checkSpeedForNodes(1, "linux");
+    checkSpeedForNodes(60, "sim");
   });
 });
 
@@ -61,15 +79,50 @@ describe("kvol up on a port already taken", () => {
         stderr: (t: string) => err.push(t),
         stopRequested: () => new Promise<string>(() => undefined),
       };
-      const status = await runUpCommand(["--port", String(port), "--nodes", "0", "--ephemeral", "--data-dir", dir], io);
+      const status = await runUpCommand(["--port", String(port), "--nodes", "0", "--data-dir", join(dir, "data")], io);
       assert.equal(status, 1);
       assert.match(
         err.join(""),
         new RegExp(`kvol up: port ${port} is already in use; choose another with --port \\(0 picks a free one\\)`),
       );
-      assert.equal(existsSync(join(dir, "kvol.pid")), false, "the data directory is released");
+      assert.deepEqual(readdirSync(dir), [], "the data directory was not even created");
     } finally {
       taken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("kvol up with a bad data directory or address", () => {
+  async function refused(args: string[]): Promise<{ status: number; err: string }> {
+    const err: string[] = [];
+    const io = {
+      stdout: () => undefined,
+      stderr: (t: string) => err.push(t),
+      stopRequested: () => new Promise<string>(() => undefined),
+    };
+    const status = await runUpCommand(["--port", "0", "--nodes", "0", ...args], io);
+    return { status, err: err.join("") };
+  }
+
+  it("names the flag and writes nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvol-preflight-"));
+    try {
+      const file = join(dir, "a-file");
+      writeFileSync(file, "mine");
+      assert.deepEqual(await refused(["--data-dir", file]), {
+        status: 1,
+        err: `kvol up: --data-dir ${file} is a file, not a directory; choose a directory\n`,
+      });
+      assert.equal(readFileSync(file, "utf8"), "mine");
+      // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+      const data = join(dir, "data");
+      assert.deepEqual(await refused(["--data-dir", data, "--address", "192.0.2.1"]), {
+        status: 1,
+        err: "kvol up: --address 192.0.2.1 is not an address of this machine; use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)\n",
+      });
+      assert.equal(existsSync(data), false);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -85,9 +138,10 @@ describe("kvol up with @kubernetes/client-node", () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "kvol-up-"));
     kvol = new KvolProcess(["up", "--port", "0", "--nodes", "1", "--data-dir", dir]);
-    const { kubeconfigPath } = await startedCluster(kvol, startTimeoutMs);
+    const { kubeconfigPath, kubeconfigUrl } = await startedCluster(kvol, startTimeoutMs);
     config = new KubeConfig();
     config.loadFromFile(kubeconfigPath);
+    assert.equal(kubeconfigUrl, config.getCurrentCluster()?.server, "the banner prints the kubeconfig's address");
     core = config.makeApiClient(CoreV1Api);
     storage = config.makeApiClient(StorageV1Api);
     await kvol.waitForOutput(/Ready: 1 node\(s\)/, startTimeoutMs);

@@ -6,8 +6,10 @@
  *
  * The first two lines of stdout are always, in this order and as soon as the server listens:
  *
- *   API server: http://127.0.0.1:PORT
+ *   API server: https://127.0.0.1:PORT     (the address the kubeconfig holds)
  *   kubeconfig: /path/to/kubeconfig
+ *
+ * Every argument, the data directory and the port are checked before anything is written.
  */
 import { parseArgs } from "node:util";
 import { RealClock } from "../runtime/real-clock.ts";
@@ -15,15 +17,19 @@ import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } 
 import { defaultApiPort, defaultListenHost, defaultNodeCount, maxNodeCount } from "./embedded/constants.ts";
 import { defaultDataDir } from "./embedded/data-dir.ts";
 import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
+import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
+import { maxSpeed, minSpeed } from "./embedded/wall-clock-pacer.ts";
 import { StepProgress } from "./step-progress.ts";
 
 export const upUsage = `Usage:
-  kvol up [--nodes N] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
+  kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
 
   --nodes N       simulated nodes node-1 … node-N (default ${defaultNodeCount}, at most ${maxNodeCount})
+  --speed S       run the cluster's clock S times faster than the wall clock (${minSpeed} to ${maxSpeed}, default 1):
+                  every Kubernetes timer keeps its proportions; \`kvol speed S\` changes it later
   --port P        the API server's port (default ${defaultApiPort}; 0 picks a free one)
   --address A     the address to listen on (default ${defaultListenHost})
   --data-dir D    where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
@@ -36,8 +42,36 @@ again and their simulated machines start fresh, as after a reboot (volumes are m
 Inject faults into the running cluster with \`kvol fault NAME\` (\`kvol fault --list\`).
 `;
 
+/** Where `kvol up`'s nodes run: simulated machines on the cluster's clock, or real ones. */
+export type NodeHostKind = "sim" | "linux";
+
+/**
+ * `--speed` only makes sense when everything runs on the cluster's one clock. Real nodes run real
+ * processes (mounts, CSI drivers, containers) on the wall clock, which no pacer can speed up.
+ */
+export function checkSpeedForNodes(speed: number, host: NodeHostKind): void {
+  if (speed !== 1 && host !== "sim") {
+    throw new Error(
+      `--speed ${speed} cannot be used with --host ${host}: real nodes run real processes on the wall clock, and real processes cannot be sped up; leave out --speed`,
+    );
+  }
+}
+
+function speedOption(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value < minSpeed || value > maxSpeed) {
+    throw new Error(
+      `--speed must be a number from ${minSpeed} to ${maxSpeed} (60: a minute of the cluster per second), got ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
 export interface ClusterArguments {
   nodeCount: number;
+  /** The pace of the cluster's clock (`--speed`); 1 for `kvol server`, whose nodes run elsewhere. */
+  speed: number;
   port: number;
   host: string;
   dataDir: string | undefined;
@@ -75,7 +109,7 @@ export function clusterArguments(values: {
   ephemeral?: boolean | undefined;
   "log-level"?: string | undefined;
   verbose?: boolean | undefined;
-}): Omit<ClusterArguments, "nodeCount"> {
+}): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   const ephemeral = values.ephemeral ?? false;
@@ -94,14 +128,25 @@ export function parseUpArguments(argv: readonly string[]): ClusterArguments | { 
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ...clusterOptionSpecs, nodes: { type: "string" } },
+    options: { ...clusterOptionSpecs, nodes: { type: "string" }, speed: { type: "string" } },
   });
   if (values.help) return { help: true };
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const speed = speedOption(values.speed);
+  // Every node of `kvol up` is simulated today; a `--host` flag choosing real nodes passes its kind here.
+  checkSpeedForNodes(speed, "sim");
   return {
     ...clusterArguments(values),
     nodeCount: integerOption("nodes", values.nodes, defaultNodeCount, maxNodeCount),
+    speed,
   };
+}
+
+function speedLines(embedded: EmbeddedCluster): string[] {
+  if (embedded.speed === 1) return [];
+  return [
+    `speed: ${embedded.speed}× — the cluster's clock runs ${embedded.speed} times faster than the wall clock (\`kvol speed 1\` for real time)`,
+  ];
 }
 
 function banner(commandName: string, embedded: EmbeddedCluster, ephemeral: boolean): string {
@@ -111,6 +156,7 @@ function banner(commandName: string, embedded: EmbeddedCluster, ephemeral: boole
   return [
     `log: ${embedded.logPath}`,
     kept,
+    ...speedLines(embedded),
     "",
     "Try:",
     `  export KUBECONFIG=${embedded.kubeconfigPath}`,
@@ -121,6 +167,12 @@ function banner(commandName: string, embedded: EmbeddedCluster, ephemeral: boole
   ].join("\n");
 }
 
+/** Checks the data directory and the address before anything is written; throws a PreflightError. */
+async function preflight(parsed: ClusterArguments): Promise<void> {
+  if (parsed.dataDir !== undefined) checkDataDir(parsed.dataDir);
+  await checkListenAddress(parsed.host, parsed.port);
+}
+
 /** Why the cluster did not start, with what to do about a port already taken. */
 function startFailureText(error: unknown, port: number): string {
   if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
@@ -128,6 +180,10 @@ function startFailureText(error: unknown, port: number): string {
   }
   return errorText(error);
 }
+
+/** The nodes of `kvol server` are `kvol node` processes on the wall clock. */
+const serverSpeedFixedBecause =
+  "the nodes of `kvol server` are `kvol node` processes on the wall clock, and other processes cannot be sped up";
 
 /**
  * Starts the cluster with `nodeCount` nodes and serves until a stop signal. `afterListening` adds
@@ -143,11 +199,15 @@ export async function runCluster(
   const stop = io.stopRequested();
   let embedded: EmbeddedCluster;
   try {
+    await preflight(parsed);
     embedded = await EmbeddedCluster.start({
       ...parsed,
       progress,
+      ...(commandName === "server" ? { speedFixedBecause: serverSpeedFixedBecause } : {}),
       onListening: (started) =>
-        io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n${afterListening(started)}`),
+        io.stdout(
+          `API server: ${started.kubeconfigUrl}\nkubeconfig: ${started.kubeconfigPath}\n${afterListening(started)}`,
+        ),
     });
   } catch (error) {
     io.stderr(`kvol ${commandName}: ${startFailureText(error, parsed.port)}\n`);

@@ -17,7 +17,8 @@ export const connectionOptions = {
   help: { type: "boolean", short: "h" },
 } as const satisfies OptionSpec;
 
-export const connectionUsage = `  --kubeconfig PATH   the kubeconfig to use (default: $KUBECONFIG, else the one \`kvol up\` wrote)
+export const connectionUsage = `  --kubeconfig PATH   the kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config, else the one
+                      \`kvol up\` wrote in ~/.kvol or $KVOL_DATA_DIR)
   --context NAME      the kubeconfig context to use (default: its current context)
   -n, --namespace NS  the namespace (default: the context's, else "default")`;
 

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { kubeconfigYaml } from "./cli-test-support.ts";
-import { KubeconfigError, kubeconfigPath, loadClusterAccess } from "./kubeconfig.ts";
+import { KubeconfigError, kubeconfigFiles, loadClusterAccess } from "./kubeconfig.ts";
 
 describe("loadClusterAccess", () => {
   let dir: string;
@@ -27,6 +27,7 @@ describe("loadClusterAccess", () => {
       token: "secret-token",
       caPem: "-----BEGIN CERTIFICATE-----\n",
       namespace: "default",
+      context: "test",
       source: path,
     });
   });
@@ -55,17 +56,60 @@ contexts:
     assert.equal(access.namespace, "storage");
   });
 
-  it("takes $KUBECONFIG, then the data directory of kvol up", () => {
-    const path = join(dir, "k");
-    writeFileSync(path, kubeconfigYaml("http://x:1", "t"));
-    assert.equal(kubeconfigPath({ env: { KUBECONFIG: `${join(dir, "missing")}:${path}` } }), path);
-    assert.equal(kubeconfigPath({ env: { KVOL_DATA_DIR: dir } }), join(dir, "kubeconfig"));
+  it("merges the files of $KUBECONFIG as kubectl does: the first to set a value wins", () => {
+    // The first file sets the current context and a cluster; the second defines that context's
+    // user and also a cluster of the same name, which must not replace the first one's.
+    mkdirSync(join(dir, "second"));
+    writeFileSync(join(dir, "second", "token"), "second-token\n");
+    const first = join(dir, "first");
+    const second = join(dir, "second", "config");
+    writeFileSync(
+      first,
+      `current-context: lab
+clusters: [{ name: lab, cluster: { server: "http://first:1" } }]
+contexts: [{ name: lab, context: { cluster: lab, user: me, namespace: sock-shop } }]
+`,
+    );
+    writeFileSync(
+      second,
+      `current-context: other
+clusters: [{ name: lab, cluster: { server: "http://second:2" } }, { name: other, cluster: { server: "http://other:3" } }]
+users: [{ name: me, user: { tokenFile: token } }]
+contexts: [{ name: other, context: { cluster: other, user: me } }]
+`,
+    );
+    const env = { KUBECONFIG: [join(dir, "missing"), first, second].join(":") };
+    const access = loadClusterAccess({ env });
+    assert.equal(access.server, "http://first:1");
+    assert.equal(access.token, "second-token", "a relative tokenFile is read beside the file that names it");
+    assert.equal(access.namespace, "sock-shop");
+    assert.equal(loadClusterAccess({ env, context: "other" }).server, "http://other:3");
+    assert.throws(() => loadClusterAccess({ env, context: "nope" }), /has no context "nope" \(contexts: lab, other\)/);
+  });
+
+  it("takes --kubeconfig, then $KUBECONFIG, then ~/.kube/config, then the kubeconfig of kvol up", () => {
+    const home = join(dir, "home");
+    const env = { HOME: home, KVOL_DATA_DIR: join(dir, "data") };
+    assert.deepEqual(kubeconfigFiles({ env }), [join(dir, "data", "kubeconfig")]);
+    mkdirSync(join(home, ".kube"), { recursive: true });
+    writeFileSync(join(home, ".kube", "config"), kubeconfigYaml("http://x:1", "t"));
+    assert.deepEqual(kubeconfigFiles({ env }), [join(home, ".kube", "config")]);
+    assert.deepEqual(kubeconfigFiles({ env: { ...env, KUBECONFIG: `${dir}/a:${dir}/b` } }), [
+      join(dir, "a"),
+      join(dir, "b"),
+    ]);
+    assert.deepEqual(kubeconfigFiles({ env: { ...env, KUBECONFIG: `${dir}/a` }, kubeconfig: `${dir}/c` }), [
+      join(dir, "c"),
+    ]);
   });
 
   it("says how to get a kubeconfig when there is none", () => {
     assert.throws(
-      () => loadClusterAccess({ env: { KVOL_DATA_DIR: dir } }),
-      (error: unknown) => error instanceof KubeconfigError && /kvol up/.test(error.message),
+      () => loadClusterAccess({ env: { HOME: dir, KVOL_DATA_DIR: dir } }),
+      (error: unknown) =>
+        error instanceof KubeconfigError &&
+        error.message ===
+          `no kubeconfig at ${join(dir, "kubeconfig")}: start a cluster with \`kvol up\`, or pass --kubeconfig or set KUBECONFIG`,
     );
   });
 });

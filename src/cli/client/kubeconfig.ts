@@ -1,16 +1,28 @@
 /**
- * Finds the API server and the credentials a client command uses, as kubectl does: `--kubeconfig`,
- * else the first file of $KUBECONFIG, else the kubeconfig `kvol up` writes into its data directory.
+ * How every client command (`get`, `describe`, `apply`, `delete`, `fault`, `speed`, …) finds its
+ * cluster, as kubectl does:
+ *
+ *   1. `--kubeconfig FILE`: that file alone (it must exist);
+ *   2. else $KUBECONFIG, a list of files separated by `:` (`;` on Windows) merged as kubectl merges
+ *      them: files that do not exist are skipped, and the first file to set a value wins — each
+ *      cluster, user and context by name, and `current-context`;
+ *   3. else `~/.kube/config`, kubectl's default, when it exists;
+ *   4. else the kubeconfig `kvol up` writes in its data directory (`~/.kvol/kubeconfig`, or under
+ *      $KVOL_DATA_DIR), so a first `kvol up` works with no setting at all.
+ *
  * The current context (or `--context`) names the cluster, the user and the default namespace.
+ * Relative file names inside a kubeconfig (certificate-authority, tokenFile) are read relative to
+ * the file that holds them, as kubectl reads them.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { kubeconfigFileName } from "../embedded/constants.ts";
 import { defaultDataDir } from "../embedded/data-dir.ts";
 
 export interface ClusterAccess {
-  /** `http://host:port` without a trailing slash. */
+  /** `http(s)://host:port` without a trailing slash. */
   server: string;
   token?: string;
   /** The certificate authority an https server's certificate must chain to (PEM). */
@@ -19,7 +31,9 @@ export interface ClusterAccess {
   insecureSkipTlsVerify?: boolean;
   /** The context's namespace, `default` when it names none. */
   namespace: string;
-  /** The file the access was read from, for messages. */
+  /** The context used. */
+  context: string;
+  /** The file(s) the access was read from, for messages. */
   source: string;
 }
 
@@ -29,99 +43,171 @@ export interface KubeconfigChoice {
   env: NodeJS.ProcessEnv;
 }
 
-interface Named<T> {
-  name?: unknown;
-  cluster?: T;
-  user?: T;
-  context?: T;
+interface ClusterEntry {
+  server?: unknown;
+  "certificate-authority-data"?: unknown;
+  "certificate-authority"?: unknown;
+  "insecure-skip-tls-verify"?: unknown;
+}
+interface UserEntry {
+  token?: unknown;
+  tokenFile?: unknown;
+}
+interface ContextEntry {
+  cluster?: unknown;
+  user?: unknown;
+  namespace?: unknown;
 }
 
 interface KubeconfigFile {
-  clusters?: Named<{
-    server?: unknown;
-    "certificate-authority-data"?: unknown;
-    "certificate-authority"?: unknown;
-    "insecure-skip-tls-verify"?: unknown;
-  }>[];
-  users?: Named<{ token?: unknown; tokenFile?: unknown }>[];
-  contexts?: Named<{ cluster?: unknown; user?: unknown; namespace?: unknown }>[];
+  clusters?: { name?: unknown; cluster?: ClusterEntry }[];
+  users?: { name?: unknown; user?: UserEntry }[];
+  contexts?: { name?: unknown; context?: ContextEntry }[];
   "current-context"?: unknown;
+}
+
+/** An entry of the merged configuration and the file it came from (for its relative paths). */
+interface FromFile<T> {
+  value: T;
+  file: string;
+}
+
+/** The kubeconfig files merged, first definition of each name winning. */
+export interface MergedKubeconfig {
+  files: string[];
+  clusters: Map<string, FromFile<ClusterEntry>>;
+  users: Map<string, FromFile<UserEntry>>;
+  contexts: Map<string, FromFile<ContextEntry>>;
+  currentContext: string | undefined;
 }
 
 export class KubeconfigError extends Error {}
 
-/** The kubeconfig file to read: the flag, then $KUBECONFIG's first existing file, then `kvol up`'s. */
-export function kubeconfigPath(choice: KubeconfigChoice): string {
-  if (choice.kubeconfig) return resolve(choice.kubeconfig);
-  const fromEnv = (choice.env.KUBECONFIG ?? "").split(delimiter).filter((p) => p !== "");
-  const existing = fromEnv.find((p) => existsSync(p));
-  if (existing !== undefined) return resolve(existing);
-  if (fromEnv[0] !== undefined) return resolve(fromEnv[0]);
-  return join(defaultDataDir(choice.env), kubeconfigFileName);
+/** kubectl's default kubeconfig, `~/.kube/config` ($HOME as kubectl reads it). */
+export function kubectlDefaultKubeconfig(env: NodeJS.ProcessEnv): string {
+  return join(env.HOME || homedir(), ".kube", "config");
 }
 
-function entryNamed<T>(
-  list: Named<T>[] | undefined,
-  name: string,
-  part: "cluster" | "user" | "context",
-): T | undefined {
-  return list?.find((entry) => entry.name === name)?.[part];
+/** The kubeconfig `kvol up` writes in its default data directory. */
+export function kvolDefaultKubeconfig(env: NodeJS.ProcessEnv): string {
+  return join(defaultDataDir(env), kubeconfigFileName);
 }
 
-function readToken(user: { token?: unknown; tokenFile?: unknown } | undefined, path: string): string | undefined {
-  if (typeof user?.token === "string" && user.token !== "") return user.token;
-  if (typeof user?.tokenFile !== "string") return undefined;
-  return readFileSync(relativeTo(path, user.tokenFile), "utf8").trim();
+/**
+ * The files to read, in precedence order: the flag alone, else $KUBECONFIG's list, else kubectl's
+ * default when it exists, else kvol's.
+ */
+export function kubeconfigFiles(choice: KubeconfigChoice): string[] {
+  if (choice.kubeconfig) return [resolve(choice.kubeconfig)];
+  const fromEnv = (choice.env.KUBECONFIG ?? "").split(delimiter).filter((path) => path !== "");
+  if (fromEnv.length > 0) return [...new Set(fromEnv.map((path) => resolve(path)))];
+  const kubectlDefault = kubectlDefaultKubeconfig(choice.env);
+  return [existsSync(kubectlDefault) ? kubectlDefault : kvolDefaultKubeconfig(choice.env)];
+}
+
+function parseFile(path: string): KubeconfigFile {
+  let parsed: unknown;
+  try {
+    parsed = parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new KubeconfigError(`cannot read the kubeconfig ${path}: ${(error as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new KubeconfigError(`the kubeconfig ${path} is not a kubeconfig (a YAML mapping)`);
+  }
+  return parsed as KubeconfigFile;
+}
+
+function addFirst<T>(
+  into: Map<string, FromFile<T>>,
+  list: { name?: unknown }[] | undefined,
+  part: (entry: { name?: unknown }) => T | undefined,
+  file: string,
+): void {
+  for (const entry of Array.isArray(list) ? list : []) {
+    const value = part(entry);
+    if (typeof entry.name !== "string" || value === undefined || into.has(entry.name)) continue;
+    into.set(entry.name, { value, file });
+  }
+}
+
+/** Reads and merges the chosen files; throws a KubeconfigError saying what to do when none exists. */
+export function loadKubeconfig(choice: KubeconfigChoice): MergedKubeconfig {
+  const candidates = kubeconfigFiles(choice);
+  const files = candidates.filter((path) => existsSync(path));
+  if (files.length === 0) {
+    const tried = candidates.join(", ");
+    throw new KubeconfigError(
+      `no kubeconfig at ${tried}: start a cluster with \`kvol up\`, or pass --kubeconfig or set KUBECONFIG`,
+    );
+  }
+  const merged: MergedKubeconfig = {
+    files,
+    clusters: new Map(),
+    users: new Map(),
+    contexts: new Map(),
+    currentContext: undefined,
+  };
+  for (const file of files) {
+    const config = parseFile(file);
+    addFirst(merged.clusters, config.clusters, (entry) => (entry as { cluster?: ClusterEntry }).cluster, file);
+    addFirst(merged.users, config.users, (entry) => (entry as { user?: UserEntry }).user, file);
+    addFirst(merged.contexts, config.contexts, (entry) => (entry as { context?: ContextEntry }).context, file);
+    const current = config["current-context"];
+    if (merged.currentContext === undefined && typeof current === "string" && current !== "") {
+      merged.currentContext = current;
+    }
+  }
+  return merged;
 }
 
 function relativeTo(path: string, file: string): string {
   return isAbsolute(file) ? file : join(dirname(path), file);
 }
 
-function readCertificateAuthority(
-  cluster: NonNullable<KubeconfigFile["clusters"]>[number]["cluster"],
-  path: string,
-): string | undefined {
-  const data = cluster?.["certificate-authority-data"];
+function readToken(user: FromFile<UserEntry> | undefined): string | undefined {
+  const entry = user?.value;
+  if (user === undefined || entry === undefined) return undefined;
+  if (typeof entry.token === "string" && entry.token !== "") return entry.token;
+  if (typeof entry.tokenFile !== "string") return undefined;
+  return readFileSync(relativeTo(user.file, entry.tokenFile), "utf8").trim();
+}
+
+function readCertificateAuthority(cluster: FromFile<ClusterEntry>): string | undefined {
+  const data = cluster.value["certificate-authority-data"];
   if (typeof data === "string" && data !== "") return Buffer.from(data, "base64").toString("utf8");
-  const file = cluster?.["certificate-authority"];
-  return typeof file === "string" && file !== "" ? readFileSync(relativeTo(path, file), "utf8") : undefined;
+  const file = cluster.value["certificate-authority"];
+  return typeof file === "string" && file !== "" ? readFileSync(relativeTo(cluster.file, file), "utf8") : undefined;
 }
 
-function parseFile(path: string): KubeconfigFile {
-  if (!existsSync(path)) {
-    throw new KubeconfigError(
-      `no kubeconfig at ${path}: start a cluster with \`kvol up\`, or pass --kubeconfig or set KUBECONFIG`,
-    );
-  }
-  const parsed: unknown = parse(readFileSync(path, "utf8"));
-  if (parsed === null || typeof parsed !== "object") throw new KubeconfigError(`the kubeconfig ${path} is empty`);
-  return parsed as KubeconfigFile;
-}
-
-/** The server, token and namespace of the chosen context. */
+/** The server, credentials and namespace of the chosen context. */
 export function loadClusterAccess(choice: KubeconfigChoice): ClusterAccess {
-  const path = kubeconfigPath(choice);
-  const config = parseFile(path);
-  const contextName = choice.context ?? config["current-context"];
-  if (typeof contextName !== "string" || contextName === "") {
-    throw new KubeconfigError(`the kubeconfig ${path} has no current-context; pass --context`);
+  const config = loadKubeconfig(choice);
+  const source = config.files.join(delimiter);
+  const contextName = choice.context ?? config.currentContext;
+  if (contextName === undefined || contextName === "") {
+    throw new KubeconfigError(`the kubeconfig ${source} has no current-context; pass --context`);
   }
-  const context = entryNamed(config.contexts, contextName, "context");
-  if (context === undefined) throw new KubeconfigError(`the kubeconfig ${path} has no context "${contextName}"`);
-  const cluster = entryNamed(config.clusters, String(context.cluster ?? ""), "cluster");
-  if (typeof cluster?.server !== "string" || cluster.server === "") {
-    throw new KubeconfigError(`the context "${contextName}" of ${path} names no cluster with a server address`);
+  const context = config.contexts.get(contextName)?.value;
+  if (context === undefined) {
+    const known = [...config.contexts.keys()].join(", ") || "none";
+    throw new KubeconfigError(`the kubeconfig ${source} has no context "${contextName}" (contexts: ${known})`);
   }
-  const token = readToken(entryNamed(config.users, String(context.user ?? ""), "user"), path);
+  const cluster = config.clusters.get(String(context.cluster ?? ""));
+  if (cluster === undefined || typeof cluster.value.server !== "string" || cluster.value.server === "") {
+    throw new KubeconfigError(`the context "${contextName}" of ${source} names no cluster with a server address`);
+  }
+  const token = readToken(config.users.get(String(context.user ?? "")));
   const namespace = typeof context.namespace === "string" && context.namespace !== "" ? context.namespace : "default";
-  const caPem = readCertificateAuthority(cluster, path);
+  const caPem = readCertificateAuthority(cluster);
   return {
-    server: cluster.server.replace(/\/+$/, ""),
+    server: cluster.value.server.replace(/\/+$/, ""),
     ...(token === undefined ? {} : { token }),
     ...(caPem === undefined ? {} : { caPem }),
-    ...(cluster["insecure-skip-tls-verify"] === true ? { insecureSkipTlsVerify: true } : {}),
+    ...(cluster.value["insecure-skip-tls-verify"] === true ? { insecureSkipTlsVerify: true } : {}),
     namespace,
-    source: path,
+    context: contextName,
+    source,
   };
 }

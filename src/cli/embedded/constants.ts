@@ -24,6 +24,7 @@ export const caFileName = "ca.crt";
 export const certificateCommonName = "kvol-apiserver";
 export const logFileName = "kvol.log";
 export const pidFileName = "kvol.pid";
+export const clockFileName = "clock";
 export const nodeTokenDirName = "node-tokens";
 
 /** Random bytes in each generated bearer token (256 bits). */

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { parseTokenFile } from "../../apiserver/auth/token-file.ts";
-import { DataDir, plainHttpUrl, readKubeconfig } from "./data-dir.ts";
+import { loadClusterAccess } from "../client/kubeconfig.ts";
+import { waitFor } from "../testing/wait-for.ts";
+import { DataDir, isZombie, plainHttpUrl } from "./data-dir.ts";
 
 describe("data directory", () => {
   let dir: string;
@@ -39,13 +41,11 @@ describe("data directory", () => {
 
   it("writes a kubeconfig that names the server, its CA and the token", () => {
     const path = data.writeKubeconfig("https://127.0.0.1:6443", "tok", "-----BEGIN CERTIFICATE-----\nx\n");
-    assert.deepEqual(readKubeconfig(path), { server: "https://127.0.0.1:6443", token: "tok" });
-    assert.match(readFileSync(path, "utf8"), /certificate-authority-data: /);
+    const access = loadClusterAccess({ kubeconfig: path, env: {} });
+    assert.equal(access.server, "https://127.0.0.1:6443");
+    assert.equal(access.token, "tok");
+    assert.equal(access.caPem, "-----BEGIN CERTIFICATE-----\nx\n");
     assert.equal(plainHttpUrl("https://127.0.0.1:6443"), "http://127.0.0.1:6443");
-    assert.throws(
-      () => readKubeconfig(join(dir, "missing")),
-      /no kubeconfig at .*: start the cluster with `kvol up` first/,
-    );
   });
 
   it("refuses a directory a live process holds, and takes over one a dead process left", () => {
@@ -59,5 +59,51 @@ describe("data directory", () => {
     data.lock();
     assert.equal(readFileSync(pidFile, "utf8").trim(), String(process.pid));
     data.unlock();
+  });
+
+  it("takes over a pid file whose process is a zombie not yet reaped (right after kill -9)", async () => {
+    // `sleep 0 &` exits at once; its parent becomes `sleep 5`, which never reaps it.
+    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = await new Promise<number>((resolve) =>
+        parent.stdout.once("data", (b: Buffer) => resolve(Number(b.toString()))),
+      );
+      await waitFor("the child to become a zombie", () => isZombie(zombie), 5_000);
+      writeFileSync(data.file("kvol.pid"), `${zombie}\n`);
+      data.lock();
+      assert.equal(readFileSync(data.file("kvol.pid"), "utf8").trim(), String(process.pid));
+      data.unlock();
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
+
+  it("makes a pre-created directory owner-only, with every file in it, and creates private files", () => {
+    const shared = join(dir, "shared");
+    mkdirSync(join(shared, "node-tokens"), { recursive: true, mode: 0o755 });
+    chmodSync(shared, 0o755);
+    writeFileSync(join(shared, "kvol.db"), "", { mode: 0o644 });
+    writeFileSync(join(shared, "kubeconfig"), "", { mode: 0o644 });
+    writeFileSync(join(shared, "node-tokens", "node-1"), "t\n", { mode: 0o644 });
+    const taken = new DataDir(shared);
+    taken.create();
+    assert.equal(statSync(shared).mode & 0o777, 0o700);
+    for (const file of ["kvol.db", "kubeconfig", "node-tokens/node-1"]) {
+      assert.equal(statSync(join(shared, file)).mode & 0o777, 0o600, file);
+    }
+    taken.writeKubeconfig("https://127.0.0.1:6443", "tok", "pem");
+    assert.equal(statSync(join(shared, "ca.crt")).mode & 0o777, 0o600);
+    assert.equal(statSync(taken.privateFile("new.db")).mode & 0o777, 0o600);
+    taken.lock();
+    assert.equal(statSync(join(shared, "kvol.pid")).mode & 0o777, 0o600);
+    taken.unlock();
+  });
+
+  it("keeps the cluster clock's time across a stop, so a run at --speed resumes where its clock was", () => {
+    assert.equal(data.savedClockMs(), undefined);
+    data.saveClock(1_795_751_284_518);
+    assert.equal(new DataDir(dir).savedClockMs(), 1_795_751_284_518);
+    writeFileSync(data.file("clock"), "garbage\n");
+    assert.equal(data.savedClockMs(), undefined, "an unreadable clock file is ignored: the wall clock is used");
   });
 });

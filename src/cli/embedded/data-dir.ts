@@ -8,17 +8,30 @@
  *   ca.crt            the API server's self-signed certificate, made at each start (in the kubeconfig too)
  *   kvol.log          the log of the control plane and the simulated nodes
  *   kvol.pid          the process using the directory, so a second one does not start on it
+ *   clock             the cluster clock's time (epoch ms) at the last stop, ahead of the wall clock after a --speed run
  *   node-tokens/N     the token of node N for `kvol node --token-file` (`kvol server --node-tokens`)
  */
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
 import { formatTokenLine, parseTokenFile, type TokenEntry } from "../../apiserver/auth/token-file.ts";
 import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-info.ts";
 import {
   caFileName,
+  clockFileName,
   dataDirEnvironmentVariable,
   defaultDataDirName,
   kubeconfigFileName,
@@ -28,9 +41,15 @@ import {
   tokenFileName,
 } from "./constants.ts";
 
-/** Owner-only: these files hold credentials. */
+/** Owner-only: these files hold credentials (tokens, the kubeconfig) and Secrets (the store, the log). */
 const privateFileMode = 0o600;
 const privateDirMode = 0o700;
+
+/** Writes `text` readable by its owner only, also when the file existed with a wider mode. */
+function writePrivateFile(path: string, text: string): void {
+  writeFileSync(path, text, { mode: privateFileMode });
+  chmodSync(path, privateFileMode);
+}
 
 export function defaultDataDir(environment: NodeJS.ProcessEnv = process.env): string {
   return environment[dataDirEnvironmentVariable] || join(homedir(), defaultDataDirName);
@@ -59,8 +78,37 @@ export class DataDir {
     return this.file(kubeconfigFileName);
   }
 
+  /**
+   * Creates the directory, or takes a pre-created one: either way it ends owner-only (0700), and
+   * so does every file already in it (0600) — files of an older kvol, a store copied in.
+   */
   create(): void {
     mkdirSync(this.path, { recursive: true, mode: privateDirMode });
+    chmodSync(this.path, privateDirMode);
+    this.restrictFiles(this.path);
+    const nodeTokens = this.file(nodeTokenDirName);
+    if (existsSync(nodeTokens)) {
+      chmodSync(nodeTokens, privateDirMode);
+      this.restrictFiles(nodeTokens);
+    }
+  }
+
+  private restrictFiles(dir: string): void {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isFile()) chmodSync(join(dir, entry.name), privateFileMode);
+    }
+  }
+
+  /**
+   * The path of file `name`, created empty and owner-only when missing, so a program that creates
+   * files with the umask's mode (SQLite: the store, then its -wal and -shm with the store's mode)
+   * finds it private already.
+   */
+  privateFile(name: string): string {
+    const path = this.file(name);
+    closeSync(openSync(path, "a", privateFileMode));
+    chmodSync(path, privateFileMode);
+    return path;
   }
 
   /** The token file's entries; an empty list when there is no file yet. */
@@ -86,7 +134,7 @@ export class DataDir {
     if (existing === undefined) this.appendToken({ token, user });
     mkdirSync(this.file(nodeTokenDirName), { recursive: true, mode: privateDirMode });
     const path = this.nodeTokenFile(nodeName);
-    writeFileSync(path, `${token}\n`, { mode: privateFileMode });
+    writePrivateFile(path, `${token}\n`);
     return path;
   }
 
@@ -100,14 +148,15 @@ export class DataDir {
 
   /** Writes the administrator's kubeconfig for the server at `url` (HTTPS, trusting `caPem`); returns its path. */
   writeKubeconfig(url: string, token: string, caPem: string): string {
-    writeFileSync(this.file(caFileName), caPem);
-    writeFileSync(this.kubeconfigFile, kubeconfigText(url, token, caPem), { mode: privateFileMode });
+    writePrivateFile(this.file(caFileName), caPem);
+    writePrivateFile(this.kubeconfigFile, kubeconfigText(url, token, caPem));
     return this.kubeconfigFile;
   }
 
   /**
    * Claims the directory for this process; throws when another live process holds it. A pid file
-   * left by a process that died (SIGKILL, a crash) is taken over.
+   * left by a process that died (SIGKILL, a crash) is taken over, also while that process is still
+   * a zombie its parent has not reaped (right after `kill -9`).
    */
   lock(): void {
     const pidFile = this.file(pidFileName);
@@ -119,7 +168,22 @@ export class DataDir {
         );
       }
     }
-    writeFileSync(pidFile, `${process.pid}\n`);
+    writePrivateFile(pidFile, `${process.pid}\n`);
+  }
+
+  /**
+   * The cluster clock's time at the last clean stop, when a file holds one: a run at `--speed`
+   * leaves it ahead of the wall clock, and the next start resumes from it.
+   */
+  savedClockMs(): number | undefined {
+    const path = this.file(clockFileName);
+    if (!existsSync(path)) return undefined;
+    const value = Number(readFileSync(path, "utf8").trim());
+    return Number.isFinite(value) && value > 0 ? value : undefined;
+  }
+
+  saveClock(nowMs: number): void {
+    writePrivateFile(this.file(clockFileName), `${nowMs}\n`);
   }
 
   unlock(): void {
@@ -130,11 +194,31 @@ export class DataDir {
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else; ESRCH: it is gone.
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return !isZombie(pid);
+}
+
+/**
+ * Whether the process has exited and waits only to be reaped (state Z, or X while being reaped):
+ * the state is the field after the command name in /proc/PID/stat, whose name may itself hold
+ * spaces and parentheses, hence the last ")". Without /proc (not Linux) a process that answers
+ * signals counts as alive.
+ */
+export function isZombie(pid: number): boolean {
+  const statPath = `/proc/${pid}/stat`;
+  if (!existsSync(statPath)) return false;
+  let stat: string;
+  try {
+    stat = readFileSync(statPath, "utf8");
+  } catch (error) {
+    // Gone between the check and the read: it is not alive either.
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X";
 }
 
 export const kubeconfigClusterName = "kvol";
@@ -152,34 +236,10 @@ export function kubeconfigText(url: string, token: string, caPem: string): strin
   });
 }
 
-export interface KubeconfigAccess {
-  server: string;
-  token: string;
-}
-
 /**
  * The plain-HTTP address of the same server: kvol's API server answers HTTP and HTTPS on one
  * port, and kvol's own clients use HTTP there (the kubeconfig names HTTPS for kubectl).
  */
 export function plainHttpUrl(server: string): string {
   return server.replace(/^https:/, "http:");
-}
-
-interface KubeconfigShape {
-  clusters?: { cluster?: { server?: unknown } }[];
-  users?: { user?: { token?: unknown } }[];
-}
-
-/** The server and token of a kubeconfig `kvol up` wrote (for `kvol fault`). */
-export function readKubeconfig(path: string): KubeconfigAccess {
-  if (!existsSync(path)) {
-    throw new Error(`no kubeconfig at ${path}: start the cluster with \`kvol up\` first, or pass --data-dir`);
-  }
-  const config = parse(readFileSync(path, "utf8")) as KubeconfigShape | null;
-  const server = config?.clusters?.[0]?.cluster?.server;
-  const token = config?.users?.[0]?.user?.token;
-  if (typeof server !== "string" || typeof token !== "string") {
-    throw new Error(`the kubeconfig ${path} names no server or no token; start the cluster again to rewrite it`);
-  }
-  return { server, token };
 }

@@ -10,11 +10,14 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { RealClock } from "../../runtime/real-clock.ts";
+import { capturedIo } from "../client/cli-test-support.ts";
 import { runFaultCommand } from "../fault-command.ts";
+import { runSpeedCommand } from "../speed-command.ts";
 import { StepProgress } from "../step-progress.ts";
 import { waitFor } from "../testing/wait-for.ts";
 import { EmbeddedCluster } from "./embedded-cluster.ts";
 import { faultsPath } from "./fault-endpoint.ts";
+import { speedPath } from "./speed-endpoint.ts";
 
 const secretText = "s3cr3t-Value-that-must-never-be-logged";
 const secretBytes = "binary-Secret-bytes-never-logged";
@@ -104,21 +107,13 @@ describe("embedded cluster", () => {
     assert.equal(healed.status, 201, JSON.stringify(healed.body));
     assert.ok(embedded.cluster.kubelet("node-1")?.running);
 
-    const cliOutput: string[] = [];
-    const io = {
-      stdout: (t: string) => cliOutput.push(t),
-      stderr: () => undefined,
-      stopRequested: () => new Promise<string>(() => undefined),
-    };
-    assert.equal(await runFaultCommand(["node-power-off", "node-1", "--data-dir", dir], io), 0, cliOutput.join(""));
+    // Only KUBECONFIG set, as `kvol up` tells a user to: the command finds the https server and its credentials.
+    const io = capturedIo({ KUBECONFIG: embedded.kubeconfigPath }, new RealClock());
+    assert.equal(await runFaultCommand(["node-power-off", "node-1"], io), 0, io.stderr);
     assert.equal(embedded.cluster.kubelet("node-1"), undefined);
-    assert.equal(
-      await runFaultCommand(["node-power-off", "node-1", "--heal", "--data-dir", dir], io),
-      0,
-      cliOutput.join(""),
-    );
+    assert.equal(await runFaultCommand(["node-power-off", "node-1", "--heal", "--data-dir", dir], io), 0, io.stderr);
     assert.ok(embedded.cluster.kubelet("node-1")?.running);
-    assert.deepEqual(cliOutput, ["fault node-power-off injected\n", "fault node-power-off healed\n"]);
+    assert.equal(io.stdout, "fault node-power-off injected\nfault node-power-off healed\n");
 
     const unknown = await call("POST", faultsPath, { fault: "no-such-fault" });
     assert.equal(unknown.status, 404);
@@ -134,6 +129,29 @@ describe("embedded cluster", () => {
     const asNode = await call("POST", faultsPath, { fault: "node-power-off", params: { node: "node-1" } }, nodeToken);
     assert.equal(asNode.status, 403);
     assert.ok(embedded.cluster.kubelet("node-1")?.running, "a refused fault must change nothing");
+  });
+
+  it("changes the clock's speed through kvol speed, for administrators only", async () => {
+    const io = capturedIo({ KUBECONFIG: embedded.kubeconfigPath }, new RealClock());
+    assert.equal(await runSpeedCommand([], io), 0, io.stderr);
+    assert.equal(await runSpeedCommand(["60"], io), 0, io.stderr);
+    assert.equal(io.stdout, "speed: 1× (real time)\nspeed: 60×\n");
+    assert.equal(embedded.speed, 60);
+    const before = embedded.cluster.clock.now();
+    await new RealClock().sleep(200);
+    assert.ok(embedded.cluster.clock.now() - before >= 6_000, "200 ms of wall time is 12 s of the cluster at 60×");
+
+    const refused = capturedIo({ KUBECONFIG: embedded.kubeconfigPath }, new RealClock());
+    assert.equal(await runSpeedCommand(["0"], refused), 2);
+    assert.match(refused.stderr, /^error: the speed must be a number from 0.1 to 1000, got "0"/);
+    assert.equal(
+      (await call("PUT", speedPath, { speed: 5000 })).body.message,
+      "speed: the speed must be a number from 0.1 to 1000, got 5000",
+    );
+    const nodeToken = readFileSync(embedded.dataDir.ensureNodeToken("node-1"), "utf8").trim();
+    assert.equal((await call("PUT", speedPath, { speed: 2 }, nodeToken)).status, 403);
+    assert.equal(await runSpeedCommand(["1"], io), 0, io.stderr);
+    assert.equal(embedded.speed, 1);
   });
 
   it("never logs Secret data, stringData or a refused secret's value, even at debug level", async () => {

@@ -27,6 +27,7 @@ import { DataDir } from "./data-dir.ts";
 import { faultEndpoint } from "./fault-endpoint.ts";
 import { LogFileSink } from "./log-file-sink.ts";
 import { reattachSimDisks, restoreSimDisks } from "./restore-sim-disks.ts";
+import { type SpeedControl, speedEndpoint } from "./speed-endpoint.ts";
 import { WallClockPacer } from "./wall-clock-pacer.ts";
 
 /** Seeds for uids and generated names: a new one per start, so no uid of an earlier run comes back. */
@@ -45,6 +46,10 @@ export interface EmbeddedClusterOptions {
   /** Log lines also go to stderr. */
   verbose: boolean;
   progress: StepProgress;
+  /** The pace of the cluster's clock against the wall clock (`kvol up --speed`); default 1. */
+  speed?: number;
+  /** Why the speed must stay 1 (nodes that run on the wall clock elsewhere); `kvol speed` says it. */
+  speedFixedBecause?: string;
   /** Called as soon as the API server listens, before the nodes start. */
   onListening: (cluster: EmbeddedCluster) => void;
 }
@@ -103,6 +108,16 @@ export class EmbeddedCluster {
     return this.server.url;
   }
 
+  /** The address the kubeconfig holds: HTTPS (the same port also answers plain HTTP, `url`). */
+  get kubeconfigUrl(): string {
+    return this.server.secureUrl ?? this.server.url;
+  }
+
+  /** The pace of the cluster's clock: virtual milliseconds per wall-clock millisecond. */
+  get speed(): number {
+    return this.pacer.speed;
+  }
+
   static async start(options: EmbeddedClusterOptions): Promise<EmbeddedCluster> {
     const temporaryDir = options.dataDir === undefined;
     const dataDir = new DataDir(options.dataDir ?? mkdtempSync(join(tmpdir(), "kvol-")));
@@ -134,7 +149,9 @@ export class EmbeddedCluster {
     const adminToken = dataDir.ensureAdminToken();
     const authenticator = new TokenFileAuthenticator(dataDir.tokenFile);
     const real = new RealClock();
-    const clock = new VirtualClock({ startTimeMs: real.now() });
+    // A run at --speed leaves the cluster's clock ahead of the wall clock; it resumes from there,
+    // so no object's timestamp lies in its future.
+    const clock = new VirtualClock({ startTimeMs: Math.max(real.now(), dataDir.savedClockMs() ?? 0) });
     const storePath = dataDir.file(storeFileName);
     const cluster = await options.progress.step(
       options.ephemeral ? "control plane started (memory store)" : `control plane started (store ${storePath})`,
@@ -146,7 +163,10 @@ export class EmbeddedCluster {
           logSink,
           ...(options.ephemeral
             ? {}
-            : { openStore: (storeClock, random) => openSqliteStore({ path: storePath, clock: storeClock, random }) }),
+            : {
+                openStore: (storeClock, random) =>
+                  openSqliteStore({ path: dataDir.privateFile(storeFileName), clock: storeClock, random }),
+              }),
         }),
     );
     undo.push(async () => {
@@ -158,7 +178,15 @@ export class EmbeddedCluster {
       virtual: clock,
       real,
       onTaskError: (error) => cluster.logger.error("a cluster timer failed", { error }),
+      ...(options.speed === undefined ? {} : { speed: options.speed }),
     });
+    const speedControl: SpeedControl = {
+      get speed() {
+        return pacer.speed;
+      },
+      setSpeed: (speed) => pacer.setSpeed(speed),
+      fixedBecause: options.speedFixedBecause,
+    };
     pacer.start();
     undo.push(() => pacer.stop());
     const tls = servingCertificate(options.host, real.now());
@@ -170,7 +198,10 @@ export class EmbeddedCluster {
       host: options.host,
       authenticator,
       tls,
-      extensions: [faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" }))],
+      extensions: [
+        faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" })),
+        speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
+      ],
     });
     undo.push(() => server.close());
     const kubeconfigPath = dataDir.writeKubeconfig(server.secureUrl ?? server.url, adminToken, tls.certificatePem);
@@ -195,6 +226,7 @@ export class EmbeddedCluster {
   private async stopOnce(): Promise<void> {
     await this.server.close();
     await this.pacer.stop();
+    this.dataDir.saveClock(this.cluster.clock.now());
     const stopped = await this.withinShutdownTimeout(this.cluster.stop());
     if (!stopped) this.cluster.logger.warn("controllers did not stop in time; closing the store anyway");
     await this.cluster.store.close();

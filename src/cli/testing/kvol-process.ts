@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { plainHttpUrl } from "../embedded/data-dir.ts";
 import { waitFor } from "./wait-for.ts";
 
 const kvolBin = fileURLToPath(new URL("../../../bin/kvol.js", import.meta.url));
@@ -58,11 +59,16 @@ export class KvolProcess {
   }
 }
 
-/** The address and kubeconfig path `kvol up` and `kvol server` print first. */
+/**
+ * The address and kubeconfig path `kvol up` and `kvol server` print first: `url` is the plain-HTTP
+ * form of the printed (kubeconfig's HTTPS) address, which the same port answers, for tests that
+ * call the server without its certificate authority.
+ */
 export async function startedCluster(
   kvol: KvolProcess,
   timeoutMs: number,
-): Promise<{ url: string; kubeconfigPath: string }> {
+): Promise<{ url: string; kubeconfigUrl: string; kubeconfigPath: string }> {
   const match = await kvol.waitForOutput(/API server: (\S+)\nkubeconfig: (\S+)\n/, timeoutMs);
-  return { url: match[1] ?? "", kubeconfigPath: match[2] ?? "" };
+  const kubeconfigUrl = match[1] ?? "";
+  return { url: plainHttpUrl(kubeconfigUrl), kubeconfigUrl, kubeconfigPath: match[2] ?? "" };
 }
