@@ -4,6 +4,12 @@
  * volume poll, the pod resync) live in `api/timers.ts`; these are the fixed ones.
  */
 
+/**
+ * The kubelet's agent name on its node: the processes it forks without a scope of their own carry it
+ * (kubelet.service's cgroup), and a kubelet restart kills those and no other agent's.
+ */
+export const kubeletAgentName = "kubelet";
+
 // Pod workers (pkg/kubelet/kubelet.go, pod_workers.go)
 
 /** `backOffPeriod`: a pod sync that failed (e.g. volumes not mounted in time) is retried after this. */

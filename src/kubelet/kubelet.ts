@@ -11,8 +11,8 @@
  *   and the housekeeping pass.
  *
  * `stop()` is the process being killed: every loop stops and all in-memory state is lost with this
- * object, and the processes in the agent's own scope on the node die (FUSE daemons started without
- * a scope of their own). Operations still in flight stop where they are (process-lifetime.ts): the
+ * object, and the processes in the kubelet's own scope on the node die (FUSE daemons it forked without
+ * a scope of their own) — only those: a CSI node plugin's daemons live in the plugin's scope. Operations still in flight stop where they are (process-lifetime.ts): the
  * kubelet reaches its Host and Clock only through its ProcessLifetime. Containers belong to the
  * node's runtime and keep running; a new Kubelet over the same Host is a kubelet restart, which
  * reconstructs its volumes from disk.
@@ -36,7 +36,12 @@ import { simSocketTable } from "../volume/plugins/csi/connector/sim-socket-table
 import { SocketCsiConnector } from "../volume/plugins/csi/connector/socket-csi-connector.ts";
 import { CsiDriverRegistry } from "../volume/plugins/csi/csi-driver-registry.ts";
 import { CsiRegistrationHandler } from "../volume/plugins/csi/registration/csi-registration-handler.ts";
-import { housekeepingPeriodMs, nodeRegistrationRetryInitialMs, nodeRegistrationRetryMaxMs } from "./constants.ts";
+import {
+  housekeepingPeriodMs,
+  kubeletAgentName,
+  nodeRegistrationRetryInitialMs,
+  nodeRegistrationRetryMaxMs,
+} from "./constants.ts";
 import { SimContainerRuntime } from "./container/sim-container-runtime.ts";
 import { eventReason, startingKubeletMessage } from "./events.ts";
 import { Housekeeping } from "./housekeeping.ts";
@@ -104,7 +109,7 @@ export interface KubeletOptions {
 interface SimulatedNodeHost {
   readonly options: { readonly address: string };
   readonly poweredOn: boolean;
-  killAgentScope(): unknown;
+  killAgentScope(agent: string): unknown;
 }
 
 function isSimulatedNodeHost(host: Host): host is Host & SimulatedNodeHost {
@@ -142,7 +147,7 @@ export class Kubelet {
   readonly podWorkers: PodWorkers;
   private readonly options: KubeletOptions;
   /** Ends with `stop()`: the kubelet sees its Host and Clock through it. */
-  private readonly lifetime = new ProcessLifetime();
+  private readonly lifetime = new ProcessLifetime(kubeletAgentName);
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly timers: Timers;
@@ -386,7 +391,7 @@ export class Kubelet {
     this.csiDriverInformer.stop();
     this.csiDrivers.closeAll();
     const host = this.options.host;
-    if (isSimulatedNodeHost(host) && host.poweredOn) host.killAgentScope();
+    if (isSimulatedNodeHost(host) && host.poweredOn) host.killAgentScope(kubeletAgentName);
     await this.volumeManager.stop();
     this.lifetime.end();
     this.logger.info("Kubelet stopped");
