@@ -39,6 +39,7 @@ export const defaultContainerStopDelayMs = 0;
 export const probeDefaultPeriodSeconds = 10;
 export const probeDefaultTimeoutSeconds = 1;
 export const probeDefaultFailureThreshold = 3;
+export const probeDefaultSuccessThreshold = 1;
 
 // Node registration and status (kubelet_node_status.go, nodelease controller)
 

@@ -55,7 +55,7 @@ import { ContainerSync } from "./pod/container-sync.ts";
 import { BoundPodManager } from "./pod/pod-manager.ts";
 import { PodSync } from "./pod/pod-sync.ts";
 import { PodWorkers } from "./pod/pod-workers.ts";
-import { LivenessProber } from "./prober/liveness-prober.ts";
+import { Prober } from "./prober/prober.ts";
 import { ProcessLifetime } from "./process-lifetime.ts";
 import { retryUntilStopped } from "./retry-until-stopped.ts";
 import { StatusManager } from "./status/status-manager.ts";
@@ -152,7 +152,7 @@ export class Kubelet {
   private readonly logger: Logger;
   private readonly timers: Timers;
   private readonly recorder: EventRecorder;
-  private readonly prober: LivenessProber;
+  private readonly prober: Prober;
   private readonly nodeStatus: NodeStatusReporter;
   private readonly lease: NodeLease;
   private readonly pluginWatcher: PluginWatcher;
@@ -257,12 +257,14 @@ export class Kubelet {
         : { repairCorruptedCsiMounts: options.repairCorruptedCsiMounts }),
     });
 
-    this.prober = new LivenessProber({
+    this.prober = new Prober({
       clock,
+      rng: rng.stream("prober"),
       host,
       recorder: this.recorder,
       logger: this.logger,
-      onFailure: (uid) => workers().requestSync(uid),
+      onLivenessFailure: (uid) => workers().requestSync(uid),
+      onReadinessChange: (uid) => workers().requestSync(uid),
     });
     const containers = new ContainerSync({
       clock,
