@@ -116,6 +116,12 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Bytes for the command's standard input. */
   input?: string;
+  /**
+   * The agent running the command (`kubelet`): a daemon the command forks without a scope of its own
+   * (a FUSE mount run without systemd-run) joins this agent's scope and dies when the agent does.
+   * A real node needs no name: the child is in the calling process's cgroup already.
+   */
+  agent?: string;
 }
 
 /** Which scope a started daemon lives in, and so which kill takes it down. */

@@ -4,6 +4,12 @@
  * volume poll, the pod resync) live in `api/timers.ts`; these are the fixed ones.
  */
 
+/**
+ * The kubelet's agent name on its node: the processes it forks without a scope of their own carry it
+ * (kubelet.service's cgroup), and a kubelet restart kills those and no other agent's.
+ */
+export const kubeletAgentName = "kubelet";
+
 // Pod workers (pkg/kubelet/kubelet.go, pod_workers.go)
 
 /** `backOffPeriod`: a pod sync that failed (e.g. volumes not mounted in time) is retried after this. */
@@ -33,6 +39,7 @@ export const defaultContainerStopDelayMs = 0;
 export const probeDefaultPeriodSeconds = 10;
 export const probeDefaultTimeoutSeconds = 1;
 export const probeDefaultFailureThreshold = 3;
+export const probeDefaultSuccessThreshold = 1;
 
 // Node registration and status (kubelet_node_status.go, nodelease controller)
 

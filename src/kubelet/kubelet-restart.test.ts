@@ -72,4 +72,49 @@ describe("Kubelet restart", () => {
       "web-3's directory removed",
     );
   });
+
+  it("kills only the daemons in its own scope: a CSI node plugin's FUSE daemons and scoped mounts keep serving", async () => {
+    const env = await KubeletTestEnv.start();
+    envs.push(env);
+    const bucket = env.world.createBucket("photos");
+    bucket.create(
+      bucket.rootIno,
+      "cat.jpg",
+      { type: "file", mode: 0o644, data: new TextEncoder().encode("meow") },
+      "/cat.jpg",
+    );
+    const mountPoints = { plugin: "/mnt/plugin", kubelet: "/mnt/kubelet", scoped: "/mnt/scoped" };
+    for (const path of Object.values(mountPoints)) await env.host.mkdir(path, 0o755);
+    const daemon = (agent: string, path: string) =>
+      env.host.startDaemon({ name: `s3fs:${path}`, command: "s3fs", args: ["photos", path], scope: "agent", agent });
+    await daemon("csi-node/fuse.csi.kvol.io", mountPoints.plugin);
+    await daemon("kubelet", mountPoints.kubelet);
+    const scoped = await env.host.run("systemd-run", [
+      "--description=Kubernetes transient mount for /mnt/scoped",
+      "--scope",
+      "--",
+      "s3fs",
+      "photos",
+      mountPoints.scoped,
+    ]);
+    assert.equal(scoped.exitCode, 0, scoped.output);
+
+    await env.stopKubelet();
+    await env.startKubelet();
+
+    const read = async (path: string) => {
+      try {
+        return new TextDecoder().decode(await env.host.readFile(`${path}/cat.jpg`));
+      } catch (error) {
+        return String(error);
+      }
+    };
+    assert.equal(await read(mountPoints.plugin), "meow", "the plugin's daemon lives with the plugin");
+    assert.equal(await read(mountPoints.scoped), "meow", "a mount run under systemd-run --scope survives");
+    assert.match(
+      await read(mountPoints.kubelet),
+      /transport endpoint is not connected/,
+      "a daemon in kubelet.service's own cgroup dies with it",
+    );
+  });
 });

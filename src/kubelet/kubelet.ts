@@ -11,8 +11,8 @@
  *   and the housekeeping pass.
  *
  * `stop()` is the process being killed: every loop stops and all in-memory state is lost with this
- * object, and the processes in the agent's own scope on the node die (FUSE daemons started without
- * a scope of their own). Operations still in flight stop where they are (process-lifetime.ts): the
+ * object, and the processes in the kubelet's own scope on the node die (FUSE daemons it forked without
+ * a scope of their own) — only those: a CSI node plugin's daemons live in the plugin's scope. Operations still in flight stop where they are (process-lifetime.ts): the
  * kubelet reaches its Host and Clock only through its ProcessLifetime. Containers belong to the
  * node's runtime and keep running; a new Kubelet over the same Host is a kubelet restart, which
  * reconstructs its volumes from disk.
@@ -36,7 +36,12 @@ import { simSocketTable } from "../volume/plugins/csi/connector/sim-socket-table
 import { SocketCsiConnector } from "../volume/plugins/csi/connector/socket-csi-connector.ts";
 import { CsiDriverRegistry } from "../volume/plugins/csi/csi-driver-registry.ts";
 import { CsiRegistrationHandler } from "../volume/plugins/csi/registration/csi-registration-handler.ts";
-import { housekeepingPeriodMs, nodeRegistrationRetryInitialMs, nodeRegistrationRetryMaxMs } from "./constants.ts";
+import {
+  housekeepingPeriodMs,
+  kubeletAgentName,
+  nodeRegistrationRetryInitialMs,
+  nodeRegistrationRetryMaxMs,
+} from "./constants.ts";
 import { SimContainerRuntime } from "./container/sim-container-runtime.ts";
 import { eventReason, startingKubeletMessage } from "./events.ts";
 import { Housekeeping } from "./housekeeping.ts";
@@ -50,7 +55,7 @@ import { ContainerSync } from "./pod/container-sync.ts";
 import { BoundPodManager } from "./pod/pod-manager.ts";
 import { PodSync } from "./pod/pod-sync.ts";
 import { PodWorkers } from "./pod/pod-workers.ts";
-import { LivenessProber } from "./prober/liveness-prober.ts";
+import { Prober } from "./prober/prober.ts";
 import { ProcessLifetime } from "./process-lifetime.ts";
 import { retryUntilStopped } from "./retry-until-stopped.ts";
 import { StatusManager } from "./status/status-manager.ts";
@@ -104,7 +109,7 @@ export interface KubeletOptions {
 interface SimulatedNodeHost {
   readonly options: { readonly address: string };
   readonly poweredOn: boolean;
-  killAgentScope(): unknown;
+  killAgentScope(agent: string): unknown;
 }
 
 function isSimulatedNodeHost(host: Host): host is Host & SimulatedNodeHost {
@@ -142,12 +147,12 @@ export class Kubelet {
   readonly podWorkers: PodWorkers;
   private readonly options: KubeletOptions;
   /** Ends with `stop()`: the kubelet sees its Host and Clock through it. */
-  private readonly lifetime = new ProcessLifetime();
+  private readonly lifetime = new ProcessLifetime(kubeletAgentName);
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly timers: Timers;
   private readonly recorder: EventRecorder;
-  private readonly prober: LivenessProber;
+  private readonly prober: Prober;
   private readonly nodeStatus: NodeStatusReporter;
   private readonly lease: NodeLease;
   private readonly pluginWatcher: PluginWatcher;
@@ -252,12 +257,14 @@ export class Kubelet {
         : { repairCorruptedCsiMounts: options.repairCorruptedCsiMounts }),
     });
 
-    this.prober = new LivenessProber({
+    this.prober = new Prober({
       clock,
+      rng: rng.stream("prober"),
       host,
       recorder: this.recorder,
       logger: this.logger,
-      onFailure: (uid) => workers().requestSync(uid),
+      onLivenessFailure: (uid) => workers().requestSync(uid),
+      onReadinessChange: (uid) => workers().requestSync(uid),
     });
     const containers = new ContainerSync({
       clock,
@@ -386,7 +393,7 @@ export class Kubelet {
     this.csiDriverInformer.stop();
     this.csiDrivers.closeAll();
     const host = this.options.host;
-    if (isSimulatedNodeHost(host) && host.poweredOn) host.killAgentScope();
+    if (isSimulatedNodeHost(host) && host.poweredOn) host.killAgentScope(kubeletAgentName);
     await this.volumeManager.stop();
     this.lifetime.end();
     this.logger.info("Kubelet stopped");

@@ -9,7 +9,7 @@ describe("ProcessLifetime", () => {
     const node = world.addNode("node-a");
     node.setCommandLatency("mount", 5_000);
     await node.mkdir("/mnt/data", 0o755);
-    const lifetime = new ProcessLifetime();
+    const lifetime = new ProcessLifetime("kubelet");
     const host = lifetime.host(node);
     let settled = false;
     void host.run("mount", ["-t", "tmpfs", "tmpfs", "/mnt/data"]).finally(() => {
@@ -35,7 +35,7 @@ describe("ProcessLifetime", () => {
 
   it("stops the process's sleeps, timers and loops, and only its own", async () => {
     const { clock } = newTestWorld();
-    const lifetime = new ProcessLifetime();
+    const lifetime = new ProcessLifetime("kubelet");
     const processClock = lifetime.clock(clock);
     const fired: string[] = [];
     void processClock.sleep(2_000).then(() => fired.push("sleep"));
@@ -50,5 +50,32 @@ describe("ProcessLifetime", () => {
     await clock.advanceBy(5_000);
     assert.deepEqual(fired, ["loop", "loop", "someone else's timer"]);
     assert.equal(processClock.now(), clock.now(), "the time itself is the node's");
+  });
+
+  it("names its daemons: a FUSE mount it runs without systemd-run is the kubelet's, one under systemd-run --scope is no one's", async () => {
+    const { world } = newTestWorld();
+    world.createBucket("photos");
+    const node = world.addNode("node-a");
+    await node.mkdir("/mnt/own", 0o755);
+    await node.mkdir("/mnt/scoped", 0o755);
+    const host = new ProcessLifetime("kubelet").host(node);
+    assert.equal((await host.run("s3fs", ["photos", "/mnt/own"])).exitCode, 0);
+    const scoped = await host.run("systemd-run", [
+      "--description=test",
+      "--scope",
+      "--",
+      "s3fs",
+      "photos",
+      "/mnt/scoped",
+    ]);
+    assert.equal(scoped.exitCode, 0, scoped.output);
+    const daemons = await node.daemons();
+    assert.deepEqual(
+      daemons.map((daemon) => [daemon.args[1], daemon.scope, daemon.agent]),
+      [
+        ["/mnt/own", "agent", "kubelet"],
+        ["/mnt/scoped", "own", undefined],
+      ],
+    );
   });
 });

@@ -11,6 +11,11 @@
  * - a new Host call never starts, and never settles;
  * - sleeps never resolve, timers and loops never fire again.
  * A promise that never settles is collected with everything waiting on it.
+ *
+ * The process has a name, its agent (`kubelet`): commands and daemons it starts on the Host carry it,
+ * so a daemon forked into the process's own scope (a FUSE mount run without systemd-run) is known to
+ * be the process's and dies with it — and only those do; another agent's daemons (a CSI node plugin's)
+ * and those in a scope of their own live on.
  */
 import type { CommandResult, DaemonSpec, FileStat, Host, MountInfo, ProcessInfo, RunOptions } from "../host/host.ts";
 import type { Clock, Timer } from "../runtime/clock.ts";
@@ -30,6 +35,10 @@ const noTimer: Timer = {
 
 export class ProcessLifetime {
   private alive = true;
+
+  /** `agent`: the name the process's commands and daemons carry on the Host (DaemonSpec.agent). */
+  constructor(readonly agent: string) {}
+
   /** Timers and loops scheduled by the process, cancelled when it ends. */
   private readonly timers = new Set<Timer>();
 
@@ -175,11 +184,13 @@ class LifetimeHost implements Host {
   }
 
   run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult> {
-    return this.lifetime.guard(() => this.host.run(command, args, options));
+    const agent = options?.agent ?? this.lifetime.agent;
+    return this.lifetime.guard(() => this.host.run(command, args, { ...options, agent }));
   }
 
   startDaemon(spec: DaemonSpec): Promise<ProcessInfo> {
-    return this.lifetime.guard(() => this.host.startDaemon(spec));
+    const owned = spec.scope === "agent" && spec.agent === undefined ? { ...spec, agent: this.lifetime.agent } : spec;
+    return this.lifetime.guard(() => this.host.startDaemon(owned));
   }
 
   isProcessAlive(pid: number): Promise<boolean> {

@@ -148,7 +148,7 @@ export class SimHost implements Host {
             cancellation.cancel(new HostError("ETIMEDOUT", "exec", command, `killed after ${timeoutMs} ms`)),
           );
     try {
-      return await cancellation.race(this.execute(state, command, args, "agent", cancellation));
+      return await cancellation.race(this.execute(state, command, args, "agent", options.agent, cancellation));
     } finally {
       timer?.cancel();
       cancellation.dispose();
@@ -337,6 +337,7 @@ export class SimHost implements Host {
     command: string,
     args: readonly string[],
     scope: ProcessInfo["scope"],
+    agent: string | undefined,
     cancellation: Cancellation,
   ): Promise<CommandResult> {
     const name = posix.basename(command);
@@ -347,9 +348,10 @@ export class SimHost implements Host {
       kernel: this.kernel,
       state,
       scope,
+      agent,
       cancellation,
       isInstalled: (other) => this.installed.has(posix.basename(other)),
-      run: (child, childArgs, childScope) => this.execute(state, child, childArgs, childScope, cancellation),
+      run: (child, childArgs, childScope) => this.execute(state, child, childArgs, childScope, agent, cancellation),
       sleep: (delayMs) => cancellation.race(clock.sleep(delayMs)),
     };
     const latencyMs = this.commandLatencyMs.get(name) ?? 0;

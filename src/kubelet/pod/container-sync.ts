@@ -29,7 +29,7 @@ import {
   startedContainerMessage,
   stoppingContainerMessage,
 } from "../events.ts";
-import type { LivenessProber } from "../prober/liveness-prober.ts";
+import type { Prober } from "../prober/prober.ts";
 import type { ContainerView, ContainerWaiting } from "../status/generate-pod-status.ts";
 import { terminationGracePeriodMs } from "./pod-workers.ts";
 import { RestartBackoff, restartBackoffKey } from "./restart-backoff.ts";
@@ -38,7 +38,7 @@ export interface ContainerSyncOptions {
   clock: Clock;
   host: Host;
   runtime: SimContainerRuntime;
-  prober: LivenessProber;
+  prober: Prober;
   recorder: EventRecorder;
   logger: Logger;
   /** Outer volume name → node path of the pod's mounted volumes (the volume manager's answer). */
@@ -90,7 +90,7 @@ export class ContainerSync {
       const previous = this.options.runtime.previous(uid, container.name);
       const waiting = this.waiting.get(uid)?.get(container.name);
       views.set(container.name, {
-        ...(current === undefined ? {} : { current }),
+        ...(current === undefined ? {} : { current, ready: this.options.prober.isReady(current) }),
         ...(previous === undefined ? {} : { previous }),
         ...(waiting === undefined ? {} : { waiting }),
       });
@@ -107,6 +107,8 @@ export class ContainerSync {
     const uid = uidOf(pod);
     let current = this.options.runtime.current(uid, container.name);
     if (current?.state === "running") {
+      // A kubelet started after the one that started the container probes it too (AddPod at sync).
+      this.options.prober.addContainer(pod, current);
       if (!this.options.prober.hasFailed(current.id)) return;
       await this.killForLiveness(pod, current);
       current = this.options.runtime.current(uid, container.name);

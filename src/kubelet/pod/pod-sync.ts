@@ -20,7 +20,7 @@ import type { Logger } from "../../runtime/logger.ts";
 import { podDir, podVolumesDir } from "../../volume/paths.ts";
 import type { SimContainerRuntime } from "../container/sim-container-runtime.ts";
 import { eventReason, unableToAttachOrMountMessage } from "../events.ts";
-import type { LivenessProber } from "../prober/liveness-prober.ts";
+import type { Prober } from "../prober/prober.ts";
 import { type GeneratedPodStatus, generatePodStatus } from "../status/generate-pod-status.ts";
 import type { StatusManager } from "../status/status-manager.ts";
 import type { VolumeManager } from "../volumemanager/volume-manager.ts";
@@ -38,7 +38,7 @@ export interface PodSyncOptions {
   statusManager: StatusManager;
   containers: ContainerSync;
   runtime: SimContainerRuntime;
-  prober: LivenessProber;
+  prober: Prober;
   terminatedPodVolumeCleanupPollMs: number;
   /** How long SyncTerminatedPod polls for volume directories before the worker retries it. */
   terminatedPodVolumeCleanupTimeoutMs: number;

@@ -24,6 +24,8 @@ export interface ContainerWaiting {
 /** What the kubelet knows of one container of the pod. */
 export interface ContainerView {
   current?: ContainerInstance;
+  /** The readiness result of the current instance while it runs (false until a readiness probe succeeded). */
+  ready?: boolean;
   previous?: ContainerInstance;
   /** Set while the container is not running and is expected to (re)start. */
   waiting?: ContainerWaiting;
@@ -87,7 +89,7 @@ function containerStatus(name: string, image: string, view: ContainerView | unde
   if (current === undefined) return status;
   status.containerID = current.id;
   status.state = stateOf(current);
-  status.ready = current.state === "running";
+  status.ready = current.state === "running" && view?.ready !== false;
   status.started = current.state === "running";
   if (view?.previous !== undefined) status.lastState = { terminated: terminatedState(view.previous) };
   return status;

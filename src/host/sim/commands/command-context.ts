@@ -13,6 +13,8 @@ export interface CommandContext {
   readonly state: BootState;
   /** The scope a daemon forked by this command joins: the caller's ("agent"), or "own" inside systemd-run --scope. */
   readonly scope: DaemonScope;
+  /** The agent whose scope an "agent"-scope daemon joins (RunOptions.agent), if the caller named one. */
+  readonly agent: string | undefined;
   readonly cancellation: Cancellation;
   isInstalled(command: string): boolean;
   /** Runs another command as a child in `scope`; an uninstalled one exits 127. */

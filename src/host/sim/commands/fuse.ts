@@ -143,10 +143,16 @@ export async function mountFuseType(
     target: request.target,
     args: [source, request.target, "-o", mountOptionsFor(request).join(",")],
     scope: context.scope,
+    ...agentOf(context),
     name: `${program}:${request.target}`,
     cancellation: context.cancellation,
   });
   return error === undefined ? succeeded() : failed(mountFailureExitStatus, error);
+}
+
+/** The agent a daemon forked by the command belongs to: the caller's, unless it runs in a scope of its own. */
+function agentOf(context: CommandContext): { agent?: string } {
+  return context.scope === "agent" && context.agent !== undefined ? { agent: context.agent } : {};
 }
 
 /** Running a FUSE program directly (`s3fs bucket /mnt`): it mounts, daemonizes and exits 0. */
@@ -160,6 +166,7 @@ export function fuseProgramCommand(program: string): CommandHandler {
       ...parsed,
       args,
       scope: context.scope,
+      ...agentOf(context),
       name: `${program}:${parsed.target}`,
       cancellation: context.cancellation,
     });

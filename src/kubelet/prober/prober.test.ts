@@ -117,4 +117,91 @@ describe("Liveness probes on volumes", () => {
     assert.equal(status?.restartCount, 1);
     assert.notEqual(status?.state?.running, undefined);
   });
+
+  it("probes again after a kubelet restart: the container on the dead mount is restarted, as before the restart", async () => {
+    const { env, mountBucket } = await startWithBucket();
+    envs.push(env);
+    const daemonPid = await mountBucket();
+    await env.createPod(bucketPod());
+    await env.runFor(60_000);
+    await env.stopKubelet();
+    await env.startKubelet();
+    await env.runFor(60_000);
+    assert.equal((await containerStatus(env))?.restartCount, 0, "healthy across the restart");
+
+    await env.host.killProcess(daemonPid);
+    const tookMs = await env.runUntil(
+      async () => (await env.podEventTexts("nginx")).some((text) => text.startsWith("Killing: Container nginx failed")),
+      60_000,
+      "the liveness kill after the restart",
+    );
+    // Three failures 5 s apart: the third comes 10 to 15 s after the daemon died.
+    assert.ok(tookMs <= 15_000, `killed ${tookMs} ms after the mount died`);
+    assert.ok(
+      (await env.podEventTexts("nginx")).includes(
+        "Unhealthy: Liveness probe failed: ls: cannot access '/var/lib/www/html': Transport endpoint is not connected\n",
+      ),
+    );
+  });
+});
+
+/** A pod whose container is Ready only while `ls` on its volume works. */
+function readinessPod(): Pod {
+  const pod = bucketPod();
+  const container = pod.spec?.containers[0];
+  if (container === undefined) throw new Error("bucketPod has a container");
+  delete container.livenessProbe;
+  container.readinessProbe = {
+    exec: { command: ["ls", "/var/lib/www/html"] },
+    initialDelaySeconds: 5,
+    periodSeconds: 10,
+  };
+  return pod;
+}
+
+async function podReady(env: KubeletTestEnv): Promise<string | undefined> {
+  return (await env.pod("nginx"))?.status?.conditions?.find((condition) => condition.type === "Ready")?.status;
+}
+
+describe("Readiness probes on volumes", () => {
+  const envs: KubeletTestEnv[] = [];
+  afterEach(async () => {
+    for (const env of envs.splice(0)) await env.stop();
+  });
+
+  it("a container is not Ready until its readiness probe succeeds, and not Ready again once its mount died", async () => {
+    const { env, mountBucket } = await startWithBucket();
+    envs.push(env);
+    const daemonPid = await mountBucket();
+    await env.createPod(readinessPod());
+    await env.runUntil(async () => (await containerStatus(env))?.state?.running !== undefined, 10_000, "running");
+    assert.equal((await containerStatus(env))?.ready, false, "not Ready before the first probe");
+    await env.runUntil(async () => (await podReady(env)) === "True", 10_000, "Ready");
+
+    await env.host.killProcess(daemonPid);
+    // failureThreshold 3, periodSeconds 10: Ready turns False within 30 s.
+    await env.runUntil(async () => (await podReady(env)) === "False", 30_000, "not Ready");
+    const status = await containerStatus(env);
+    assert.equal(status?.ready, false);
+    assert.equal(status?.restartCount, 0, "a readiness failure restarts nothing");
+    assert.ok(
+      (await env.podEventTexts("nginx")).includes(
+        "Unhealthy: Readiness probe failed: ls: cannot access '/var/lib/www/html': Transport endpoint is not connected\n",
+      ),
+    );
+  });
+
+  it("after a kubelet restart the readiness probe runs again: the container on a mount that died becomes not Ready", async () => {
+    const { env, mountBucket } = await startWithBucket();
+    envs.push(env);
+    const daemonPid = await mountBucket();
+    await env.createPod(readinessPod());
+    await env.runUntil(async () => (await podReady(env)) === "True", 30_000, "Ready");
+    await env.stopKubelet();
+    await env.startKubelet();
+    await env.runUntil(async () => (await podReady(env)) === "True", 30_000, "Ready after the restart");
+
+    await env.host.killProcess(daemonPid);
+    await env.runUntil(async () => (await podReady(env)) === "False", 40_000, "not Ready after the restart");
+  });
 });
