@@ -58,7 +58,7 @@ describe("kvol sim run", () => {
     );
     assert.match(
       stdout,
-      /\nFAIL {2}eventually pod app phase is Running within 100ms — did not hold by 00:00:00\.100 \(line 16\)\n/,
+      /\nFAIL {2}eventually pod app phase is Running within 100ms — did not hold by 00:00:00\.100 \(line 19\)\n/,
     );
     assert.match(stdout, /\nFAILED: \d+ of 7 expectations failed \(ended at 00:00:30\.000\)\n$/);
   });

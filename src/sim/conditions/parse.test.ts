@@ -43,12 +43,12 @@ describe("condition parser", () => {
     assert.deepEqual(parseCondition("volumeattachments of pv pvc-1 count is 1"), {
       type: "attachment-count",
       volume: { kind: "PersistentVolume", namespace: "", name: "pvc-1" },
-      count: 1,
+      count: { comparison: "exactly", count: 1 },
     });
     assert.deepEqual(parseCondition("volumeattachments of pvc data-web-0 count is 0"), {
       type: "attachment-count",
       volume: { kind: "PersistentVolumeClaim", namespace: "default", name: "data-web-0" },
-      count: 0,
+      count: { comparison: "exactly", count: 0 },
     });
   });
 

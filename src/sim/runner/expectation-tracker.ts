@@ -9,9 +9,11 @@ import type { Cluster } from "../cluster.ts";
 import type { Condition } from "../conditions/ast.ts";
 import { evaluateCondition } from "../conditions/evaluate.ts";
 import { refNameMatches } from "../conditions/object-ref.ts";
+import type { WriteCounts } from "../conditions/write-counts.ts";
 import { formatClock } from "../scenario/duration.ts";
-import type { EventMatcher, Expectation } from "../scenario/model.ts";
+import type { EventMatcher, Expectation, LogMatcher } from "../scenario/model.ts";
 import type { EventOccurrence } from "./event-observer.ts";
+import { type LogOccurrence, logMatches } from "./log-capture.ts";
 import type { Verdict } from "./verdict.ts";
 
 export interface StepState {
@@ -19,6 +21,16 @@ export interface StepState {
   readonly nowMs: number;
   readonly cluster: Cluster;
   readonly occurrences: readonly EventOccurrence[];
+  /** Log lines written since the previous step (only when the scenario has `log` expectations). */
+  readonly logs?: readonly LogOccurrence[];
+  /** API writes, for `writes to …` conditions. */
+  readonly writes?: WriteCounts;
+}
+
+/** What an event or log expectation has seen so far in its window. */
+interface Sighting {
+  readonly atMs: number;
+  readonly text: string;
 }
 
 /** How the run ended: its natural end, or stopped early by an invariant violation. */
@@ -27,7 +39,7 @@ export type RunEnding = { readonly stopped: false } | { readonly stopped: true; 
 export class ExpectationTracker {
   private verdict: Verdict | undefined;
   private eventTimes = 0;
-  private firstMatch: EventOccurrence | undefined;
+  private firstMatch: Sighting | undefined;
 
   constructor(readonly expectation: Expectation) {}
 
@@ -44,6 +56,7 @@ export class ExpectationTracker {
       case "never":
         return e.untilMs === undefined ? [e.afterMs] : [e.afterMs, e.untilMs];
       case "event":
+      case "log":
         return e.withinMs === undefined ? [e.afterMs] : [e.afterMs, e.afterMs + e.withinMs];
       default:
         return [];
@@ -64,13 +77,9 @@ export class ExpectationTracker {
       case "never":
         return this.stepNever(state, e.condition, e.afterMs, e.untilMs);
       case "event":
-        return this.stepEvent(
-          state,
-          e.matcher,
-          e.afterMs,
-          e.withinMs === undefined ? undefined : e.afterMs + e.withinMs,
-          e.count,
-        );
+        return this.stepSightings(state, eventSightings(state, e.matcher), e.afterMs, e.withinMs, e.count);
+      case "log":
+        return this.stepSightings(state, logSightings(state, e.matcher), e.afterMs, e.withinMs, e.count);
       default:
         return;
     }
@@ -96,7 +105,8 @@ export class ExpectationTracker {
       case "never":
         return this.decide("passed", state.nowMs, "never held");
       case "event":
-        return this.closeEventWindow(state.nowMs, e.count);
+      case "log":
+        return this.closeWindow(state.nowMs, e.count);
       case "final":
         return this.finishFinal(state, e.condition);
     }
@@ -122,46 +132,50 @@ export class ExpectationTracker {
     if (holds) this.decide("failed", state.nowMs, `held at ${formatClock(state.nowMs)}`);
   }
 
-  private stepEvent(
+  /** Counts the sightings (Events or log lines, with how many times each) that fall in the window. */
+  private stepSightings(
     state: StepState,
-    matcher: EventMatcher,
+    sightings: ReadonlyArray<Sighting & { readonly times: number }>,
     fromMs: number,
-    untilMs: number | undefined,
+    withinMs: number | undefined,
     count: number | undefined,
   ): void {
-    const inWindow = state.nowMs >= fromMs && (untilMs === undefined || state.nowMs <= untilMs);
-    if (inWindow) {
-      for (const occurrence of state.occurrences) {
-        if (!eventMatches(occurrence.event, matcher)) continue;
-        this.eventTimes += occurrence.times;
-        this.firstMatch ??= occurrence;
-      }
+    const untilMs = withinMs === undefined ? undefined : fromMs + withinMs;
+    for (const sighting of sightings) {
+      if (sighting.atMs < fromMs || (untilMs !== undefined && sighting.atMs > untilMs)) continue;
+      this.eventTimes += sighting.times;
+      this.firstMatch ??= sighting;
     }
     if (count === undefined && this.firstMatch !== undefined) {
       this.decide(
         "passed",
         this.firstMatch.atMs,
-        `recorded at ${formatClock(this.firstMatch.atMs)}: ${describeEvent(this.firstMatch.event)}`,
+        `${this.seenWord()} at ${formatClock(this.firstMatch.atMs)}: ${this.firstMatch.text}`,
       );
     } else if (count !== undefined && this.eventTimes > count) {
       this.decide(
         "failed",
         state.nowMs,
-        `recorded ${timesText(this.eventTimes)}, expected ${timesText(count)}${firstText(this.firstMatch)}`,
+        `${this.seenWord()} ${timesText(this.eventTimes)}, expected ${timesText(count)}${firstText(this.firstMatch)}`,
       );
     } else if (untilMs !== undefined && state.nowMs >= untilMs) {
-      this.closeEventWindow(untilMs, count);
+      this.closeWindow(untilMs, count);
     }
   }
 
-  private closeEventWindow(atMs: number, count: number | undefined): Verdict {
-    if (count === undefined) return this.decide("failed", atMs, `no matching Event by ${formatClock(atMs)}`);
-    if (this.eventTimes === count) return this.decide("passed", atMs, `recorded ${timesText(count)}`);
+  private closeWindow(atMs: number, count: number | undefined): Verdict {
+    const what = this.expectation.kind === "log" ? "matching log line" : "matching Event";
+    if (count === undefined) return this.decide("failed", atMs, `no ${what} by ${formatClock(atMs)}`);
+    if (this.eventTimes === count) return this.decide("passed", atMs, `${this.seenWord()} ${timesText(count)}`);
     return this.decide(
       "failed",
       atMs,
-      `recorded ${timesText(this.eventTimes)}, expected ${timesText(count)}${firstText(this.firstMatch)}`,
+      `${this.seenWord()} ${timesText(this.eventTimes)}, expected ${timesText(count)}${firstText(this.firstMatch)}`,
     );
+  }
+
+  private seenWord(): string {
+    return this.expectation.kind === "log" ? "logged" : "recorded";
   }
 
   private async finishFinal(state: StepState, condition: Condition): Promise<Verdict> {
@@ -175,7 +189,7 @@ export class ExpectationTracker {
   /** The condition's value, or undefined after deciding "failed" because it could not be evaluated. */
   private async evaluate(state: StepState, condition: Condition): Promise<boolean | undefined> {
     try {
-      return await evaluateCondition(condition, state.cluster);
+      return await evaluateCondition(condition, state.cluster, state.writes);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.decide("failed", state.nowMs, `could not be evaluated at ${formatClock(state.nowMs)}: ${reason}`);
@@ -212,6 +226,26 @@ function timesText(times: number): string {
   return times === 1 ? "1 time" : `${times} times`;
 }
 
-function firstText(first: EventOccurrence | undefined): string {
-  return first === undefined ? "" : ` (first at ${formatClock(first.atMs)}: ${describeEvent(first.event)})`;
+function firstText(first: Sighting | undefined): string {
+  return first === undefined ? "" : ` (first at ${formatClock(first.atMs)}: ${first.text})`;
+}
+
+function eventSightings(state: StepState, matcher: EventMatcher): Array<Sighting & { times: number }> {
+  return state.occurrences
+    .filter((occurrence) => eventMatches(occurrence.event, matcher))
+    .map((occurrence) => ({ atMs: occurrence.atMs, times: occurrence.times, text: describeEvent(occurrence.event) }));
+}
+
+function logSightings(state: StepState, matcher: LogMatcher): Array<Sighting & { times: number }> {
+  return (state.logs ?? [])
+    .filter((occurrence) => logMatches(occurrence.record, matcher))
+    .map((occurrence) => ({ atMs: occurrence.atMs, times: 1, text: shortened(occurrence.record.message) }));
+}
+
+/** A verdict quotes at most this much of a log line (a mount error carries the whole mount output). */
+const quotedLogLineMaxChars = 300;
+
+function shortened(message: string): string {
+  const oneLine = message.replace(/\r?\n/g, "\\n");
+  return oneLine.length <= quotedLogLineMaxChars ? oneLine : `${oneLine.slice(0, quotedLogLineMaxChars)}…`;
 }

@@ -44,13 +44,13 @@ describe("running a scenario", () => {
     assert.deepEqual(
       result.verdicts.map((verdict) => [verdict.kind, verdict.status, verdict.atMs, verdict.line]),
       [
-        ["eventually", "failed", 100, 16],
-        ["eventually", "failed", 20_000, 18],
-        ["never", "failed", 0, 20],
-        ["event", "failed", 60_000, 21],
-        ["event", "failed", 30_000, 22],
-        ["final", "failed", 60_000, 23],
-        ["eventually", "passed", result.verdicts[6]?.atMs, 24],
+        ["eventually", "failed", 100, 19],
+        ["eventually", "failed", 20_000, 21],
+        ["never", "failed", 0, 23],
+        ["event", "failed", 60_000, 24],
+        ["event", "failed", 30_000, 25],
+        ["final", "failed", 60_000, 26],
+        ["eventually", "passed", result.verdicts[6]?.atMs, 27],
       ],
     );
     assert.equal(result.verdicts[0]?.detail, "did not hold by 00:00:00.100");

@@ -5,6 +5,7 @@
  * the run; an action that fails is a failed verdict, and the run goes on. Same scenario, same seed, same options: the same result.
  */
 import type { Cluster, ClusterOptions } from "../cluster.ts";
+import { checksOf } from "../conditions/ast.ts";
 import type { FaultParams } from "../faults/fault.ts";
 import { InvariantChecker, type ViolationReport } from "../invariants/checker.ts";
 import { formatClock } from "../scenario/duration.ts";
@@ -14,8 +15,10 @@ import { startScenarioCluster } from "./build-cluster.ts";
 import { defaultScenarioSeed, defaultSettleMs, maxStepsPerRun } from "./constants.ts";
 import { EventObserver } from "./event-observer.ts";
 import { ExpectationTracker, type RunEnding, type StepState } from "./expectation-tracker.ts";
+import { LogCapture } from "./log-capture.ts";
 import { type TimelineEntry, TimelineRecorder } from "./timeline.ts";
 import type { Verdict } from "./verdict.ts";
+import { WriteRecorder } from "./write-recorder.ts";
 
 export type { TimelineEntry, Verdict };
 
@@ -57,12 +60,57 @@ interface ScheduledAction {
 
 export async function runScenario(scenario: Scenario, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
   const seed = options.seed ?? scenario.seed ?? defaultScenarioSeed;
-  const cluster = await startScenarioCluster(scenario.cluster, seed, options.clusterOptions);
+  const logCapture = scenario.expectations.some((expectation) => expectation.kind === "log")
+    ? new LogCapture()
+    : undefined;
+  const cluster = await startScenarioCluster(
+    scenario.cluster,
+    seed,
+    withLogCapture(options.clusterOptions, logCapture),
+  );
+  const writes = await startWriteRecorder(cluster, scenario);
   try {
-    return await new ScenarioRun(cluster, scenario, options, seed).run();
+    return await new ScenarioRun(cluster, scenario, options, seed, { logCapture, writes }).run();
   } finally {
+    writes?.stop();
     await cluster.stop();
   }
+}
+
+/** The cluster options with `capture` also receiving every log record. */
+function withLogCapture(
+  clusterOptions: Partial<ClusterOptions> | undefined,
+  capture: LogCapture | undefined,
+): Partial<ClusterOptions> | undefined {
+  if (capture === undefined) return clusterOptions;
+  const other = clusterOptions?.logSink;
+  return {
+    ...clusterOptions,
+    logSink: {
+      write: (record) => {
+        capture.write(record);
+        other?.write(record);
+      },
+    },
+  };
+}
+
+/** Records API writes when a condition counts them, for the kinds they name. */
+async function startWriteRecorder(cluster: Cluster, scenario: Scenario): Promise<WriteRecorder | undefined> {
+  const checks = scenario.expectations
+    .flatMap((expectation) => ("condition" in expectation ? checksOf(expectation.condition) : []))
+    .flatMap((check) => (check.type === "write-count" ? [check] : []));
+  if (checks.length === 0) return undefined;
+  return WriteRecorder.start(cluster, {
+    kinds: checks.map((check) => check.object.kind),
+    longestWindowMs: Math.max(0, ...checks.map((check) => check.windowMs ?? 0)),
+  });
+}
+
+/** What the run records for its expectations besides Events: log lines and API writes. */
+interface RunRecorders {
+  readonly logCapture: LogCapture | undefined;
+  readonly writes: WriteRecorder | undefined;
 }
 
 /** The actions of the timeline, the heals its faults ask for, and the extra faults, by time. */
@@ -110,8 +158,10 @@ class ScenarioRun {
     scenario: Scenario,
     options: RunScenarioOptions,
     private readonly seed: number,
+    private readonly recorders: RunRecorders,
   ) {
     this.startMs = cluster.clock.now();
+    recorders.logCapture?.startAt(this.startMs);
     this.schedule = scheduleOf(scenario, options.extraFaults ?? []);
     this.trackers = scenario.expectations.map((expectation) => new ExpectationTracker(expectation));
     this.checker = new InvariantChecker(cluster);
@@ -202,13 +252,27 @@ class ScenarioRun {
       this.violation = { ...report, atMs: report.atMs - this.startMs };
       return;
     }
-    const state: StepState = { nowMs: this.nowMs(), cluster: this.cluster, occurrences };
+    const logs = this.recorders.logCapture?.take();
+    const writes = this.recorders.writes;
+    const state: StepState = {
+      nowMs: this.nowMs(),
+      cluster: this.cluster,
+      occurrences,
+      ...(logs === undefined ? {} : { logs }),
+      ...(writes === undefined ? {} : { writes }),
+    };
     for (const tracker of this.trackers) await tracker.step(state);
   }
 
   private async result(): Promise<ScenarioResult> {
     const endMs = this.nowMs();
-    const state: StepState = { nowMs: endMs, cluster: this.cluster, occurrences: [] };
+    const writes = this.recorders.writes;
+    const state: StepState = {
+      nowMs: endMs,
+      cluster: this.cluster,
+      occurrences: [],
+      ...(writes === undefined ? {} : { writes }),
+    };
     const ending = this.ending();
     const violated = new Set(this.violation?.violations.map((violation) => violation.invariant) ?? []);
     const verdicts: Verdict[] = [...this.failedSteps];

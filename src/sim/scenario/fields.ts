@@ -33,7 +33,8 @@ export class Fields {
     if (!isMapping(value))
       source.fail(path, `expected a mapping with ${allowed.join(", ")}, got ${describeValue(value)}`);
     for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) source.fail([...path, key], `unknown field (expected one of ${allowed.join(", ")})`);
+      if (!allowed.includes(key))
+        source.report([...path, key], `unknown field (expected one of ${allowed.join(", ")})`);
     }
     return new Fields(source, path, value);
   }
@@ -60,16 +61,19 @@ export class Fields {
   }
 
   string(key: string): string | undefined {
-    if (!this.has(key)) return undefined;
-    const value = this.values[key];
-    if (typeof value !== "string") this.fail(key, `expected text, got ${describeValue(value)}`);
-    if (value.trim() === "") this.fail(key, "must not be empty");
-    return value;
+    return this.lenient(() => {
+      if (!this.has(key)) return undefined;
+      const value = this.values[key];
+      if (typeof value !== "string") this.fail(key, `expected text, got ${describeValue(value)}`);
+      if (value.trim() === "") this.fail(key, "must not be empty");
+      return value;
+    });
   }
 
   requiredString(key: string): string {
     this.requireField(key);
-    return this.string(key) as string;
+    // string() recorded why the value is not usable text; the item cannot be read without it.
+    return this.string(key) ?? this.source.abandon();
   }
 
   /** Text, or a number or boolean written without quotes, as text (`utilLinux: 2.38`). */
@@ -80,53 +84,69 @@ export class Fields {
   }
 
   oneOf<T extends string>(key: string, allowed: readonly T[]): T | undefined {
-    const value = this.scalarText(key);
-    if (value === undefined) return undefined;
-    const match = allowed.find((candidate) => candidate === value);
-    if (match === undefined) this.fail(key, `"${value}" is not one of ${allowed.join(", ")}`);
-    return match;
+    return this.lenient(() => {
+      const value = this.scalarText(key);
+      if (value === undefined) return undefined;
+      const match = allowed.find((candidate) => candidate === value);
+      if (match === undefined) this.fail(key, `"${value}" is not one of ${allowed.join(", ")}`);
+      return match;
+    });
   }
 
   boolean(key: string): boolean | undefined {
-    if (!this.has(key)) return undefined;
-    const value = this.values[key];
-    if (typeof value !== "boolean") this.fail(key, `expected true or false, got ${describeValue(value)}`);
-    return value;
+    return this.lenient(() => {
+      if (!this.has(key)) return undefined;
+      const value = this.values[key];
+      if (typeof value !== "boolean") this.fail(key, `expected true or false, got ${describeValue(value)}`);
+      return value;
+    });
   }
 
   /** A whole number ≥ `minimum` (default 0). */
   integer(key: string, minimum = 0): number | undefined {
-    if (!this.has(key)) return undefined;
-    const value = this.values[key];
-    if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
-      this.fail(key, `expected a whole number ≥ ${minimum}, got ${describeValue(value)}`);
-    }
-    return value;
+    return this.lenient(() => {
+      if (!this.has(key)) return undefined;
+      const value = this.values[key];
+      if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
+        this.fail(key, `expected a whole number ≥ ${minimum}, got ${describeValue(value)}`);
+      }
+      return value;
+    });
   }
 
   /** A duration in milliseconds (`30s`, `2m`, `1h5m`). */
   duration(key: string): number | undefined {
-    if (!this.has(key)) return undefined;
-    return readDuration(this.source, this.at(key), this.values[key]);
+    return this.lenient(() => {
+      if (!this.has(key)) return undefined;
+      return readDuration(this.source, this.at(key), this.values[key]);
+    });
   }
 
   requiredDuration(key: string): number {
     this.requireField(key);
-    return this.duration(key) as number;
+    return this.duration(key) ?? this.source.abandon();
   }
 
   /** A storage quantity (`512Mi`, `10Gi`) in bytes. */
   quantityBytes(key: string): number | undefined {
-    const text = this.scalarText(key);
-    if (text === undefined) return undefined;
-    try {
-      const bytes = Number(parseQuantity(text).toBytes());
+    return this.lenient(() => {
+      const text = this.scalarText(key);
+      if (text === undefined) return undefined;
+      let bytes: number;
+      try {
+        bytes = Number(parseQuantity(text).toBytes());
+      } catch (error) {
+        if (error instanceof QuantityParseError) this.fail(key, `"${text}" is not a quantity (use 512Mi, 10Gi)`);
+        throw error;
+      }
       if (bytes <= 0) this.fail(key, `"${text}" must be more than zero`);
       return bytes;
-    } catch (error) {
-      if (error instanceof QuantityParseError) this.fail(key, `"${text}" is not a quantity (use 512Mi, 10Gi)`);
-      throw error;
-    }
+    });
+  }
+
+  requiredQuantityBytes(key: string): number {
+    this.requireField(key);
+    return this.quantityBytes(key) ?? this.source.abandon();
   }
 
   stringList(key: string): string[] | undefined {
@@ -155,12 +175,28 @@ export class Fields {
     return result;
   }
 
-  /** A list; each item is handed to `read` with its path. */
+  /**
+   * A list; each item is handed to `read` with its path. An item whose read is abandoned after a
+   * problem is left out, and the next one is read, so every bad item is reported.
+   */
   list<T>(key: string, read: (item: unknown, path: FieldPath) => T): T[] {
     if (!this.has(key)) return [];
     const value = this.values[key];
-    if (!Array.isArray(value)) this.fail(key, `expected a list, got ${describeValue(value)}`);
-    return value.map((item, index) => read(item, [...this.at(key), index]));
+    if (!Array.isArray(value)) {
+      this.source.report(this.at(key), `expected a list, got ${describeValue(value)}`);
+      return [];
+    }
+    const items: T[] = [];
+    value.forEach((item, index) => {
+      const outcome = this.source.recover(() => ({ item: read(item, [...this.at(key), index]) }), undefined);
+      if (outcome !== undefined) items.push(outcome.item);
+    });
+    return items;
+  }
+
+  /** Runs a read of an optional field: a problem is recorded and the field reads as absent. */
+  private lenient<T>(read: () => T | undefined): T | undefined {
+    return this.source.recover(read, undefined);
   }
 }
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { loadScenarioFile, parseScenario } from "./load.ts";
 import { ScenarioError } from "./scenario-error.ts";
 
+const actionList = "apply, delete, patch, taint, untaint, cordon, uncordon, scale, addNode, fault, heal, write";
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "runner", "fixtures");
 
 /** The message parsing `text` fails with. */
@@ -19,6 +20,8 @@ function errorOf(text: string): string {
 }
 
 const header = "name: test\n";
+/** Declares the nodes the steps below name. */
+const nodes = "cluster:\n  nodes:\n    - name: a\n    - name: node-a\n";
 
 describe("scenario files", () => {
   it("reads a complete scenario", () => {
@@ -70,8 +73,8 @@ describe("scenario files", () => {
   });
 
   it("names the line and the field of a bad duration", () => {
-    const text = `${header}timeline:\n  - at: 0s\n    cordon: node-a\n  - at: 5x\n    cordon: node-a\n`;
-    assert.equal(errorOf(text), 'scenario.yaml:5: timeline[1].at: "5x" is not a duration (use 30s, 2m, 1h5m)');
+    const text = `${header}${nodes}timeline:\n  - at: 0s\n    cordon: node-a\n  - at: 5x\n    cordon: node-a\n`;
+    assert.equal(errorOf(text), 'scenario.yaml:9: timeline[1].at: "5x" is not a duration (use 30s, 2m, 1h5m)');
   });
 
   it("refuses unknown fields, listing the known ones", () => {
@@ -113,8 +116,8 @@ describe("scenario files", () => {
 
   it("asks for exactly one action per step and one kind per expectation", () => {
     assert.equal(
-      errorOf(`${header}timeline:\n  - at: 1m\n    cordon: a\n    uncordon: a\n`),
-      "scenario.yaml:3: timeline[0]: a step has exactly one action (apply, delete, patch, taint, untaint, cordon, uncordon, scale, addNode, fault, heal, write); found cordon and uncordon",
+      errorOf(`${header}${nodes}timeline:\n  - at: 1m\n    cordon: a\n    uncordon: a\n`),
+      `scenario.yaml:7: timeline[0]: a step has exactly one action (${actionList}); found cordon and uncordon`,
     );
     assert.match(
       errorOf(`${header}timeline:\n  - at: 1m\n`),
@@ -122,7 +125,7 @@ describe("scenario files", () => {
     );
     assert.match(
       errorOf(`${header}expect:\n  - final: pod a is absent\n    eventually: pod a is absent\n`),
-      /^scenario.yaml:3: expect\[0\]: an expectation has exactly one of eventually, never, event, final; found eventually and final$/,
+      /^scenario.yaml:3: expect\[0\]: an expectation has exactly one of eventually, never, event, log, final; found eventually and final$/,
     );
   });
 
@@ -132,13 +135,16 @@ describe("scenario files", () => {
       errorOf(`${header}expect:\n  - eventually: pod a is absent\n`),
       "scenario.yaml:3: expect[0]: within is required",
     );
-    assert.equal(errorOf(`${header}timeline:\n  - cordon: a\n`), "scenario.yaml:3: timeline[0]: at is required");
+    assert.equal(
+      errorOf(`${header}${nodes}timeline:\n  - cordon: a\n`),
+      "scenario.yaml:7: timeline[0]: at is required",
+    );
   });
 
   it("keeps the timeline in time order", () => {
     assert.equal(
-      errorOf(`${header}timeline:\n  - at: 2m\n    cordon: a\n  - at: 1m\n    cordon: a\n`),
-      "scenario.yaml:5: timeline[1].at: steps must be in time order: this one is earlier than the step before",
+      errorOf(`${header}${nodes}timeline:\n  - at: 2m\n    cordon: a\n  - at: 1m\n    cordon: a\n`),
+      "scenario.yaml:9: timeline[1].at: steps must be in time order: this one is earlier than the step before",
     );
   });
 
@@ -175,9 +181,90 @@ describe("scenario files", () => {
     );
   });
 
-  it("reports YAML that does not parse with its line", () => {
-    assert.match(errorOf(`${header}cluster:\n  nodes: [\n`), /^scenario.yaml:\d+: not valid YAML: /);
-    assert.match(errorOf(`${header}name: again\n`), /^scenario.yaml:\d+: not valid YAML: Map keys must be unique/);
+  it("reports YAML that does not parse at its line and column", () => {
+    assert.match(
+      errorOf(`${header}seed: [1, 2\nuntil: 3m\nexpect: []\n`),
+      /^scenario.yaml:3:1: not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a \]$/,
+    );
+    assert.match(
+      errorOf(`${header}seed: 1\nname: again\n`),
+      /^scenario.yaml:3:1: not valid YAML: Map keys must be unique/,
+    );
+    assert.match(
+      errorOf(`${header}timeline:\n  - at: 1m\n   cordon: a\n`),
+      /^scenario.yaml:4:1: not valid YAML: Sequence item without - indicator$/,
+      "a mis-indented key is reported on its own line, not on line 1",
+    );
+  });
+
+  it("reports every mistake of a file at once, each at its line and field", () => {
+    const text = [
+      "name: test",
+      "cluster:",
+      "  nodes:",
+      "    - { name: node-a, systemd: init, utilLinux: 9 }",
+      "timeline:",
+      "  - at: 5x",
+      "    cordon: node-a",
+      "  - at: 1m",
+      "    cordon: node-b",
+      "expect:",
+      "  - eventually: pod web-0 phase Running",
+      "    within: 1m",
+      "  - never: { invariant: no-such }",
+    ].join("\n");
+    const lines = errorOf(text)
+      .split("\n")
+      .filter((line) => line.startsWith("scenario.yaml:"));
+    assert.deepEqual(
+      lines.map((line) => line.split(": ").slice(0, 2).join(": ")),
+      [
+        "scenario.yaml:4: cluster.nodes[0].systemd",
+        "scenario.yaml:4: cluster.nodes[0].utilLinux",
+        "scenario.yaml:6: timeline[0].at",
+        "scenario.yaml:9: timeline[1].cordon",
+        "scenario.yaml:11: expect[0].eventually",
+        "scenario.yaml:13: expect[1].never.invariant",
+      ],
+    );
+  });
+
+  it("checks every node, driver and StorageClass a scenario names against what it declares", () => {
+    const text = [
+      "name: test",
+      "cluster:",
+      "  nodes: [{ name: node-a }]",
+      "  csiDrivers: [{ name: mock.csi.kvol.io }]",
+      "  storageClasses:",
+      "    - { metadata: { name: standard }, provisioner: kvol.io/sim-disk }",
+      "timeline:",
+      "  - at: 0s",
+      "    apply: |",
+      "      apiVersion: v1",
+      "      kind: PersistentVolumeClaim",
+      "      metadata: { name: data }",
+      "      spec: { storageClassName: fast, accessModes: [ReadWriteOnce], resources: { requests: { storage: 1Gi } } }",
+      "  - at: 1m",
+      "    fault: { name: kubelet-restart, params: { node: node-c } }",
+      "  - at: 1m",
+      "    taint: { node: node-b, key: k, effect: NoSchedule }",
+      "  - at: 2m",
+      "    fault: { name: csi-node-plugin-restart, params: { node: node-a, driver: fuse.csi.kvol.io } }",
+      "  - at: 3m",
+      "    addNode: { name: node-b }",
+      "expect:",
+      "  - eventually: mount of pod web-0 volume data on node-z is healthy",
+      "    within: 1m",
+      "  - eventually: pod web-0 node is node-b",
+      "    within: 1m",
+    ].join("\n");
+    assert.deepEqual(errorOf(text).split("\n"), [
+      'scenario.yaml:9: timeline[0].apply.manifest 1 (PersistentVolumeClaim data): no StorageClass named "fast" (StorageClasses: standard; did you mean standard?)',
+      'scenario.yaml:15: timeline[1].fault.params.node: no node named "node-c" (nodes: node-a, node-b; did you mean node-a?)',
+      'scenario.yaml:17: timeline[2].taint.node: node "node-b" is used before it joins the cluster (its addNode step is at 3m)',
+      'scenario.yaml:19: timeline[3].fault.params.driver: no CSI driver named "fuse.csi.kvol.io" (the scenario\'s csiDrivers: mock.csi.kvol.io; did you mean mock.csi.kvol.io?)',
+      'scenario.yaml:23: expect[0].eventually: no node named "node-z" at column 35 (nodes: node-a, node-b; did you mean node-a?)',
+    ]);
   });
 
   it("reports a file that cannot be read", () => {

@@ -34,21 +34,39 @@ export function loadScenarioFile(path: string): Scenario {
 /** Checks scenario text; `file` names it in errors and anchors relative manifest files. */
 export function parseScenario(text: string, options: ParseScenarioOptions): Scenario {
   const source = new YamlSource(text, options.file);
+  const scenario = source.recover(() => readScenario(source, options), undefined);
+  source.names.check(source);
+  source.throwIfProblems();
+  // Without a recorded problem nothing was abandoned, so the scenario was read.
+  if (scenario === undefined) throw new Error(`${options.file}: the scenario was not read and no problem was recorded`);
+  return scenario;
+}
+
+/** Reads every section, each on its own, so a mistake in one does not hide the mistakes in others. */
+function readScenario(source: YamlSource, options: ParseScenarioOptions): Scenario {
   const fields: Fields = Fields.of(source, [], source.value, topLevelFields);
   const description = fields.string("description");
   const seed = fields.integer("seed");
   const untilMs = fields.duration("until");
-  const scenario: Scenario = {
-    name: fields.requiredString("name"),
+  const name = source.recover(() => fields.requiredString("name"), undefined);
+  const cluster = source.recover(() => readCluster(source, ["cluster"], fields.raw("cluster")), undefined);
+  const timeline = source.recover(
+    () =>
+      readTimeline(source, ["timeline"], fields.raw("timeline"), {
+        baseDir: options.file === "" ? process.cwd() : dirname(resolve(options.file)),
+      }),
+    [],
+  );
+  const expectations = source.recover(() => readExpectations(source, ["expect"], fields.raw("expect")), []);
+  if (name === undefined || cluster === undefined) return source.abandon();
+  return {
+    name,
     ...(description === undefined ? {} : { description }),
     file: options.file === "" ? "" : resolve(options.file),
     ...(seed === undefined ? {} : { seed }),
     ...(untilMs === undefined ? {} : { untilMs }),
-    cluster: readCluster(source, ["cluster"], fields.raw("cluster")),
-    timeline: readTimeline(source, ["timeline"], fields.raw("timeline"), {
-      baseDir: options.file === "" ? process.cwd() : dirname(resolve(options.file)),
-    }),
-    expectations: readExpectations(source, ["expect"], fields.raw("expect")),
+    cluster,
+    timeline,
+    expectations,
   };
-  return scenario;
 }

@@ -4,6 +4,7 @@
  * start of the run; every entry keeps the line it came from, so verdicts can point back at the file.
  */
 import type { Timers } from "../../api/timers.ts";
+import type { LogLevel } from "../../runtime/logger.ts";
 import type { ClusterCsiDriver, NodeOptions } from "../cluster.ts";
 import type { Condition } from "../conditions/ast.ts";
 import type { ObjectRef } from "../conditions/object-ref.ts";
@@ -109,6 +110,17 @@ export interface EventMatcher {
   readonly messageContains?: string;
 }
 
+/** Which log lines a `log` expectation counts. */
+export interface LogMatcher {
+  /** The logging component: `kubelet`, `attachdetach-controller`, `csi-drivers`, …. */
+  readonly component: string;
+  /** Only lines about this node (their `node` field). */
+  readonly node?: string;
+  /** Text the line contains (its message or its `key=value` fields). */
+  readonly contains: string;
+  readonly level?: LogLevel;
+}
+
 interface ExpectationBase {
   /** The expectation as written, for the verdict line. */
   readonly text: string;
@@ -132,6 +144,13 @@ export type Expectation =
   | (ExpectationBase & {
       readonly kind: "event";
       readonly matcher: EventMatcher;
+      readonly afterMs: number;
+      readonly withinMs?: number;
+      readonly count?: number;
+    })
+  | (ExpectationBase & {
+      readonly kind: "log";
+      readonly matcher: LogMatcher;
       readonly afterMs: number;
       readonly withinMs?: number;
       readonly count?: number;

@@ -60,7 +60,7 @@ export function readCluster(source: YamlSource, path: FieldPath, value: unknown)
   const seen = new Set<string>();
   nodes.forEach((node, index) => {
     if (seen.has(node.name))
-      fields.source.fail([...fields.at("nodes"), index, "name"], `node ${node.name} is listed twice`);
+      fields.source.report([...fields.at("nodes"), index, "name"], `node ${node.name} is listed twice`);
     seen.add(node.name);
   });
   return {
@@ -72,9 +72,11 @@ export function readCluster(source: YamlSource, path: FieldPath, value: unknown)
   };
 }
 
-export function readNode(source: YamlSource, path: FieldPath, value: unknown): NodeSpec {
+/** Reads a node of `cluster.nodes` (`fromMs` 0) or of an `addNode` step at `fromMs`. */
+export function readNode(source: YamlSource, path: FieldPath, value: unknown, fromMs = 0): NodeSpec {
   const fields: Fields = Fields.of(source, path, value, nodeFields);
   const name = fields.requiredString("name");
+  source.names.declare("node", name, fromMs);
   if (!dnsLabel.test(name)) fields.fail("name", `"${name}" is not a node name (lower-case letters, digits and "-")`);
   const systemd = fields.oneOf("systemd", systemdModes);
   const utilLinux = fields.oneOf("utilLinux", utilLinuxVersions);
@@ -134,22 +136,20 @@ function readNfsServer(source: YamlSource, path: FieldPath, value: unknown): Nfs
 
 function readRbdImage(source: YamlSource, path: FieldPath, value: unknown): RbdImageSpec {
   const fields: Fields = Fields.of(source, path, value, rbdImageFields);
-  fields.requireField("size");
   return {
     pool: fields.requiredString("pool"),
     image: fields.requiredString("image"),
-    sizeBytes: fields.quantityBytes("size") as number,
+    sizeBytes: fields.requiredQuantityBytes("size"),
   };
 }
 
 function readDisk(source: YamlSource, path: FieldPath, value: unknown): DiskSpec {
   const fields: Fields = Fields.of(source, path, value, diskFields);
-  fields.requireField("size");
   const zone = fields.string("zone");
   const multiAttach = fields.boolean("multiAttach");
   return {
     id: fields.requiredString("id"),
-    sizeBytes: fields.quantityBytes("size") as number,
+    sizeBytes: fields.requiredQuantityBytes("size"),
     ...(zone === undefined ? {} : { zone }),
     ...(multiAttach === undefined ? {} : { multiAttach }),
   };
@@ -163,6 +163,7 @@ function readStorageClass(source: YamlSource, path: FieldPath, value: unknown): 
   const metadata = value.metadata;
   if (!isMapping(metadata) || typeof metadata.name !== "string")
     source.fail([...path, "metadata", "name"], "is required");
+  source.names.declare("storageClass", metadata.name);
   if (typeof value.provisioner !== "string") source.fail([...path, "provisioner"], "is required");
   return { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", ...value };
 }
@@ -170,6 +171,7 @@ function readStorageClass(source: YamlSource, path: FieldPath, value: unknown): 
 function readCsiDriver(source: YamlSource, path: FieldPath, value: unknown): ClusterCsiDriver {
   const fields: Fields = Fields.of(source, path, value, csiDriverFields);
   const name = fields.requiredString("name");
+  source.names.declare("driver", name);
   const optionTypes = csiDriverOptionTypes[name];
   if (optionTypes === undefined) {
     fields.fail(

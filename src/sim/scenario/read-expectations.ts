@@ -5,26 +5,33 @@
  */
 import type { Condition } from "../conditions/ast.ts";
 import { formatObjectRef, parseObjectRef } from "../conditions/object-ref.ts";
-import { parseCondition } from "../conditions/parse.ts";
+import { parseConditionAndNames } from "../conditions/parse.ts";
 import { ConditionSyntaxError } from "../conditions/tokens.ts";
 import { invariantNames } from "../invariants/catalogue.ts";
 import { formatDuration } from "./duration.ts";
 import { describeValue, Fields } from "./fields.ts";
-import type { EventMatcher, Expectation, ExpectationKind } from "./model.ts";
+import type { EventMatcher, Expectation, ExpectationKind, LogMatcher } from "./model.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
-export const expectationKeys = ["eventually", "never", "event", "final"] as const;
+export const expectationKeys = ["eventually", "never", "event", "log", "final"] as const;
 export const eventuallyFields = ["eventually", "within", "after"] as const;
 export const neverFields = ["never", "after", "until"] as const;
 export const neverInvariantFields = ["invariant"] as const;
 export const eventFields = ["reason", "type", "object", "message", "within", "after", "count"] as const;
 export const finalFields = ["final"] as const;
+export const logFields = ["component", "node", "contains", "level", "within", "after", "count"] as const;
+export const logLevels = ["debug", "info", "warn", "error"] as const;
 const eventTypes = ["Normal", "Warning"] as const;
 
 export function readExpectations(source: YamlSource, path: FieldPath, value: unknown): Expectation[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) source.fail(path, `expected a list of expectations, got ${describeValue(value)}`);
-  return value.map((item, index) => readExpectation(source, [...path, index], item));
+  const expectations: Expectation[] = [];
+  value.forEach((item, index) => {
+    const expectation = source.recover(() => readExpectation(source, [...path, index], item), undefined);
+    if (expectation !== undefined) expectations.push(expectation);
+  });
+  return expectations;
 }
 
 function readExpectation(source: YamlSource, path: FieldPath, value: unknown): Expectation {
@@ -51,6 +58,8 @@ function readExpectation(source: YamlSource, path: FieldPath, value: unknown): E
       return readNever(source, path, value, line);
     case "event":
       return readEvent(source, path, value, line);
+    case "log":
+      return readLog(source, path, value, line);
     case "final": {
       const fields: Fields = Fields.of(source, path, value, finalFields);
       const text = fields.requiredString("final");
@@ -146,10 +155,53 @@ function readEvent(source: YamlSource, path: FieldPath, value: unknown, line: nu
   };
 }
 
+function readLog(source: YamlSource, path: FieldPath, value: unknown, line: number): Expectation {
+  const outer: Fields = Fields.of(source, path, value, ["log"]);
+  const fields: Fields = Fields.of(source, outer.at("log"), outer.raw("log"), logFields);
+  const component = fields.requiredString("component");
+  const node = fields.string("node");
+  if (node !== undefined) source.names.use({ kind: "node", name: node, path: fields.at("node") });
+  fields.requireField("contains");
+  const contains = fields.scalarText("contains") ?? source.abandon();
+  const level = fields.oneOf("level", logLevels);
+  const afterMs = fields.duration("after") ?? 0;
+  const withinMs = fields.duration("within");
+  const count = fields.integer("count");
+  const matcher: LogMatcher = {
+    component,
+    contains,
+    ...(node === undefined ? {} : { node }),
+    ...(level === undefined ? {} : { level }),
+  };
+  const words = [
+    "log",
+    component,
+    node === undefined ? "" : `on ${node}`,
+    level ?? "",
+    JSON.stringify(contains),
+    count === undefined ? "" : `count ${count}`,
+    afterMs > 0 ? `after ${formatDuration(afterMs)}` : "",
+    withinMs === undefined ? "" : `within ${formatDuration(withinMs)}`,
+  ];
+  return {
+    kind: "log",
+    matcher,
+    afterMs,
+    ...(withinMs === undefined ? {} : { withinMs }),
+    ...(count === undefined ? {} : { count }),
+    line,
+    text: words.filter((word) => word !== "").join(" "),
+  };
+}
+
 function readCondition(fields: Fields, key: ExpectationKind): Condition {
   const text = fields.requiredString(key);
   try {
-    return parseCondition(text.trim());
+    const parsed = parseConditionAndNames(text.trim());
+    for (const node of parsed.nodes) {
+      fields.source.names.use({ kind: "node", name: node.name, path: fields.at(key), column: node.column });
+    }
+    return parsed.condition;
   } catch (error) {
     if (error instanceof ConditionSyntaxError) fields.fail(key, error.pointed());
     throw error;

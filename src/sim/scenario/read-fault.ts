@@ -21,12 +21,13 @@ export function readFaultUse(
   source: YamlSource,
   path: FieldPath,
   value: unknown,
-  options: { allowHealAfter: boolean; mustHeal?: boolean },
+  options: { allowHealAfter: boolean; mustHeal?: boolean; atMs: number },
 ): FaultUse {
   const fields: Fields = Fields.of(source, path, value, options.allowHealAfter ? faultFields : healFields);
   const name = fields.requiredString("name");
   const definition = lookUpFault(fields, name);
   const params = readParams(fields);
+  recordNameParams(fields, params, options.atMs);
   try {
     new FaultArgs(definition, params);
   } catch (error) {
@@ -38,6 +39,17 @@ export function readFaultUse(
   }
   const healAfterMs = fields.duration("healAfter");
   return { fault: name, params, ...(healAfterMs === undefined ? {} : { healAfterMs }) };
+}
+
+/** The parameters that name a node or a CSI driver, checked against the cluster once the file is read. */
+const nameParams = { node: "node", driver: "driver" } as const;
+
+function recordNameParams(fields: Fields, params: FaultParams, atMs: number): void {
+  for (const [param, kind] of Object.entries(nameParams)) {
+    const name = params[param];
+    if (typeof name !== "string") continue;
+    fields.source.names.use({ kind, name, path: [...fields.at("params"), param], atMs });
+  }
 }
 
 function lookUpFault(fields: Fields, name: string): FaultDefinition {

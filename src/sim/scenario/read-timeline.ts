@@ -7,8 +7,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { KindName } from "../../api/objects.ts";
 import { type ObjectRef, parseObjectRef, parseRefName } from "../conditions/object-ref.ts";
-import { parseManifests } from "../manifests.ts";
+import { type Manifest, parseManifests } from "../manifests.ts";
 import { describeValue, Fields, isMapping } from "./fields.ts";
+import { recordManifestNames } from "./manifest-names.ts";
 import type { Action, ActionType, TimelineStep } from "./model.ts";
 import { readNode, readTaint, taintEffects, taintFields } from "./read-cluster.ts";
 import { readFaultUse } from "./read-fault.ts";
@@ -47,14 +48,17 @@ export function readTimeline(source: YamlSource, path: FieldPath, value: unknown
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) source.fail(path, `expected a list of steps, got ${describeValue(value)}`);
   let previousMs = 0;
-  return value.map((item, index): TimelineStep => {
-    const step = readStep(source, [...path, index], item, context);
+  const steps: TimelineStep[] = [];
+  value.forEach((item, index) => {
+    const step = source.recover(() => readStep(source, [...path, index], item, context), undefined);
+    if (step === undefined) return;
     if (step.atMs < previousMs) {
-      source.fail([...path, index, "at"], "steps must be in time order: this one is earlier than the step before");
+      source.report([...path, index, "at"], "steps must be in time order: this one is earlier than the step before");
     }
     previousMs = step.atMs;
-    return step;
+    steps.push(step);
   });
+  return steps;
 }
 
 function readStep(source: YamlSource, path: FieldPath, value: unknown, context: TimelineContext): TimelineStep {
@@ -69,19 +73,20 @@ function readStep(source: YamlSource, path: FieldPath, value: unknown, context: 
   const note = fields.string("note");
   return {
     atMs,
-    action: readAction(fields, type, context),
+    action: readAction(fields, type, context, atMs),
     ...(note === undefined ? {} : { note }),
     line: source.lineOf(path),
   };
 }
 
-function readAction(step: Fields, type: ActionType, context: TimelineContext): Action {
+function readAction(step: Fields, type: ActionType, context: TimelineContext, atMs: number): Action {
   const source: YamlSource = step.source;
   const path = step.at(type);
   const value = step.raw(type);
+  const useNode = (name: string, at: FieldPath) => source.names.use({ kind: "node", name, path: at, atMs });
   switch (type) {
     case "apply":
-      return readApply(source, path, value, context);
+      return readApply(source, path, value, context, atMs);
     case "delete":
       return readDelete(source, path, value);
     case "patch": {
@@ -94,15 +99,18 @@ function readAction(step: Fields, type: ActionType, context: TimelineContext): A
     case "taint": {
       const fields: Fields = Fields.of(source, path, value, taintStepFields);
       const node = fields.requiredString("node");
+      useNode(node, fields.at("node"));
       const { node: _node, ...taint } = fields.values;
       return { type, node, taint: readTaint(source, path, taint) };
     }
     case "untaint": {
       const fields: Fields = Fields.of(source, path, value, untaintFields);
       const effect = fields.oneOf("effect", taintEffects);
+      const node = fields.requiredString("node");
+      useNode(node, fields.at("node"));
       return {
         type,
-        node: fields.requiredString("node"),
+        node,
         key: fields.requiredString("key"),
         ...(effect === undefined ? {} : { effect }),
       };
@@ -110,13 +118,14 @@ function readAction(step: Fields, type: ActionType, context: TimelineContext): A
     case "cordon":
     case "uncordon":
       if (typeof value !== "string") source.fail(path, `expected a node name, got ${describeValue(value)}`);
+      useNode(value, path);
       return { type, node: value };
     case "scale":
       return readScale(source, path, value);
     case "addNode":
-      return { type, node: readNode(source, path, value) };
+      return { type, node: readNode(source, path, value, atMs) };
     case "fault": {
-      const use = readFaultUse(source, path, value, { allowHealAfter: true });
+      const use = readFaultUse(source, path, value, { allowHealAfter: true, atMs });
       return {
         type,
         fault: use.fault,
@@ -125,7 +134,7 @@ function readAction(step: Fields, type: ActionType, context: TimelineContext): A
       };
     }
     case "heal": {
-      const use = readFaultUse(source, path, value, { allowHealAfter: false, mustHeal: true });
+      const use = readFaultUse(source, path, value, { allowHealAfter: false, mustHeal: true, atMs });
       return { type, fault: use.fault, params: use.params };
     }
     case "write":
@@ -133,7 +142,13 @@ function readAction(step: Fields, type: ActionType, context: TimelineContext): A
   }
 }
 
-function readApply(source: YamlSource, path: FieldPath, value: unknown, context: TimelineContext): Action {
+function readApply(
+  source: YamlSource,
+  path: FieldPath,
+  value: unknown,
+  context: TimelineContext,
+  atMs: number,
+): Action {
   let manifests: string | Record<string, unknown>[];
   let origin = "inline";
   if (typeof value === "string") {
@@ -154,11 +169,13 @@ function readApply(source: YamlSource, path: FieldPath, value: unknown, context:
       fields.fail("file", `cannot read ${resolve(context.baseDir, file)} (${reason})`);
     }
   }
+  let parsed: Manifest[];
   try {
-    parseManifests(manifests);
+    parsed = parseManifests(manifests);
   } catch (error) {
     source.fail(path, error instanceof Error ? error.message : String(error));
   }
+  recordManifestNames(source, path, parsed, atMs);
   return { type: "apply", manifests, source: origin };
 }
 
@@ -181,7 +198,7 @@ function readScale(source: YamlSource, path: FieldPath, value: unknown): Action 
     fields.fail("object", `${object.kind} cannot be scaled (one of ${scalableKinds.join(", ")})`);
   }
   fields.requireField("replicas");
-  return { type: "scale", object, replicas: fields.integer("replicas") as number };
+  return { type: "scale", object, replicas: fields.integer("replicas") ?? source.abandon() };
 }
 
 function readWrite(source: YamlSource, path: FieldPath, value: unknown): Action {

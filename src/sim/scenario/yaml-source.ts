@@ -1,9 +1,15 @@
 /**
  * One scenario file parsed with line numbers: the plain value to validate, and the line each field
  * path (`timeline[2].at`) comes from, so every error names both.
+ *
+ * Problems are collected rather than thrown one at a time, so a user sees every mistake of a file
+ * in one go: `fail` records a problem and abandons the item being read (a step, a node, an
+ * expectation: `recover` catches that and the reader goes on with the next item); `report` records
+ * one and reading goes on. `throwIfProblems` ends the read with all of them in one ScenarioError.
  */
 import { type Document, isNode, LineCounter, parseDocument } from "yaml";
-import { ScenarioError } from "./scenario-error.ts";
+import { ScenarioError, type ScenarioProblem } from "./scenario-error.ts";
+import { ScenarioNames } from "./scenario-names.ts";
 
 export type FieldPath = readonly (string | number)[];
 
@@ -13,10 +19,24 @@ export function formatPath(path: FieldPath): string {
   return path.map((part, index) => (typeof part === "number" ? `[${part}]` : index === 0 ? part : `.${part}`)).join("");
 }
 
+/** Thrown by `fail` to abandon the item being read; its problem is already recorded. */
+class AbandonedItem extends Error {
+  constructor() {
+    super("a scenario item was abandoned after a recorded problem");
+    this.name = "AbandonedItem";
+  }
+}
+
+/** The most problems one read collects; past this a file is more wrong than right. */
+const maxProblems = 100;
+
 export class YamlSource {
   readonly value: unknown;
   private readonly document: Document;
   private readonly lines = new LineCounter();
+  private readonly problems: ScenarioProblem[] = [];
+  /** The nodes, drivers and StorageClasses the file declares and uses, checked once it is read. */
+  readonly names = new ScenarioNames();
 
   /** `fileName` is how errors name the file (as the user typed it). */
   constructor(
@@ -24,12 +44,18 @@ export class YamlSource {
     readonly fileName: string,
   ) {
     this.document = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
-    const [error] = this.document.errors;
-    if (error !== undefined) {
-      const line = error.linePos?.[0].line ?? 1;
+    for (const error of this.document.errors) {
+      // Without prettyErrors the parser leaves linePos unset; `pos` is the offset it stopped at.
+      const { line, col } = this.lines.linePos(error.pos[0]);
       const reason = error.message.split("\n")[0] ?? error.message;
-      throw new ScenarioError(`${fileName}:${line}: not valid YAML: ${reason}`, fileName, line);
+      this.problems.push({
+        line,
+        column: col,
+        path: "",
+        message: `${fileName}:${line}:${col}: not valid YAML: ${reason}`,
+      });
     }
+    this.throwIfProblems();
     this.value = this.document.toJS();
   }
 
@@ -44,9 +70,49 @@ export class YamlSource {
     return 1;
   }
 
-  /** Throws `file:line: path: message`. */
+  /** Records `file:line: path: message` and abandons the item being read (see `recover`). */
   fail(path: FieldPath, message: string): never {
+    this.report(path, message);
+    throw new AbandonedItem();
+  }
+
+  /** Abandons the item being read after a problem about it was recorded. */
+  abandon(): never {
+    throw new AbandonedItem();
+  }
+
+  /** Records `file:line: path: message`; reading goes on. */
+  report(path: FieldPath, message: string): void {
     const line = this.lineOf(path);
-    throw new ScenarioError(`${this.fileName}:${line}: ${formatPath(path)}: ${message}`, this.fileName, line);
+    const where = formatPath(path);
+    if (this.problems.length < maxProblems) {
+      this.problems.push({ line, path: where, message: `${this.fileName}:${line}: ${where}: ${message}` });
+    }
+  }
+
+  /** Runs `read`; when it abandons its item, returns `fallback` so the caller reads the next one. */
+  recover<T, F>(read: () => T, fallback: F): T | F {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof AbandonedItem) return fallback;
+      throw error;
+    }
+  }
+
+  get problemCount(): number {
+    return this.problems.length;
+  }
+
+  /** Throws one ScenarioError listing every problem recorded, in file order; nothing when there is none. */
+  throwIfProblems(): void {
+    if (this.problems.length === 0) return;
+    const ordered = [...this.problems].sort((a, b) => a.line - b.line);
+    throw new ScenarioError(
+      ordered.map((problem) => problem.message).join("\n"),
+      this.fileName,
+      ordered[0]?.line ?? 1,
+      ordered,
+    );
   }
 }
