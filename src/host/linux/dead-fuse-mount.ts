@@ -21,7 +21,9 @@ export function whyDeadFuseCannotBeMounted(): string | undefined {
 export function mountDeadFuse(source: string, target: string): void {
   const fuseFd = openSync(fuseDevicePath, "r+");
   try {
-    const result = spawnSync("mount", ["-t", "fuse", "-o", fuseMountOptions, source, target], {
+    // -i: mount(2) directly. Where FUSE userland is installed, mount(8) would otherwise hand
+    // `-t fuse` to /sbin/mount.fuse, which tries to run `source` as the daemon and fails.
+    const result = spawnSync("mount", ["-i", "-t", "fuse", "-o", fuseMountOptions, source, target], {
       stdio: ["ignore", "pipe", "pipe", fuseFd],
       encoding: "utf8",
     });

@@ -1,0 +1,268 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { inPrivateMountNamespace, requireOrSkip } from "../../host/linux/private-mount-namespace.ts";
+import { isProcessAlive } from "../../host/linux/process-state.ts";
+import { makeScratchDir, mountsUnder, removeScratchDir } from "../../host/linux/scratch-dir.ts";
+import { RealClock } from "../../runtime/real-clock.ts";
+import { Rng } from "../../runtime/rng.ts";
+import { ImageStore } from "../images/image-store.ts";
+import type { ContainerConfig, Mount, RuntimeService } from "../runtime-service.ts";
+import { cgroupPids } from "./container-cgroup.ts";
+import { LinuxRuntimeService } from "./linux-runtime-service.ts";
+import { probeLinuxRuntime } from "./runtime-requirements.ts";
+
+inPrivateMountNamespace(import.meta.filename, "Linux container runtime", () => {
+  let scratch = "";
+  let runtime: RuntimeService | undefined;
+  let cgroupRoot = "";
+  let skipReason: string | undefined;
+
+  before(async () => {
+    scratch = await makeScratchDir("cri");
+    const probe = await probeLinuxRuntime();
+    if ("problems" in probe) {
+      skipReason = probe.problems.join("; ");
+      return;
+    }
+    cgroupRoot = join(probe.cgroup2Mount, `kvol-test-${process.pid}`);
+    runtime = new LinuxRuntimeService({
+      clock: new RealClock(),
+      rng: new Rng(process.pid),
+      images: new ImageStore(join(scratch, "images")),
+      stateDir: join(scratch, "containers"),
+      cgroupRoot,
+      tools: probe.tools,
+    });
+  });
+  after(async () => {
+    if (cgroupRoot !== "") await removeCgroupTree(cgroupRoot);
+    await removeScratchDir(scratch);
+  });
+
+  let podCount = 0;
+  async function sandbox(service: RuntimeService, name: string): Promise<{ id: string; logDirectory: string }> {
+    podCount += 1;
+    const uid = `00000000-0000-0000-0000-${String(podCount).padStart(12, "0")}`;
+    const logDirectory = join(scratch, "var/log/pods", `default_${name}_${uid}`);
+    const id = await service.runPodSandbox({
+      metadata: { name, namespace: "default", uid, attempt: 0 },
+      hostname: name,
+      logDirectory,
+    });
+    return { id, logDirectory };
+  }
+
+  function busybox(name: string, command: string[], mounts: Mount[] = []): ContainerConfig {
+    return {
+      metadata: { name, attempt: 0 },
+      image: "busybox",
+      command,
+      args: [],
+      workingDir: "",
+      envs: [{ key: "GREETING", value: "hello from the pod" }],
+      mounts,
+      devices: [],
+      logPath: `${name}/0.log`,
+    };
+  }
+
+  async function volumeDir(name: string): Promise<string> {
+    const dir = join(scratch, "volumes", name);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+
+  function rw(hostPath: string, containerPath: string): Mount {
+    return { hostPath, containerPath, readonly: false, propagation: "PROPAGATION_PRIVATE" };
+  }
+
+  async function runToExit(service: RuntimeService, sandboxId: string, config: ContainerConfig) {
+    const id = await service.createContainer(sandboxId, config);
+    const exited = new Promise<void>((resolve) => {
+      const stop = service.onContainerExit((status) => {
+        if (status.id !== id) return;
+        stop();
+        resolve();
+      });
+    });
+    await service.startContainer(id);
+    await exited;
+    return service.containerStatus(id);
+  }
+
+  function requireRuntime(t: Parameters<typeof requireOrSkip>[0]): RuntimeService | undefined {
+    return requireOrSkip(t, skipReason) ? runtime : undefined;
+  }
+
+  test("a busybox container writes to a bind-mounted volume, the node sees the file, and its output is logged", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const data = await volumeDir("writer");
+    const pod = await sandbox(service, "writer");
+    const status = await runToExit(
+      service,
+      pod.id,
+      busybox(
+        "writer",
+        ["sh", "-c", 'echo "$GREETING" > /data/out.txt; hostname; echo to-stderr >&2'],
+        [rw(data, "/data")],
+      ),
+    );
+    assert.equal(status.state, "CONTAINER_EXITED");
+    assert.equal(status.exitCode, 0);
+    assert.equal(status.reason, "Completed");
+    assert.equal(await readFile(join(data, "out.txt"), "utf8"), "hello from the pod\n");
+    const log = await readFile(join(pod.logDirectory, "writer/0.log"), "utf8");
+    assert.match(log, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z stdout F writer\n/m, "hostname is the pod's name");
+    assert.match(log, / stderr F to-stderr\n/);
+    await service.removePodSandbox(pod.id);
+    await assert.rejects(stat(pod.logDirectory), { code: "ENOENT" });
+  });
+
+  test("a readOnly volume refuses writes inside the container, and the exit code says so", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const data = await volumeDir("readonly");
+    await writeFile(join(data, "kept.txt"), "original\n");
+    const pod = await sandbox(service, "reader");
+    const status = await runToExit(
+      service,
+      pod.id,
+      busybox(
+        "reader",
+        ["sh", "-c", "cat /data/kept.txt; echo changed > /data/kept.txt"],
+        [{ ...rw(data, "/data"), readonly: true }],
+      ),
+    );
+    assert.equal(status.exitCode, 1);
+    assert.equal(status.reason, "Error");
+    assert.equal(await readFile(join(data, "kept.txt"), "utf8"), "original\n");
+    const log = await readFile(status.logPath, "utf8");
+    assert.match(log, / stdout F original\n/);
+    assert.match(log, /Read-only file system/);
+    await service.removePodSandbox(pod.id);
+  });
+
+  test("the container's exit code is reported as it exited", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const pod = await sandbox(service, "exits");
+    const status = await runToExit(service, pod.id, busybox("exits", ["sh", "-c", "exit 3"]));
+    assert.equal(status.exitCode, 3);
+    assert.equal(status.reason, "Error");
+    await service.removePodSandbox(pod.id);
+  });
+
+  test("a command missing from the image is a StartError with exit code 128", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const pod = await sandbox(service, "missing");
+    const id = await service.createContainer(pod.id, busybox("missing", ["no-such-program"]));
+    await assert.rejects(service.startContainer(id), /exec: "no-such-program": executable file not found in \$PATH/);
+    const status = await service.containerStatus(id);
+    assert.equal(status.state, "CONTAINER_EXITED");
+    assert.equal(status.exitCode, 128);
+    assert.equal(status.reason, "StartError");
+    await service.removePodSandbox(pod.id);
+  });
+
+  test("ExecSync runs a command inside the running container: its files, its hostname, its exit code", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const data = await volumeDir("exec");
+    await writeFile(join(data, "health"), "ok\n");
+    const pod = await sandbox(service, "exec-target");
+    const id = await service.createContainer(pod.id, busybox("app", ["sleep", "3600"], [rw(data, "/srv")]));
+    await service.startContainer(id);
+    assert.equal((await service.containerStatus(id)).state, "CONTAINER_RUNNING");
+    const cat = await service.execSync(id, ["cat", "/srv/health"], 5000);
+    assert.deepEqual([cat.stdout.toString(), cat.exitCode], ["ok\n", 0]);
+    const host = await service.execSync(id, ["hostname"], 5000);
+    assert.equal(host.stdout.toString(), "exec-target\n");
+    const ps = await service.execSync(id, ["sh", "-c", "ls /proc | grep -c '^[0-9]'"], 5000);
+    assert.ok(Number(ps.stdout.toString()) <= 4, `only the container's processes are visible: ${ps.stdout}`);
+    const failing = await service.execSync(id, ["sh", "-c", "echo bad >&2; exit 4"], 5000);
+    assert.deepEqual([failing.stderr.toString(), failing.exitCode], ["bad\n", 4]);
+    await service.removePodSandbox(pod.id);
+  });
+
+  test("stop kills the whole process tree after the grace period and leaves no process, cgroup or mount", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const data = await volumeDir("stopped");
+    const pod = await sandbox(service, "stopped");
+    // PID 1 of a PID namespace ignores SIGTERM without a handler, so the grace period runs out.
+    const id = await service.createContainer(
+      pod.id,
+      busybox("tree", ["sh", "-c", "trap '' TERM; sleep 3600 & sleep 3600 & wait"], [rw(data, "/data")]),
+    );
+    await service.startContainer(id);
+    const cgroupDir = join(cgroupRoot, `pod${"0".repeat(8)}-0000-0000-0000-${String(podCount).padStart(12, "0")}`, id);
+    await waitFor(async () => (await cgroupPids(cgroupDir)).length >= 4);
+    const pids = await cgroupPids(cgroupDir);
+    await service.stopContainer(id, 200);
+    const status = await service.containerStatus(id);
+    assert.equal(status.exitCode, 137, await readFile(status.logPath, "utf8"));
+    for (const pid of pids) assert.equal(await isProcessAlive(pid), false, `process ${pid} is gone`);
+    await service.removePodSandbox(pod.id);
+    await assert.rejects(stat(cgroupDir), { code: "ENOENT" });
+    assert.deepEqual(await mountsUnder(scratch), []);
+    assert.deepEqual(await readdir(join(scratch, "containers")), []);
+  });
+
+  test("mount propagation: HostToContainer sees a mount the node makes later, None does not", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const data = await volumeDir("propagation");
+    execFileSync("mount", ["--bind", data, data]);
+    execFileSync("mount", ["--make-shared", data]);
+    await mkdir(join(data, "later"));
+    const pod = await sandbox(service, "propagation");
+    const follows = await service.createContainer(pod.id, {
+      ...busybox(
+        "follows",
+        ["sleep", "3600"],
+        [{ ...rw(data, "/data"), propagation: "PROPAGATION_HOST_TO_CONTAINER" }],
+      ),
+    });
+    const keeps = await service.createContainer(pod.id, busybox("keeps", ["sleep", "3600"], [rw(data, "/data")]));
+    await service.startContainer(follows);
+    await service.startContainer(keeps);
+    execFileSync("mount", ["-t", "tmpfs", "tmpfs", join(data, "later")]);
+    await writeFile(join(data, "later/on-tmpfs"), "x");
+    try {
+      const seen = await service.execSync(follows, ["ls", "/data/later"], 5000);
+      assert.equal(seen.stdout.toString(), "on-tmpfs\n");
+      const unseen = await service.execSync(keeps, ["ls", "/data/later"], 5000);
+      assert.equal(unseen.stdout.toString(), "");
+    } finally {
+      await service.removePodSandbox(pod.id);
+      execFileSync("umount", [join(data, "later")]);
+      execFileSync("umount", [data]);
+    }
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const clock = new RealClock();
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (await condition()) return;
+    await clock.sleep(25);
+  }
+  assert.fail("condition not reached within 5 s");
+}
+
+/** Removes a test's cgroup tree, killing what a failed test left running in it. */
+async function removeCgroupTree(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) await removeCgroupTree(join(dir, entry.name));
+  }
+  if ((await cgroupPids(dir)).length > 0) {
+    await writeFile(join(dir, "cgroup.kill"), "1");
+    await waitFor(async () => (await cgroupPids(dir)).length === 0);
+  }
+  await rmdir(dir);
+}

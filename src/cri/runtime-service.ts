@@ -1,0 +1,123 @@
+/**
+ * The container runtime seen from the kubelet, shaped like CRI's RuntimeService
+ * (k8s.io/cri-api, runtime/v1): a pod sandbox holds a pod's containers; a container is created from
+ * an image with its mounts and devices, started, stopped, removed, inspected, and commands run in
+ * it. Names follow CRI's so that a gRPC client for containerd can implement the same interface.
+ * Implementations: `linux/linux-runtime-service.ts` (processes in their own namespaces and cgroup).
+ */
+
+/** CRI's MountPropagation: None = private, HostToContainer = rslave, Bidirectional = rshared. */
+export type MountPropagation = "PROPAGATION_PRIVATE" | "PROPAGATION_HOST_TO_CONTAINER" | "PROPAGATION_BIDIRECTIONAL";
+
+export interface Mount {
+  /** Absolute path inside the container. */
+  containerPath: string;
+  /** Absolute path on the node: a directory or a file. */
+  hostPath: string;
+  readonly: boolean;
+  propagation: MountPropagation;
+}
+
+export interface Device {
+  /** Where the device node appears inside the container. */
+  containerPath: string;
+  /** The block or character device on the node. */
+  hostPath: string;
+}
+
+export interface PodSandboxMetadata {
+  name: string;
+  namespace: string;
+  uid: string;
+  attempt: number;
+}
+
+export interface PodSandboxConfig {
+  metadata: PodSandboxMetadata;
+  /** The containers' hostname (the pod's name unless spec.hostname says otherwise). */
+  hostname: string;
+  /** Where this pod's container logs go: `/var/log/pods/<namespace>_<name>_<uid>`. */
+  logDirectory: string;
+}
+
+export interface KeyValue {
+  key: string;
+  value: string;
+}
+
+export interface ContainerConfig {
+  metadata: { name: string; attempt: number };
+  image: string;
+  /** The entrypoint: the image's when empty. */
+  command: string[];
+  /** Arguments: the image's command when both `command` and `args` are empty. */
+  args: string[];
+  workingDir: string;
+  envs: KeyValue[];
+  mounts: Mount[];
+  devices: Device[];
+  /** Relative to the sandbox's logDirectory: `<container>/<attempt>.log`. */
+  logPath: string;
+}
+
+export type ContainerState = "CONTAINER_CREATED" | "CONTAINER_RUNNING" | "CONTAINER_EXITED" | "CONTAINER_UNKNOWN";
+
+export interface ContainerStatus {
+  id: string;
+  podSandboxId: string;
+  name: string;
+  attempt: number;
+  state: ContainerState;
+  image: string;
+  /** Epoch milliseconds; 0 when not yet reached. */
+  createdAtMs: number;
+  startedAtMs: number;
+  finishedAtMs: number;
+  exitCode: number;
+  /** `Completed`, `Error`, `OOMKilled` or empty. */
+  reason: string;
+  message: string;
+  /** Absolute path of the log file. */
+  logPath: string;
+}
+
+export interface ExecSyncResponse {
+  stdout: Buffer;
+  stderr: Buffer;
+  exitCode: number;
+}
+
+/** Hears about containers that exited (CRI's container events, CONTAINER_STOPPED_EVENT). */
+export type ContainerExitHandler = (status: ContainerStatus) => void;
+
+export interface RuntimeService {
+  /** Creates and starts a pod sandbox; returns its id. */
+  runPodSandbox(config: PodSandboxConfig): Promise<string>;
+  /** Stops every container of the sandbox (SIGKILL once the grace period is over). */
+  stopPodSandbox(podSandboxId: string): Promise<void>;
+  /** Removes the sandbox and its containers (stopping them first). */
+  removePodSandbox(podSandboxId: string): Promise<void>;
+  createContainer(podSandboxId: string, config: ContainerConfig): Promise<string>;
+  startContainer(containerId: string): Promise<void>;
+  /** SIGTERM to the container's main process, SIGKILL to all of it after `timeoutMs`. */
+  stopContainer(containerId: string, timeoutMs: number): Promise<void>;
+  removeContainer(containerId: string): Promise<void>;
+  containerStatus(containerId: string): Promise<ContainerStatus>;
+  /** The containers of a sandbox, or all of them. */
+  listContainers(podSandboxId?: string): Promise<ContainerStatus[]>;
+  /** Runs `cmd` inside the container and waits for it, at most `timeoutMs` (0: no limit). */
+  execSync(containerId: string, cmd: readonly string[], timeoutMs: number): Promise<ExecSyncResponse>;
+  /** Subscribes to container exits; returns the unsubscribe function. */
+  onContainerExit(handler: ContainerExitHandler): () => void;
+}
+
+/** A CRI call failed; `code` follows gRPC's status names (NotFound, FailedPrecondition, ...). */
+export class RuntimeError extends Error {
+  constructor(
+    readonly code: "NotFound" | "FailedPrecondition" | "InvalidArgument" | "Unknown" | "DeadlineExceeded",
+    message: string,
+  ) {
+    super(message);
+    this.name = "RuntimeError";
+  }
+}
