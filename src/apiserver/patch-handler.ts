@@ -19,7 +19,7 @@ import { ApiError, badRequest, isAlreadyExists, isConflict, isNotFound, notFound
 import type { KObject } from "../api/objects.ts";
 import { applyStrategicMergePatch } from "../api/patch/strategic-merge-patch.ts";
 import type { UpdateOptions } from "../api/store/store.ts";
-import { objectForPath } from "./body-checks.ts";
+import { checkPatchedIdentity, objectForPath } from "./body-checks.ts";
 import { schemaOf, trackApply, trackUpdate } from "./field-tracking.ts";
 import { applyJsonPatch } from "./json-patch.ts";
 import { type PatchQuery, patchQuery } from "./query-options.ts";
@@ -75,6 +75,7 @@ async function patchWithRetry(context: ResourceRequest, patch: PatchFn, options:
   for (let attempt = 1; ; attempt++) {
     const current = await server.store.get<KObject>(path.type, path.namespace, path.name);
     const patched = patch(current);
+    checkPatchedIdentity(path, patched);
     // A patch that changes resourceVersion pins it: a Conflict then goes back to the client.
     const pinned = patched.metadata?.resourceVersion !== current.metadata?.resourceVersion;
     const next = trackUpdate(context, current, patched, options.fieldManager);
