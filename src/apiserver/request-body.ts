@@ -7,6 +7,8 @@ import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { ApiError, badRequest } from "../api/errors.ts";
 import { maxRequestBodyBytes } from "./constants.ts";
+import { type JsonKeyScan, scanJsonKeys } from "./json-key-scan.ts";
+import { decodeYamlWithKeys } from "./yaml-key-scan.ts";
 
 export type BodyFormat = "json" | "yaml";
 
@@ -56,6 +58,32 @@ function decode(text: string, format: BodyFormat): unknown {
   }
 }
 
+export interface ScannedBody {
+  value: unknown;
+  /** Repeated keys and where fields appear, for field validation. */
+  scan: JsonKeyScan;
+}
+
+/** The body's value and what its text says about repeated keys (see field-validation.ts). */
+export async function readBodyScanned(
+  request: IncomingMessage,
+  type: string = mediaType(request),
+): Promise<ScannedBody> {
+  const format = formatOf(type);
+  const text = await readBodyText(request);
+  if (text.trim() === "") throw badRequest("the request body is empty; send the object as JSON or YAML");
+  if (format === "yaml") return decodeYamlWithKeys(text);
+  return { value: decode(text, format), scan: scanJsonKeys(text) };
+}
+
+/** The scanned body as one object (an API object to create or update). */
+export async function readBodyObjectScanned(
+  request: IncomingMessage,
+): Promise<{ object: Record<string, unknown>; scan: JsonKeyScan }> {
+  const { value, scan } = await readBodyScanned(request);
+  return { object: requireObject(value), scan };
+}
+
 /** Any JSON value from the body, decoded as its Content-Type says. */
 export async function readBodyValue(request: IncomingMessage, type: string = mediaType(request)): Promise<unknown> {
   const format = formatOf(type);
@@ -70,7 +98,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** The body as one object (an API object, a DeleteOptions, a Binding). */
 export async function readBodyObject(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const value = await readBodyValue(request);
+  return requireObject(await readBodyValue(request));
+}
+
+function requireObject(value: unknown): Record<string, unknown> {
   if (!isPlainObject(value)) {
     const got = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
     throw badRequest(`the request body must be one object, but it is ${got}`);
