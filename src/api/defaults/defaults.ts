@@ -9,6 +9,7 @@
  */
 import type { KindName, KObject } from "../objects.ts";
 import { defaultPod, defaultPodTemplateOwner } from "./pod-defaults.ts";
+import { mergeSecretStringData } from "./secret-string-data.ts";
 import {
   defaultCsiDriver,
   defaultPersistentVolume,
@@ -27,7 +28,10 @@ const DEFAULTERS: Partial<Record<KindName, Defaulter>> = {
   StatefulSet: defaultPodTemplateOwner("StatefulSet"),
   ReplicaSet: defaultPodTemplateOwner("ReplicaSet"),
   Deployment: defaultPodTemplateOwner("Deployment"),
-  Secret: (secret) => (secret.type === undefined ? { ...secret, type: "Opaque" } : secret),
+  Secret: (input) => {
+    const secret = mergeSecretStringData(input);
+    return secret.type === undefined ? { ...secret, type: "Opaque" } : secret;
+  },
 };
 
 /** The object with Kubernetes' defaults filled in (the same object when nothing was missing). */
