@@ -46,3 +46,20 @@ export function objectForPath(path: ResourcePath, body: Record<string, unknown>)
   if (path.name !== "" && !filled.name) filled.name = path.name;
   return { ...body, metadata: filled };
 }
+
+/**
+ * A patched object must still be the object of the URL (kube-apiserver's `checkName` after the
+ * patch is applied): a patch cannot rename an object or move it to another namespace.
+ */
+export function checkPatchedIdentity(path: ResourcePath, patched: KObject): void {
+  const name = patched.metadata?.name ?? "";
+  if (name !== path.name) {
+    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${path.name})`);
+  }
+  const namespace = patched.metadata?.namespace ?? "";
+  if (path.namespace !== "" && namespace !== "" && namespace !== path.namespace) {
+    throw badRequest(
+      `the namespace of the object (${namespace}) does not match the namespace on the request (${path.namespace})`,
+    );
+  }
+}

@@ -7,6 +7,7 @@
 
 import { jsonEqual } from "../api/client/merge-patch.ts";
 import { badRequest } from "../api/errors.ts";
+import { setOwnField } from "../api/own-field.ts";
 import { isPlainObject } from "./request-body.ts";
 
 type Container = Record<string, unknown> | unknown[];
@@ -71,7 +72,7 @@ function getValue(document: unknown, pointer: string): unknown {
 function addValue(document: unknown, pointer: string, value: unknown): void {
   const { parent, key } = parentOf(document, pointer);
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, pointer, true), 0, value);
-  else parent[key] = value;
+  else setOwnField(parent, key, value);
 }
 
 function removeValue(document: unknown, pointer: string): unknown {

@@ -20,11 +20,20 @@ import { ApiError, badRequest, isAlreadyExists, isConflict, isNotFound, notFound
 import type { KObject } from "../api/objects.ts";
 import { applyStrategicMergePatch } from "../api/patch/strategic-merge-patch.ts";
 import type { UpdateOptions } from "../api/store/store.ts";
-import { objectForPath } from "./body-checks.ts";
+import { checkPatchedIdentity, objectForPath } from "./body-checks.ts";
 import { schemaOf, trackApply, trackUpdate } from "./field-tracking.ts";
+import {
+  enforceFieldValidation,
+  type FieldValidation,
+  fieldValidationOf,
+  pruneUnknownFields,
+  strictDecodingMessage,
+  strictDecodingProblems,
+} from "./field-validation.ts";
+import type { JsonKeyScan } from "./json-key-scan.ts";
 import { applyJsonPatch } from "./json-patch.ts";
 import { type PatchQuery, patchQuery } from "./query-options.ts";
-import { isPlainObject, mediaType, readBodyValue } from "./request-body.ts";
+import { isPlainObject, mediaType, readBodyScanned } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { replyFor } from "./responses.ts";
 
@@ -71,11 +80,49 @@ function updateOptions(context: ResourceRequest, options: PatchQuery): UpdateOpt
 }
 
 /** Applies the patch to the current object and writes it, re-reading after a lost race; bounded attempts. */
-async function patchWithRetry(context: ResourceRequest, patch: PatchFn, options: PatchQuery): Promise<KObject> {
+interface BodyValidation {
+  directive: FieldValidation;
+  scan: JsonKeyScan;
+}
+
+/**
+ * The patched object without fields its schema does not declare; the patch's unknown and repeated
+ * fields are refused or warned about as `fieldValidation` says (the warnings once, however many
+ * times a lost race makes the patch apply again).
+ */
+function withoutUnknownFields(context: ResourceRequest, patched: KObject, validation: BodyValidation): KObject {
+  const pruned = pruneUnknownFields(context.path.type, patched);
+  const problems = strictDecodingProblems(pruned.unknown, validation.scan);
+  enforceFieldValidation(validation.directive, problems, context.response, strictDecodingMessage);
+  return pruned.object as KObject;
+}
+
+/**
+ * An applied configuration must name only declared fields, whatever `fieldValidation` says:
+ * server-side apply cannot type anything else (structured-merge-diff's words). Kubernetes answers
+ * this with a 500 (kubernetes/kubernetes#122480); kvol answers it as the client's error it is.
+ */
+function checkAppliedFields(context: ResourceRequest, config: KObject): void {
+  const { applyPaths } = pruneUnknownFields(context.path.type, config);
+  if (applyPaths.length === 0) return;
+  const { type, namespace, name } = context.path;
+  const gvk = `${type.group}/${type.version}, Kind=${type.kind}`;
+  const errors = applyPaths.map((path) => `${path}: field not declared in schema`);
+  const text = errors.length === 1 ? errors[0] : ["errors:", ...errors.map((error) => `  ${error}`)].join("\n");
+  throw badRequest(`failed to create typed patch object (${namespace}/${name}; ${gvk}): ${text}`);
+}
+
+async function patchWithRetry(
+  context: ResourceRequest,
+  patch: PatchFn,
+  options: PatchQuery,
+  validation: BodyValidation,
+): Promise<KObject> {
   const { server, path } = context;
   for (let attempt = 1; ; attempt++) {
     const current = await server.store.get<KObject>(path.type, path.namespace, path.name);
-    const patched = patch(current);
+    const patched = withoutUnknownFields(context, patch(current), validation);
+    checkPatchedIdentity(path, patched);
     // A patch that changes resourceVersion pins it: a Conflict then goes back to the client.
     const pinned = patched.metadata?.resourceVersion !== current.metadata?.resourceVersion;
     const next = trackUpdate(context, current, patched, options.fieldManager);
@@ -148,12 +195,20 @@ export async function handlePatch(context: ResourceRequest): Promise<void> {
   const reply = replyFor(context);
   const isApply = type === applyPatchType;
   const options = patchQuery(context.query, context.request.headers["user-agent"], isApply);
+  const directive = fieldValidationOf(context.query, "PatchOptions");
   // An apply configuration is YAML (JSON is YAML too); every other patch body is JSON.
-  const body = await readBodyValue(context.request, isApply ? "application/yaml" : "application/json");
+  const { value: body, scan } = await readBodyScanned(
+    context.request,
+    isApply ? "application/yaml" : "application/json",
+  );
   if (isApply) {
-    const { object, created } = await applyWithRetry(context, appliedConfiguration(context, body), options);
+    const config = appliedConfiguration(context, body);
+    enforceFieldValidation(directive, strictDecodingProblems([], scan), context.response, strictDecodingMessage);
+    checkAppliedFields(context, config);
+    const { object, created } = await applyWithRetry(context, config, options);
     reply(created ? 201 : 200, object);
     return;
   }
-  reply(200, await patchWithRetry(context, patchFunction(context, type, body), options));
+  const patched = await patchWithRetry(context, patchFunction(context, type, body), options, { directive, scan });
+  reply(200, patched);
 }

@@ -9,7 +9,9 @@ import { parse as parseYaml } from "yaml";
 import { ApiError, badRequest } from "../api/errors.ts";
 import { decodeObject, ProtobufCodecError, type TypeMeta } from "../api/protobuf/envelope.ts";
 import { maxRequestBodyBytes } from "./constants.ts";
+import { type JsonKeyScan, scanJsonKeys } from "./json-key-scan.ts";
 import { mediaTypeOf, protobufMediaType, serializersFor } from "./media-types.ts";
+import { decodeYamlWithKeys } from "./yaml-key-scan.ts";
 
 export type BodyFormat = "json" | "yaml" | "protobuf";
 
@@ -85,6 +87,41 @@ function decode(text: string, format: BodyFormat): unknown {
   }
 }
 
+export interface ScannedBody {
+  value: unknown;
+  /** Repeated keys and where fields appear, for field validation (none in a protobuf body). */
+  scan: JsonKeyScan;
+}
+
+/**
+ * The body's value and what its text says about repeated keys (see field-validation.ts). A
+ * protobuf body cannot repeat a key or name an unknown field, so its scan is empty.
+ */
+export async function readBodyScanned(
+  request: IncomingMessage,
+  type: string = mediaType(request),
+  options: BodyOptions = {},
+): Promise<ScannedBody> {
+  const format = formatOf(type, options.protobuf === true);
+  const body = await readBodyBytes(request);
+  if (format === "protobuf") {
+    return { value: decodeProtobuf(body, options.expected), scan: { duplicates: [], firstOffsets: new Map() } };
+  }
+  const text = body.toString("utf8");
+  if (text.trim() === "") throw badRequest("the request body is empty; send the object as JSON or YAML");
+  if (format === "yaml") return decodeYamlWithKeys(text);
+  return { value: decode(text, format), scan: scanJsonKeys(text) };
+}
+
+/** The scanned body as one object (an API object to create or update). */
+export async function readBodyObjectScanned(
+  request: IncomingMessage,
+  options: BodyOptions = {},
+): Promise<{ object: Record<string, unknown>; scan: JsonKeyScan }> {
+  const { value, scan } = await readBodyScanned(request, mediaType(request), options);
+  return { object: requireObject(value), scan };
+}
+
 /** Any JSON value from the body, decoded as its Content-Type says (a protobuf body as the JSON of its object). */
 export async function readBodyValue(
   request: IncomingMessage,
@@ -108,7 +145,10 @@ export async function readBodyObject(
   request: IncomingMessage,
   options: BodyOptions = {},
 ): Promise<Record<string, unknown>> {
-  const value = await readBodyValue(request, mediaType(request), options);
+  return requireObject(await readBodyValue(request, mediaType(request), options));
+}
+
+function requireObject(value: unknown): Record<string, unknown> {
   if (!isPlainObject(value)) {
     const got = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
     throw badRequest(`the request body must be one object, but it is ${got}`);

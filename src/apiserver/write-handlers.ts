@@ -11,8 +11,15 @@ import { apiVersionOf } from "../api/resources.ts";
 import type { UpdateOptions } from "../api/store/store.ts";
 import { objectForPath } from "./body-checks.ts";
 import { trackUpdate } from "./field-tracking.ts";
-import { fieldManagerFor, isDryRun } from "./query-options.ts";
-import { type BodyOptions, isPlainObject, readBodyObject } from "./request-body.ts";
+import {
+  enforceFieldValidation,
+  fieldValidationOf,
+  pruneUnknownFields,
+  strictDecodingProblems,
+  undecodableBodyMessage,
+} from "./field-validation.ts";
+import { fieldManagerFor, isDryRun, type WriteOptionsKind } from "./query-options.ts";
+import { type BodyOptions, isPlainObject, readBodyObject, readBodyObjectScanned } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { replyFor, resourceHasProtobuf } from "./responses.ts";
 
@@ -22,17 +29,24 @@ export function bodyOptionsFor(context: ResourceRequest): BodyOptions {
   return { protobuf: resourceHasProtobuf(context), expected: { apiVersion: apiVersionOf(type), kind: type.kind } };
 }
 
+/** The body with its unknown fields dropped, refused or warned about as `fieldValidation` says. */
+async function readValidatedBody(context: ResourceRequest, kind: WriteOptionsKind): Promise<Record<string, unknown>> {
+  const directive = fieldValidationOf(context.query, kind);
+  const { object, scan } = await readBodyObjectScanned(context.request, bodyOptionsFor(context));
+  const pruned = pruneUnknownFields(context.path.type, object);
+  enforceFieldValidation(directive, strictDecodingProblems(pruned.unknown, scan), context.response, (problems) =>
+    undecodableBodyMessage(context.path.type, problems),
+  );
+  return pruned.object;
+}
+
 export async function handleCreate(context: ResourceRequest): Promise<void> {
   const { server, path, query, request } = context;
   const reply = replyFor(context);
   const manager = fieldManagerFor(query, request.headers["user-agent"], "CreateOptions");
   const dryRun = isDryRun(query, "CreateOptions");
-  const object = trackUpdate(
-    context,
-    undefined,
-    objectForPath(path, await readBodyObject(request, bodyOptionsFor(context))),
-    manager,
-  );
+  const body = await readValidatedBody(context, "CreateOptions");
+  const object = trackUpdate(context, undefined, objectForPath(path, body), manager);
   const created = await server.store.create<KObject>(path.type, object, dryRun ? { dryRun } : {});
   reply(201, created);
 }
@@ -50,7 +64,7 @@ export async function handleUpdate(context: ResourceRequest): Promise<void> {
     ...(path.subresource === "status" ? { subresource: "status" as const } : {}),
     ...(isDryRun(query, "UpdateOptions") ? { dryRun: true } : {}),
   };
-  const object = objectForPath(path, await readBodyObject(request, bodyOptionsFor(context)));
+  const object = objectForPath(path, await readValidatedBody(context, "UpdateOptions"));
   const pinned = object.metadata?.resourceVersion;
   for (let attempt = 1; ; attempt++) {
     const live = await server.store.get<KObject>(path.type, path.namespace, path.name);

@@ -1,3 +1,4 @@
+import { setOwnField } from "../own-field.ts";
 /**
  * Copies of API objects. Everything a Client, an informer cache or a lister hands out is deeply
  * frozen and shared by every reader (one copy of each object version in memory), so a caller that
@@ -74,7 +75,7 @@ function copyJson(value: unknown): unknown {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const field = (value as Record<string, unknown>)[key];
-    if (field !== undefined) copy[key] = copyChild(field, key);
+    if (field !== undefined) setOwnField(copy, key, copyChild(field, key));
   }
   return copy;
 }

@@ -1,3 +1,4 @@
+import { setOwnField } from "../own-field.ts";
 /**
  * JSON Merge Patch (RFC 7386), the `application/merge-patch+json` patch type of the Kubernetes API:
  * an object in the patch merges into the target key by key, `null` removes a key, and anything else
@@ -38,7 +39,7 @@ function mergeValue(target: unknown, patch: unknown): unknown {
   for (const [name, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     if (value === null) delete result[name];
-    else result[name] = mergeValue(base[name], value);
+    else setOwnField(result, name, mergeValue(base[name], value));
   }
   return result;
 }
@@ -58,16 +59,16 @@ export function createMergePatch(original: unknown, modified: unknown): JsonObje
 function diffObjects(original: JsonObject, modified: JsonObject): JsonObject {
   const patch: JsonObject = {};
   for (const [name, before] of Object.entries(original)) {
-    if (before !== undefined && modified[name] === undefined) patch[name] = null;
+    if (before !== undefined && modified[name] === undefined) setOwnField(patch, name, null);
   }
   for (const [name, after] of Object.entries(modified)) {
     if (after === undefined) continue;
     const before = original[name];
     if (isJsonObject(before) && isJsonObject(after)) {
       const nested = diffObjects(before, after);
-      if (Object.keys(nested).length > 0) patch[name] = nested;
+      if (Object.keys(nested).length > 0) setOwnField(patch, name, nested);
     } else if (!jsonEqual(before, after)) {
-      patch[name] = after;
+      setOwnField(patch, name, after);
     }
   }
   return patch;

@@ -10,6 +10,7 @@
 import type { KindName, KObject } from "../objects.ts";
 import { defaultJob } from "./job-defaults.ts";
 import { defaultPod, defaultPodTemplateOwner } from "./pod-defaults.ts";
+import { mergeSecretStringData } from "./secret-string-data.ts";
 import { defaultService } from "./service-defaults.ts";
 import {
   defaultCsiDriver,
@@ -31,7 +32,10 @@ const DEFAULTERS: Partial<Record<KindName, Defaulter>> = {
   Deployment: defaultPodTemplateOwner("Deployment"),
   Job: defaultJob,
   Service: defaultService,
-  Secret: (secret) => (secret.type === undefined ? { ...secret, type: "Opaque" } : secret),
+  Secret: (input) => {
+    const secret = mergeSecretStringData(input);
+    return secret.type === undefined ? { ...secret, type: "Opaque" } : secret;
+  },
 };
 
 /** The object with Kubernetes' defaults filled in (the same object when nothing was missing). */

@@ -3,6 +3,7 @@
  * object (maps and structs field by field, keyed lists element by element, sets as a union,
  * everything atomic replaced), and removing a field the applier gave up.
  */
+import { setOwnField } from "../own-field.ts";
 import { elementPath } from "./element-paths.ts";
 import type { FieldPath } from "./field-set.ts";
 import { childSchema, isAtomicObject, itemSchema, listSemanticsOf, type PatchSchemaNode } from "./patch-schema.ts";
@@ -19,7 +20,7 @@ export function mergeApplied(live: unknown, config: unknown, schema: PatchSchema
   if (isMap(config) && isMap(live) && !isAtomicObject(schema)) {
     const result: JsonMap = { ...live };
     for (const [name, value] of Object.entries(config)) {
-      if (value !== undefined) result[name] = mergeApplied(live[name], value, childSchema(schema, name));
+      if (value !== undefined) setOwnField(result, name, mergeApplied(live[name], value, childSchema(schema, name)));
     }
     return result;
   }
@@ -72,7 +73,7 @@ function removeAt(value: unknown, path: FieldPath, schema: PatchSchemaNode | und
     const child = removeAt(value[name], rest, childSchema(schema, name));
     const result: JsonMap = { ...value };
     if (child === removed) delete result[name];
-    else result[name] = child;
+    else setOwnField(result, name, child);
     return Object.keys(result).length === 0 ? removed : result;
   }
   if (!Array.isArray(value)) return value;

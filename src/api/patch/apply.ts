@@ -11,8 +11,10 @@
  * An object that has never been written with managed fields gets a `before-first-apply` manager
  * owning everything it holds, so a first apply cannot silently take over existing values.
  */
+
 import { badRequest } from "../errors.ts";
 import type { KObject } from "../objects.ts";
+import { setOwnField } from "../own-field.ts";
 import { jsonEqual } from "../store/json-equal.ts";
 import { applyConflictError, type Conflict } from "./apply-conflicts.ts";
 import { mergeApplied, removeField } from "./apply-merge.ts";
@@ -50,7 +52,7 @@ function withoutNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.filter((item) => item !== null).map(withoutNulls);
   if (value === null || typeof value !== "object") return value;
   const result: JsonMap = {};
-  for (const [name, child] of Object.entries(value)) if (child !== null) result[name] = withoutNulls(child);
+  for (const [name, child] of Object.entries(value)) if (child !== null) setOwnField(result, name, withoutNulls(child));
   return result;
 }
 

@@ -3,6 +3,7 @@
  * (`k:{"name":"web"}`), by its value in a set (`v:"a"`). Server-side apply, the field sets and
  * pruning must agree on this, so it lives in one place.
  */
+import { setOwnField } from "../own-field.ts";
 import { keyElement, type PathElement, valueElement } from "./field-set.ts";
 import { childSchema, type ListSemantics, type PatchSchemaNode } from "./patch-schema.ts";
 
@@ -26,7 +27,7 @@ export function elementKeys(
   const values: Record<string, unknown> = {};
   for (const key of keys) {
     const value = element[key] ?? childSchema(item, key)?.default ?? listMapKeyDefaults[key];
-    if (value !== undefined) values[key] = value;
+    if (value !== undefined) setOwnField(values, key, value);
   }
   return Object.keys(values).length === 0 ? undefined : values;
 }

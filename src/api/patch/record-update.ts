@@ -4,7 +4,9 @@
  * it added or changed and loses what it removed; every other manager loses the fields the write
  * changed or removed (an update never conflicts, it takes ownership).
  */
+
 import type { KObject } from "../objects.ts";
+import { setOwnField } from "../own-field.ts";
 import { jsonEqual } from "../store/json-equal.ts";
 import { compareObjects } from "./field-walk.ts";
 import {
@@ -49,7 +51,7 @@ function startingManagers(input: UpdateInput): ManagedFields {
 function emptyObjectOfKind(created: Record<string, unknown>): Record<string, unknown> {
   const skeleton: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(created)) {
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) skeleton[name] = {};
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) setOwnField(skeleton, name, {});
   }
   return skeleton;
 }

@@ -11,7 +11,9 @@
  * - every other list is replaced whole.
  * Inputs are never changed (stored objects are frozen); the result shares untouched subtrees.
  */
+
 import { ApiError, badRequest } from "../errors.ts";
+import { setOwnField } from "../own-field.ts";
 import { childSchema, itemSchema, type PatchSchemaNode, patchMergeKeyOf, patchStrategyOf } from "./patch-schema.ts";
 
 type JsonMap = Record<string, unknown>;
@@ -85,7 +87,7 @@ function mergeField(
   }
   const merged = mergeValue(result[key], value, schema, path);
   if (merged === undefined) delete result[key];
-  else result[key] = merged;
+  else setOwnField(result, key, merged);
 }
 
 /** One value of the patch against the original's value at the same place (undefined when absent). */
@@ -142,7 +144,7 @@ function applyListDirectives(
     const doomed = new Set(value.map((item) => describe(item)));
     const kept = current.filter((item) => !doomed.has(describe(item)));
     if (kept.length === 0) delete result[field];
-    else result[field] = kept;
+    else setOwnField(result, field, kept);
   }
   for (const [key, order] of Object.entries(patch)) {
     if (!key.startsWith(setElementOrderPrefix)) continue;
@@ -163,7 +165,7 @@ function applyListDirectives(
     const current = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
     const merged = mergeList(current, patchList ?? [], fieldSchema, fieldPath, order);
     if (merged.length === 0) delete result[field];
-    else result[field] = merged;
+    else setOwnField(result, field, merged);
   }
   return consumed;
 }

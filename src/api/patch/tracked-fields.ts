@@ -3,7 +3,9 @@
  * metadata are never owned (Kubernetes strips them before tracking), and a write to the main
  * resource of a kind with a status subresource cannot own status, nor a status write the rest.
  */
+
 import type { KObject } from "../objects.ts";
+import { setOwnField } from "../own-field.ts";
 
 type JsonMap = Record<string, unknown>;
 
@@ -35,12 +37,12 @@ export function trackedView(object: KObject | undefined, scope: TrackingScope): 
     if (value === undefined || name === "apiVersion" || name === "kind") continue;
     if (name === "status" && scope.hasStatus) continue;
     if (name !== "metadata") {
-      view[name] = value;
+      setOwnField(view, name, value);
       continue;
     }
     const metadata: JsonMap = {};
     for (const [field, fieldValue] of Object.entries(value as JsonMap)) {
-      if (fieldValue !== undefined && !untrackedMetadata.has(field)) metadata[field] = fieldValue;
+      if (fieldValue !== undefined && !untrackedMetadata.has(field)) setOwnField(metadata, field, fieldValue);
     }
     if (Object.keys(metadata).length > 0) view.metadata = metadata;
   }

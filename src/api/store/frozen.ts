@@ -7,8 +7,10 @@
  * so the usual controller write — a spread of a stored object with one field changed — copies only
  * the path to that field.
  */
+
 import { badRequest } from "../errors.ts";
 import type { KObject } from "../objects.ts";
+import { setOwnField } from "../own-field.ts";
 
 /** Thrown while copying; collects the path to the offending value on the way out. */
 class NotJsonData extends Error {
@@ -38,7 +40,7 @@ function copyUnfrozen(value: unknown): unknown {
   const copy: Record<string, unknown> = {};
   for (const key in value) {
     const field = (value as Record<string, unknown>)[key];
-    if (field !== undefined) copy[key] = copyChild(field, key);
+    if (field !== undefined) setOwnField(copy, key, copyChild(field, key));
   }
   return Object.freeze(copy);
 }
@@ -83,9 +85,9 @@ function frozenWithField(source: object | undefined, field: string, value: unkno
   for (const key of Object.keys(fields)) {
     const current = key === field ? value : fields[key];
     placed ||= key === field;
-    if (current !== undefined) copy[key] = key === field ? current : copyChild(current, key);
+    if (current !== undefined) setOwnField(copy, key, key === field ? current : copyChild(current, key));
   }
-  if (!placed && value !== undefined) copy[field] = value;
+  if (!placed && value !== undefined) setOwnField(copy, field, value);
   return Object.freeze(copy);
 }
 

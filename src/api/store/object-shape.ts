@@ -4,7 +4,9 @@
  * has (kube-apiserver prunes unknown ones), and object literals of one shape, which keeps writes
  * cheap and every stored object's metadata fast to read.
  */
+
 import type { KObject, ObjectMeta } from "../objects.ts";
+import { setOwnField } from "../own-field.ts";
 
 export type MutableMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
 
@@ -49,7 +51,7 @@ export function withTypeAndMetadata<M extends ObjectMeta>(
 ): KObject & { metadata: M } {
   const object: KObject & { metadata: M } = { apiVersion, kind, metadata };
   for (const key in input) {
-    if (key !== "apiVersion" && key !== "kind" && key !== "metadata") object[key] = input[key];
+    if (key !== "apiVersion" && key !== "kind" && key !== "metadata") setOwnField(object, key, input[key]);
   }
   return object;
 }

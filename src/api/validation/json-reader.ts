@@ -4,7 +4,9 @@
  * `undefined` when it is absent (JSON null counts as absent, as in Kubernetes), and records a
  * type problem otherwise — never a crash further down.
  */
+
 import type { FieldCause } from "../errors.ts";
+import { setOwnField } from "../own-field.ts";
 import { typeInvalid } from "./field-errors.ts";
 import { index, key } from "./field-path.ts";
 
@@ -79,7 +81,7 @@ export function readStringMap(
   const map: Record<string, string> = {};
   for (const [mapKey, entry] of Object.entries(object)) {
     const text = readString(entry, key(path, mapKey), out);
-    if (text !== undefined) map[mapKey] = text;
+    if (text !== undefined) setOwnField(map, mapKey, text);
   }
   return map;
 }
