@@ -177,6 +177,13 @@ describe("the live incident of seed 004 at --speed 60", { skip: skipReasonOf() ?
       ),
     );
 
+    // kvol describe counts ages on the cluster's clock, ahead of the wall clock at 60×: no <invalid>.
+    const described = capturedIo(userEnv, clock);
+    assert.equal(await runDescribeCommand(["pod", "-n", "sock-shop", first.name], described), 0, described.stderr);
+    assert.match(described.stdout, /Warning\s+NodeNotReady\s+\d+m?\d*s?\s+node-controller\s+Node is not ready/);
+    // (Status may read `Terminating (lasts <invalid>)` while the grace period runs, as kubectl prints it.)
+    assert.doesNotMatch(described.stdout.slice(described.stdout.indexOf("Events:")), /<invalid>/);
+
     // The seed's way out: the old pod, stuck Terminating on the dead node, is deleted by force.
     succeeded(
       await run("kubectl", ["delete", "pod", first.name, "-n", "sock-shop", "--force", "--grace-period=0"], userEnv),

@@ -150,6 +150,9 @@ describe("embedded cluster", () => {
     );
     const nodeToken = readFileSync(embedded.dataDir.ensureNodeToken("node-1"), "utf8").trim();
     assert.equal((await call("PUT", speedPath, { speed: 2 }, nodeToken)).status, 403);
+    const readByNode = await call("GET", speedPath, undefined, nodeToken);
+    assert.equal(readByNode.status, 200, "anyone authenticated may read the speed and the cluster's time");
+    assert.match(String(readByNode.body.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.equal(await runSpeedCommand(["1"], io), 0, io.stderr);
     assert.equal(embedded.speed, 1);
   });

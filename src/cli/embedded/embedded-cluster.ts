@@ -184,6 +184,7 @@ export class EmbeddedCluster {
       get speed() {
         return pacer.speed;
       },
+      now: () => clock.now(),
       setSpeed: (speed) => pacer.setSpeed(speed),
       fixedBecause: options.speedFixedBecause,
     };
