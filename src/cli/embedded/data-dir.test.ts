@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { parseTokenFile } from "../../apiserver/auth/token-file.ts";
+import { RealClock } from "../../runtime/real-clock.ts";
 import { loadClusterAccess } from "../client/kubeconfig.ts";
 import { waitFor } from "../testing/wait-for.ts";
 import { DataDir, isZombie, plainHttpUrl } from "./data-dir.ts";
@@ -75,6 +76,25 @@ describe("data directory", () => {
       data.unlock();
     } finally {
       parent.kill("SIGKILL");
+    }
+  });
+
+  it("takes over a pid file whose pid now belongs to a process started after it was written", async () => {
+    const pidFile = data.file("kvol.pid");
+    const other = spawn("sleep", ["5"], { stdio: "ignore" });
+    try {
+      writeFileSync(pidFile, `${other.pid}\n`);
+      // Written an hour before that process started: the pid was reused (a reboot, a wrap-around).
+      const hourAgo = (new RealClock().now() - 3_600_000) / 1000;
+      utimesSync(pidFile, hourAgo, hourAgo);
+      data.lock();
+      assert.equal(readFileSync(pidFile, "utf8").trim(), String(process.pid));
+      data.unlock();
+      // Written after it started: that process holds the directory.
+      writeFileSync(pidFile, `${other.pid}\n`);
+      assert.throws(() => data.lock(), new RegExp(`in use by kvol process ${other.pid}`));
+    } finally {
+      other.kill("SIGKILL");
     }
   });
 

@@ -22,6 +22,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
@@ -156,13 +157,21 @@ export class DataDir {
   /**
    * Claims the directory for this process; throws when another live process holds it. A pid file
    * left by a process that died (SIGKILL, a crash) is taken over, also while that process is still
-   * a zombie its parent has not reaped (right after `kill -9`).
+   * a zombie its parent has not reaped (right after `kill -9`), and one whose pid now belongs to a
+   * process that started after the file was written (the pid reused after a reboot).
    */
   lock(): void {
     const pidFile = this.file(pidFileName);
     if (existsSync(pidFile)) {
       const pid = Number(readFileSync(pidFile, "utf8").trim());
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+      const writtenMs = statSync(pidFile).mtimeMs;
+      if (
+        Number.isSafeInteger(pid) &&
+        pid > 0 &&
+        pid !== process.pid &&
+        isAlive(pid) &&
+        !startedAfter(pid, writtenMs)
+      ) {
         throw new Error(
           `the data directory ${this.path} is in use by kvol process ${pid}; stop it first or choose another --data-dir`,
         );
@@ -199,6 +208,36 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
   return !isZombie(pid);
+}
+
+/** Linux's USER_HZ: /proc/PID/stat counts a process's start time in these ticks since boot. */
+const procTicksPerSecond = 100;
+/** The start time read from /proc is exact to the second of the boot time: allow for that. */
+const startTimeSlackMs = 2_000;
+
+/**
+ * Whether process `pid` started after `writtenMs` (epoch ms): then it is not the process that
+ * wrote a pid file at `writtenMs`, only one that got the same pid later. False when /proc cannot tell.
+ */
+export function startedAfter(pid: number, writtenMs: number): boolean {
+  const startMs = processStartMs(pid);
+  return startMs !== undefined && startMs > writtenMs + startTimeSlackMs;
+}
+
+/** When process `pid` started (epoch ms), from /proc/stat's boot time and /proc/PID/stat's field 22. */
+function processStartMs(pid: number): number | undefined {
+  try {
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): state is field 3, starttime field 22.
+    const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    if (!Number.isFinite(bootSeconds) || !Number.isFinite(startTicks)) return undefined;
+    return bootSeconds * 1000 + (startTicks / procTicksPerSecond) * 1000;
+  } catch (error) {
+    // No /proc (not Linux), or the process is gone: nothing to tell.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
 
 /**

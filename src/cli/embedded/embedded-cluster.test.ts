@@ -206,3 +206,40 @@ describe("embedded cluster", () => {
     }
   });
 });
+
+describe("embedded cluster after a run at --speed", () => {
+  it("starts again from the cluster clock's time, ahead of the wall clock, so no timestamp lies in its future", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvol-embedded-speed-"));
+    const real = new RealClock();
+    const options = {
+      dataDir: dir,
+      ephemeral: false,
+      nodeCount: 0,
+      port: 0,
+      host: "127.0.0.1",
+      logLevel: "warn" as const,
+      verbose: false,
+      progress: new StepProgress(real, () => undefined),
+      onListening: () => undefined,
+    };
+    try {
+      const fast = await EmbeddedCluster.start({ ...options, speed: 600 });
+      assert.equal(fast.speed, 600);
+      // 600× for half a second: five minutes of the cluster.
+      await real.sleep(500);
+      await fast.stop();
+      const stoppedAtMs = fast.cluster.clock.now();
+      assert.ok(stoppedAtMs - real.now() >= 4 * 60_000, "the fast clock ran ahead of the wall clock");
+
+      const again = await EmbeddedCluster.start(options);
+      try {
+        assert.equal(again.speed, 1);
+        assert.ok(again.cluster.clock.now() >= stoppedAtMs, "resumed from the saved time, not the wall clock");
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
