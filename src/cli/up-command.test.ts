@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig, PatchStrategy, StorageV1Api, setHeaderOptions, Watch } from "@kubernetes/client-node";
 import { RealClock } from "../runtime/real-clock.ts";
 import { capturedIo } from "./client/cli-test-support.ts";
-import { runServerCommand } from "./server-command.ts";
+import { parseServerArguments, runServerCommand } from "./server-command.ts";
 import { runSpeedCommand } from "./speed-command.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
 import { waitFor } from "./testing/wait-for.ts";
@@ -249,6 +249,10 @@ describe("kvol server and the speed", () => {
       stderr: () => undefined,
       stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
     };
+    assert.throws(
+      () => parseServerArguments(["--speed", "60"]),
+      /^Error: --speed is for kvol up: the nodes of kvol server are kvol node processes on the wall clock/,
+    );
     const running = runServerCommand(["--port", "0", "--data-dir", dir], io);
     try {
       await waitFor("kvol server ready", () => /Ready: 0 node/.test(stdout) || undefined, startTimeoutMs);
