@@ -12,6 +12,12 @@ export interface ServerContext {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /**
+   * Times how long a client's connection (a watch) stays open. The client runs in real time, so
+   * when `clock` runs faster than the wall clock (`kvol up --speed`) this is the wall clock;
+   * absent, `clock`.
+   */
+  connectionClock?: Clock;
 }
 
 export interface ResourceRequest {

@@ -218,6 +218,8 @@ export class EmbeddedCluster {
       host: options.host,
       authenticator,
       tls,
+      // kubectl and other clients run in real time: `kubectl get -w` must not end 60× sooner.
+      connectionClock: real,
       extensions: [
         faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" })),
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
