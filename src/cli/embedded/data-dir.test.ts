@@ -105,6 +105,7 @@ describe("data directory", () => {
     writeFileSync(join(shared, "kvol.db"), "", { mode: 0o644 });
     writeFileSync(join(shared, "kubeconfig"), "", { mode: 0o644 });
     writeFileSync(join(shared, "node-tokens", "node-1"), "t\n", { mode: 0o644 });
+    writeFileSync(join(shared, "notes.txt"), "the user's own\n", { mode: 0o644 });
     const taken = new DataDir(shared);
     taken.create();
     assert.equal(statSync(shared).mode & 0o777, 0o700);
@@ -112,6 +113,7 @@ describe("data directory", () => {
       assert.equal(statSync(join(shared, file)).mode & 0o777, 0o600, file);
     }
     taken.writeKubeconfig("https://127.0.0.1:6443", "tok", "pem");
+    assert.equal(statSync(join(shared, "notes.txt")).mode & 0o777, 0o644, "a file not kvol's is left alone");
     assert.equal(statSync(join(shared, "ca.crt")).mode & 0o777, 0o600);
     assert.equal(statSync(taken.privateFile("new.db")).mode & 0o777, 0o600);
     taken.lock();

@@ -36,8 +36,10 @@ import {
   dataDirEnvironmentVariable,
   defaultDataDirName,
   kubeconfigFileName,
+  logFileName,
   nodeTokenDirName,
   pidFileName,
+  storeFileName,
   tokenBytes,
   tokenFileName,
 } from "./constants.ts";
@@ -45,6 +47,20 @@ import {
 /** Owner-only: these files hold credentials (tokens, the kubeconfig) and Secrets (the store, the log). */
 const privateFileMode = 0o600;
 const privateDirMode = 0o700;
+
+/** The files kvol keeps in the data directory (SQLite's companions of the store included). */
+const dataDirFileNames = [
+  storeFileName,
+  `${storeFileName}-wal`,
+  `${storeFileName}-shm`,
+  `${storeFileName}-journal`,
+  tokenFileName,
+  kubeconfigFileName,
+  caFileName,
+  logFileName,
+  pidFileName,
+  clockFileName,
+];
 
 /** Writes `text` readable by its owner only, also when the file existed with a wider mode. */
 function writePrivateFile(path: string, text: string): void {
@@ -81,22 +97,22 @@ export class DataDir {
 
   /**
    * Creates the directory, or takes a pre-created one: either way it ends owner-only (0700), and
-   * so does every file already in it (0600) — files of an older kvol, a store copied in.
+   * so does every file of kvol's already in it (0600) — files of an older kvol, a store copied in.
+   * Other files (the directory may be one the user keeps other things in) are left alone.
    */
   create(): void {
     mkdirSync(this.path, { recursive: true, mode: privateDirMode });
     chmodSync(this.path, privateDirMode);
-    this.restrictFiles(this.path);
+    for (const name of dataDirFileNames) {
+      const path = this.file(name);
+      if (existsSync(path) && statSync(path).isFile()) chmodSync(path, privateFileMode);
+    }
     const nodeTokens = this.file(nodeTokenDirName);
     if (existsSync(nodeTokens)) {
       chmodSync(nodeTokens, privateDirMode);
-      this.restrictFiles(nodeTokens);
-    }
-  }
-
-  private restrictFiles(dir: string): void {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isFile()) chmodSync(join(dir, entry.name), privateFileMode);
+      for (const entry of readdirSync(nodeTokens, { withFileTypes: true })) {
+        if (entry.isFile()) chmodSync(join(nodeTokens, entry.name), privateFileMode);
+      }
     }
   }
 
