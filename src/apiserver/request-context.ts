@@ -15,6 +15,12 @@ export interface ServerContext {
   logger: Logger;
   /** Who sent the request; undefined when the server runs without authentication (everyone is an administrator). */
   user?: UserInfo;
+  /**
+   * Times how long a client's connection (a watch) stays open. The client runs in real time, so
+   * when `clock` runs faster than the wall clock (`kvol up --speed`) this is the wall clock;
+   * absent, `clock`.
+   */
+  connectionClock?: Clock;
 }
 
 export interface ResourceRequest {

@@ -30,6 +30,8 @@ export interface ApiServerOptions {
   extensions?: readonly ServerExtension[];
   /** Also serve HTTPS on the same port with this certificate (kubectl sends tokens only over TLS). */
   tls?: TlsIdentity;
+  /** The clock of watch timeouts when `clock` runs faster than the wall clock (ServerContext). */
+  connectionClock?: Clock;
 }
 
 export interface RunningApiServer {
@@ -63,7 +65,12 @@ async function serve(
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
-  const context: ServerContext = { store: options.store, clock: options.clock, logger: options.logger };
+  const context: ServerContext = {
+    store: options.store,
+    clock: options.clock,
+    logger: options.logger,
+    ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
+  };
   const access: AccessOptions = {
     ...(options.authenticator === undefined ? {} : { authenticator: options.authenticator }),
     extensions: options.extensions ?? [],

@@ -61,7 +61,7 @@ export async function handleWatch(context: ResourceRequest): Promise<void> {
 
   // The response closes when the client goes away (the request stream is never read, so only this one tells).
   response.on("close", end);
-  timer = server.clock.setTimer(timeoutMs, end);
+  timer = (server.connectionClock ?? server.clock).setTimer(timeoutMs, end);
   try {
     const started = await server.store.watch<KObject>(path.type, options, send);
     if (ended) started.stop();

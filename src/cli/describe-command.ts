@@ -9,6 +9,7 @@ import type { KObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, Volum
 import type { ResourceType } from "../api/resources.ts";
 import { type ClientIo, processClientIo } from "./client/client-io.ts";
 import { connect, connectionOptions, connectionUsage, parseCommandArgs } from "./client/common-flags.ts";
+import { clusterNowMs } from "./client/kvol-endpoints.ts";
 import { parseResourceArgs, UsageError } from "./client/resource-args.ts";
 import { exitFailure, exitSuccess, runClientCommand } from "./client/run-client-command.ts";
 import type { DescribeContext } from "./describe/describe-context.ts";
@@ -71,7 +72,8 @@ async function runDescribe(argv: readonly string[], io: ClientIo): Promise<numbe
         io.err(`Error from server (NotFound): ${type.plural} "${name}" not found\n`);
       }
     }
-    for (const object of objects) blocks.push(await describe({ api, nowMs: io.clock.now() }, object));
+    const nowMs = await clusterNowMs(api, io.clock.now());
+    for (const object of objects) blocks.push(await describe({ api, nowMs }, object));
   }
   io.out(blocks.join("\n\n"));
   if (blocks.length === 0 && failures === 0) io.err(`No resources found in ${namespace} namespace.\n`);

@@ -5,7 +5,7 @@
  *   fault` works with nothing but KUBECONFIG set, as `kvol up` tells a user to set it;
  * - seed 004 (the sock-shop user database on a ReadWriteOnce volume whose node is powered off)
  *   plays out on the real kubectl within 30 s of wall time: NodeNotReady, the taint manager's
- *   eviction and the Multi-Attach error; after the force-delete the seed's operators resorted to,
+ *   eviction and the Multi-Attach error; after the old pod is deleted by force,
  *   the replacement pod runs on another node.
  *
  * Runs with KVOL_E2E=1 or under CI=true (about a minute); without kubectl it is skipped with a
@@ -177,7 +177,14 @@ describe("the live incident of seed 004 at --speed 60", { skip: skipReasonOf() ?
       ),
     );
 
-    // The seed's way out: the old pod, stuck Terminating on the dead node, is deleted by force.
+    // kvol describe counts ages on the cluster's clock, ahead of the wall clock at 60×: no <invalid>.
+    const described = capturedIo(userEnv, clock);
+    assert.equal(await runDescribeCommand(["pod", "-n", "sock-shop", first.name], described), 0, described.stderr);
+    assert.match(described.stdout, /Warning\s+NodeNotReady\s+\d+m?\d*s?\s+node-controller\s+Node is not ready/);
+    // (Status may read `Terminating (lasts <invalid>)` while the grace period runs, as kubectl prints it.)
+    assert.doesNotMatch(described.stdout.slice(described.stdout.indexOf("Events:")), /<invalid>/);
+
+    // The way out: the old pod, stuck Terminating on the dead node, is deleted by force.
     succeeded(
       await run("kubectl", ["delete", "pod", first.name, "-n", "sock-shop", "--force", "--grace-period=0"], userEnv),
       "kubectl delete --force",

@@ -44,9 +44,14 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ...clusterOptionSpecs, "node-tokens": { type: "string" } },
+    options: { ...clusterOptionSpecs, "node-tokens": { type: "string" }, speed: { type: "string" } },
   });
   if (values.help) return { help: true };
+  if (values.speed !== undefined) {
+    throw new Error(
+      "--speed is for kvol up: the nodes of kvol server are kvol node processes on the wall clock, and other processes cannot be sped up",
+    );
+  }
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const nodeTokenNames = (values["node-tokens"] ?? "")
     .split(",")

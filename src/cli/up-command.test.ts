@@ -10,6 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig, PatchStrategy, StorageV1Api, setHeaderOptions, Watch } from "@kubernetes/client-node";
+import { RealClock } from "../runtime/real-clock.ts";
+import { capturedIo } from "./client/cli-test-support.ts";
+import { parseServerArguments, runServerCommand } from "./server-command.ts";
+import { runSpeedCommand } from "./speed-command.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
 import { waitFor } from "./testing/wait-for.ts";
 import { type ClusterArguments, checkSpeedForNodes, parseUpArguments, runUpCommand } from "./up-command.ts";
@@ -230,5 +234,39 @@ describe("kvol up with @kubernetes/client-node", () => {
     assert.equal(status, 0, kvol.stderr);
     assert.match(kvol.stderr, /✓ stopping \(SIGTERM\)/);
     assert.equal(existsSync(join(dir, "kvol.pid")), false, "the data directory is released");
+  });
+});
+
+describe("kvol server and the speed", () => {
+  it("refuses to change it: its nodes are kvol node processes on the wall clock", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvol-server-speed-"));
+    let stop: (signal: string) => void = () => undefined;
+    let stdout = "";
+    const io = {
+      stdout: (t: string) => {
+        stdout += t;
+      },
+      stderr: () => undefined,
+      stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
+    };
+    assert.throws(
+      () => parseServerArguments(["--speed", "60"]),
+      /^Error: --speed is for kvol up: the nodes of kvol server are kvol node processes on the wall clock/,
+    );
+    const running = runServerCommand(["--port", "0", "--data-dir", dir], io);
+    try {
+      await waitFor("kvol server ready", () => /Ready: 0 node/.test(stdout) || undefined, startTimeoutMs);
+      const kubeconfig = /^kubeconfig: (\S+)$/m.exec(stdout)?.[1] ?? "";
+      const client = capturedIo({ KUBECONFIG: kubeconfig }, new RealClock());
+      assert.equal(await runSpeedCommand(["10"], client), 1);
+      assert.equal(
+        client.stderr,
+        "Error from server (BadRequest): the speed cannot change: the nodes of `kvol server` are `kvol node` processes on the wall clock, and other processes cannot be sped up\n",
+      );
+    } finally {
+      stop("SIGTERM");
+      assert.equal(await running, 0);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

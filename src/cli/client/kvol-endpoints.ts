@@ -5,6 +5,9 @@
  * (a real Kubernetes cluster, or `kubectl proxy` in front of one), and the error says so.
  */
 import { ApiError } from "../../api/errors.ts";
+import { parseRfc3339 } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
+import { speedPath } from "../embedded/speed-endpoint.ts";
 import type { ApiRequest, KubeApi } from "./kube-api.ts";
 
 /** Sends a request to a kvol endpoint; a 404 that does not come from the endpoint itself says why. */
@@ -19,5 +22,21 @@ export async function kvolEndpointJson<T>(api: KubeApi, request: ApiRequest): Pr
       );
     }
     throw error;
+  }
+}
+
+/**
+ * The cluster clock's time, for ages counted as the cluster counts them: a `kvol up` run at a
+ * speed above 1 leaves its clock ahead of this machine's. Any other cluster (no speed endpoint), or
+ * one that cannot be asked, is taken to share this machine's clock: `localNowMs`.
+ */
+export async function clusterNowMs(api: KubeApi, localNowMs: number): Promise<number> {
+  try {
+    const answer = await api.json<{ time?: unknown }>({ method: "GET", path: speedPath });
+    const timeMs = typeof answer.time === "string" ? parseRfc3339(answer.time) : Number.NaN;
+    return Number.isFinite(timeMs) ? timeMs : localNowMs;
+  } catch (error) {
+    if (error instanceof ApiError) return localNowMs;
+    throw new Error(`cannot read the cluster's clock: ${errorMessage(error)}`);
   }
 }

@@ -37,6 +37,9 @@ export const tokenBytes = 32;
  */
 export const pacerMaxWaitMs = 10;
 
+/** How often a running cluster writes its clock's time to the data directory (`clock`). */
+export const clockSaveIntervalMs = 5_000;
+
 /** How long shutdown waits for the controllers and kubelets to finish their current work. */
 export const shutdownTimeoutMs = 10_000;
 

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { parseTokenFile } from "../../apiserver/auth/token-file.ts";
+import { RealClock } from "../../runtime/real-clock.ts";
 import { loadClusterAccess } from "../client/kubeconfig.ts";
 import { waitFor } from "../testing/wait-for.ts";
 import { DataDir, isZombie, plainHttpUrl } from "./data-dir.ts";
@@ -78,6 +79,25 @@ describe("data directory", () => {
     }
   });
 
+  it("takes over a pid file whose pid now belongs to a process started after it was written", async () => {
+    const pidFile = data.file("kvol.pid");
+    const other = spawn("sleep", ["5"], { stdio: "ignore" });
+    try {
+      writeFileSync(pidFile, `${other.pid}\n`);
+      // Written an hour before that process started: the pid was reused (a reboot, a wrap-around).
+      const hourAgo = (new RealClock().now() - 3_600_000) / 1000;
+      utimesSync(pidFile, hourAgo, hourAgo);
+      data.lock();
+      assert.equal(readFileSync(pidFile, "utf8").trim(), String(process.pid));
+      data.unlock();
+      // Written after it started: that process holds the directory.
+      writeFileSync(pidFile, `${other.pid}\n`);
+      assert.throws(() => data.lock(), new RegExp(`in use by kvol process ${other.pid}`));
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+
   it("makes a pre-created directory owner-only, with every file in it, and creates private files", () => {
     const shared = join(dir, "shared");
     mkdirSync(join(shared, "node-tokens"), { recursive: true, mode: 0o755 });
@@ -85,6 +105,7 @@ describe("data directory", () => {
     writeFileSync(join(shared, "kvol.db"), "", { mode: 0o644 });
     writeFileSync(join(shared, "kubeconfig"), "", { mode: 0o644 });
     writeFileSync(join(shared, "node-tokens", "node-1"), "t\n", { mode: 0o644 });
+    writeFileSync(join(shared, "notes.txt"), "the user's own\n", { mode: 0o644 });
     const taken = new DataDir(shared);
     taken.create();
     assert.equal(statSync(shared).mode & 0o777, 0o700);
@@ -92,6 +113,7 @@ describe("data directory", () => {
       assert.equal(statSync(join(shared, file)).mode & 0o777, 0o600, file);
     }
     taken.writeKubeconfig("https://127.0.0.1:6443", "tok", "pem");
+    assert.equal(statSync(join(shared, "notes.txt")).mode & 0o777, 0o644, "a file not kvol's is left alone");
     assert.equal(statSync(join(shared, "ca.crt")).mode & 0o777, 0o600);
     assert.equal(statSync(taken.privateFile("new.db")).mode & 0o777, 0o600);
     taken.lock();

@@ -22,6 +22,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
@@ -35,8 +36,10 @@ import {
   dataDirEnvironmentVariable,
   defaultDataDirName,
   kubeconfigFileName,
+  logFileName,
   nodeTokenDirName,
   pidFileName,
+  storeFileName,
   tokenBytes,
   tokenFileName,
 } from "./constants.ts";
@@ -44,6 +47,20 @@ import {
 /** Owner-only: these files hold credentials (tokens, the kubeconfig) and Secrets (the store, the log). */
 const privateFileMode = 0o600;
 const privateDirMode = 0o700;
+
+/** The files kvol keeps in the data directory (SQLite's companions of the store included). */
+const dataDirFileNames = [
+  storeFileName,
+  `${storeFileName}-wal`,
+  `${storeFileName}-shm`,
+  `${storeFileName}-journal`,
+  tokenFileName,
+  kubeconfigFileName,
+  caFileName,
+  logFileName,
+  pidFileName,
+  clockFileName,
+];
 
 /** Writes `text` readable by its owner only, also when the file existed with a wider mode. */
 function writePrivateFile(path: string, text: string): void {
@@ -80,22 +97,22 @@ export class DataDir {
 
   /**
    * Creates the directory, or takes a pre-created one: either way it ends owner-only (0700), and
-   * so does every file already in it (0600) — files of an older kvol, a store copied in.
+   * so does every file of kvol's already in it (0600) — files of an older kvol, a store copied in.
+   * Other files (the directory may be one the user keeps other things in) are left alone.
    */
   create(): void {
     mkdirSync(this.path, { recursive: true, mode: privateDirMode });
     chmodSync(this.path, privateDirMode);
-    this.restrictFiles(this.path);
+    for (const name of dataDirFileNames) {
+      const path = this.file(name);
+      if (existsSync(path) && statSync(path).isFile()) chmodSync(path, privateFileMode);
+    }
     const nodeTokens = this.file(nodeTokenDirName);
     if (existsSync(nodeTokens)) {
       chmodSync(nodeTokens, privateDirMode);
-      this.restrictFiles(nodeTokens);
-    }
-  }
-
-  private restrictFiles(dir: string): void {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isFile()) chmodSync(join(dir, entry.name), privateFileMode);
+      for (const entry of readdirSync(nodeTokens, { withFileTypes: true })) {
+        if (entry.isFile()) chmodSync(join(nodeTokens, entry.name), privateFileMode);
+      }
     }
   }
 
@@ -156,13 +173,21 @@ export class DataDir {
   /**
    * Claims the directory for this process; throws when another live process holds it. A pid file
    * left by a process that died (SIGKILL, a crash) is taken over, also while that process is still
-   * a zombie its parent has not reaped (right after `kill -9`).
+   * a zombie its parent has not reaped (right after `kill -9`), and one whose pid now belongs to a
+   * process that started after the file was written (the pid reused after a reboot).
    */
   lock(): void {
     const pidFile = this.file(pidFileName);
     if (existsSync(pidFile)) {
       const pid = Number(readFileSync(pidFile, "utf8").trim());
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+      const writtenMs = statSync(pidFile).mtimeMs;
+      if (
+        Number.isSafeInteger(pid) &&
+        pid > 0 &&
+        pid !== process.pid &&
+        isAlive(pid) &&
+        !startedAfter(pid, writtenMs)
+      ) {
         throw new Error(
           `the data directory ${this.path} is in use by kvol process ${pid}; stop it first or choose another --data-dir`,
         );
@@ -199,6 +224,36 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
   return !isZombie(pid);
+}
+
+/** Linux's USER_HZ: /proc/PID/stat counts a process's start time in these ticks since boot. */
+const procTicksPerSecond = 100;
+/** The start time read from /proc is exact to the second of the boot time: allow for that. */
+const startTimeSlackMs = 2_000;
+
+/**
+ * Whether process `pid` started after `writtenMs` (epoch ms): then it is not the process that
+ * wrote a pid file at `writtenMs`, only one that got the same pid later. False when /proc cannot tell.
+ */
+export function startedAfter(pid: number, writtenMs: number): boolean {
+  const startMs = processStartMs(pid);
+  return startMs !== undefined && startMs > writtenMs + startTimeSlackMs;
+}
+
+/** When process `pid` started (epoch ms), from /proc/stat's boot time and /proc/PID/stat's field 22. */
+function processStartMs(pid: number): number | undefined {
+  try {
+    const bootSeconds = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): state is field 3, starttime field 22.
+    const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    if (!Number.isFinite(bootSeconds) || !Number.isFinite(startTicks)) return undefined;
+    return bootSeconds * 1000 + (startTicks / procTicksPerSecond) * 1000;
+  } catch (error) {
+    // No /proc (not Linux), or the process is gone: nothing to tell.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
 
 /**

@@ -150,6 +150,33 @@ describe("embedded cluster", () => {
     );
     const nodeToken = readFileSync(embedded.dataDir.ensureNodeToken("node-1"), "utf8").trim();
     assert.equal((await call("PUT", speedPath, { speed: 2 }, nodeToken)).status, 403);
+    const readByNode = await call("GET", speedPath, undefined, nodeToken);
+    assert.equal(readByNode.status, 200, "anyone authenticated may read the speed and the cluster's time");
+    assert.match(String(readByNode.body.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+
+    // A watch a client opens ends after kube-apiserver's 30 minutes of real time, not of the
+    // cluster's: at 1000×, 2.5 s of wall time is 41 minutes of the cluster's.
+    assert.equal(await runSpeedCommand(["1000"], io), 0, io.stderr);
+    const abort = new AbortController();
+    const watch = await fetch(`${embedded.url}/api/v1/namespaces/default/configmaps?watch=1`, {
+      headers: { Authorization: `Bearer ${adminToken}` },
+      signal: abort.signal,
+    });
+    let watchEnded = false;
+    const draining = (async () => {
+      try {
+        for await (const _chunk of watch.body ?? []) {
+          // Nothing is created: only the end of the stream matters.
+        }
+        watchEnded = true;
+      } catch (error) {
+        assert.equal((error as Error).name, "AbortError");
+      }
+    })();
+    await new RealClock().sleep(2_500);
+    assert.equal(watchEnded, false, "the watch is still open");
+    abort.abort();
+    await draining;
     assert.equal(await runSpeedCommand(["1"], io), 0, io.stderr);
     assert.equal(embedded.speed, 1);
   });
@@ -200,6 +227,43 @@ describe("embedded cluster", () => {
     for (const value of [secretText, secretBytes, base64Bytes]) {
       const leaks = lines.filter((line) => line.includes(value));
       assert.deepEqual(leaks, [], `log lines show ${value}`);
+    }
+  });
+});
+
+describe("embedded cluster after a run at --speed", () => {
+  it("starts again from the cluster clock's time, ahead of the wall clock, so no timestamp lies in its future", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvol-embedded-speed-"));
+    const real = new RealClock();
+    const options = {
+      dataDir: dir,
+      ephemeral: false,
+      nodeCount: 0,
+      port: 0,
+      host: "127.0.0.1",
+      logLevel: "warn" as const,
+      verbose: false,
+      progress: new StepProgress(real, () => undefined),
+      onListening: () => undefined,
+    };
+    try {
+      const fast = await EmbeddedCluster.start({ ...options, speed: 600 });
+      assert.equal(fast.speed, 600);
+      // 600× for half a second: five minutes of the cluster.
+      await real.sleep(500);
+      await fast.stop();
+      const stoppedAtMs = fast.cluster.clock.now();
+      assert.ok(stoppedAtMs - real.now() >= 4 * 60_000, "the fast clock ran ahead of the wall clock");
+
+      const again = await EmbeddedCluster.start(options);
+      try {
+        assert.equal(again.speed, 1);
+        assert.ok(again.cluster.clock.now() >= stoppedAtMs, "resumed from the saved time, not the wall clock");
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

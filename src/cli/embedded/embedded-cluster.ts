@@ -17,12 +17,19 @@ import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator
 import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts";
 import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
+import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { Cluster } from "../../sim/cluster.ts";
 import type { StepProgress } from "../step-progress.ts";
-import { certificateCommonName, logFileName, shutdownTimeoutMs, storeFileName } from "./constants.ts";
+import {
+  certificateCommonName,
+  clockSaveIntervalMs,
+  logFileName,
+  shutdownTimeoutMs,
+  storeFileName,
+} from "./constants.ts";
 import { DataDir } from "./data-dir.ts";
 import { faultEndpoint } from "./fault-endpoint.ts";
 import { LogFileSink } from "./log-file-sink.ts";
@@ -79,6 +86,8 @@ export class EmbeddedCluster {
   private readonly logSink: LogFileSink;
   private readonly temporaryDir: boolean;
   private readonly real: RealClock;
+  private readonly clockSaver: Timer | undefined;
+  private readonly ephemeral: boolean;
   private stopping: Promise<void> | undefined;
 
   private constructor(parts: {
@@ -91,6 +100,8 @@ export class EmbeddedCluster {
     temporaryDir: boolean;
     real: RealClock;
     nodeNames: readonly string[];
+    clockSaver: Timer | undefined;
+    ephemeral: boolean;
   }) {
     this.dataDir = parts.dataDir;
     this.cluster = parts.cluster;
@@ -101,6 +112,8 @@ export class EmbeddedCluster {
     this.logPath = parts.logSink.path;
     this.temporaryDir = parts.temporaryDir;
     this.real = parts.real;
+    this.clockSaver = parts.clockSaver;
+    this.ephemeral = parts.ephemeral;
     this.nodeNames = parts.nodeNames;
   }
 
@@ -151,7 +164,8 @@ export class EmbeddedCluster {
     const real = new RealClock();
     // A run at --speed leaves the cluster's clock ahead of the wall clock; it resumes from there,
     // so no object's timestamp lies in its future.
-    const clock = new VirtualClock({ startTimeMs: Math.max(real.now(), dataDir.savedClockMs() ?? 0) });
+    const savedClockMs = options.ephemeral ? undefined : dataDir.savedClockMs();
+    const clock = new VirtualClock({ startTimeMs: Math.max(real.now(), savedClockMs ?? 0) });
     const storePath = dataDir.file(storeFileName);
     const cluster = await options.progress.step(
       options.ephemeral ? "control plane started (memory store)" : `control plane started (store ${storePath})`,
@@ -184,11 +198,17 @@ export class EmbeddedCluster {
       get speed() {
         return pacer.speed;
       },
+      now: () => clock.now(),
       setSpeed: (speed) => pacer.setSpeed(speed),
       fixedBecause: options.speedFixedBecause,
     };
     pacer.start();
     undo.push(() => pacer.stop());
+    // Kept as it goes, so a SIGKILL after a run at --speed also resumes from the cluster's time.
+    const clockSaver = options.ephemeral
+      ? undefined
+      : real.every(clockSaveIntervalMs, () => dataDir.saveClock(clock.now()));
+    undo.push(async () => clockSaver?.cancel());
     const tls = servingCertificate(options.host, real.now());
     const server = await startApiServer({
       store: cluster.store,
@@ -198,6 +218,8 @@ export class EmbeddedCluster {
       host: options.host,
       authenticator,
       tls,
+      // kubectl and other clients run in real time: `kubectl get -w` must not end 60× sooner.
+      connectionClock: real,
       extensions: [
         faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" })),
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
@@ -206,7 +228,17 @@ export class EmbeddedCluster {
     undo.push(() => server.close());
     const kubeconfigPath = dataDir.writeKubeconfig(server.secureUrl ?? server.url, adminToken, tls.certificatePem);
     const nodeNames = Array.from({ length: options.nodeCount }, (_, index) => nodeNameFor(index));
-    const embedded = new EmbeddedCluster({ ...files, cluster, server, kubeconfigPath, pacer, real, nodeNames });
+    const embedded = new EmbeddedCluster({
+      ...files,
+      cluster,
+      server,
+      kubeconfigPath,
+      pacer,
+      real,
+      nodeNames,
+      clockSaver,
+      ephemeral: options.ephemeral,
+    });
     options.onListening(embedded);
     for (const name of nodeNames) {
       await options.progress.step(`${name} started (kubelet registered)`, async () => {
@@ -226,7 +258,8 @@ export class EmbeddedCluster {
   private async stopOnce(): Promise<void> {
     await this.server.close();
     await this.pacer.stop();
-    this.dataDir.saveClock(this.cluster.clock.now());
+    this.clockSaver?.cancel();
+    if (!this.ephemeral) this.dataDir.saveClock(this.cluster.clock.now());
     const stopped = await this.withinShutdownTimeout(this.cluster.stop());
     if (!stopped) this.cluster.logger.warn("controllers did not stop in time; closing the store anyway");
     await this.cluster.store.close();
