@@ -4,7 +4,7 @@
  * kubectl 1.30+ does, so one request replaces a request per group/version.
  */
 import { RESOURCES, type ResourceType } from "../api/resources.ts";
-import { bindingVerbs, categoriesOf, namedGroups, objectVerbs, statusVerbs } from "./discovery.ts";
+import { bindingVerbs, categoriesOf, evictionVerbs, namedGroups, objectVerbs, statusVerbs } from "./discovery.ts";
 
 export type AggregatedDiscoveryVersion = "v2" | "v2beta1";
 
@@ -52,6 +52,11 @@ function subresources(type: ResourceType): Record<string, unknown>[] {
       subresource: "binding",
       responseKind: { group: "", version: "v1", kind: "Binding" },
       verbs: bindingVerbs,
+    });
+    found.push({
+      subresource: "eviction",
+      responseKind: { group: "policy", version: "v1", kind: "Eviction" },
+      verbs: evictionVerbs,
     });
   }
   return found;

@@ -8,6 +8,8 @@ import type { GroupVersionPath } from "./request-path.ts";
 
 export const objectVerbs: readonly string[] = ["create", "delete", "get", "list", "patch", "update", "watch"];
 export const statusVerbs: readonly string[] = ["get", "patch", "update"];
+/** `pods/eviction` only creates (kubectl drain finds it here, with its policy/v1 group version). */
+export const evictionVerbs = ["create"];
 export const bindingVerbs: readonly string[] = ["create"];
 
 /** Kinds `kubectl get all` shows: kube-apiserver puts them in the `all` category. */
@@ -87,6 +89,15 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
   }
   if (type.kind === "Pod") {
     entries.push({ name: "pods/binding", singularName: "", namespaced: true, kind: "Binding", verbs: bindingVerbs });
+    entries.push({
+      name: "pods/eviction",
+      singularName: "",
+      namespaced: true,
+      group: "policy",
+      version: "v1",
+      kind: "Eviction",
+      verbs: evictionVerbs,
+    });
   }
   return entries;
 }

@@ -7,6 +7,7 @@ import { ApiError } from "../api/errors.ts";
 import { handleDelete } from "./delete-handler.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo } from "./discovery.ts";
 import { serveDiscoveryDocument } from "./discovery-documents.ts";
+import { handleEviction } from "./eviction-handler.ts";
 import { handlePatch } from "./patch-handler.ts";
 import { isWatchRequest } from "./query-options.ts";
 import { handleGet, handleList } from "./read-handlers.ts";
@@ -51,6 +52,7 @@ function collectionHandler(method: string, query: URLSearchParams): Handler | un
 
 function objectHandler(method: string, subresource: string | undefined): Handler | undefined {
   if (subresource === "binding") return method === "POST" ? handleBinding : undefined;
+  if (subresource === "eviction") return method === "POST" ? handleEviction : undefined;
   switch (method) {
     case "GET":
       return handleGet;
