@@ -171,6 +171,26 @@ describe("protobuf API", () => {
     assert.equal(JSON.parse(answer.bytes.toString()).kind, "Table");
   });
 
+  it("serves metadata only, in protobuf, to client-go's metadata client (as=PartialObjectMetadataList)", async () => {
+    await t.call("POST", configMaps, configMap("a"));
+    const metadataAccept = `${protobuf};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json`;
+    const listed = await send(t, "GET", configMaps, { accept: metadataAccept });
+    assert.equal(listed.contentType, protobuf);
+    const list = decodeObject(listed.bytes) as {
+      kind: string;
+      items: { metadata: { name: string; labels: unknown }; data?: unknown }[];
+    };
+    assert.equal(list.kind, "PartialObjectMetadataList");
+    assert.deepEqual(list.items[0]?.metadata.labels, { app: "web" });
+    assert.equal(list.items[0]?.data, undefined, "no data, only metadata");
+    const one = await send(t, "GET", `${configMaps}/a`, { accept: metadataAccept });
+    assert.equal(one.status, 406);
+    assert.equal(
+      decodeObject(one.bytes).message,
+      "you requested PartialObjectMetadataList, but the requested object is not a list (*v1.ConfigMap)",
+    );
+  });
+
   it("deletes with a protobuf DeleteOptions body typed with the group version, as client-go sends it", async () => {
     await t.call("POST", configMaps, configMap("c1"));
     const options = encodeObject({ apiVersion: "v1", kind: "DeleteOptions", gracePeriodSeconds: 0, dryRun: ["All"] });
