@@ -310,6 +310,27 @@ describe("protobuf watch", () => {
     );
     assert.deepEqual(frames[1]?.object.data, { greeting: "hello" });
   });
+
+  it("sends a compacted resourceVersion's 410 as one ERROR frame carrying a protobuf Status", async () => {
+    const small = await startTestServer({ historyWindowRevisions: 2 });
+    try {
+      const first = await small.call("POST", configMaps, configMap("c0"));
+      const from = (first.body.metadata as { resourceVersion: string }).resourceVersion;
+      for (let i = 1; i < 6; i++) await small.call("POST", configMaps, configMap(`c${i}`));
+      const answer = await send(small, "GET", `${configMaps}?watch=1&resourceVersion=${from}`, {
+        accept: clientGoAccept,
+      });
+      assert.equal(answer.status, 200);
+      const frames = framesOf(answer.bytes);
+      assert.equal(frames.length, 1);
+      assert.equal(frames[0]?.type, "ERROR");
+      assert.equal(frames[0]?.object.kind, "Status");
+      assert.equal(frames[0]?.object.code, 410);
+      assert.equal(frames[0]?.object.reason, "Gone");
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 function framesOfSoFar(chunks: readonly Buffer[]): Frame[] {
