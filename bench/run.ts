@@ -3,12 +3,14 @@
  * baseline measured in the same process; nothing here is asserted by the tests.
  */
 import { printTable, type Row } from "./measure.ts";
+import { protobufBenchmarks } from "./protobuf.bench.ts";
 import { simScaleBenchmarks } from "./sim-scale.bench.ts";
 import { storeBenchmarks } from "./store.bench.ts";
 
 const suites: Record<string, () => Promise<Row[]>> = {
   store: storeBenchmarks,
   "sim-scale": simScaleBenchmarks,
+  protobuf: protobufBenchmarks,
 };
 
 const only = process.argv.slice(2);

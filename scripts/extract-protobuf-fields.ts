@@ -6,6 +6,7 @@
  *
  *   node --import tsx scripts/extract-protobuf-fields.ts <k8s.io/api dir> <k8s.io/apimachinery dir>
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -174,6 +175,12 @@ function typeOrSkip(
   }
 }
 
+/** The repository's formatter owns JSON layout too; without this `biome check` would flag the file. */
+function formatLikeTheRepository(path: string): void {
+  const result = spawnSync("npx", ["biome", "format", "--write", path], { stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`biome format ${path} failed with exit status ${result.status}`);
+}
+
 function main(): void {
   const [apiDir, machineryDir] = process.argv.slice(2);
   if (apiDir === undefined || machineryDir === undefined) {
@@ -202,7 +209,8 @@ function main(): void {
     }
   }
   const path = fileURLToPath(fieldTablePath);
-  writeFileSync(path, `${JSON.stringify(table, null, 0).replaceAll('],"', '],\n"')}\n`);
+  writeFileSync(path, `${JSON.stringify(table)}\n`);
+  formatLikeTheRepository(path);
   console.log(`wrote ${path}: ${Object.keys(table).length} messages`);
 }
 

@@ -5,32 +5,29 @@
  *   node --import tsx scripts/generate-protobuf-schema.ts          writes the file
  *   node --import tsx scripts/generate-protobuf-schema.ts --check  exits 1 when the committed file is stale
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { generateProtobufSchema, protobufSchemaPath } from "../src/api/protobuf/generate.ts";
+import { generateProtobufSchema, protobufSchemaPath, renderProtobufSchema } from "../src/api/protobuf/generate.ts";
 
-/** One message per line: the file stays small and diffs by message. */
-function render(schema: ReturnType<typeof generateProtobufSchema>): string {
-  const kinds = Object.entries(schema.kinds).map(
-    ([key, value]) => `    ${JSON.stringify(key)}: ${JSON.stringify(value)}`,
-  );
-  const messages = Object.entries(schema.messages).map(
-    ([name, fields]) => `    ${JSON.stringify(name)}: ${JSON.stringify(fields)}`,
-  );
-  return `{\n  "kinds": {\n${kinds.join(",\n")}\n  },\n  "messages": {\n${messages.join(",\n")}\n  }\n}\n`;
+/** The repository's formatter owns JSON layout too; without this `biome check` would flag the file. */
+function formatLikeTheRepository(path: string): void {
+  const result = spawnSync("npx", ["biome", "format", "--write", path], { stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`biome format ${path} failed with exit status ${result.status}`);
 }
 
 function main(): void {
-  const fresh = render(generateProtobufSchema());
+  const fresh = renderProtobufSchema(generateProtobufSchema());
   const path = fileURLToPath(protobufSchemaPath);
   if (process.argv.includes("--check")) {
-    if (readFileSync(path, "utf8") !== fresh) {
+    if (JSON.stringify(JSON.parse(readFileSync(path, "utf8"))) !== JSON.stringify(JSON.parse(fresh))) {
       console.error(`${path} is stale: run node --import tsx scripts/generate-protobuf-schema.ts`);
       process.exit(1);
     }
     return;
   }
   writeFileSync(path, fresh);
+  formatLikeTheRepository(path);
   console.log(`wrote ${path}`);
 }
 

@@ -51,7 +51,9 @@ describe("aggregated discovery", () => {
     assert.equal(pods.scope, "Namespaced");
     assert.deepEqual(pods.shortNames, ["po"]);
     const subresources = (pods.subresources as Json[]).map((s) => s.subresource);
-    assert.deepEqual(subresources, ["status", "binding", "log", "exec", "attach", "portforward"]);
+    assert.deepEqual(subresources, ["status", "binding", "eviction", "log", "exec", "attach", "portforward"]);
+    const eviction = (pods.subresources as Json[]).find((s) => s.subresource === "eviction");
+    assert.deepEqual(eviction?.responseKind, { group: "policy", version: "v1", kind: "Eviction" });
     assert.equal(resources.find((r) => r.resource === "persistentvolumes")?.scope, "Cluster");
   });
 

@@ -1,10 +1,12 @@
 /**
  * GET of one object and of a collection (list), in the representation the client negotiated
- * (table-negotiation.ts): a Table, or the objects as JSON, YAML or protobuf. A collection GET with
+ * (table-negotiation.ts): a Table, the objects' metadata only, or the objects, as JSON, YAML or
+ * protobuf. A collection GET with
  * `watch=1` is a watch and is served by watch-stream.ts instead.
  */
 import type { KObject } from "../api/objects.ts";
 import { apiVersionOf } from "../api/resources.ts";
+import { metadataOfList, metadataOfObject } from "./partial-metadata.ts";
 import { listOptions } from "./query-options.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { outputChoice, sendAs } from "./responses.ts";
@@ -19,7 +21,8 @@ export async function handleGet(context: ResourceRequest): Promise<void> {
     sendAs(response, 200, table, choice.serializer);
     return;
   }
-  sendAs(response, 200, object, choice.serializer);
+  const body = choice.metadata === undefined ? object : metadataOfObject(object, choice.metadata, path.type);
+  sendAs(response, 200, body, choice.serializer);
 }
 
 export async function handleList(context: ResourceRequest): Promise<void> {
@@ -32,11 +35,9 @@ export async function handleList(context: ResourceRequest): Promise<void> {
     sendAs(response, 200, objectsAsTable(list.items, options), choice.serializer);
     return;
   }
-  const body = {
-    kind: `${path.type.kind}List`,
-    apiVersion: apiVersionOf(path.type),
-    metadata: listMeta,
-    items: list.items,
-  };
+  const body =
+    choice.metadata === undefined
+      ? { kind: `${path.type.kind}List`, apiVersion: apiVersionOf(path.type), metadata: listMeta, items: list.items }
+      : metadataOfList(list.items, listMeta, choice.metadata, path.type);
   sendAs(response, 200, body, choice.serializer);
 }

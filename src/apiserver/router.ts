@@ -8,6 +8,7 @@ import { handleConnect } from "./connect-subresources.ts";
 import { handleDelete } from "./delete-handler.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo } from "./discovery.ts";
 import { serveDiscoveryDocument } from "./discovery-documents.ts";
+import { handleEviction } from "./eviction-handler.ts";
 import { handlePatch } from "./patch-handler.ts";
 import { isWatchRequest } from "./query-options.ts";
 import { handleGet, handleList } from "./read-handlers.ts";
@@ -56,6 +57,7 @@ function collectionHandler(method: string, query: URLSearchParams): Handler | un
 /** Handlers of the subresources that are not the object itself, by subresource and method. */
 const subresourceHandlers: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
   binding: { POST: handleBinding },
+  eviction: { POST: handleEviction },
   scale: { GET: handleScale, PUT: handleScale, PATCH: handleScale },
   exec: { GET: handleConnect, POST: handleConnect },
   attach: { GET: handleConnect, POST: handleConnect },

@@ -1,13 +1,13 @@
 /**
  * The subresources kube-apiserver serves besides `status` and `pods/binding`, as discovery lists
- * them: `scale` (autoscaling/v1 Scale) of the replicated workloads, a pod's `log`, `exec`,
+ * them: `scale` (autoscaling/v1 Scale) of the replicated workloads, a pod's `eviction`, `log`, `exec`,
  * `attach` and `portforward`, and a service account's `token` (TokenRequest). Discovery, the
  * path parser and the router all read this one table.
  */
 import type { KindName } from "../api/objects.ts";
 import type { ResourceType } from "../api/resources.ts";
 
-export type ExtraSubresourceName = "scale" | "log" | "exec" | "attach" | "portforward" | "token";
+export type ExtraSubresourceName = "scale" | "eviction" | "log" | "exec" | "attach" | "portforward" | "token";
 
 export interface ExtraSubresource {
   name: ExtraSubresourceName;
@@ -25,6 +25,12 @@ export const extraSubresources: readonly ExtraSubresource[] = [
     kinds: ["StatefulSet", "Deployment", "ReplicaSet"],
     responseKind: { group: "autoscaling", version: "v1", kind: "Scale" },
     verbs: ["get", "patch", "update"],
+  },
+  {
+    name: "eviction",
+    kinds: ["Pod"],
+    responseKind: { group: "policy", version: "v1", kind: "Eviction" },
+    verbs: ["create"],
   },
   { name: "log", kinds: ["Pod"], responseKind: { group: "", version: "v1", kind: "Pod" }, verbs: ["get"] },
   {

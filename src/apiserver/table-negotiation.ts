@@ -2,8 +2,9 @@
  * Which representation a response takes, from its Accept header, as kube-apiserver negotiates it:
  * the first range (by preference) that one of the resource's serializers can serve wins.
  * `application/json;as=Table;v=v1;g=meta.k8s.io` (kubectl get) gets a Table, which only JSON and
- * YAML carry (a protobuf Table range is passed over, as kube-apiserver does); a range asking for
- * another conversion is passed over too. `stream=watch` is accepted on JSON and protobuf.
+ * YAML carry (a protobuf Table range is passed over, as kube-apiserver does);
+ * `as=PartialObjectMetadata[List]` gets the objects' metadata only, in any representation; a range
+ * asking for another conversion is passed over. `stream=watch` is accepted on JSON and protobuf.
  * Nothing acceptable is a 406 naming what is. `?includeObject=None|Metadata|Object` says what each
  * Table row carries.
  */
@@ -26,10 +27,19 @@ export interface TableRequest {
   includeObject: IncludeObject;
 }
 
+/** `as=PartialObjectMetadata` / `as=PartialObjectMetadataList`: only the objects' metadata (client-go's metadata client). */
+export interface MetadataRequest {
+  /** `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`, as the client asked. */
+  apiVersion: string;
+  kind: "PartialObjectMetadata" | "PartialObjectMetadataList";
+}
+
 export interface OutputChoice {
   serializer: Serializer;
   /** Set when the client asked for a Table. */
   table?: TableRequest;
+  /** Set when the client asked for metadata only. */
+  metadata?: MetadataRequest;
 }
 
 const tableGroup = "meta.k8s.io";
@@ -56,10 +66,14 @@ function choiceFor(range: MediaRange, serializer: Serializer, query: URLSearchPa
   if (stream !== undefined && stream !== "" && (stream !== "watch" || serializer === "yaml")) return undefined;
   const as = range.parameters.get("as");
   if (as === undefined) return { serializer };
-  const isTable = as === "Table" && range.parameters.get("g") === tableGroup;
   const version = range.parameters.get("v") ?? "";
-  if (!isTable || !tableVersions.has(version) || serializer === "protobuf") return undefined;
-  return { serializer, table: { apiVersion: `${tableGroup}/${version}`, includeObject: includeObjectOf(query) } };
+  if (range.parameters.get("g") !== tableGroup || !tableVersions.has(version)) return undefined;
+  const apiVersion = `${tableGroup}/${version}`;
+  // PartialObjectMetadata travels in every representation, protobuf included.
+  if (as === "PartialObjectMetadata" || as === "PartialObjectMetadataList")
+    return { serializer, metadata: { apiVersion, kind: as } };
+  if (as !== "Table" || serializer === "protobuf") return undefined;
+  return { serializer, table: { apiVersion, includeObject: includeObjectOf(query) } };
 }
 
 /**

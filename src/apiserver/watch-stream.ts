@@ -10,29 +10,36 @@
  */
 
 import type { KObject } from "../api/objects.ts";
+import type { ResourceType } from "../api/resources.ts";
 import type { StoreWatch, WatchEvent } from "../api/store/store.ts";
 import type { Timer } from "../runtime/clock.ts";
 import { msPerSecond } from "../runtime/duration.ts";
 import { maxWatchBufferedBytes } from "./constants.ts";
+import { metadataOfObject } from "./partial-metadata.ts";
 import { watchOptions, watchTimeoutSeconds } from "./query-options.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { asApiError, outputChoice } from "./responses.ts";
 import { bookmarkAsTable, objectsAsTable } from "./table.ts";
-import type { TableRequest } from "./table-negotiation.ts";
+import type { OutputChoice } from "./table-negotiation.ts";
 import { type WatchEncoder, watchEncoderFor } from "./watch-framing.ts";
 
-/** The event as the client asked for it: the object itself, or a Table of one row (kubectl get -w). */
-function eventBody(event: WatchEvent<unknown>, table: TableRequest | undefined, kind: string, nowMs: number): unknown {
-  if (table === undefined || event.type === "ERROR") return event.object;
+/**
+ * The event as the client asked for it: the object itself, its metadata only (a metadata
+ * informer), or a Table of one row (kubectl get -w).
+ */
+function eventBody(event: WatchEvent<unknown>, choice: OutputChoice, type: ResourceType, nowMs: number): unknown {
+  if (event.type === "ERROR") return event.object;
   const object = event.object as KObject;
+  if (choice.metadata !== undefined) return metadataOfObject(object, choice.metadata, type, true);
+  const table = choice.table;
+  if (table === undefined) return event.object;
   if (event.type === "BOOKMARK") return bookmarkAsTable(object.metadata?.resourceVersion, table);
-  return objectsAsTable([object], { kind, table, nowMs });
+  return objectsAsTable([object], { kind: type.kind, table, nowMs });
 }
 
 export async function handleWatch(context: ResourceRequest): Promise<void> {
   const { server, path, query, response } = context;
   const choice = outputChoice(context);
-  const table = choice.table;
   const encoder: WatchEncoder = watchEncoderFor(choice.serializer, path.type);
   const options = watchOptions(query, path.namespace);
   const timeoutMs = watchTimeoutSeconds(query) * msPerSecond;
@@ -51,7 +58,7 @@ export async function handleWatch(context: ResourceRequest): Promise<void> {
   };
   const send = (event: WatchEvent<unknown>): void => {
     if (ended) return;
-    const object = eventBody(event, table, path.type.kind, server.clock.now());
+    const object = eventBody(event, choice, path.type, server.clock.now());
     response.write(encoder.frame(event.type, object));
     if (response.writableLength > maxWatchBufferedBytes) {
       server.logger.warn("ending a watch whose client reads too slowly", { resource: path.type.plural });

@@ -156,3 +156,26 @@ export function protobufKinds(): TypeMeta[] {
     return { apiVersion: key.slice(0, slash), kind: key.slice(slash + 1) };
   });
 }
+
+/** A WatchEvent frame's envelope read back: its type and its object (the RawExtension holds the object's envelope). */
+export function decodeWatchEvent(data: Uint8Array): { type: string; object: Json } {
+  const unknown = decodeUnknown(data);
+  if (unknown.typeMeta.kind !== "WatchEvent") {
+    throw new ProtobufCodecError(`expected a WatchEvent, got ${JSON.stringify(unknown.typeMeta)}`);
+  }
+  let type = "";
+  let raw: Uint8Array = new Uint8Array();
+  const reader = new WireReader(unknown.raw);
+  while (!reader.done()) {
+    const field = reader.next();
+    if (field.number === 1) type = Buffer.from(field.bytes).toString("utf8");
+    else if (field.number === 2) {
+      const extension = new WireReader(field.bytes);
+      while (!extension.done()) {
+        const part = extension.next();
+        if (part.number === 1) raw = part.bytes;
+      }
+    }
+  }
+  return { type, object: decodeObject(raw) };
+}

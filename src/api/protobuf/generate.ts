@@ -118,3 +118,11 @@ export function generateProtobufSchema(table: FieldTable = readFieldTable()): Pr
   const sortedMessages = Object.fromEntries([...messages].sort(([a], [b]) => a.localeCompare(b)));
   return { kinds: sortedKinds, messages: sortedMessages };
 }
+
+/** The file's text: one kind or message per line, so it stays small and diffs by message. */
+export function renderProtobufSchema(schema: ProtobufSchema): string {
+  const line = ([key, value]: [string, unknown]): string => `    ${JSON.stringify(key)}: ${JSON.stringify(value)}`;
+  const kinds = Object.entries(schema.kinds).map(line);
+  const messages = Object.entries(schema.messages).map(line);
+  return `{\n  "kinds": {\n${kinds.join(",\n")}\n  },\n  "messages": {\n${messages.join(",\n")}\n  }\n}\n`;
+}
