@@ -145,6 +145,7 @@ export async function runCluster(
   try {
     embedded = await EmbeddedCluster.start({
       ...parsed,
+      defaultStorage: commandName === "up",
       progress,
       onListening: (started) =>
         io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n${afterListening(started)}`),

@@ -29,7 +29,7 @@ import {
 } from "./constants.ts";
 
 /** Owner-only: these files hold credentials. */
-const privateFileMode = 0o600;
+export const privateFileMode = 0o600;
 const privateDirMode = 0o700;
 
 export function defaultDataDir(environment: NodeJS.ProcessEnv = process.env): string {
