@@ -53,6 +53,12 @@ const pod: Pod = {
   },
 };
 
+async function isRunning(embedded: EmbeddedCluster): Promise<true | undefined> {
+  const current = await embedded.cluster.client.pods.get("default", "web");
+  const running = current.status?.containerStatuses?.every((status) => status.state?.running !== undefined);
+  return current.status?.phase === "Running" && running === true ? true : undefined;
+}
+
 describe("kvol up: ready for a first claim", () => {
   let dir: string;
   let embedded: EmbeddedCluster;
@@ -133,6 +139,32 @@ describe("kvol up: the default storage classes", () => {
             ["sim-disk", undefined],
             ["standard", "false"],
           ],
+        );
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a restart recreates the cloud's disks of disk.csi.kvol.io volumes, and the pod runs again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvol-storage-"));
+    try {
+      const first = await start(dir, { nodeCount: 1 });
+      await first.cluster.client.persistentVolumeClaims.create(claim);
+      await first.cluster.client.pods.create(pod);
+      await waitFor("pod web Running", async () => isRunning(first), waitMs);
+      await first.stop();
+
+      const second = await start(dir, { nodeCount: 1 });
+      try {
+        const handle = (await second.cluster.client.persistentVolumes.list()).items[0]?.spec?.csi?.volumeHandle ?? "";
+        assert.ok(second.cluster.world.disks.has(handle), `disk ${handle} recreated`);
+        await waitFor("pod web Running after the restart", async () => isRunning(second), waitMs);
+        assert.deepEqual(
+          second.cluster.world.disksAttachedTo("node-1").map(({ disk }) => disk.id),
+          [handle],
         );
       } finally {
         await second.stop();
