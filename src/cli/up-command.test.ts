@@ -163,13 +163,9 @@ describe("kvol up with @kubernetes/client-node", () => {
       (type, object: { metadata?: { name?: string } }) => seen.push(`${type} ${object.metadata?.name}`),
       () => undefined,
     );
-    await storage.createStorageClass({
-      body: {
-        metadata: { name: "standard" },
-        provisioner: "kvol.io/sim-disk",
-        volumeBindingMode: "WaitForFirstConsumer",
-      },
-    });
+    // `kvol up` made the default class `standard`: a claim may name it or leave the class out.
+    const classes = await storage.listStorageClass();
+    assert.ok(classes.items.some((item) => item.metadata?.name === "standard"));
     await core.createNamespacedPersistentVolumeClaim({
       namespace,
       body: {

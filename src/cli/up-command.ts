@@ -202,6 +202,7 @@ export async function runCluster(
     await preflight(parsed);
     embedded = await EmbeddedCluster.start({
       ...parsed,
+      defaultStorage: commandName === "up",
       progress,
       ...(commandName === "server" ? { speedFixedBecause: serverSpeedFixedBecause } : {}),
       onListening: (started) =>

@@ -84,6 +84,44 @@ describe("cluster CSI drivers", () => {
     assert.equal(attachments[0]?.spec.attacher, mockDriverName);
   });
 
+  it("a mock volume used on node-a is attached and published on node-b once its pod moves there", async () => {
+    const cluster = await start([{ name: mockDriverName }]);
+    await cluster.addNode("node-a");
+    await cluster.addNode("node-b");
+    await cluster.apply(
+      claimAndPod(mockDriverName).replace(
+        "spec:\n  containers:",
+        "spec:\n  nodeSelector: { kubernetes.io/hostname: node-a }\n  containers:",
+      ),
+    );
+    await cluster.runUntil(async () => isRunning(await cluster.get("Pod", "default", "web")), {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod Running on node-a",
+    });
+    await cluster.delete("Pod", "default", "web");
+    await cluster.runUntil(async () => (await cluster.list("VolumeAttachment")).length === 0, {
+      timeoutMs: 5 * minuteMs,
+      description: "detached from node-a",
+    });
+    await cluster.apply(`
+apiVersion: v1
+kind: Pod
+metadata: { name: web-b, namespace: default }
+spec:
+  nodeSelector: { kubernetes.io/hostname: node-b }
+  containers: [{ name: web, image: nginx, volumeMounts: [{ name: data, mountPath: /data }] }]
+  volumes: [{ name: data, persistentVolumeClaim: { claimName: data } }]
+`);
+    await cluster.runUntil(async () => isRunning(await cluster.get("Pod", "default", "web-b")), {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod Running on node-b",
+    });
+    assert.deepEqual(
+      (await cluster.list("VolumeAttachment")).map((attachment) => attachment.spec.nodeName),
+      ["node-b"],
+    );
+  });
+
   it("names what exists when asked to restart a node plugin that does not", async () => {
     const cluster = await start([{ name: hostpathDriverName }]);
     await cluster.addNode("node-a");

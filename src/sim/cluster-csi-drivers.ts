@@ -26,6 +26,7 @@ import { createFuseDriver, type FuseDriverOptions } from "../csi/drivers/fuse/fu
 import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { createHostpathDriver, type HostpathDriverOptions } from "../csi/drivers/hostpath/hostpath-driver.ts";
 import { MockDriver, type MockDriverOptions } from "../csi/drivers/mock/mock-driver.ts";
+import type { MockVolume } from "../csi/drivers/mock/mock-volumes.ts";
 import { dispatchRpc, implementationOf } from "../csi/grpc/dispatch.ts";
 import { CsiError } from "../csi/grpc/errors.ts";
 import { connectCsiInProcess } from "../csi/grpc/in-process.ts";
@@ -100,6 +101,8 @@ export class ClusterCsiDrivers {
   /** driver name → the instance whose controller the sidecars use. */
   private readonly controllers = new Map<string, BundledDriver>();
   private readonly nodePlugins = new Map<string, NodePlugin>();
+  /** The volumes every mock.csi.kvol.io instance shares, so a volume is known on every node. */
+  private readonly mockVolumes = new Map<string, MockVolume>();
 
   constructor(private readonly options: ClusterCsiDriversOptions) {
     const names = options.drivers.map((entry) => entry.name);
@@ -189,6 +192,7 @@ export class ClusterCsiDrivers {
           host,
           // The controller instance publishes to every node that runs a node plugin of the driver.
           isKnownNode: (id) => this.nodePlugins.has(nodePluginKey(id, entry.name)),
+          sharedVolumes: this.mockVolumes,
         }).implementations();
       case diskDriverName:
         return createDiskDriver({

@@ -45,7 +45,7 @@ import {
 } from "./constants.ts";
 
 /** Owner-only: these files hold credentials (tokens, the kubeconfig) and Secrets (the store, the log). */
-const privateFileMode = 0o600;
+export const privateFileMode = 0o600;
 const privateDirMode = 0o700;
 
 /** The files kvol keeps in the data directory (SQLite's companions of the store included). */

@@ -33,8 +33,10 @@ import {
 import { DataDir } from "./data-dir.ts";
 import { faultEndpoint } from "./fault-endpoint.ts";
 import { LogFileSink } from "./log-file-sink.ts";
+import { reattachCsiDisks, restoreCsiDisks } from "./restore-csi-disks.ts";
 import { reattachSimDisks, restoreSimDisks } from "./restore-sim-disks.ts";
 import { type SpeedControl, speedEndpoint } from "./speed-endpoint.ts";
+import { bootstrapStorageClasses, embeddedCsiDrivers } from "./storage-classes.ts";
 import { WallClockPacer } from "./wall-clock-pacer.ts";
 
 /** Seeds for uids and generated names: a new one per start, so no uid of an earlier run comes back. */
@@ -59,6 +61,11 @@ export interface EmbeddedClusterOptions {
   speedFixedBecause?: string;
   /** Called as soon as the API server listens, before the nodes start. */
   onListening: (cluster: EmbeddedCluster) => void;
+  /**
+   * Run disk.csi.kvol.io (its controller in the control plane, a node plugin on every simulated
+   * node) and create the default storage classes at the data directory's first start (`kvol up`).
+   */
+  defaultStorage?: boolean;
 }
 
 /** Addresses that mean "every interface": clients reach such a server on the loopback address. */
@@ -173,6 +180,7 @@ export class EmbeddedCluster {
         Cluster.start({
           clock,
           seed: randomInt(1, maxSeed),
+          csiDrivers: options.defaultStorage ? embeddedCsiDrivers : [],
           logLevel: options.logLevel,
           logSink,
           ...(options.ephemeral
@@ -188,6 +196,7 @@ export class EmbeddedCluster {
       await cluster.store.close();
     });
     await restoreSimDisks(cluster);
+    await restoreCsiDisks(cluster);
     const pacer = new WallClockPacer({
       virtual: clock,
       real,
@@ -226,6 +235,10 @@ export class EmbeddedCluster {
       ],
     });
     undo.push(() => server.close());
+    if (options.defaultStorage) {
+      const { created } = await bootstrapStorageClasses(cluster.client, dataDir, options.ephemeral);
+      if (created.length > 0) cluster.logger.info("created the default storage classes", { created });
+    }
     const kubeconfigPath = dataDir.writeKubeconfig(server.secureUrl ?? server.url, adminToken, tls.certificatePem);
     const nodeNames = Array.from({ length: options.nodeCount }, (_, index) => nodeNameFor(index));
     const embedded = new EmbeddedCluster({
@@ -244,6 +257,7 @@ export class EmbeddedCluster {
       await options.progress.step(`${name} started (kubelet registered)`, async () => {
         await cluster.addNode(name);
         await reattachSimDisks(cluster, name);
+        await reattachCsiDisks(cluster, name);
       });
     }
     return embedded;

@@ -55,7 +55,7 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
         ...(context.onWarning === undefined ? {} : { onWarning: context.onWarning }),
       });
     case mockDriverName:
-      return new MockDriver({ clock, nodeId }).implementations();
+      return new MockDriver({ clock, nodeId, host }).implementations();
     case diskDriverName:
       if (context.disks === undefined) {
         throw new Error(

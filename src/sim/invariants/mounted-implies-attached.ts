@@ -21,6 +21,7 @@ import { ClusterView, forceDetachMayApply } from "./cluster-view.ts";
 import { kubeletRootDir } from "./constants.ts";
 import { FirstSightings, perCluster } from "./first-sightings.ts";
 import type { Invariant, Violation } from "./invariant.ts";
+import { storageKeyOfAttachedName } from "./storage-identity.ts";
 import { identityOfMount, isAttachedStorageMount, mountObjectName, runningNodes } from "./world-storage.ts";
 
 const name = "mounted-implies-attached";
@@ -73,7 +74,10 @@ function statusGapOf(context: NodeContext, entry: MountEntry): string | undefine
   if (!isAttachedStorageMount(entry)) return undefined;
   const identity = identityOfMount(entry);
   if (identity?.attachedName === undefined) return undefined;
-  const reported = context.node?.status?.volumesAttached?.some((volume) => volume.name === identity.attachedName);
+  // Compared by storage, not by name: a disk may be attached by the in-tree plugin or through CSI.
+  const reported = context.node?.status?.volumesAttached?.some(
+    (volume) => storageKeyOfAttachedName(volume.name) === identity.key,
+  );
   return reported
     ? undefined
     : `node.status.volumesAttached of ${context.nodeName} does not list ${identity.attachedName}`;

@@ -4,13 +4,15 @@
  * the API's view (PVs, pod volumes, `node.status.volumesAttached`) with the simulated world's (disks,
  * mappings, mounts) through these keys:
  *
- *   disk/<disk id>            a cloud disk of the world's provider (kvol.io/sim-disk flexVolume)
+ *   disk/<disk id>            a cloud disk of the world's provider (kvol.io/sim-disk flexVolume, or a
+ *                             disk.csi.kvol.io volume, whose handle is the disk id)
  *   rbd/<pool>/<image>        an RBD image
  *   nfs/<server>:<path>       an NFS export
  *   csi/<driver>/<handle>     a CSI volume
  */
 import type { Volume } from "kubernetes-types/core/v1.js";
 import type { PersistentVolume } from "../../api/objects.ts";
+import { diskDriverName } from "../../csi/drivers/common/constants.ts";
 import { csiPluginName, sha256Hex } from "../../volume/paths.ts";
 import { rbdDefaultPool, rbdPluginName, rbdVolumeId } from "../../volume/plugins/rbd/rbd-source.ts";
 import { simDiskDriverName, simDiskIdOption, simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
@@ -74,7 +76,8 @@ export function diskIdentity(diskId: string): StorageIdentity {
   return {
     key: `disk/${diskId}`,
     attachedName: uniqueVolumeName(simDiskPluginName, diskId),
-    pathTokens: [diskId],
+    // The in-tree plugin's `mounts/<disk id>`, or the CSI staging directory's hash of the handle.
+    pathTokens: [diskId, sha256Hex(diskId)],
   };
 }
 
@@ -92,7 +95,8 @@ export function nfsIdentity(server: string, path: string): StorageIdentity {
 
 export function csiIdentity(driver: string, handle: string): StorageIdentity {
   return {
-    key: `csi/${driver}/${handle}`,
+    // A disk.csi.kvol.io volume is a disk of the world's provider: one storage, whichever path attached it.
+    key: driver === diskDriverName ? `disk/${handle}` : `csi/${driver}/${handle}`,
     attachedName: uniqueVolumeName(csiPluginName, `${driver}^${handle}`),
     pathTokens: [handle, sha256Hex(handle)],
   };
@@ -123,7 +127,7 @@ export function storageKeyOfAttachedName(uniqueName: string): string | undefined
   }
   if (uniqueName.startsWith(csiPrefix)) {
     const [driver, handle] = splitOnce(uniqueName.slice(csiPrefix.length), "^");
-    return handle === undefined ? undefined : `csi/${driver}/${handle}`;
+    return handle === undefined ? undefined : csiIdentity(driver, handle).key;
   }
   return undefined;
 }

@@ -47,7 +47,7 @@ import {
 } from "../common/constants.ts";
 import { pageOf } from "../common/list-pages.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
-import { requireIdField } from "../common/request-fields.ts";
+import { requireIdField, requireMessage } from "../common/request-fields.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
   type CapabilitySupport,
@@ -123,7 +123,7 @@ export class DiskController implements CsiController {
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
     const nodeId = requireIdField(request.nodeId, "node_id", rpc);
     requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
-    const capability = request.volumeCapability as VolumeCapability;
+    const capability = requireMessage(request.volumeCapability, "volume_capability", rpc);
     return this.locks.run(`volume ${volumeId}`, async () => {
       const disk = await diskCall(rpc, () => this.options.disks.disk(volumeId));
       const same = disk.attachments.get(nodeId);

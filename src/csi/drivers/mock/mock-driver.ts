@@ -75,7 +75,7 @@ import {
   requireCapability,
 } from "../common/volume-capabilities.ts";
 import { type MockFault, MockHooks, type MockRpcName } from "./mock-hooks.ts";
-import { MockVolumes, type MockVolumesSnapshot } from "./mock-volumes.ts";
+import { type MockVolume, MockVolumes, type MockVolumesSnapshot } from "./mock-volumes.ts";
 
 export interface MockCapabilities {
   /** NodeStageVolume/NodeUnstageVolume (STAGE_UNSTAGE_VOLUME); default true. */
@@ -109,6 +109,8 @@ export interface MockDriverOptions {
    * a plugin. Without one, node "mounts" live in memory only.
    */
   host?: Host;
+  /** The volume map every instance of this driver in a cluster shares (see MockVolumes.volumes). */
+  sharedVolumes?: Map<string, MockVolume>;
 }
 
 /** One finished call, as the mock saw it. */
@@ -128,7 +130,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   readonly name: string;
   readonly nodeId: string;
   readonly hooks: MockHooks;
-  readonly state = new MockVolumes();
+  readonly state: MockVolumes;
   private readonly log: MockCall[] = [];
   private readonly support: CapabilitySupport;
   private readonly stageUnstage: boolean;
@@ -138,6 +140,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
     this.name = options.name ?? mockDriverName;
     this.nodeId = options.nodeId ?? defaultMockNodeId;
     this.hooks = new MockHooks(options.clock);
+    this.state = new MockVolumes(options.sharedVolumes);
     this.stageUnstage = options.capabilities?.stageUnstage ?? true;
     this.publishUnpublish = options.capabilities?.publishUnpublish ?? true;
     this.support = { driverName: this.name, accessModes: allAccessModes, block: options.capabilities?.block ?? true };

@@ -34,9 +34,18 @@ export interface MockVolumesSnapshot {
 }
 
 export class MockVolumes {
-  readonly volumes = new Map<string, MockVolume>();
+  /**
+   * The controller's volumes and publications. Several instances of the driver (a node plugin per
+   * node, one of them also the controller) may share one map, as a real driver's instances share
+   * its backend: a volume created by the controller is then known on every node.
+   */
+  readonly volumes: Map<string, MockVolume>;
   readonly staged = new Map<string, string>();
   readonly published = new Map<string, MockPublication>();
+
+  constructor(sharedVolumes: Map<string, MockVolume> = new Map()) {
+    this.volumes = sharedVolumes;
+  }
 
   create(name: string, capacityBytes: number, accessType: AccessType, topology: Volume["accessibleTopology"]): Volume {
     const existing = [...this.volumes.values()].find((volume) => volume.name === name);

@@ -1,0 +1,544 @@
+/**
+ * The required-field and error-code rules of the CSI spec (`shared/spec/csi-wire.md` §1–§2), one
+ * table-driven test per rule, each run against every bundled driver served over gRPC on a Unix
+ * socket, as kubelet and the sidecars reach them. A driver's advertised capabilities decide which
+ * rules apply to it: a rule about ControllerPublishVolume is skipped, saying why, for a driver
+ * without PUBLISH_UNPUBLISH_VOLUME. A laxer driver would hide bugs in the code that calls it.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it, type TestContext } from "node:test";
+import { expectErrno } from "../../host/host-contract.ts";
+import type { SimHost } from "../../host/sim/sim-host.ts";
+import { SimWorld } from "../../host/sim/sim-world.ts";
+import { RealClock } from "../../runtime/real-clock.ts";
+import { Rng } from "../../runtime/rng.ts";
+import { connectCsiSocket } from "../grpc/client.ts";
+import { unixEndpoint } from "../grpc/endpoint.ts";
+import type { CsiStatusName } from "../grpc/errors.ts";
+import { type CsiServer, serveCsi } from "../grpc/server.ts";
+import type { CsiClient } from "../grpc/services.ts";
+import type { ControllerRpcType, NodeRpcType, StringMap, VolumeCapability } from "../proto/types.ts";
+import { createBundledDriver } from "./bundled-drivers.ts";
+import type { BundledDriver } from "./common/bundled-driver.ts";
+import { diskDriverName, fuseDriverName, hostpathDriverName, mockDriverName } from "./common/constants.ts";
+import { MockDriver } from "./mock/mock-driver.ts";
+import {
+  createRequest,
+  mountCapability,
+  publishRequest,
+  rejectsWithCode,
+  stageRequest,
+  stagingPathOf,
+  targetPathOf,
+} from "./testing/driver-test-support.ts";
+
+const callTimeoutMs = 20_000;
+const nodeA = "node-a";
+const nodeB = "node-b";
+
+interface DriverUnderTest {
+  readonly name: string;
+  readonly client: CsiClient;
+  /** The node the driver's node plugin runs on. */
+  readonly host: SimHost;
+  /** Disks of the simulated cloud attach at once here (the rules are about codes, not latency). */
+  readonly world: SimWorld;
+  controllerCaps: Set<ControllerRpcType>;
+  nodeCaps: Set<NodeRpcType>;
+  server: CsiServer;
+}
+
+/** What a rule may need: a volume that exists, or one published on the node, made on demand. */
+interface RuleContext {
+  readonly driver: DriverUnderTest;
+  /** A new volume (its own name per call). */
+  volume(): Promise<string>;
+  /** A new volume, controller-published to node-a and staged there when the driver does those. */
+  stagedVolume(): Promise<StagedVolume>;
+}
+
+interface StagedVolume {
+  volumeId: string;
+  stagingPath: string;
+  publishContext: StringMap;
+}
+
+type Needs =
+  | { controller: ControllerRpcType }
+  | { node: NodeRpcType }
+  | { notController: ControllerRpcType }
+  | "always";
+
+interface Rule {
+  title: string;
+  needs: Needs;
+  /** Makes the call (on the driver's client) whose outcome the rule states. */
+  call(context: RuleContext): Promise<unknown>;
+  /** The gRPC status the call must fail with, and a pattern its message must match. */
+  code: CsiStatusName;
+  message?: RegExp;
+}
+
+/** A rule whose call must succeed; `check` asserts what must then hold. */
+interface SuccessRule {
+  title: string;
+  needs: Needs;
+  check(context: RuleContext): Promise<void>;
+}
+
+const rwo = mountCapability();
+const noAccessType: VolumeCapability = { accessMode: { mode: "SINGLE_NODE_WRITER" } };
+let names = 0;
+const uniqueName = (prefix: string) => `${prefix}-${++names}`;
+
+function publishTo(volumeId: string, nodeId: string, capability: VolumeCapability | null = rwo) {
+  return { volumeId, nodeId, volumeCapability: capability, readonly: false, secrets: {}, volumeContext: {} };
+}
+
+const errorRules: Rule[] = [
+  // ---- Controller ----
+  {
+    title: "CreateVolume without name is InvalidArgument",
+    needs: { controller: "CREATE_DELETE_VOLUME" },
+    call: ({ driver }) => driver.client.createVolume(createRequest("")),
+    code: "InvalidArgument",
+    message: /name is required/,
+  },
+  {
+    title: "CreateVolume without volume_capabilities is InvalidArgument",
+    needs: { controller: "CREATE_DELETE_VOLUME" },
+    call: ({ driver }) => driver.client.createVolume(createRequest(uniqueName("c"), { volumeCapabilities: [] })),
+    code: "InvalidArgument",
+    message: /volume_capabilities is required/,
+  },
+  {
+    title: "CreateVolume with a capability that is neither block nor mount is InvalidArgument",
+    needs: { controller: "CREATE_DELETE_VOLUME" },
+    call: ({ driver }) =>
+      driver.client.createVolume(createRequest(uniqueName("c"), { volumeCapabilities: [noAccessType] })),
+    code: "InvalidArgument",
+    message: /exactly one of block and mount/,
+  },
+  {
+    title: "CreateVolume of an existing name with an incompatible capacity is AlreadyExists",
+    needs: { controller: "CREATE_DELETE_VOLUME" },
+    call: async ({ driver }) => {
+      const name = uniqueName("twice");
+      await driver.client.createVolume(createRequest(name));
+      return driver.client.createVolume(
+        createRequest(name, { capacityRange: { requiredBytes: 50 * 1024 ** 2, limitBytes: 50 * 1024 ** 2 } }),
+      );
+    },
+    code: "AlreadyExists",
+  },
+  {
+    title: "DeleteVolume without volume_id is InvalidArgument",
+    needs: { controller: "CREATE_DELETE_VOLUME" },
+    call: ({ driver }) => driver.client.deleteVolume({ volumeId: "", secrets: {} }),
+    code: "InvalidArgument",
+    message: /volume_id is required/,
+  },
+  {
+    title: "ControllerPublishVolume without volume_id, node_id or volume_capability is InvalidArgument",
+    needs: { controller: "PUBLISH_UNPUBLISH_VOLUME" },
+    call: async ({ driver, volume }) => {
+      const volumeId = await volume();
+      await rejectsWithCode(driver.client.controllerPublishVolume(publishTo("", nodeA)), "InvalidArgument");
+      await rejectsWithCode(driver.client.controllerPublishVolume(publishTo(volumeId, "")), "InvalidArgument");
+      return driver.client.controllerPublishVolume(publishTo(volumeId, nodeA, null));
+    },
+    code: "InvalidArgument",
+    message: /volume_capability is required/,
+  },
+  {
+    title: "ControllerPublishVolume of a volume that does not exist is NotFound",
+    needs: { controller: "PUBLISH_UNPUBLISH_VOLUME" },
+    call: ({ driver }) => driver.client.controllerPublishVolume(publishTo("no-such-volume", nodeA)),
+    code: "NotFound",
+  },
+  {
+    title: "ControllerPublishVolume to a node that does not exist is NotFound",
+    needs: { controller: "PUBLISH_UNPUBLISH_VOLUME" },
+    call: async ({ driver, volume }) => driver.client.controllerPublishVolume(publishTo(await volume(), "node-zz")),
+    code: "NotFound",
+    message: /node-zz/,
+  },
+  {
+    title: "ControllerPublishVolume of a single-node volume published to another node is FailedPrecondition naming it",
+    needs: { controller: "PUBLISH_UNPUBLISH_VOLUME" },
+    call: async ({ driver, volume }) => {
+      const volumeId = await volume();
+      await driver.client.controllerPublishVolume(publishTo(volumeId, nodeA));
+      return driver.client.controllerPublishVolume(publishTo(volumeId, nodeB));
+    },
+    code: "FailedPrecondition",
+    message: /node-a/,
+  },
+  {
+    title: "ControllerPublishVolume of a driver without PUBLISH_UNPUBLISH_VOLUME is Unimplemented",
+    needs: { notController: "PUBLISH_UNPUBLISH_VOLUME" },
+    call: async ({ driver, volume }) => driver.client.controllerPublishVolume(publishTo(await volume(), nodeA)),
+    code: "Unimplemented",
+  },
+  {
+    title: "ControllerUnpublishVolume without volume_id is InvalidArgument",
+    needs: { controller: "PUBLISH_UNPUBLISH_VOLUME" },
+    call: ({ driver }) => driver.client.controllerUnpublishVolume({ volumeId: "", nodeId: nodeA, secrets: {} }),
+    code: "InvalidArgument",
+    message: /volume_id is required/,
+  },
+  {
+    title: "ValidateVolumeCapabilities without volume_id is InvalidArgument",
+    needs: "always",
+    call: ({ driver }) => driver.client.validateVolumeCapabilities(validateRequest("", [rwo])),
+    code: "InvalidArgument",
+    message: /volume_id is required/,
+  },
+  {
+    title: "ValidateVolumeCapabilities without volume_capabilities is InvalidArgument",
+    needs: "always",
+    call: async ({ driver, volume }) => driver.client.validateVolumeCapabilities(validateRequest(await volume(), [])),
+    code: "InvalidArgument",
+    message: /volume_capabilities is required/,
+  },
+  {
+    title: "ValidateVolumeCapabilities of a volume that does not exist is NotFound",
+    needs: "always",
+    call: ({ driver }) => driver.client.validateVolumeCapabilities(validateRequest("no-such-volume", [rwo])),
+    code: "NotFound",
+  },
+  {
+    title: "ListVolumes with a starting_token the driver did not hand out is Aborted",
+    needs: { controller: "LIST_VOLUMES" },
+    call: ({ driver }) => driver.client.listVolumes({ maxEntries: 0, startingToken: "not-a-token" }),
+    code: "Aborted",
+  },
+  {
+    title: "ListVolumes with a negative max_entries is InvalidArgument",
+    needs: { controller: "LIST_VOLUMES" },
+    call: ({ driver }) => driver.client.listVolumes({ maxEntries: -1, startingToken: "" }),
+    code: "InvalidArgument",
+    message: /max_entries/,
+  },
+  // ---- Node ----
+  {
+    title: "NodeStageVolume without volume_id, staging_target_path or volume_capability is InvalidArgument",
+    needs: { node: "STAGE_UNSTAGE_VOLUME" },
+    call: async ({ driver, volume }) => {
+      const volumeId = await volume();
+      const staging = stagingPathOf(driver.name, volumeId);
+      await rejectsWithCode(driver.client.nodeStageVolume(stageRequest("", staging)), "InvalidArgument");
+      await rejectsWithCode(driver.client.nodeStageVolume(stageRequest(volumeId, "")), "InvalidArgument");
+      return driver.client.nodeStageVolume({ ...stageRequest(volumeId, staging), volumeCapability: null });
+    },
+    code: "InvalidArgument",
+    message: /volume_capability is required/,
+  },
+  {
+    title: "NodeStageVolume of a volume that does not exist is NotFound",
+    needs: { node: "STAGE_UNSTAGE_VOLUME" },
+    call: ({ driver }) =>
+      driver.client.nodeStageVolume(stageRequest("no-such-volume", stagingPathOf(driver.name, "no-such-volume"))),
+    code: "NotFound",
+  },
+  {
+    title: "NodeUnstageVolume without volume_id or staging_target_path is InvalidArgument",
+    needs: { node: "STAGE_UNSTAGE_VOLUME" },
+    call: async ({ driver }) => {
+      await rejectsWithCode(
+        driver.client.nodeUnstageVolume({ volumeId: "", stagingTargetPath: "/s" }),
+        "InvalidArgument",
+      );
+      return driver.client.nodeUnstageVolume({ volumeId: "v", stagingTargetPath: "" });
+    },
+    code: "InvalidArgument",
+    message: /staging_target_path is required/,
+  },
+  {
+    title: "NodePublishVolume without volume_id, target_path or volume_capability is InvalidArgument",
+    needs: "always",
+    call: async ({ driver, stagedVolume }) => {
+      const { volumeId, stagingPath } = await stagedVolume();
+      const target = targetPathOf(uniqueName("uid"), "pv");
+      await rejectsWithCode(
+        driver.client.nodePublishVolume(publishRequest("", stagingPath, target)),
+        "InvalidArgument",
+      );
+      await rejectsWithCode(
+        driver.client.nodePublishVolume(publishRequest(volumeId, stagingPath, "")),
+        "InvalidArgument",
+      );
+      return driver.client.nodePublishVolume(publishRequest(volumeId, stagingPath, target, { volumeCapability: null }));
+    },
+    code: "InvalidArgument",
+    message: /volume_capability is required/,
+  },
+  {
+    title: "NodePublishVolume of a volume that does not exist is NotFound",
+    needs: "always",
+    call: ({ driver }) =>
+      driver.client.nodePublishVolume(
+        publishRequest("no-such-volume", stagingPathOf(driver.name, "no-such-volume"), targetPathOf("uid-x", "pv")),
+      ),
+    code: "NotFound",
+  },
+  {
+    title: "NodePublishVolume without staging_target_path on a driver with STAGE_UNSTAGE_VOLUME is FailedPrecondition",
+    needs: { node: "STAGE_UNSTAGE_VOLUME" },
+    call: async ({ driver, stagedVolume }) => {
+      const { volumeId, publishContext } = await stagedVolume();
+      return driver.client.nodePublishVolume({
+        ...publishRequest(volumeId, "", targetPathOf(uniqueName("uid"), "pv")),
+        publishContext,
+      });
+    },
+    code: "FailedPrecondition",
+    message: /staging_target_path/,
+  },
+  {
+    title: "NodeUnpublishVolume without volume_id or target_path is InvalidArgument",
+    needs: "always",
+    call: async ({ driver }) => {
+      await rejectsWithCode(driver.client.nodeUnpublishVolume({ volumeId: "", targetPath: "/t" }), "InvalidArgument");
+      return driver.client.nodeUnpublishVolume({ volumeId: "v", targetPath: "" });
+    },
+    code: "InvalidArgument",
+    message: /target_path is required/,
+  },
+  {
+    title: "NodeGetVolumeStats without volume_id or volume_path is InvalidArgument",
+    needs: { node: "GET_VOLUME_STATS" },
+    call: async ({ driver, volume }) => {
+      const volumeId = await volume();
+      await rejectsWithCode(statsOf(driver, "", "/t"), "InvalidArgument", /volume_id is required/);
+      return statsOf(driver, volumeId, "");
+    },
+    code: "InvalidArgument",
+    message: /volume_path is required/,
+  },
+  {
+    title: "NodeGetVolumeStats of a volume that does not exist is NotFound, whatever its path",
+    needs: { node: "GET_VOLUME_STATS" },
+    call: async ({ driver }) => {
+      await rejectsWithCode(statsOf(driver, "no-such-volume", "relative/path"), "NotFound");
+      return statsOf(driver, "no-such-volume", targetPathOf("uid-x", "pv"));
+    },
+    code: "NotFound",
+  },
+  {
+    title: "NodeGetVolumeStats of a volume not present at volume_path (missing or relative) is NotFound",
+    needs: { node: "GET_VOLUME_STATS" },
+    call: async ({ driver, volume }) => {
+      const volumeId = await volume();
+      await rejectsWithCode(statsOf(driver, volumeId, "relative/path"), "NotFound", /not present at volume_path/);
+      return statsOf(driver, volumeId, targetPathOf("uid-nowhere", "pv"));
+    },
+    code: "NotFound",
+  },
+  {
+    title: "NodeExpandVolume without volume_id or volume_path is InvalidArgument",
+    needs: { node: "EXPAND_VOLUME" },
+    call: async ({ driver, volume }) => {
+      const volumeId = await volume();
+      await rejectsWithCode(expandOf(driver, "", "/t"), "InvalidArgument", /volume_id is required/);
+      return expandOf(driver, volumeId, "");
+    },
+    code: "InvalidArgument",
+    message: /volume_path is required/,
+  },
+];
+
+const successRules: SuccessRule[] = [
+  {
+    title: "CreateVolume of the longest name gives a volume id of at most 128 bytes that the driver's own calls accept",
+    needs: { controller: "CREATE_DELETE_VOLUME" },
+    check: async ({ driver }) => {
+      const { volume } = await driver.client.createVolume(createRequest("n".repeat(128)));
+      const volumeId = volume?.volumeId ?? "";
+      assert.ok(Buffer.byteLength(volumeId) <= 128, `${volumeId} is ${Buffer.byteLength(volumeId)} bytes`);
+      const validated = await driver.client.validateVolumeCapabilities(validateRequest(volumeId, [rwo]));
+      assert.notEqual(validated.confirmed, null, validated.message);
+      await driver.client.deleteVolume({ volumeId, secrets: {} });
+    },
+  },
+  {
+    title: "DeleteVolume and ControllerUnpublishVolume of a volume that does not exist succeed",
+    needs: { controller: "CREATE_DELETE_VOLUME" },
+    check: async ({ driver }) => {
+      await driver.client.deleteVolume({ volumeId: "no-such-volume", secrets: {} });
+      if (driver.controllerCaps.has("PUBLISH_UNPUBLISH_VOLUME")) {
+        await driver.client.controllerUnpublishVolume({ volumeId: "no-such-volume", nodeId: nodeA, secrets: {} });
+      }
+    },
+  },
+  {
+    title: "ListVolumes honours max_entries and hands out a next_token that lists the rest",
+    needs: { controller: "LIST_VOLUMES" },
+    check: async ({ driver, volume }) => {
+      await volume();
+      await volume();
+      const all = await driver.client.listVolumes({ maxEntries: 0, startingToken: "" });
+      assert.equal(all.nextToken, "");
+      const first = await driver.client.listVolumes({ maxEntries: 1, startingToken: "" });
+      assert.equal(first.entries.length, 1);
+      assert.notEqual(first.nextToken, "");
+      const rest = await driver.client.listVolumes({ maxEntries: 0, startingToken: first.nextToken });
+      assert.deepEqual(
+        [...first.entries, ...rest.entries].map((entry) => entry.volume?.volumeId),
+        all.entries.map((entry) => entry.volume?.volumeId),
+      );
+    },
+  },
+  {
+    title: "NodeUnpublishVolume removes the target path NodePublishVolume made, and succeeds again",
+    needs: "always",
+    check: async ({ driver, stagedVolume }) => {
+      const { volumeId, stagingPath, publishContext } = await stagedVolume();
+      const target = targetPathOf(uniqueName("uid"), "pv");
+      await driver.client.nodePublishVolume({ ...publishRequest(volumeId, stagingPath, target), publishContext });
+      assert.equal((await driver.host.stat(target)).type, "directory");
+      await driver.client.nodeUnpublishVolume({ volumeId, targetPath: target });
+      await expectErrno(driver.host.stat(target), "ENOENT");
+      await driver.client.nodeUnpublishVolume({ volumeId, targetPath: target });
+    },
+  },
+  {
+    title: "NodeGetInfo names the node",
+    needs: "always",
+    check: async ({ driver }) => {
+      assert.equal((await driver.client.nodeGetInfo({})).nodeId, nodeA);
+    },
+  },
+];
+
+function validateRequest(volumeId: string, volumeCapabilities: VolumeCapability[]) {
+  return { volumeId, volumeContext: {}, volumeCapabilities, parameters: {}, secrets: {}, mutableParameters: {} };
+}
+
+function statsOf(driver: DriverUnderTest, volumeId: string, volumePath: string) {
+  return driver.client.nodeGetVolumeStats({ volumeId, volumePath, stagingTargetPath: "" });
+}
+
+function expandOf(driver: DriverUnderTest, volumeId: string, volumePath: string) {
+  return driver.client.nodeExpandVolume({
+    volumeId,
+    volumePath,
+    capacityRange: null,
+    stagingTargetPath: "",
+    volumeCapability: rwo,
+    secrets: {},
+  });
+}
+
+/** Why the rule does not apply to the driver, or undefined when it does. */
+function notApplicable(needs: Needs, driver: DriverUnderTest): string | undefined {
+  if (needs === "always") return undefined;
+  if ("controller" in needs) {
+    return driver.controllerCaps.has(needs.controller)
+      ? undefined
+      : `${driver.name} does not offer ${needs.controller}`;
+  }
+  if ("notController" in needs) {
+    return driver.controllerCaps.has(needs.notController) ? `${driver.name} offers ${needs.notController}` : undefined;
+  }
+  return driver.nodeCaps.has(needs.node) ? undefined : `${driver.name} does not offer ${needs.node}`;
+}
+
+function contextFor(driver: DriverUnderTest): RuleContext {
+  const volume = async (): Promise<string> => {
+    const { volume: created } = await driver.client.createVolume(createRequest(uniqueName("pvc")));
+    const volumeId = created?.volumeId ?? "";
+    if (driver.world.disks.has(volumeId))
+      driver.world.disks.setFaults(volumeId, { attachLatencyMs: 0, detachLatencyMs: 0 });
+    return volumeId;
+  };
+  return {
+    driver,
+    volume,
+    stagedVolume: async () => {
+      const volumeId = await volume();
+      const publishContext = driver.controllerCaps.has("PUBLISH_UNPUBLISH_VOLUME")
+        ? (await driver.client.controllerPublishVolume(publishTo(volumeId, nodeA))).publishContext
+        : {};
+      const stagingPath = stagingPathOf(driver.name, volumeId);
+      if (driver.nodeCaps.has("STAGE_UNSTAGE_VOLUME")) {
+        await driver.client.nodeStageVolume({ ...stageRequest(volumeId, stagingPath), publishContext });
+      }
+      return { volumeId, stagingPath, publishContext };
+    },
+  };
+}
+
+describe("the CSI spec's rules, in every bundled driver over a Unix socket", () => {
+  const drivers: DriverUnderTest[] = [];
+  let socketDir: string;
+
+  before(async () => {
+    socketDir = mkdtempSync(join(tmpdir(), "kvol-csi-rules-"));
+    const clock = new RealClock();
+    for (const name of [hostpathDriverName, fuseDriverName, mockDriverName, diskDriverName]) {
+      const world = new SimWorld(clock, new Rng(7));
+      const host = world.addNode(nodeA);
+      world.addNode(nodeB);
+      const implementation: BundledDriver | undefined =
+        name === mockDriverName
+          ? new MockDriver({
+              clock,
+              nodeId: nodeA,
+              host,
+              isKnownNode: (id) => id === nodeA || id === nodeB,
+            }).implementations()
+          : createBundledDriver(name, { host, clock, nodeId: nodeA, disks: world.disks });
+      assert.ok(implementation !== undefined, name);
+      const endpoint = unixEndpoint(join(socketDir, `${drivers.length}.sock`));
+      const server = await serveCsi({ endpoint, ...implementation });
+      const client = connectCsiSocket({ endpoint, clock, callTimeoutMs });
+      const controller = await client.controllerGetCapabilities({});
+      const node = await client.nodeGetCapabilities({});
+      drivers.push({
+        name,
+        client,
+        host,
+        world,
+        server,
+        controllerCaps: new Set(controller.capabilities.map((capability) => capability.rpc?.type as ControllerRpcType)),
+        nodeCaps: new Set(node.capabilities.map((capability) => capability.rpc?.type as NodeRpcType)),
+      });
+    }
+  });
+
+  after(async () => {
+    for (const driver of drivers) {
+      driver.client.close();
+      driver.server.kill();
+    }
+    rmSync(socketDir, { recursive: true, force: true });
+  });
+
+  async function eachDriver(t: TestContext, body: (driver: DriverUnderTest) => Promise<void>): Promise<void> {
+    for (const driver of drivers) await t.test(driver.name, () => body(driver));
+  }
+
+  for (const rule of errorRules) {
+    it(rule.title, async (t) => {
+      await eachDriver(t, async (driver) => {
+        const why = notApplicable(rule.needs, driver);
+        if (why !== undefined) return void t.diagnostic(`${driver.name}: skipped, ${why}`);
+        await rejectsWithCode(rule.call(contextFor(driver)), rule.code, rule.message);
+      });
+    });
+  }
+
+  for (const rule of successRules) {
+    it(rule.title, async (t) => {
+      await eachDriver(t, async (driver) => {
+        const why = notApplicable(rule.needs, driver);
+        if (why !== undefined) return void t.diagnostic(`${driver.name}: skipped, ${why}`);
+        await rule.check(contextFor(driver));
+      });
+    });
+  }
+});
