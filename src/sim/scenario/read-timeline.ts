@@ -1,6 +1,7 @@
 /**
  * The `timeline:` section: at a virtual time, one action (apply, delete, patch, taint, untaint,
- * cordon, uncordon, scale, addNode, fault, heal, write). Manifests given by `file:` are read now,
+ * cordon, uncordon, fence, unfence, registerCsiDriver, unregisterCsiDriver, scale, addNode, fault,
+ * heal, write). Manifests given by `file:` are read now,
  * relative to the scenario, so a missing file or a bad manifest is reported with the step's line.
  */
 import { readFileSync } from "node:fs";
@@ -23,6 +24,10 @@ export const actionNames: readonly ActionType[] = [
   "untaint",
   "cordon",
   "uncordon",
+  "fence",
+  "unfence",
+  "registerCsiDriver",
+  "unregisterCsiDriver",
   "scale",
   "addNode",
   "fault",
@@ -37,6 +42,7 @@ export const taintStepFields = ["node", ...taintFields] as const;
 export const untaintFields = ["node", "key", "effect"] as const;
 export const scaleFields = ["object", "replicas"] as const;
 export const writeFields = ["pod", "volume", "path", "content"] as const;
+export const csiDriverStepFields = ["node", "driver"] as const;
 const scalableKinds: readonly KindName[] = ["StatefulSet", "Deployment", "ReplicaSet"];
 
 /** Where `file:` paths are resolved from: the scenario's directory. */
@@ -117,9 +123,20 @@ function readAction(step: Fields, type: ActionType, context: TimelineContext, at
     }
     case "cordon":
     case "uncordon":
+    case "fence":
+    case "unfence":
       if (typeof value !== "string") source.fail(path, `expected a node name, got ${describeValue(value)}`);
       useNode(value, path);
       return { type, node: value };
+    case "registerCsiDriver":
+    case "unregisterCsiDriver": {
+      const fields: Fields = Fields.of(source, path, value, csiDriverStepFields);
+      const node = fields.requiredString("node");
+      const driver = fields.requiredString("driver");
+      useNode(node, fields.at("node"));
+      source.names.use({ kind: "driver", name: driver, path: fields.at("driver"), atMs });
+      return { type, node, driver };
+    }
     case "scale":
       return readScale(source, path, value);
     case "addNode":
