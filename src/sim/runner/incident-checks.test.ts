@@ -138,6 +138,41 @@ expect:
     assert.equal(result.verdicts[3]?.detail, "no matching log line by 00:01:00.000");
   });
 
+  it("holds a pod's mount busy by the pod's name: TearDown fails in the kubelet's log only", async () => {
+    const result = await run(`
+name: busy mount named by pod
+seed: 3
+until: 4m
+${diskCluster}
+timeline:
+${appWithClaim}
+  - at: 1m
+    fault: { name: mount-busy, params: { pod: default/app, volume: data }, healAfter: 2m }
+  - at: 1m
+    delete: pod app
+expect:
+  - log:
+      component: kubelet
+      node: node-a
+      contains: 'operationName:volume_unmount}" failed. No retries permitted until'
+      within: 2m
+  - log: { component: kubelet, node: node-a, contains: "UnmountVolume.TearDown failed for volume", after: 1m, within: 1s }
+  - event: { reason: FailedUnmount, count: 0 }
+  - eventually: pod app status is Terminating
+    after: 1m
+    within: 1s
+  - never: pod app is absent
+    until: 2m59s
+  - eventually: pod app is absent
+    after: 3m
+    within: 1m
+`);
+    assert.deepEqual(
+      statuses(result).filter(([status]) => status !== "passed"),
+      [],
+    );
+  });
+
   it("fences a node's storage: its disk I/O fails until it is unfenced", async () => {
     const result = await run(`
 name: fence and unfence
