@@ -69,7 +69,9 @@ export function readTimeline(source: YamlSource, path: FieldPath, value: unknown
 
 function readStep(source: YamlSource, path: FieldPath, value: unknown, context: TimelineContext): TimelineStep {
   const fields: Fields = Fields.of(source, path, value, stepFields);
-  const atMs = fields.requiredDuration("at");
+  if (!fields.has("at")) source.report(path, "at is required");
+  // A bad time is reported, and the action is still read so its own mistakes are reported too.
+  const atMs = fields.duration("at");
   const present = actionNames.filter((name) => fields.has(name));
   if (present.length !== 1) {
     const found = present.length === 0 ? "none" : present.join(" and ");
@@ -77,12 +79,10 @@ function readStep(source: YamlSource, path: FieldPath, value: unknown, context: 
   }
   const type = present[0] as ActionType;
   const note = fields.string("note");
-  return {
-    atMs,
-    action: readAction(fields, type, context, atMs),
-    ...(note === undefined ? {} : { note }),
-    line: source.lineOf(path),
-  };
+  // Unknown time: the name checks cannot say the step comes too early.
+  const action = readAction(fields, type, context, atMs ?? Number.POSITIVE_INFINITY);
+  if (atMs === undefined) return source.abandon();
+  return { atMs, action, ...(note === undefined ? {} : { note }), line: source.lineOf(path) };
 }
 
 function readAction(step: Fields, type: ActionType, context: TimelineContext, atMs: number): Action {
@@ -140,7 +140,7 @@ function readAction(step: Fields, type: ActionType, context: TimelineContext, at
     case "scale":
       return readScale(source, path, value);
     case "addNode":
-      return { type, node: readNode(source, path, value, atMs) };
+      return { type, node: readNode(source, path, value, Number.isFinite(atMs) ? atMs : 0) };
     case "fault": {
       const use = readFaultUse(source, path, value, { allowHealAfter: true, atMs });
       return {
