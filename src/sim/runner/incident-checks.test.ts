@@ -120,7 +120,7 @@ expect:
   - log:
       component: kubelet
       node: node1
-      contains: "(durationBeforeRetry 500ms). Error: \\"MountVolume.SetUp failed for volume \\\\\\"vol1\\\\\\""
+      contains: '(durationBeforeRetry 500ms). Error: MountVolume.SetUp failed for volume "vol1"'
       within: 10s
   - log: { component: kubelet, node: node1, level: error, contains: "durationBeforeRetry 2m2s", within: 3m }
   - log: { component: kubelet, node: node2, contains: "durationBeforeRetry", count: 0 }
@@ -154,7 +154,7 @@ expect:
   - log:
       component: kubelet
       node: node-a
-      contains: 'operationName:volume_unmount}" failed. No retries permitted until'
+      contains: 'nodeName:}" failed. No retries permitted until'
       within: 2m
   - log: { component: kubelet, node: node-a, contains: "UnmountVolume.TearDown failed for volume", after: 1m, within: 1s }
   - event: { reason: FailedUnmount, count: 0 }
