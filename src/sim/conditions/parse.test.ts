@@ -52,6 +52,19 @@ describe("condition parser", () => {
     });
   });
 
+  it("reads a mount check without a node as one on the pod's own node", () => {
+    assert.deepEqual(parseCondition("mount of pod web-0 volume data is healthy"), {
+      type: "mount",
+      pod: { kind: "Pod", namespace: "default", name: "web-0" },
+      volume: "data",
+      health: "healthy",
+    });
+    assert.equal(
+      errorOf("mount of pod web-0 volume data at node-a is healthy").reason,
+      'expected "on" or "is" after "data", found "at"',
+    );
+  });
+
   it("reads count comparisons", () => {
     const counts = ["is 3", "is at most 3", "is at least 3", "is more than 3", "is less than 3"].map((words) => {
       const parsed = parseCondition(`volumeattachments of pv a count ${words}`);
