@@ -53,7 +53,7 @@ describe("ExponentialBackoff", () => {
     assert.equal(
       backoff.completionMessage("kubernetes.io/csi/driver^vol-1"),
       'Operation for "kubernetes.io/csi/driver^vol-1" failed. No retries permitted until ' +
-        '2026-01-01 00:02:02 +0000 UTC (durationBeforeRetry 2m2s). Error: "timed out"',
+        "2026-01-01 00:02:02 +0000 UTC (durationBeforeRetry 2m2s). Error: timed out",
     );
   });
 });

@@ -67,12 +67,15 @@ export class ExponentialBackoff {
     );
   }
 
-  /** The line logged when an operation fails and enters (or stays in) backoff. */
+  /**
+   * The line logged when an operation fails and enters (or stays in) backoff. Unlike the refusal
+   * above, Kubernetes prints the error with `%v` here, unquoted (GenerateNoRetriesPermittedMsg).
+   */
   completionMessage(operationName: string): string {
     return (
       `Operation for ${goQuote(operationName)} failed. ` +
       `No retries permitted until ${formatGoTime(this.retryPermittedAfterMs())} ` +
-      `(durationBeforeRetry ${formatGoDuration(this.durationBeforeRetryMs)}). Error: ${goQuote(errorText(this.lastError))}`
+      `(durationBeforeRetry ${formatGoDuration(this.durationBeforeRetryMs)}). Error: ${errorText(this.lastError)}`
     );
   }
 }

@@ -76,7 +76,9 @@ export interface ClusterCsiDriversOptions {
 
 interface NodePlugin {
   driver: BundledDriver;
-  deployment: SimCsiDeployment;
+  /** Undefined while the plugin is unregistered from its node (`unregisterNodePlugin`). */
+  deployment: SimCsiDeployment | undefined;
+  host: SimHost;
 }
 
 function nodePluginKey(nodeName: string, driverName: string): string {
@@ -147,8 +149,40 @@ export class ClusterCsiDrivers {
         driverName: entry.name,
         implementations: driver,
       });
-      this.nodePlugins.set(nodePluginKey(host.nodeName, entry.name), { driver, deployment });
+      this.nodePlugins.set(nodePluginKey(host.nodeName, entry.name), { driver, deployment, host });
     }
+  }
+
+  /**
+   * The driver's node plugin stops serving on `nodeName`, as when its DaemonSet pod leaves the node:
+   * node-driver-registrar's socket and the CSI socket go, so the kubelet deregisters the driver
+   * (CSINode and the node's `csi.volume.kubernetes.io/nodeid` annotation lose it) and every CSI call
+   * on that node fails with `driver name <driver> not found in the list of registered CSI drivers`.
+   * The driver's own state (its volumes, the controller) is kept for `registerNodePlugin`.
+   */
+  async unregisterNodePlugin(nodeName: string, driverName: string): Promise<void> {
+    const plugin = this.requireNodePlugin(nodeName, driverName);
+    if (plugin.deployment === undefined) {
+      throw new Error(`CSI driver ${driverName} is not registered on node ${nodeName}`);
+    }
+    await plugin.deployment.stop();
+    plugin.deployment = undefined;
+    this.options.logger.info("CSI node plugin unregistered", { node: nodeName, driver: driverName });
+  }
+
+  /** The node plugin serves on `nodeName` again: its sockets come back and the kubelet registers it. */
+  async registerNodePlugin(nodeName: string, driverName: string): Promise<void> {
+    const plugin = this.requireNodePlugin(nodeName, driverName);
+    if (plugin.deployment !== undefined)
+      throw new Error(`CSI driver ${driverName} is already registered on node ${nodeName}`);
+    plugin.deployment = await SimCsiDeployment.start({
+      host: plugin.host,
+      clock: this.options.clock,
+      rootDir: defaultKubeletRootDir,
+      driverName,
+      implementations: plugin.driver,
+    });
+    this.options.logger.info("CSI node plugin registered", { node: nodeName, driver: driverName });
   }
 
   /** The names of the drivers the cluster runs. */

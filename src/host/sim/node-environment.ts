@@ -19,4 +19,6 @@ export interface NodeEnvironment {
   bucket(name: string): SimFilesystem | undefined;
   /** Disks the provider has attached to this node, plugged in again at every boot. */
   disksAttachedTo(nodeName: string): Array<{ disk: CloudDisk; readOnly: boolean }>;
+  /** Whether the storage backends refuse this node's I/O (it is fenced): its disk I/O fails with EIO. */
+  isStorageFenced(nodeName: string): boolean;
 }

@@ -317,6 +317,7 @@ export class SimKernel {
     if (device.kind === "rbd" && client !== undefined && this.env.rbd.isFenced(client)) {
       throw new HostError("EIO", syscall, path);
     }
+    if (device.kind === "disk" && this.env.isStorageFenced(this.nodeName)) throw new HostError("EIO", syscall, path);
   }
 
   private releaseIfUnused(state: BootState, superblock: Superblock): void {

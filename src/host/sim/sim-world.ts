@@ -50,6 +50,7 @@ export class SimWorld {
   private readonly nodes = new Map<string, SimHost>();
   private readonly nfsServers = new Map<string, NfsServer>();
   private readonly buckets = new Map<string, SimFilesystem>();
+  private readonly storageFencedNodes = new Set<string>();
 
   constructor(
     readonly clock: Clock,
@@ -148,6 +149,29 @@ export class SimWorld {
     for (const client of clients) this.rbd.fence(client);
   }
 
+  /**
+   * Fences a node at every storage backend, as an operator or a fencing agent does before moving
+   * its RWO volumes: the RBD cluster blocklists the node's address (every client from it, also
+   * after a reboot) and the disk provider refuses its I/O, so reads and writes on its RBD images and
+   * cloud disks fail with EIO until `unfenceNodeStorage`. Attachments and mounts stay as they are.
+   */
+  fenceNodeStorage(name: string): void {
+    const host = this.node(name);
+    this.storageFencedNodes.add(name);
+    this.rbd.blockAddress(host.options.address);
+  }
+
+  /** Lifts `fenceNodeStorage`: the node's storage I/O works again. */
+  unfenceNodeStorage(name: string): void {
+    const host = this.node(name);
+    this.storageFencedNodes.delete(name);
+    this.rbd.unblockAddress(host.options.address);
+  }
+
+  isStorageFenced(name: string): boolean {
+    return this.storageFencedNodes.has(name);
+  }
+
   disksAttachedTo(nodeName: string): Array<{ disk: CloudDisk; readOnly: boolean }> {
     return this.disks.attachedTo(nodeName);
   }
@@ -160,6 +184,7 @@ export class SimWorld {
       nfsServer: (address) => this.nfsServer(address),
       bucket: (name) => this.bucket(name),
       disksAttachedTo: (name) => this.disksAttachedTo(name),
+      isStorageFenced: (name) => this.isStorageFenced(name),
     };
   }
 

@@ -36,12 +36,12 @@ export type Condition =
   | { readonly type: "existence"; readonly object: ObjectRef; readonly present: boolean }
   /** `volumeattachments of pvc data count is 1` */
   | { readonly type: "attachment-count"; readonly volume: ObjectRef; readonly count: CountCheck }
-  /** `mount of pod web-0 volume data on node-a is healthy` */
+  /** `mount of pod web-0 volume data on node-a is healthy`; without `on`, on the pod's own node. */
   | {
       readonly type: "mount";
       readonly pod: ObjectRef;
       readonly volume: string;
-      readonly node: string;
+      readonly node?: string;
       readonly health: MountHealth;
     }
   /** `node node-a volumesAttached contains pvc data` */

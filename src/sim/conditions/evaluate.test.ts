@@ -71,6 +71,34 @@ describe("condition evaluation", () => {
     assert.equal(await holds(cluster, "pv pvc-* phase is Bound"), true);
   });
 
+  it("binds a pattern to one object per condition: every clause that uses it talks of the same pod", async () => {
+    const cluster = await clusterWithPod();
+    // web-1 asks for a node label no node has, so it stays Pending and unscheduled.
+    await cluster.apply(
+      `apiVersion: v1\nkind: Pod\nmetadata: { name: web-1 }\nspec:\n  nodeSelector: { disk: ssd }\n  containers: [{ name: app, image: busybox }]\n`,
+    );
+    await cluster.runFor(2 * secondMs);
+    assert.equal(await holds(cluster, "pod web-* phase is Running and pod web-* node is node-a"), true);
+    assert.equal(await holds(cluster, "pod web-* phase is Pending"), true, "some web-* pod is Pending");
+    assert.equal(
+      await holds(cluster, "pod web-* phase is Pending and pod web-* node is node-a"),
+      false,
+      "no one pod is both Pending and on node-a, though one is Pending and another on node-a",
+    );
+    assert.equal(await holds(cluster, "pod web-* phase is Pending and not pod web-* node is node-a"), true);
+    assert.equal(
+      await holds(cluster, "not pod web-* phase is Succeeded"),
+      true,
+      "alone under not, a pattern still reads 'no web-* pod is Succeeded'",
+    );
+    assert.equal(await holds(cluster, "not pod web-* phase is Pending"), false);
+    assert.equal(
+      await holds(cluster, "pod web-* phase is Running and pvc data phase is Bound and pod db-* is absent"),
+      true,
+      "each distinct pattern is bound on its own",
+    );
+  });
+
   it("counts the VolumeAttachments of a volume, or of the volume a claim is bound to", async () => {
     const cluster = await clusterWithPod();
     const pv = (await cluster.get("PersistentVolumeClaim", "default", "data")).spec?.volumeName ?? "";

@@ -65,7 +65,9 @@ async function evaluate(condition: Condition, context: Evaluation): Promise<bool
     case "mount": {
       const pods = (await refObjects(context, condition.pod)) as Pod[];
       for (const pod of pods) {
-        if ((await mountHealthOf(cluster, pod, condition.volume, condition.node)) === condition.health) return true;
+        const node = condition.node ?? pod.spec?.nodeName;
+        const health = node === undefined ? "absent" : await mountHealthOf(cluster, pod, condition.volume, node);
+        if (health === condition.health) return true;
       }
       return pods.length === 0 && condition.health === "absent";
     }

@@ -48,10 +48,20 @@ describe("mount health", () => {
     const healthy = "mount of pod web volume webroot on node-a is healthy";
     await cluster.runUntil(() => holds(cluster, healthy), { timeoutMs: 2 * minuteMs, description: healthy });
     assert.equal(await holds(cluster, "mount of pod web volume other on node-a is absent"), true, "no such volume");
+    assert.equal(await holds(cluster, "mount of pod web volume webroot is healthy"), true, "on the pod's own node");
+    const runningAndHealthy = "pod w* phase is Running and mount of pod w* volume webroot is healthy";
+    await cluster.runUntil(() => holds(cluster, runningAndHealthy), {
+      timeoutMs: minuteMs,
+      description: "one pod, Running and with a healthy mount",
+    });
 
     await cluster.restartCsiNodePlugin("node-a", fuseDriverName);
     assert.equal(await holds(cluster, "mount of pod web volume webroot on node-a is corrupted"), true);
     assert.equal(await holds(cluster, healthy), false);
+    assert.equal(
+      await holds(cluster, "pod w* phase is Running and not mount of pod w* volume webroot is healthy"),
+      true,
+    );
 
     await cluster.powerOff("node-a");
     assert.equal(await holds(cluster, "mount of pod web volume webroot on node-a is absent"), true);

@@ -40,6 +40,31 @@ async function isAccessible(host: SimHost, path: string): Promise<boolean> {
   }
 }
 
+/**
+ * Where `pod`'s volume `volumeName` is mounted on node `nodeName` (the kubelet's per-pod mount), or
+ * undefined when it is not, or the node is off; throws when the node does not exist.
+ */
+export async function podVolumeMount(
+  cluster: Cluster,
+  pod: Pod,
+  volumeName: string,
+  nodeName: string,
+): Promise<MountInfo | undefined> {
+  const host = cluster.world.node(nodeName);
+  const uid = pod.metadata?.uid;
+  const dirName = await volumeDirName(cluster, pod, volumeName);
+  if (!host.poweredOn || uid === undefined || dirName === undefined) return undefined;
+  const volumesDir = `${podVolumesDir(defaultKubeletRootDir, uid)}/`;
+  // `<volumes dir>/<escaped plugin>/<dir name>`: exactly two levels below the pod's volumes; a CSI
+  // volume is published one level deeper, at `kubernetes.io~csi/<dir name>/mount`.
+  return (await host.mountInfo()).find((candidate) => {
+    if (!candidate.mountPoint.startsWith(volumesDir)) return false;
+    const [plugin, name, ...deeper] = candidate.mountPoint.slice(volumesDir.length).split("/");
+    const csiTarget = plugin === "kubernetes.io~csi" && deeper.length === 1 && deeper[0] === "mount";
+    return plugin !== undefined && name === dirName && (deeper.length === 0 || csiTarget);
+  });
+}
+
 /** The health of `pod`'s volume `volumeName` on node `nodeName`; throws when the node does not exist. */
 export async function mountHealthOf(
   cluster: Cluster,
@@ -48,18 +73,7 @@ export async function mountHealthOf(
   nodeName: string,
 ): Promise<MountHealth> {
   const host = cluster.world.node(nodeName);
-  const uid = pod.metadata?.uid;
-  const dirName = await volumeDirName(cluster, pod, volumeName);
-  if (!host.poweredOn || uid === undefined || dirName === undefined) return "absent";
-  const volumesDir = `${podVolumesDir(defaultKubeletRootDir, uid)}/`;
-  // `<volumes dir>/<escaped plugin>/<dir name>`: exactly two levels below the pod's volumes; a CSI
-  // volume is published one level deeper, at `kubernetes.io~csi/<dir name>/mount`.
-  const mount = (await host.mountInfo()).find((candidate) => {
-    if (!candidate.mountPoint.startsWith(volumesDir)) return false;
-    const [plugin, name, ...deeper] = candidate.mountPoint.slice(volumesDir.length).split("/");
-    const csiTarget = plugin === "kubernetes.io~csi" && deeper.length === 1 && deeper[0] === "mount";
-    return plugin !== undefined && name === dirName && (deeper.length === 0 || csiTarget);
-  });
+  const mount = await podVolumeMount(cluster, pod, volumeName, nodeName);
   if (mount === undefined) return "absent";
   if (isHungNfsMount(cluster, mount)) return "corrupted";
   return (await isAccessible(host, mount.mountPoint)) ? "healthy" : "corrupted";

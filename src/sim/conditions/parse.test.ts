@@ -52,6 +52,90 @@ describe("condition parser", () => {
     });
   });
 
+  it("reads a mount check without a node as one on the pod's own node", () => {
+    assert.deepEqual(parseCondition("mount of pod web-0 volume data is healthy"), {
+      type: "mount",
+      pod: { kind: "Pod", namespace: "default", name: "web-0" },
+      volume: "data",
+      health: "healthy",
+    });
+    assert.equal(
+      errorOf("mount of pod web-0 volume data at node-a is healthy").reason,
+      'expected "on" or "is" after "data", found "at"',
+    );
+  });
+
+  it("reads count comparisons", () => {
+    const counts = ["is 3", "is at most 3", "is at least 3", "is more than 3", "is less than 3"].map((words) => {
+      const parsed = parseCondition(`volumeattachments of pv a count ${words}`);
+      return parsed.type === "attachment-count" ? parsed.count.comparison : undefined;
+    });
+    assert.deepEqual(counts, ["exactly", "at most", "at least", "more than", "less than"]);
+    assert.deepEqual(errorOf("volumeattachments of pv a count is about 3"), {
+      reason:
+        'expected a whole number after "count is" (N, at most N, at least N, more than N, less than N), found "about"',
+      column: 36,
+    });
+  });
+
+  it("reads node volume lists: contains a claim, a PV or a unique name, or a count", () => {
+    assert.deepEqual(parseCondition("node node-a volumesAttached contains pvc shop/data"), {
+      type: "node-volumes-contain",
+      node: { kind: "Node", namespace: "", name: "node-a" },
+      list: "volumesAttached",
+      volume: { kind: "object", object: { kind: "PersistentVolumeClaim", namespace: "shop", name: "data" } },
+    });
+    assert.deepEqual(parseCondition('node node-a volumesinuse contains "kubernetes.io/csi/x^y"'), {
+      type: "node-volumes-contain",
+      node: { kind: "Node", namespace: "", name: "node-a" },
+      list: "volumesInUse",
+      volume: { kind: "unique-name", name: "kubernetes.io/csi/x^y" },
+    });
+    assert.deepEqual(parseCondition("node node-a volumesInUse count is 0"), {
+      type: "node-volumes-count",
+      node: { kind: "Node", namespace: "", name: "node-a" },
+      list: "volumesInUse",
+      count: { comparison: "exactly", count: 0 },
+    });
+    assert.equal(
+      errorOf("node node-a volumesAttached has pvc data").reason,
+      'expected "contains" or "count" after "volumesAttached", found "has"',
+    );
+    assert.match(
+      errorOf("node node-a volumes is 1").reason,
+      /known: ready, schedulable, volumesAttached, volumesInUse/,
+    );
+  });
+
+  it("reads write counts of an object, its status, or a whole kind, within a window", () => {
+    assert.deepEqual(parseCondition("writes to pod web-0 status within 1m count is at most 10"), {
+      type: "write-count",
+      object: { kind: "Pod", namespace: "default", name: "web-0" },
+      status: true,
+      windowMs: 60_000,
+      count: { comparison: "at most", count: 10 },
+    });
+    assert.deepEqual(parseCondition("writes to pvc count is more than 0"), {
+      type: "write-count",
+      object: { kind: "PersistentVolumeClaim", namespace: "" },
+      status: false,
+      count: { comparison: "more than", count: 0 },
+    });
+    assert.equal(errorOf("writes to pod web-0 within soon count is 1").column, 28);
+    assert.equal(errorOf("writes of pod web-0 count is 1").reason, 'expected "to" after "writes", found "of"');
+  });
+
+  it("binds each name pattern where all its uses meet", () => {
+    const both = parseCondition("pod web-* phase is Running and pod web-* node is node-b");
+    assert.equal(both.type, "bind");
+    assert.equal(both.type === "bind" && both.body.type, "and");
+    const negated = parseCondition("not pod web-* status is Terminating");
+    assert.equal(negated.type === "not" && negated.operand.type, "bind", "bound inside the not: no web-* pod");
+    const twoPatterns = parseCondition("pod web-* phase is Running and pv pvc-* phase is Bound");
+    assert.equal(twoPatterns.type, "and", "patterns used once are bound at their own check");
+    assert.deepEqual(parseCondition("pod web-0 phase is Running").type, "property", "a plain name binds nothing");
+  });
+
   it("reads mount health checks", () => {
     assert.deepEqual(parseCondition("mount of pod web-0 volume data on node-a is corrupted"), {
       type: "mount",

@@ -187,7 +187,7 @@ class Parser {
     return { kind: "object", object: this.ref(kind) };
   }
 
-  /** `mount of pod REF volume NAME on NODE is healthy|corrupted|absent` */
+  /** `mount of pod REF volume NAME [on NODE] is healthy|corrupted|absent` */
   private mount(): Condition {
     this.position++;
     this.expectKeyword("of", "mount");
@@ -195,17 +195,21 @@ class Parser {
     const pod = this.ref("Pod");
     this.expectKeyword("volume", pod.name ?? "");
     const volume = this.word("a volume name");
-    this.expectKeyword("on", volume);
-    const nodeToken = this.peek();
-    const node = this.word("a node name");
-    this.nodes.push({ name: node, column: nodeToken.column });
-    this.expectKeyword("is", node);
+    let node: string | undefined;
+    if (this.acceptKeyword("on")) {
+      const nodeToken = this.peek();
+      node = this.word("a node name");
+      this.nodes.push({ name: node, column: nodeToken.column });
+    } else if (this.peek().text.toLowerCase() !== "is") {
+      this.fail(`expected "on" or "is" after "${volume}", found "${this.peek().text}"`, this.peek());
+    }
+    this.expectKeyword("is", node ?? volume);
     const healthToken = this.next();
     const health = mountHealths.find((value) => value === healthToken.text.toLowerCase());
     if (health === undefined) {
       this.fail(`expected ${mountHealths.join(", ")} after "is", found "${healthToken.text}"`, healthToken);
     }
-    return { type: "mount", pod, volume, node, health };
+    return { type: "mount", pod, volume, ...(node === undefined ? {} : { node }), health };
   }
 
   /** `KIND REF PROPERTY is VALUE` or `KIND REF is absent|present` */

@@ -79,6 +79,34 @@ describe("mount faults", () => {
     assert.equal(await isMounted(cluster, "node-a", podPath), false);
   });
 
+  it("mount-busy: names the pod and its volume instead of the path, and refuses what it cannot find", async () => {
+    const cluster = await startCluster({ seed: 43 });
+    await cluster.addNode("node-a");
+    const { podPath } = await startDiskPod(cluster);
+    const fault = faultNamed("mount-busy");
+    await assert.rejects(fault.inject(cluster, { pod: "default/app", volume: "nope" }), {
+      message: 'fault mount-busy: volume "nope" of pod default/app is not mounted on node "node-a"',
+    });
+    await assert.rejects(fault.inject(cluster, { pod: "default/ghost", volume: "data" }), {
+      message: 'fault mount-busy: parameter "pod": no pod default/ghost',
+    });
+    await assert.rejects(fault.inject(cluster, { node: "node-a" }), {
+      message: 'fault mount-busy: give either "path", or "pod" and "volume"',
+    });
+    await fault.inject(cluster, { pod: "default/app", volume: "data" });
+
+    await cluster.delete("Pod", "default", "app");
+    await cluster.runFor(2 * minuteMs);
+    assert.ok((await cluster.tryGet("Pod", "default", "app"))?.metadata?.deletionTimestamp, "still Terminating");
+    assert.ok(await isMounted(cluster, "node-a", podPath), "the pod's own volume mount is the one held");
+
+    await fault.heal?.(cluster, { pod: "app", volume: "data" });
+    await cluster.runUntil(async () => (await cluster.tryGet("Pod", "default", "app")) === undefined, {
+      timeoutMs: 3 * minuteMs,
+      description: "the pod object gone once the holder lets go",
+    });
+  });
+
   it("fuse-daemon-killed: the pod's FUSE mount answers ENOTCONN", async () => {
     const cluster = await startCluster({ seed: 43, csiDrivers: [{ name: fuseDriverName }] });
     await cluster.addNode("node-a", { repairCorruptedCsiMounts: false });

@@ -9,6 +9,8 @@ import { simCommands } from "../../host/sim/sim-commands.ts";
 import type { MountHold, SimHost } from "../../host/sim/sim-host.ts";
 import { defaultKubeletRootDir } from "../../volume/paths.ts";
 import type { Cluster } from "../cluster.ts";
+import { podVolumeMount } from "../conditions/mount-health.ts";
+import { defaultNamespace } from "../constants.ts";
 import type { FaultDefinition, FaultParam, FaultParams } from "./fault.ts";
 import { FaultArgs } from "./fault-args.ts";
 import { kubeletHost, runningKubeletHost, runningKubeletNodes } from "./fault-targets.ts";
@@ -119,8 +121,31 @@ async function fuseDaemons(cluster: Cluster, node: string): Promise<ProcessInfo[
   return daemons.filter((daemon) => isFuseProgram(posix.basename(daemon.command)));
 }
 
-/** The holders `mount-busy` put in place, per cluster, by node and path, so `heal` can release them. */
+/** The holders `mount-busy` put in place, per cluster, by what the parameters name, so `heal` can release them. */
 const heldMounts = new WeakMap<Cluster, Map<string, MountHold>>();
+
+const mountBusyParams: readonly FaultParam[] = [
+  { ...nodeParam, required: false, description: `${nodeParam.description} With \`pod\`, the pod's node by default.` },
+  {
+    name: "path",
+    type: "string",
+    required: false,
+    description:
+      "A path on the mount to hold (a pod's volume directory under /var/lib/kubelet/pods); or give `pod` and `volume`.",
+  },
+  {
+    name: "pod",
+    type: "string",
+    required: false,
+    description: "The pod whose volume mount to hold, as `name` or `namespace/name`; with `volume`, instead of `path`.",
+  },
+  {
+    name: "volume",
+    type: "string",
+    required: false,
+    description: "The volume's name in the pod's `spec.volumes`; with `pod`.",
+  },
+];
 
 export const mountBusy: FaultDefinition = {
   name: "mount-busy",
@@ -133,28 +158,19 @@ export const mountBusy: FaultDefinition = {
     `to ${operationBackoffCap}). The pod stays Terminating, a StatefulSet does not recreate it, and the volume is ` +
     "neither unstaged nor detached.",
   healing: "The holder lets go: the next teardown retry unmounts, the pod object goes away, and detach follows.",
-  params: [
-    nodeParam,
-    {
-      name: "path",
-      type: "string",
-      required: true,
-      description: "A path on the mount to hold (a pod's volume directory under /var/lib/kubelet/pods).",
-    },
-  ],
+  params: mountBusyParams,
   async inject(cluster, params) {
     const args = new FaultArgs(mountBusy, params);
-    const node = args.string("node");
-    const path = args.string("path");
+    const key = holdKeyOf(args);
+    const { node, path } = await busyTarget(cluster, args);
     const host = runningKubeletHost(cluster, args, node);
     const holds = heldMounts.get(cluster) ?? new Map<string, MountHold>();
     heldMounts.set(cluster, holds);
-    if (holds.has(holdKey(node, path))) throw args.error(`the mount at "${path}" on node "${node}" is already held`);
-    holds.set(holdKey(node, path), await host.holdMountBusy(path));
+    if (holds.has(key)) throw args.error(`the mount at "${path}" on node "${node}" is already held`);
+    holds.set(key, await host.holdMountBusy(path));
   },
   async heal(cluster, params) {
-    const args = new FaultArgs(mountBusy, params);
-    const key = holdKey(args.string("node"), args.string("path"));
+    const key = holdKeyOf(new FaultArgs(mountBusy, params));
     heldMounts.get(cluster)?.get(key)?.release();
     heldMounts.get(cluster)?.delete(key);
   },
@@ -168,6 +184,48 @@ export const mountBusy: FaultDefinition = {
     return targets;
   },
 };
+
+/** The node and mount path the parameters name: `node` and `path`, or `pod` and `volume`. */
+async function busyTarget(cluster: Cluster, args: FaultArgs): Promise<{ node: string; path: string }> {
+  const path = args.optionalString("path");
+  const podText = args.optionalString("pod");
+  const volume = args.optionalString("volume");
+  if ((path === undefined) === (podText === undefined)) {
+    throw args.error('give either "path", or "pod" and "volume"');
+  }
+  if (path !== undefined) {
+    const node = args.optionalString("node");
+    if (node === undefined) throw args.error('parameter "node" is required with "path"');
+    return { node, path };
+  }
+  if (volume === undefined) throw args.error('parameter "volume" is required with "pod"');
+  const { namespace, name } = podKey(podText ?? "");
+  const pod = await cluster.tryGet("Pod", namespace, name);
+  if (pod === undefined) throw args.error(`parameter "pod": no pod ${namespace}/${name}`);
+  const node = args.optionalString("node") ?? pod.spec?.nodeName;
+  if (node === undefined) throw args.error(`parameter "pod": pod ${namespace}/${name} is not scheduled to a node yet`);
+  kubeletHost(cluster, args, node);
+  const mount = await podVolumeMount(cluster, pod, volume, node);
+  if (mount === undefined) {
+    throw args.error(`volume "${volume}" of pod ${namespace}/${name} is not mounted on node "${node}"`);
+  }
+  return { node, path: mount.mountPoint };
+}
+
+function podKey(text: string): { namespace: string; name: string } {
+  const [first = "", second] = text.split("/", 2);
+  return second === undefined ? { namespace: defaultNamespace, name: first } : { namespace: first, name: second };
+}
+
+/** One hold per thing named: a pod's volume, or a node's path. */
+function holdKeyOf(args: FaultArgs): string {
+  const pod = args.optionalString("pod");
+  if (pod !== undefined) {
+    const { namespace, name } = podKey(pod);
+    return holdKey(`pod ${namespace}/${name}`, args.optionalString("volume") ?? "");
+  }
+  return holdKey(args.optionalString("node") ?? "", args.optionalString("path") ?? "");
+}
 
 function holdKey(node: string, path: string): string {
   return `${node}\u0000${path}`;

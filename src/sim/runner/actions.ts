@@ -64,6 +64,21 @@ export async function performAction(cluster: Cluster, action: Action): Promise<A
         node.spec = { ...node.spec, unschedulable: action.type === "cordon" };
       });
       return { object: `node ${action.node}`, message: action.type };
+    case "fence":
+      cluster.world.fenceNodeStorage(action.node);
+      return {
+        object: `node ${action.node}`,
+        message: "fenced at the storage backends (ceph osd blocklist add, disk I/O refused)",
+      };
+    case "unfence":
+      cluster.world.unfenceNodeStorage(action.node);
+      return { object: `node ${action.node}`, message: "unfenced at the storage backends" };
+    case "registerCsiDriver":
+      await cluster.csiDrivers.registerNodePlugin(action.node, action.driver);
+      return { object: `node ${action.node}`, message: `CSI driver ${action.driver} registers with the kubelet` };
+    case "unregisterCsiDriver":
+      await cluster.csiDrivers.unregisterNodePlugin(action.node, action.driver);
+      return { object: `node ${action.node}`, message: `CSI driver ${action.driver} leaves the node` };
     case "addNode":
       await joinScenarioNode(cluster, action.node);
       return { object: `node ${action.node.name}`, message: "joins the cluster" };

@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 import { loadScenarioFile, parseScenario } from "./load.ts";
 import { ScenarioError } from "./scenario-error.ts";
 
-const actionList = "apply, delete, patch, taint, untaint, cordon, uncordon, scale, addNode, fault, heal, write";
+const actionList =
+  "apply, delete, patch, taint, untaint, cordon, uncordon, fence, unfence, registerCsiDriver, unregisterCsiDriver, scale, addNode, fault, heal, write";
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "runner", "fixtures");
 
 /** The message parsing `text` fails with. */

@@ -79,6 +79,10 @@ export type Action =
   | { readonly type: "taint"; readonly node: string; readonly taint: Taint }
   | { readonly type: "untaint"; readonly node: string; readonly key: string; readonly effect?: string }
   | { readonly type: "cordon" | "uncordon"; readonly node: string }
+  /** Fence the node at the storage backends (its RBD and disk I/O fails), or lift it. */
+  | { readonly type: "fence" | "unfence"; readonly node: string }
+  /** The CSI driver's node plugin registers with, or leaves, the node's kubelet. */
+  | { readonly type: "registerCsiDriver" | "unregisterCsiDriver"; readonly node: string; readonly driver: string }
   | { readonly type: "scale"; readonly object: ObjectRef; readonly replicas: number }
   | { readonly type: "addNode"; readonly node: NodeSpec }
   | { readonly type: "fault"; readonly fault: string; readonly params: FaultParams; readonly healAfterMs?: number }

@@ -1,6 +1,7 @@
 /**
  * The `timeline:` section: at a virtual time, one action (apply, delete, patch, taint, untaint,
- * cordon, uncordon, scale, addNode, fault, heal, write). Manifests given by `file:` are read now,
+ * cordon, uncordon, fence, unfence, registerCsiDriver, unregisterCsiDriver, scale, addNode, fault,
+ * heal, write). Manifests given by `file:` are read now,
  * relative to the scenario, so a missing file or a bad manifest is reported with the step's line.
  */
 import { readFileSync } from "node:fs";
@@ -23,6 +24,10 @@ export const actionNames: readonly ActionType[] = [
   "untaint",
   "cordon",
   "uncordon",
+  "fence",
+  "unfence",
+  "registerCsiDriver",
+  "unregisterCsiDriver",
   "scale",
   "addNode",
   "fault",
@@ -37,6 +42,7 @@ export const taintStepFields = ["node", ...taintFields] as const;
 export const untaintFields = ["node", "key", "effect"] as const;
 export const scaleFields = ["object", "replicas"] as const;
 export const writeFields = ["pod", "volume", "path", "content"] as const;
+export const csiDriverStepFields = ["node", "driver"] as const;
 const scalableKinds: readonly KindName[] = ["StatefulSet", "Deployment", "ReplicaSet"];
 
 /** Where `file:` paths are resolved from: the scenario's directory. */
@@ -63,7 +69,9 @@ export function readTimeline(source: YamlSource, path: FieldPath, value: unknown
 
 function readStep(source: YamlSource, path: FieldPath, value: unknown, context: TimelineContext): TimelineStep {
   const fields: Fields = Fields.of(source, path, value, stepFields);
-  const atMs = fields.requiredDuration("at");
+  if (!fields.has("at")) source.report(path, "at is required");
+  // A bad time is reported, and the action is still read so its own mistakes are reported too.
+  const atMs = fields.duration("at");
   const present = actionNames.filter((name) => fields.has(name));
   if (present.length !== 1) {
     const found = present.length === 0 ? "none" : present.join(" and ");
@@ -71,12 +79,10 @@ function readStep(source: YamlSource, path: FieldPath, value: unknown, context: 
   }
   const type = present[0] as ActionType;
   const note = fields.string("note");
-  return {
-    atMs,
-    action: readAction(fields, type, context, atMs),
-    ...(note === undefined ? {} : { note }),
-    line: source.lineOf(path),
-  };
+  // Unknown time: the name checks cannot say the step comes too early.
+  const action = readAction(fields, type, context, atMs ?? Number.POSITIVE_INFINITY);
+  if (atMs === undefined) return source.abandon();
+  return { atMs, action, ...(note === undefined ? {} : { note }), line: source.lineOf(path) };
 }
 
 function readAction(step: Fields, type: ActionType, context: TimelineContext, atMs: number): Action {
@@ -117,13 +123,24 @@ function readAction(step: Fields, type: ActionType, context: TimelineContext, at
     }
     case "cordon":
     case "uncordon":
+    case "fence":
+    case "unfence":
       if (typeof value !== "string") source.fail(path, `expected a node name, got ${describeValue(value)}`);
       useNode(value, path);
       return { type, node: value };
+    case "registerCsiDriver":
+    case "unregisterCsiDriver": {
+      const fields: Fields = Fields.of(source, path, value, csiDriverStepFields);
+      const node = fields.requiredString("node");
+      const driver = fields.requiredString("driver");
+      useNode(node, fields.at("node"));
+      source.names.use({ kind: "driver", name: driver, path: fields.at("driver"), atMs });
+      return { type, node, driver };
+    }
     case "scale":
       return readScale(source, path, value);
     case "addNode":
-      return { type, node: readNode(source, path, value, atMs) };
+      return { type, node: readNode(source, path, value, Number.isFinite(atMs) ? atMs : 0) };
     case "fault": {
       const use = readFaultUse(source, path, value, { allowHealAfter: true, atMs });
       return {

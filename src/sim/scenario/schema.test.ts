@@ -25,9 +25,10 @@ import {
   taintEffects,
   taintFields,
 } from "./read-cluster.ts";
-import { eventFields, eventuallyFields, finalFields, neverFields } from "./read-expectations.ts";
+import { eventFields, eventuallyFields, finalFields, logFields, logLevels, neverFields } from "./read-expectations.ts";
 import { faultFields, healFields } from "./read-fault.ts";
 import {
+  csiDriverStepFields,
   deleteFields,
   patchFields,
   scaleFields,
@@ -107,14 +108,18 @@ describe("the scenario JSON Schema", () => {
     assert.deepEqual(keysOf(step?.properties?.write), sorted(writeFields));
     assert.deepEqual(keysOf(step?.properties?.fault), sorted(faultFields));
     assert.deepEqual(keysOf(step?.properties?.heal), sorted(healFields));
+    assert.deepEqual(keysOf(step?.properties?.registerCsiDriver), sorted(csiDriverStepFields));
+    assert.deepEqual(keysOf(step?.properties?.unregisterCsiDriver), sorted(csiDriverStepFields));
     assert.deepEqual(expectations.map(keysOf), [
       sorted(eventuallyFields),
       sorted(neverFields),
       sorted(neverFields).filter((key) => key === "never"),
       ["event"],
+      ["log"],
       sorted(finalFields),
     ]);
     assert.deepEqual(keysOf(expectations[3]?.properties?.event), sorted(eventFields));
+    assert.deepEqual(keysOf(expectations[4]?.properties?.log), sorted(logFields));
   });
 
   it("lists the enumerations the loader checks", () => {
@@ -122,6 +127,8 @@ describe("the scenario JSON Schema", () => {
     assert.deepEqual(never?.properties?.invariant?.enum, invariantNames());
     assert.deepEqual(defs.node?.properties?.systemd?.enum, [...systemdModes]);
     assert.deepEqual(defs.taint?.properties?.effect?.enum, [...taintEffects]);
+    const log = defs.expectation?.oneOf?.[4]?.properties?.log;
+    assert.deepEqual(log?.properties?.level?.enum, [...logLevels]);
     const drivers = defs.csiDriver?.oneOf ?? [];
     assert.deepEqual(
       drivers.map((driver) => [driver.properties?.name, keysOf(driver.properties?.options)]),
@@ -153,6 +160,10 @@ describe("the scenario JSON Schema", () => {
       "name: x\nexpect:\n  - event: { type: Warning }\n",
       "name: x\nexpect:\n  - final: pod a is absent\n    within: 1m\n",
       "name: x\ncluster:\n  csiDrivers:\n    - { name: fuse.csi.kvol.io, options: { attachRequired: true } }\n",
+      "name: x\nexpect:\n  - log: { component: kubelet }\n",
+      "name: x\nexpect:\n  - log: { component: kubelet, contains: x, level: fatal }\n",
+      "name: x\ncluster:\n  nodes: [{ name: a }]\ntimeline:\n  - at: 1m\n    registerCsiDriver: { node: a }\n",
+      "name: x\ncluster:\n  nodes: [{ name: a }]\ntimeline:\n  - at: 1m\n    fence: { node: a }\n",
     ];
     for (const text of bad) {
       assert.equal(loaderAccepts(text, "bad.yaml"), false, `the loader accepts:\n${text}`);

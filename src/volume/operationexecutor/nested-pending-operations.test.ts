@@ -100,7 +100,7 @@ describe("NestedPendingOperations: which pending operation refuses which new one
     assert.ok(refusal instanceof AlreadyExistsError);
     assert.equal(
       refusal.message,
-      "Failed to create operation with name {volumeName:kvol.io/sim-disk/disk-1 podName: nodeName:node-2 operationName:volume_attach}. An operation with that name is already executing.",
+      "Failed to create operation with name {volumeName:kvol.io/sim-disk/disk-1 podName: nodeName:node-2}. An operation with that name is already executing.",
     );
     assert.equal(isExpectedError(refusal), true);
   });
@@ -128,7 +128,7 @@ describe("NestedPendingOperations: exponential backoff", () => {
     assert.ok(refusal instanceof ExponentialBackoffError);
     assert.equal(
       refusal.message,
-      'Failed to create operation with name "{volumeName:kubernetes.io/csi/d^h podName: nodeName: operationName:volume_mount}". ' +
+      'Failed to create operation with name "{volumeName:kubernetes.io/csi/d^h podName: nodeName:}". ' +
         "An operation with that name failed at 2026-01-01 00:00:00 +0000 UTC. " +
         "No retries permitted until 2026-01-01 00:00:00.5 +0000 UTC (500ms). " +
         'Last error: "rpc error: code = Internal desc = boom".',

@@ -196,7 +196,7 @@ describe("OperationExecutor: attach and detach (controller side)", () => {
         .lines()
         .some((line) =>
           line.includes(
-            String.raw`DetachVolume failed for volume \"pvc-1\" (UniqueName: \"kvol.io/sim-disk/disk-1\") on node \"node-1\" : volume is still in use by node, according to Node status`,
+            'DetachVolume failed for volume "pvc-1" (UniqueName: "kvol.io/sim-disk/disk-1") on node "node-1" : volume is still in use by node, according to Node status',
           ),
         ),
       c.logs.lines().join("\n"),

@@ -33,9 +33,12 @@ export function operationKey(
   return { volumeName, podName, nodeName, operationName };
 }
 
-/** Go's `%+v` of the key struct: `{volumeName:v podName: nodeName:node-1 operationName:volume_attach}`. */
-export function formatOperationKey(key: OperationKey): string {
-  return `{volumeName:${key.volumeName} podName:${key.podName} nodeName:${key.nodeName} operationName:${key.operationName}}`;
+/**
+ * Go's `%+v` of Kubernetes' operationKey struct, which holds the volume, pod and node but not the
+ * operation's name: `{volumeName:kubernetes.io/csi/d^h podName: nodeName:node-1}`, as kubelet logs show.
+ */
+export function formatOperationKey(key: OperationTarget): string {
+  return `{volumeName:${key.volumeName} podName:${key.podName} nodeName:${key.nodeName}}`;
 }
 
 /** True when both keys name the same volume, pod, node and operation (the backoff record's identity). */

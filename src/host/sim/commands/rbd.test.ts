@@ -61,6 +61,19 @@ describe("rbd", () => {
     assert.equal(refused.exitCode, 108);
   });
 
+  it("fencing a node's storage blocklists its address: also after a reboot, until it is unfenced", async () => {
+    const { world, nodeA, nodeB } = await rbdWorld();
+    assert.equal((await nodeA.run("rbd", ["map", ...imageArgs])).exitCode, 0);
+    world.fenceNodeStorage("node-a");
+    assert.equal((await nodeB.run("rbd", ["status", ...imageArgs])).output, "Watchers: none\n");
+    nodeA.powerOff();
+    nodeA.powerOn();
+    assert.equal((await nodeA.run("rbd", ["map", ...imageArgs])).exitCode, 108, "the new client is refused too");
+    world.unfenceNodeStorage("node-a");
+    assert.equal((await nodeA.run("rbd", ["map", ...imageArgs])).exitCode, 0);
+    assert.equal((await nodeB.run("rbd", ["map", ...imageArgs])).exitCode, 0, "node-b was never fenced");
+  });
+
   it("unmapping a mounted device is refused; a missing image fails with ENOENT's status", async () => {
     const { nodeA } = await rbdWorld();
     assert.equal((await nodeA.run("rbd", ["map", ...imageArgs])).exitCode, 0);

@@ -33,6 +33,8 @@ export class RbdImage {
 export class RbdCluster {
   private readonly images = new Map<string, RbdImage>();
   private readonly blocklist = new Set<string>();
+  /** Whole addresses blocklisted (`ceph osd blocklist add 10.0.0.5`): every client from there, now and later. */
+  private readonly blockedAddresses = new Set<string>();
   private nextCookie = 1;
   private nextClientId = firstRbdClientId;
 
@@ -99,7 +101,24 @@ export class RbdCluster {
   }
 
   isFenced(client: RbdClientInstance): boolean {
-    return this.blocklist.has(client.address);
+    return this.blocklist.has(client.address) || this.blockedAddresses.has(hostOf(client.address));
+  }
+
+  /**
+   * `ceph osd blocklist add <ip>`: every client of that node address, including those it connects
+   * after a reboot, loses its watches and its I/O until `unblockAddress`.
+   */
+  blockAddress(nodeAddress: string): void {
+    this.blockedAddresses.add(nodeAddress);
+    for (const image of this.images.values()) {
+      const kept = image.watchers.filter((watcher) => hostOf(watcher.client.address) !== nodeAddress);
+      image.watchers.splice(0, image.watchers.length, ...kept);
+    }
+  }
+
+  /** `ceph osd blocklist rm <ip>`. */
+  unblockAddress(nodeAddress: string): void {
+    this.blockedAddresses.delete(nodeAddress);
   }
 
   /** Every watch held by one node's clients, for fencing a whole node. */
@@ -117,6 +136,11 @@ export class RbdCluster {
       image.watchers.splice(0, image.watchers.length, ...kept);
     }
   }
+}
+
+/** `10.0.0.5` of a client address `10.0.0.5:0/3141592653`. */
+function hostOf(clientAddress: string): string {
+  return clientAddress.split(":")[0] ?? clientAddress;
 }
 
 function imageKey(pool: string, name: string): string {
