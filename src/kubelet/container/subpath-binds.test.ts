@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
+import type { ConfigMap, Pod, Secret, Volume } from "kubernetes-types/core/v1.js";
 import { ProbeCommandRunner } from "../prober/probe-command.ts";
 import { KubeletTestEnv } from "../testing/kubelet-test-env.ts";
 
 const podsDir = "/var/lib/kubelet/pods";
 
-/** The configMap's key twice: the whole volume at /etc/config, one key by subPath at /etc/app.conf. */
-function appPod(command: string[]): Pod {
+/** The volume's key twice: the whole volume at /etc/config, one key by subPath at /etc/app.conf. */
+function appPod(command: string[], source: Partial<Volume> = { configMap: { name: "app-config" } }): Pod {
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -24,7 +24,7 @@ function appPod(command: string[]): Pod {
           ],
         },
       ],
-      volumes: [{ name: "config", configMap: { name: "app-config" } }],
+      volumes: [{ name: "config", ...source }],
     },
   };
 }
@@ -40,6 +40,32 @@ async function setConfig(env: KubeletTestEnv, text: string, create = false): Pro
   else await env.client.configMaps.update(configMap);
 }
 
+async function setSecret(env: KubeletTestEnv, text: string, create = false): Promise<void> {
+  const secret: Secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { namespace: "default", name: "app-secret" },
+    data: { "app.conf": Buffer.from(text).toString("base64") },
+  };
+  if (create) await env.client.secrets.create(secret);
+  else await env.client.secrets.update(secret);
+}
+
+/** The volume types whose contents the kubelet updates atomically; the same mechanism for each. */
+const updatedVolumes: ReadonlyArray<{
+  kind: string;
+  source: Partial<Volume>;
+  set: (env: KubeletTestEnv, text: string, create?: boolean) => Promise<void>;
+}> = [
+  { kind: "configMap", source: { configMap: { name: "app-config" } }, set: setConfig },
+  { kind: "secret", source: { secret: { secretName: "app-secret" } }, set: setSecret },
+  {
+    kind: "projected",
+    source: { projected: { sources: [{ configMap: { name: "app-config" } }] } },
+    set: setConfig,
+  },
+];
+
 /** What `cat path` prints inside the app container running now. */
 async function catInContainer(env: KubeletTestEnv, path: string): Promise<string> {
   const uid = (await env.pod("app"))?.metadata?.uid ?? "";
@@ -50,31 +76,33 @@ async function catInContainer(env: KubeletTestEnv, path: string): Promise<string
   return result.output;
 }
 
-describe("subPath mounts of configMap volumes (k/k#50345)", () => {
+describe("subPath mounts of configMap, secret and projected volumes (k/k#50345)", () => {
   const envs: KubeletTestEnv[] = [];
   afterEach(async () => {
     for (const env of envs.splice(0)) await env.stop();
   });
 
-  it("the whole volume follows an update while the subPath keeps the file of the container's start", async () => {
-    const env = await KubeletTestEnv.start();
-    envs.push(env);
-    await setConfig(env, "v1", true);
-    await env.createPod(appPod(["nginx"]));
-    await env.runUntil(async () => (await env.phase("app")) === "Running", 30_000, "running");
-    assert.equal(await catInContainer(env, "/etc/config/app.conf"), "v1");
-    assert.equal(await catInContainer(env, "/etc/app.conf"), "v1");
+  for (const { kind, source, set } of updatedVolumes) {
+    it(`${kind}: the whole volume follows an update while the subPath keeps the file of the container's start`, async () => {
+      const env = await KubeletTestEnv.start();
+      envs.push(env);
+      await set(env, "v1", true);
+      await env.createPod(appPod(["nginx"], source));
+      await env.runUntil(async () => (await env.phase("app")) === "Running", 30_000, "running");
+      assert.equal(await catInContainer(env, "/etc/config/app.conf"), "v1");
+      assert.equal(await catInContainer(env, "/etc/app.conf"), "v1");
 
-    await setConfig(env, "v2");
-    await env.runUntil(
-      async () => (await catInContainer(env, "/etc/config/app.conf")) === "v2",
-      3 * 60_000,
-      "the volume updated",
-    );
-    await env.runFor(3 * 60_000);
-    assert.equal(await catInContainer(env, "/etc/app.conf"), "v1", "a subPath never sees the update");
-    assert.equal(await catInContainer(env, "/etc/config/app.conf"), "v2");
-  });
+      await set(env, "v2");
+      await env.runUntil(
+        async () => (await catInContainer(env, "/etc/config/app.conf")) === "v2",
+        3 * 60_000,
+        "the volume updated",
+      );
+      await env.runFor(3 * 60_000);
+      assert.equal(await catInContainer(env, "/etc/app.conf"), "v1", "a subPath never sees the update");
+      assert.equal(await catInContainer(env, "/etc/config/app.conf"), "v2");
+    });
+  }
 
   it("a restarted container binds the subPath again and gets the new file; deleting the pod leaves no bind", async () => {
     const env = await KubeletTestEnv.start();
