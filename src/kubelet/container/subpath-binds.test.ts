@@ -76,7 +76,7 @@ async function catInContainer(env: KubeletTestEnv, path: string): Promise<string
   return result.output;
 }
 
-describe("subPath mounts of configMap, secret and projected volumes (k/k#50345)", () => {
+describe("subPath mounts of configMap, secret, projected and downwardAPI volumes (k/k#50345)", () => {
   const envs: KubeletTestEnv[] = [];
   afterEach(async () => {
     for (const env of envs.splice(0)) await env.stop();
@@ -103,6 +103,26 @@ describe("subPath mounts of configMap, secret and projected volumes (k/k#50345)"
       assert.equal(await catInContainer(env, "/etc/config/app.conf"), "v2");
     });
   }
+
+  it("downwardAPI: a label change reaches the whole volume, not the subPath", async () => {
+    const env = await KubeletTestEnv.start();
+    envs.push(env);
+    const pod = appPod(["nginx"], {
+      downwardAPI: { items: [{ path: "app.conf", fieldRef: { fieldPath: "metadata.labels['tier']" } }] },
+    });
+    await env.createPod({ ...pod, metadata: { ...pod.metadata, labels: { tier: "v1" } } });
+    await env.runUntil(async () => (await env.phase("app")) === "Running", 30_000, "running");
+    assert.equal(await catInContainer(env, "/etc/app.conf"), "v1");
+
+    await env.client.pods.patch("default", "app", { metadata: { labels: { tier: "v2" } } });
+    await env.runUntil(
+      async () => (await catInContainer(env, "/etc/config/app.conf")) === "v2",
+      3 * 60_000,
+      "the volume updated",
+    );
+    await env.runFor(3 * 60_000);
+    assert.equal(await catInContainer(env, "/etc/app.conf"), "v1", "a subPath never sees the update");
+  });
 
   it("a restarted container binds the subPath again and gets the new file; deleting the pod leaves no bind", async () => {
     const env = await KubeletTestEnv.start();
