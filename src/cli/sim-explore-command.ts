@@ -4,11 +4,11 @@
  *   kvol sim explore FILE --seeds N [--first-seed S] [--max-faults K] [--faults a,b] [--until T] [--quiet]
  *   kvol sim explore FILE --seed N --replay SCHEDULE [--until T] [--json]
  *
- * Exploring prints a line per seed, and on the first invariant violation the shrunk schedule and
- * the command that replays it. Replaying plays the scenario with that seed and those faults and
- * prints its report as `kvol sim run` does. Exit status: 0 no violation (replay: everything
- * passed), 1 a violation (replay: a violation or a failed expectation), 2 a usage error or a
- * scenario that cannot be read.
+ * Exploring prints a line per seed, and on the first failure (an invariant violated, a timeline
+ * step failed) the shrunk schedule and the command that replays it. Replaying plays the scenario
+ * with that seed and those faults and prints its report as `kvol sim run` does. Exit status: 0 no
+ * failure (replay: everything passed), 1 a failure (replay: a violation, a failed step or a failed
+ * expectation), 2 a usage error or a scenario that cannot be read.
  */
 import { parseArgs } from "node:util";
 import type { FaultDefinition } from "../sim/faults/fault.ts";
@@ -22,9 +22,9 @@ const simExploreHelp = `Usage:
   ${simExploreUsage}
 
 Plays the scenario once per seed with one to --max-faults random faults of the catalogue
-(docs/faults.md), each aimed at something it can hit at that moment. Only an invariant violation
-is a failure; the first one is shrunk to the fewest faults that still cause it and printed with
-the command that replays it.
+(docs/faults.md), each aimed at something it can hit at that moment. An invariant violation or a
+timeline step that failed is a failure (an expectation that fails is not); the first one is shrunk
+to the fewest faults that still cause it and printed with the command that replays it.
   --seeds N         how many seeds to explore
   --first-seed S    the first seed (default 1); the others follow it
   --max-faults K    at most K faults per seed (default 3)
@@ -37,7 +37,8 @@ the command that replays it.
 `;
 
 const usageExitCode = 2;
-const violationExitCode = 1;
+/** An invariant violated or a timeline step failed (replay: an expectation failed too). */
+const failureExitCode = 1;
 /** A run that can never finish is a failure too (a liveness bug), reported as such. */
 const stalledExitCode = 1;
 
@@ -223,7 +224,7 @@ async function explore(parsed: ExploreArguments): Promise<number> {
   stall.finished();
   if (result.failure !== undefined) process.stdout.write(report.failureReport(result.failure));
   process.stdout.write(report.summaryLine(result, Math.round(wallClock.now() - startedMs)));
-  return result.failure === undefined ? 0 : violationExitCode;
+  return result.failure === undefined ? 0 : failureExitCode;
 }
 
 /**
@@ -282,5 +283,5 @@ async function replay(parsed: ReplayArguments): Promise<number> {
   const input = { scenarioName: scenario.name, file: parsed.file, result };
   if (parsed.json) process.stdout.write(`${JSON.stringify(jsonReport(input), null, 2)}\n`);
   else process.stdout.write(formatTextReport(input));
-  return result.passed ? 0 : violationExitCode;
+  return result.passed ? 0 : failureExitCode;
 }

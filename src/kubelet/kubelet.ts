@@ -274,6 +274,9 @@ export class Kubelet {
       recorder: this.recorder,
       logger: this.logger,
       mountedVolumes: (uid) => this.volumeManager.getMountedVolumesForPod(uid),
+      innerVolumeNames: (uid) => this.volumeManager.getInnerVolumeNamesForPod(uid),
+      rootDir,
+      mounter: wiring.node.mounter,
       resyncAfter: (uid, delayMs) => workers().requestSyncAfter(uid, delayMs),
     });
     const podSync = new PodSync({

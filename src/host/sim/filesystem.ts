@@ -58,6 +58,10 @@ export class SimFilesystem {
   readonly rootIno = rootInodeNumber;
   readonly sizeLimitBytes: number;
   private readonly inodes = new Map<number, Inode>();
+  /** Inodes a mount has as its root, with how many mounts do: an unlinked one lives on until unmounted. */
+  private readonly pins = new Map<number, number>();
+  /** Pinned inodes whose last directory entry is gone (`//deleted` in mountinfo). */
+  private readonly orphans = new Set<number>();
   private nextIno = rootInodeNumber + 1;
   private usedBytesTotal = 0;
 
@@ -105,9 +109,33 @@ export class SimFilesystem {
     const ino = dir.entries.get(name);
     if (ino === undefined) return;
     dir.entries.delete(name);
-    const inode = this.inode(ino);
-    if (inode.type === "file") this.usedBytesTotal -= inode.data.byteLength;
-    this.inodes.delete(ino);
+    if (this.pins.has(ino)) this.orphans.add(ino);
+    else this.free(ino);
+  }
+
+  /**
+   * A mount takes `ino` as its root (a bind mount of a file or directory): like a Linux mount, it
+   * holds the inode, so unlinking its last name leaves it alive, still seen through the mount.
+   */
+  pin(ino: number): void {
+    this.pins.set(ino, (this.pins.get(ino) ?? 0) + 1);
+  }
+
+  /** A mount holding `ino` is gone; an inode unlinked meanwhile is freed with its last mount. */
+  unpin(ino: number): void {
+    const count = this.pins.get(ino);
+    if (count === undefined) return;
+    if (count > 1) {
+      this.pins.set(ino, count - 1);
+      return;
+    }
+    this.pins.delete(ino);
+    if (this.orphans.delete(ino)) this.free(ino);
+  }
+
+  /** Whether `ino` has no name left and lives only through a mount. */
+  isOrphan(ino: number): boolean {
+    return this.orphans.has(ino);
   }
 
   /** Moves an entry within this filesystem; an existing entry at the destination is replaced. */
@@ -156,6 +184,12 @@ export class SimFilesystem {
       if (this.isAncestor(child, ino)) return true;
     }
     return false;
+  }
+
+  private free(ino: number): void {
+    const inode = this.inode(ino);
+    if (inode.type === "file") this.usedBytesTotal -= inode.data.byteLength;
+    this.inodes.delete(ino);
   }
 
   private charge(bytes: number, errorPath: string): void {

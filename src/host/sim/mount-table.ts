@@ -125,7 +125,8 @@ export function toMountInfo(entry: MountEntry): MountInfo {
     id: entry.id,
     parentId: entry.parent?.id ?? rootParentId,
     majorMinor: superblock.majorMinor,
-    root: entry.rootPath,
+    // Linux marks a mount whose root was unlinked after it was mounted (a subPath bind of a replaced file).
+    root: superblock.fs.isOrphan(entry.rootIno) ? `${entry.rootPath}//deleted` : entry.rootPath,
     mountPoint: entry.mountPoint,
     options: [...entry.options],
     fsType: superblock.fsType,

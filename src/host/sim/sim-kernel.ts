@@ -155,6 +155,7 @@ export class SimKernel {
     this.current = undefined;
     state.lifetime.cancel(new HostError("EHOSTDOWN", "syscall", this.nodeName, `node ${this.nodeName} ${reason}`));
     state.processes.killAll();
+    for (const entry of state.mounts.list()) entry.superblock.fs.unpin(entry.rootIno);
     for (const device of state.devices.list()) device.gone = true;
     if (state.rbdClient !== undefined) this.env.rbd.clientLost(state.rbdClient);
   }
@@ -207,6 +208,7 @@ export class SimKernel {
     const targetIsDirectory = inodeAt(location).type === "directory";
     const sourceIsDirectory = spec.superblock.fs.inode(spec.rootIno).type === "directory";
     if (targetIsDirectory !== sourceIsDirectory) throw new HostError("ENOTDIR", "mount", target);
+    spec.superblock.fs.pin(spec.rootIno);
     return state.mounts.add({
       parent: location.mount,
       coveredIno: location.ino,
@@ -239,7 +241,10 @@ export class SimKernel {
     }
     const removed = options.lazy ? state.mounts.removeTree(mount) : [mount];
     if (!options.lazy) state.mounts.remove(mount);
-    for (const entry of removed) this.releaseIfUnused(state, entry.superblock);
+    for (const entry of removed) {
+      entry.superblock.fs.unpin(entry.rootIno);
+      this.releaseIfUnused(state, entry.superblock);
+    }
     return removed;
   }
 
@@ -300,6 +305,7 @@ export class SimKernel {
   private mountAtBoot(state: BootState, directory: string, superblock: Superblock): void {
     const coveredIno = this.rootFs.lookup(this.rootFs.rootIno, directory);
     if (coveredIno === undefined) throw new Error(`root filesystem lost /${directory}`);
+    superblock.fs.pin(superblock.fs.rootIno);
     state.mounts.add({
       parent: state.mounts.root,
       coveredIno,

@@ -1,7 +1,8 @@
 /**
  * How a container sees its volumes: each `volumeMounts` entry is bound from the pod's volume path
- * on the node (plus `subPath`) into the container when the container is created, as a container
- * runtime does. The bind is taken once: with the default (private) mount propagation a container
+ * on the node into the container when the container is created, as a container runtime does; a
+ * `subPath` is first bind-mounted on the node by the kubelet (subpath-binds.ts), which pins the file
+ * or directory it names at that moment. The bind is taken once: with the default (private) mount propagation a container
  * keeps the mount it started with, so if the node's mount is later replaced — a CSI driver
  * re-establishing a dead FUSE mount (seed 003) — the running container still sees the old, dead
  * one until it is restarted.
@@ -20,6 +21,12 @@ export interface ContainerMount {
   readonly followsHostMounts: boolean;
   /** The node mount serving `hostPath` when the container started; undefined when it was a plain directory. */
   readonly mountIdAtStart: number | undefined;
+}
+
+/** Binds a subPath source on the node for one volume mount of the container (subpath-binds.ts). */
+export interface SubpathBinder {
+  /** `volumeName`: the pod's volume (outer) name; returns the node path the container gets. */
+  bind(volumeName: string, mountIndex: number, source: string): Promise<string>;
 }
 
 /** The runtime could not create the container (its wording follows Docker's daemon errors). */
@@ -74,17 +81,22 @@ export async function prepareContainerMounts(
   host: Host,
   container: Pick<Container, "name" | "volumeMounts">,
   mountedVolumes: ReadonlyMap<string, string>,
+  subpaths: SubpathBinder,
 ): Promise<ContainerMount[]> {
   const mounts: ContainerMount[] = [];
-  for (const volumeMount of container.volumeMounts ?? []) {
+  for (const [mountIndex, volumeMount] of (container.volumeMounts ?? []).entries()) {
     const volumePath = mountedVolumes.get(volumeMount.name);
     if (volumePath === undefined) {
       throw new ContainerCreateError(
         `cannot find volume "${volumeMount.name}" to mount into container "${container.name}"`,
       );
     }
-    const hostPath = volumeMount.subPath ? posix.join(volumePath, volumeMount.subPath) : volumePath;
-    await prepareSource(host, hostPath);
+    const sourcePath = volumeMount.subPath ? posix.join(volumePath, volumeMount.subPath) : volumePath;
+    await prepareSource(host, sourcePath);
+    // A subPath is bound once, to what it names now; the whole volume is its directory, which stays.
+    const hostPath = volumeMount.subPath
+      ? await bindSubpathOrFail(subpaths, container.name, volumeMount.name, mountIndex, sourcePath)
+      : sourcePath;
     mounts.push({
       volumeName: volumeMount.name,
       containerPath: posix.normalize(volumeMount.mountPath),
@@ -95,6 +107,23 @@ export async function prepareContainerMounts(
     });
   }
   return mounts;
+}
+
+async function bindSubpathOrFail(
+  subpaths: SubpathBinder,
+  containerName: string,
+  volumeName: string,
+  mountIndex: number,
+  source: string,
+): Promise<string> {
+  try {
+    return await subpaths.bind(volumeName, mountIndex, source);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    throw new ContainerCreateError(
+      `failed to prepare subPath for volumeMount "${volumeName}" of container "${containerName}"`,
+    );
+  }
 }
 
 /** Where a container path lives: on the node (a volume) or in the image, which is not modelled. */

@@ -13,12 +13,14 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Host } from "../../host/host.ts";
+import type { Mounter } from "../../host/mount/mounter.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { formatGoDuration } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { killedContainerExitCode } from "../constants.ts";
-import { ContainerCreateError, prepareContainerMounts } from "../container/container-mounts.ts";
+import { ContainerCreateError, prepareContainerMounts, type SubpathBinder } from "../container/container-mounts.ts";
 import type { ContainerInstance, SimContainerRuntime } from "../container/sim-container-runtime.ts";
+import { bindSubpath } from "../container/subpath-binds.ts";
 import {
   backOffRestartingMessage,
   createdContainerMessage,
@@ -43,6 +45,11 @@ export interface ContainerSyncOptions {
   logger: Logger;
   /** Outer volume name → node path of the pod's mounted volumes (the volume manager's answer). */
   mountedVolumes(podUID: string): ReadonlyMap<string, string>;
+  /** Outer volume name → inner volume spec name (the PV's name for a claim): subPath binds live under it. */
+  innerVolumeNames(podUID: string): ReadonlyMap<string, string>;
+  /** The kubelet root (`/var/lib/kubelet`) and the mounter that binds subPaths under it. */
+  rootDir: string;
+  mounter: Mounter;
   /** Asks for another sync of the pod after `delayMs` (when a restart back-off ends). */
   resyncAfter(podUID: string, delayMs: number): void;
 }
@@ -162,7 +169,12 @@ export class ContainerSync {
     const uid = uidOf(pod);
     let mounts: Awaited<ReturnType<typeof prepareContainerMounts>>;
     try {
-      mounts = await prepareContainerMounts(this.options.host, container, this.options.mountedVolumes(uid));
+      mounts = await prepareContainerMounts(
+        this.options.host,
+        container,
+        this.options.mountedVolumes(uid),
+        this.subpathBinder(uid, container.name),
+      );
     } catch (error) {
       if (!(error instanceof ContainerCreateError)) throw error;
       this.setWaiting(uid, container.name, { reason: "CreateContainerError", message: error.message });
@@ -183,6 +195,16 @@ export class ContainerSync {
     this.setWaiting(uid, container.name, undefined);
     this.containerEvent(pod, container.name, "Normal", eventReason.started, startedContainerMessage(container.name));
     this.options.prober.addContainer(pod, instance);
+  }
+
+  private subpathBinder(podUID: string, containerName: string): SubpathBinder {
+    const { host, mounter, rootDir } = this.options;
+    const innerNames = this.options.innerVolumeNames(podUID);
+    const options = { host, mounter, rootDir, podUID, containerName };
+    return {
+      bind: (volumeName, mountIndex, source) =>
+        bindSubpath(options, innerNames.get(volumeName) ?? volumeName, mountIndex, source),
+    };
   }
 
   private setWaiting(uid: string, name: string, waiting: ContainerWaiting | undefined): void {

@@ -13,6 +13,11 @@ async function nodeWithVolume() {
     host,
     { name: "app", volumeMounts: [{ name: "vol", mountPath: "/srv" }] },
     new Map([["vol", "/data/vol"]]),
+    {
+      bind: () => {
+        throw new Error("no subPath here");
+      },
+    },
   );
   return { host, runner: new ProbeCommandRunner(host, mounts) };
 }
@@ -42,5 +47,22 @@ describe("ProbeCommandRunner", () => {
     const { runner } = await nodeWithVolume();
     assert.equal((await runner.run(["cat", "/etc/nginx/nginx.conf"])).exitCode, 0);
     assert.equal((await runner.run(["false"])).exitCode, 1);
+  });
+});
+
+describe("ProbeCommandRunner grep", () => {
+  it("exits 0 when a line holds the pattern, 1 when none does, 2 with grep's wording for a missing file", async () => {
+    const { host, runner } = await nodeWithVolume();
+    await host.writeFile("/data/vol/app.conf", "color=blue\nsize=3\n");
+    assert.deepEqual(await runner.run(["grep", "color=blue", "/srv/app.conf"]), {
+      exitCode: 0,
+      output: "color=blue\n",
+    });
+    assert.deepEqual(await runner.run(["grep", "-q", "color=green", "/srv/app.conf"]), { exitCode: 1, output: "" });
+    assert.deepEqual(await runner.run(["sh", "-c", "grep -q size /srv/app.conf"]), { exitCode: 0, output: "" });
+    assert.deepEqual(await runner.run(["grep", "-q", "x", "/srv/missing"]), {
+      exitCode: 2,
+      output: "grep: /srv/missing: No such file or directory\n",
+    });
   });
 });

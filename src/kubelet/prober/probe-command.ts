@@ -1,7 +1,8 @@
 /**
  * Runs an exec probe's command inside a simulated container. There is no image, so only the
  * commands probes use to check a volume are modelled — `ls`, `cat`, `stat`, `test -e|-f|-d`, `df`,
- * `true`, `false`, and one of them inside `sh -c` — and they act on the node path behind the
+ * `grep [-q] PATTERN FILE…` (the pattern taken as a fixed string), `true`, `false`, and one of them
+ * inside `sh -c` — and they act on the node path behind the
  * container's volume mount, through the container's own view of it (container-mounts.ts). Their
  * output is GNU coreutils' wording (`ls: cannot access '/data': Transport endpoint is not connected`).
  *
@@ -26,6 +27,8 @@ export interface ProbeCommandResult {
 type PathLookup = { ok: true; isDirectory: boolean; hostPath?: string } | { ok: false; error: string };
 
 const lsTroubleExitCode = 2;
+const grepTroubleExitCode = 2;
+const grepUsageText = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n";
 const shells = new Set(["sh", "/bin/sh", "bash", "/bin/bash"]);
 
 function cLibraryText(error: unknown): string {
@@ -72,6 +75,8 @@ export class ProbeCommandRunner {
         return this.statCommand(operands);
       case "df":
         return this.df(operands);
+      case "grep":
+        return this.grep(operands, args.includes("-q"));
       case "test":
       case "[":
         return this.test(args.filter((arg) => arg !== "]"));
@@ -170,6 +175,43 @@ export class ProbeCommandRunner {
       }
     }
     return { exitCode, output };
+  }
+
+  /**
+   * `grep [-q] PATTERN FILE…`: the lines holding PATTERN (prefixed with the file name when there are
+   * several files); exit 0 when a line matched, 1 when none did, 2 when a file could not be read.
+   */
+  private async grep(operands: readonly string[], quiet: boolean): Promise<ProbeCommandResult> {
+    const [pattern, ...paths] = operands;
+    if (pattern === undefined || paths.length === 0) return failed(grepTroubleExitCode, grepUsageText);
+    let output = "";
+    let matched = false;
+    let trouble = false;
+    for (const path of paths) {
+      const found = await this.lookup(path);
+      if (!found.ok) {
+        output += `grep: ${path}: ${found.error}
+`;
+        trouble = true;
+        continue;
+      }
+      if (found.isDirectory) {
+        output += `grep: ${path}: Is a directory
+`;
+        trouble = true;
+        continue;
+      }
+      if (found.hostPath === undefined) {
+        matched = true; // a file of the image, which is not modelled: taken to match
+        continue;
+      }
+      const lines = (await this.readText(found.hostPath)).split("\n").filter((line) => line.includes(pattern));
+      if (lines.length > 0) matched = true;
+      if (!quiet) output += lines.map((line) => `${paths.length > 1 ? `${path}:` : ""}${line}\n`).join("");
+    }
+    // -q: exit 0 at the first match, errors or not, and print no lines.
+    if (quiet && matched) return ok();
+    return { exitCode: trouble ? grepTroubleExitCode : matched ? 0 : 1, output };
   }
 
   /** `test -e|-f|-d path` exits 0 or 1 and prints nothing. */

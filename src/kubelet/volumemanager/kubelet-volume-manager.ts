@@ -251,6 +251,15 @@ export class KubeletVolumeManager implements VolumeManager {
     return paths;
   }
 
+  /** Outer → inner volume spec name of the pod's mounted volumes (a claim's inner name is its PV's). */
+  getInnerVolumeNamesForPod(uid: string): Map<string, string> {
+    const names = new Map<string, string>();
+    for (const volume of this.asw.getMountedVolumesForPod(uid)) {
+      names.set(volume.outerVolumeSpecName, volume.innerVolumeSpecName);
+    }
+    return names;
+  }
+
   reprocessPod(uid: string): void {
     this.populator.reprocessPod(uid);
   }

@@ -1,9 +1,17 @@
 /**
  * What `kvol sim explore` prints: a line per explored seed, then either the summary or the
- * violation with the shrunk schedule and the command that replays it.
+ * failure (an invariant violated, a timeline step failed) with the shrunk schedule and the command
+ * that replays it.
  */
 import { formatGoDuration } from "../../runtime/duration.ts";
-import type { ExploreFailure, ExploreResult, RandomRunOutcome, RunViolation } from "./explore.ts";
+import type {
+  ExploreFailure,
+  ExploreResult,
+  FailedStep,
+  RandomRunOutcome,
+  RunFailure,
+  RunViolation,
+} from "./explore.ts";
 import type { FaultSchedule, ScheduledFault } from "./fault-schedule.ts";
 
 /** `node-power-off node=node-a at 1m5s, healed at 6m`. */
@@ -25,23 +33,44 @@ export function describeViolation(violation: RunViolation): string[] {
   );
 }
 
+/** `timeline step fault at 2m failed at 2m: <why>`. */
+export function describeFailedStep(step: FailedStep): string {
+  return `${step.step} failed at ${formatGoDuration(step.atMs)}: ${step.detail}`;
+}
+
+/** What failed, one line per invariant violated and one for the failed step. */
+function describeFailure(failure: RunFailure): string[] {
+  return [
+    ...(failure.violation === undefined ? [] : describeViolation(failure.violation)),
+    ...(failure.failedStep === undefined ? [] : [describeFailedStep(failure.failedStep)]),
+  ];
+}
+
+/** `Invariant violated`, `Timeline step failed`, or both. */
+function failureTitle(failure: RunFailure): string {
+  const what = [
+    ...(failure.violation === undefined ? [] : ["Invariant violated"]),
+    ...(failure.failedStep === undefined ? [] : ["Timeline step failed"]),
+  ];
+  return what.join(" and ");
+}
+
 /** One line per explored seed. */
 export function seedLine(seed: number, outcome: RandomRunOutcome): string {
-  if (outcome.violation !== undefined)
-    return `seed ${seed}: ${describeSchedule(outcome.schedule)} — INVARIANT VIOLATED`;
-  // Not a failure, but the run ended before the scenario did: say why, since it explored less.
-  const early = outcome.failedStep === undefined ? "" : ` (stopped early: ${outcome.failedStep})`;
+  const schedule = describeSchedule(outcome.schedule);
+  if (outcome.violation !== undefined) return `seed ${seed}: ${schedule} — INVARIANT VIOLATED`;
+  if (outcome.failedStep !== undefined) return `seed ${seed}: ${schedule} — STEP FAILED (${outcome.failedStep.step})`;
   const skipped = outcome.skipped.length === 0 ? "" : ` (skipped ${outcome.skipped.join("; ")})`;
-  return `seed ${seed}: ${describeSchedule(outcome.schedule)} — ok${early}${skipped}`;
+  return `seed ${seed}: ${schedule} — ok${skipped}`;
 }
 
 export function failureReport(failure: ExploreFailure): string {
-  const lines = [`Invariant violated with seed ${failure.seed}:`];
-  lines.push(...describeViolation(failure.violation).map((line) => `  ${line}`));
+  const lines = [`${failureTitle(failure)} with seed ${failure.seed}:`];
+  lines.push(...describeFailure(failure).map((line) => `  ${line}`));
   if (!failure.reproduced) {
     lines.push(
-      "Replaying the same schedule did not break the invariant again, so it was not shrunk;",
-      "the violation depends on more than the seed and the schedule — please report it.",
+      "Replaying the same schedule did not fail the same way again, so it was not shrunk;",
+      "the failure depends on more than the seed and the schedule — please report it.",
       `Schedule: ${describeSchedule(failure.found)}`,
     );
   } else {
@@ -55,6 +84,6 @@ export function failureReport(failure: ExploreFailure): string {
 
 export function summaryLine(result: ExploreResult, wallMs: number): string {
   const took = `${result.runs} run(s), span ${formatGoDuration(result.spanMs)} each, ${formatGoDuration(wallMs)} wall time`;
-  if (result.failure !== undefined) return `${result.seedsRun} seed(s) explored until a violation (${took})\n`;
-  return `${result.seedsRun} seed(s) explored, no invariant violated (${took})\n`;
+  if (result.failure !== undefined) return `${result.seedsRun} seed(s) explored until a failure (${took})\n`;
+  return `${result.seedsRun} seed(s) explored, no invariant violated and no step failed (${took})\n`;
 }

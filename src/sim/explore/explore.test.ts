@@ -47,10 +47,10 @@ describe("kvol sim explore", () => {
     assert.ok(failure, `no violation in ${result.seedsRun} seeds`);
     assert.equal(failure.reproduced, true);
     assert.deepEqual(
-      failure.violation.violations.map((violation) => violation.invariant),
+      failure.violation?.violations.map((violation) => violation.invariant),
       ["rwo-single-attach"],
     );
-    assert.match(failure.violation.violations[0]?.message ?? "", /attached read-write to 2 nodes \(node-a, node-b\)/);
+    assert.match(failure.violation?.violations[0]?.message ?? "", /attached read-write to 2 nodes \(node-a, node-b\)/);
     assert.ok(failure.shrunk.length >= 1 && failure.shrunk.length < failure.found.length, "shrinking removed a fault");
     // The volume's node had to go away for the pod to move: every fault kept is on node-a.
     assert.ok(

@@ -1,10 +1,12 @@
 /**
  * Random exploration of one scenario (`kvol sim explore FILE --seeds N`): for each seed, a run with
  * one to a few random faults of the catalogue at random times within the scenario's span, each
- * hitting a target valid at that moment. Only an invariant violation counts as a failure — an
- * expectation may well fail under faults the scenario did not plan for. On the first violation the
+ * hitting a target valid at that moment. A failure is an invariant violation or a timeline step
+ * that failed (a fault's injection, an action the cluster refused) — an expectation, though, may
+ * well fail under faults the scenario did not plan for, and is not one. On the first failure the
  * schedule is replayed to confirm it, shrunk by delta debugging to the fewest faults that still
- * break the same invariant, and returned with the command line that replays it.
+ * fail the same way (the same invariant, or the same step), and returned with the command line
+ * that replays it.
  */
 import { Rng } from "../../runtime/rng.ts";
 import type { FaultDefinition } from "../faults/fault.ts";
@@ -20,12 +22,29 @@ export interface RunViolation {
   readonly violations: ReadonlyArray<{ readonly invariant: string; readonly message: string }>;
 }
 
-export interface RunOutcome {
+/** A timeline step of the scenario that failed during a run. */
+export interface FailedStep {
+  readonly atMs: number;
+  /** Which step: `timeline step fault at 2m`. */
+  readonly step: string;
+  /** Why it failed. */
+  readonly detail: string;
+}
+
+/** How a run failed: an invariant violation, a failed timeline step, or both. */
+export interface RunFailure {
   readonly violation?: RunViolation;
+  /** The first timeline step that failed. */
+  readonly failedStep?: FailedStep;
+}
+
+export interface RunOutcome extends RunFailure {
   /** Virtual time at which the run ended (since its start). */
   readonly endMs: number;
-  /** Why the run stopped early without a violation: a timeline step the faults made impossible. */
-  readonly failedStep?: string;
+}
+
+export function isFailure(outcome: RunFailure): boolean {
+  return outcome.violation !== undefined || outcome.failedStep !== undefined;
 }
 
 export interface RandomRunOutcome extends RunOutcome {
@@ -63,15 +82,13 @@ export interface ExploreOptions {
   readonly onSeed?: (seed: number, outcome: RandomRunOutcome) => void;
 }
 
-export interface ExploreFailure {
+export interface ExploreFailure extends RunFailure {
   readonly seed: number;
   /** The schedule the random run injected. */
   readonly found: FaultSchedule;
-  /** The smallest schedule found that still breaks the same invariant. */
+  /** The smallest schedule found that still fails the same way (same invariant or same step). */
   readonly shrunk: FaultSchedule;
-  /** The violation of the shrunk schedule's replay (the random run's when it did not reproduce). */
-  readonly violation: RunViolation;
-  /** False when replaying the found schedule did not break the invariant again (then nothing is shrunk). */
+  /** False when replaying the found schedule did not fail the same way again (then nothing is shrunk). */
   readonly reproduced: boolean;
   /** Runs spent shrinking. */
   readonly shrinkRuns: number;
@@ -88,14 +105,25 @@ export interface ExploreResult {
   readonly failure?: ExploreFailure;
 }
 
-function violatedInvariants(violation: RunViolation | undefined): Set<string> {
-  return new Set((violation?.violations ?? []).map((entry) => entry.invariant));
+/** The ways a run failed: the invariants it broke and the step that failed. */
+function failureKinds(failure: RunFailure): Set<string> {
+  const kinds = new Set((failure.violation?.violations ?? []).map((entry) => `invariant ${entry.invariant}`));
+  if (failure.failedStep !== undefined) kinds.add(failure.failedStep.step);
+  return kinds;
 }
 
-/** Whether `outcome` breaks one of the invariants `original` broke (shrinking must not drift to another bug). */
-function breaksSameInvariant(original: RunViolation, outcome: RunOutcome): boolean {
-  const wanted = violatedInvariants(original);
-  return [...violatedInvariants(outcome.violation)].some((name) => wanted.has(name));
+/** Whether `outcome` fails in one of the ways `original` did (shrinking must not drift to another bug). */
+function failsTheSameWay(original: RunFailure, outcome: RunFailure): boolean {
+  const wanted = failureKinds(original);
+  return [...failureKinds(outcome)].some((kind) => wanted.has(kind));
+}
+
+/** Only the failure part of an outcome. */
+function failureOf(outcome: RunFailure): RunFailure {
+  return {
+    ...(outcome.violation === undefined ? {} : { violation: outcome.violation }),
+    ...(outcome.failedStep === undefined ? {} : { failedStep: outcome.failedStep }),
+  };
 }
 
 export async function exploreScenario(runs: ExploreRuns, options: ExploreOptions): Promise<ExploreResult> {
@@ -107,8 +135,8 @@ export async function exploreScenario(runs: ExploreRuns, options: ExploreOptions
   let runCount = 1;
   const baseline = await runs.replay(firstSeed, []);
   const spanMs = baseline.endMs;
-  if (baseline.violation !== undefined) {
-    return { seedsRun: 0, runs: runCount, spanMs, failure: withoutFaults(options, firstSeed, baseline.violation) };
+  if (isFailure(baseline)) {
+    return { seedsRun: 0, runs: runCount, spanMs, failure: withoutFaults(options, firstSeed, failureOf(baseline)) };
   }
   for (let index = 0; index < options.seeds; index++) {
     const seed = firstSeed + index;
@@ -120,48 +148,48 @@ export async function exploreScenario(runs: ExploreRuns, options: ExploreOptions
     const outcome = await runs.random(seed, slots, options.catalogue, rng);
     runCount++;
     options.onSeed?.(seed, outcome);
-    if (outcome.violation === undefined) continue;
-    const { failure, runsSpent } = await minimise(runs, options, seed, outcome.schedule, outcome.violation);
+    if (!isFailure(outcome)) continue;
+    const { failure, runsSpent } = await minimise(runs, options, seed, outcome.schedule, failureOf(outcome));
     return { seedsRun: index + 1, runs: runCount + runsSpent, spanMs, failure };
   }
   return { seedsRun: options.seeds, runs: runCount, spanMs };
 }
 
-/** The scenario breaks an invariant on its own: no fault is needed to replay it. */
-function withoutFaults(options: ExploreOptions, seed: number, violation: RunViolation): ExploreFailure {
+/** The scenario fails on its own: no fault is needed to replay it. */
+function withoutFaults(options: ExploreOptions, seed: number, failure: RunFailure): ExploreFailure {
   return {
     seed,
     found: [],
     shrunk: [],
-    violation,
+    ...failure,
     reproduced: true,
     shrinkRuns: 0,
     replayCommand: replayCommand(options.file, seed, [], options.replayFlags),
   };
 }
 
-/** Replays the failing schedule, then shrinks it to the fewest faults that still break the same invariant. */
+/** Replays the failing schedule, then shrinks it to the fewest faults that still fail the same way. */
 async function minimise(
   runs: ExploreRuns,
   options: ExploreOptions,
   seed: number,
   found: FaultSchedule,
-  violation: RunViolation,
+  original: RunFailure,
 ): Promise<{ failure: ExploreFailure; runsSpent: number }> {
   const command = (schedule: FaultSchedule) => replayCommand(options.file, seed, schedule, options.replayFlags);
   const replayed = await runs.replay(seed, found);
-  if (!breaksSameInvariant(violation, replayed) || replayed.violation === undefined) {
-    const failure = { seed, found, shrunk: found, violation, reproduced: false, shrinkRuns: 0 };
+  if (!failsTheSameWay(original, replayed)) {
+    const failure = { seed, found, shrunk: found, ...original, reproduced: false, shrinkRuns: 0 };
     return { failure: { ...failure, replayCommand: command(found) }, runsSpent: 1 };
   }
   // ddmin keeps the last failing candidate, so the last failing replay is the shrunk schedule's.
-  let lastFailing: RunViolation = replayed.violation;
+  let lastFailing: RunFailure = failureOf(replayed);
   const shrunk = await shrinkList(
     found,
     async (candidate) => {
       const outcome = await runs.replay(seed, candidate);
-      const fails = breaksSameInvariant(violation, outcome);
-      if (fails && outcome.violation !== undefined) lastFailing = outcome.violation;
+      const fails = failsTheSameWay(original, outcome);
+      if (fails) lastFailing = failureOf(outcome);
       return fails;
     },
     shrinkMaxRuns,
@@ -170,7 +198,7 @@ async function minimise(
     seed,
     found,
     shrunk: shrunk.items,
-    violation: lastFailing,
+    ...lastFailing,
     reproduced: true,
     shrinkRuns: shrunk.runs,
     replayCommand: command(shrunk.items),

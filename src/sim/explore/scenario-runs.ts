@@ -22,7 +22,9 @@ function outcomeOf(result: ScenarioResult): RunOutcome {
   return {
     endMs: result.endMs,
     ...(result.violation === undefined ? {} : { violation: result.violation }),
-    ...(step === undefined ? {} : { failedStep: `${step.expectation}: ${step.detail}` }),
+    ...(step === undefined
+      ? {}
+      : { failedStep: { atMs: step.atMs ?? result.endMs, step: step.expectation, detail: step.detail } }),
   };
 }
 

@@ -116,4 +116,34 @@ describe("no-leftovers-after-teardown", () => {
       `node/node-a:${mount}`,
     );
   });
+
+  it("keeps what a busy pod mount still uses — its global mount and device — for an hour, and names all three once it is free", async () => {
+    const cluster = await startCluster({ seed: 2 });
+    await cluster.addNode("node-a", { agent: "heartbeat" });
+    const host = cluster.world.node("node-a");
+    const checker = new InvariantChecker(cluster, [noLeftoversAfterTeardown]);
+    const backing = "/var/lib/kvol-disks/pv-gone.img";
+    await host.mkdir("/var/lib/kvol-disks", 0o750, { recursive: true });
+    await host.createSparseFile(backing, 64 * 2 ** 20);
+    const loop = await run(cluster, "losetup", ["-f", "--show", backing]);
+    await run(cluster, "mkfs.ext4", [loop]);
+    const globalMount = "/var/lib/kubelet/plugins/kvol.io/sim-disk/mounts/pv-gone";
+    const podMount = `${podsDir}/${goneUid}/volumes/kvol.io~sim-disk/pv-gone`;
+    for (const path of [globalMount, podMount]) await host.mkdir(path, 0o750, { recursive: true });
+    await run(cluster, "mount", [loop, globalMount]);
+    await run(cluster, "mount", ["--bind", globalMount, podMount]);
+    const hold = await host.holdMountBusy(podMount);
+
+    assert.equal(
+      await runChecked(cluster, checker, { forMs: 60 * minuteMs }),
+      undefined,
+      "the pod's mount cannot be torn down, so its global mount and device stay: no leak",
+    );
+    hold.release();
+    assert.equal(await runChecked(cluster, checker, { forMs: leftoverGraceMs - 1_000 }), undefined, "the grace");
+    assert.deepEqual(
+      (await runChecked(cluster, checker, { forMs: minuteMs }))?.violations.map((v) => v.objects[0]),
+      [`node/node-a:${globalMount}`, `node/node-a:${podMount}`, `node/node-a:${loop}`],
+    );
+  });
 });

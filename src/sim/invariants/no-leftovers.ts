@@ -7,15 +7,21 @@
  * A mount, device or daemon is accounted for when its path names a pod still running on the node
  * (the pod uid in `pods/<uid>/…`, in a global map path, in a loop device's backing file) or a volume
  * such a pod uses (its PV name, disk id, `<pool>-image-<image>`, CSI handle or the handle's staging
- * hash). Teardown takes time, so what is unaccounted for becomes a leftover only after the grace of
- * `constants.ts` (4 min 2.2 s with the default timers), counted while the node can clean up: it is
- * powered on and Ready, the mount is not held busy by a process outside the volume code, and its
- * NFS server answers. A powered-off node's leftovers are not leaks until it is back (and a boot
- * clears them anyway).
+ * hash). Before naming a leak the invariant asks whether anything still legitimately uses it, as
+ * the kubelet does before UnmountDevice (GetDeviceMountRefs): a global or staging mount is kept while
+ * another mount of the same filesystem is (a pod's mount that cannot be torn down because it is
+ * busy, a bind outside the kubelet root); a loop device or RBD mapping while a kept mount lives on it;
+ * a FUSE daemon while its mount is kept. So a pod Terminating for days on a busy mount keeps its
+ * global mount and device without a violation. Teardown takes time, so what is unaccounted for
+ * becomes a leftover only after the grace of `constants.ts` (4 min 2.2 s with the default timers),
+ * counted while the node can clean up: it is powered on and Ready, the mount is not held busy by a
+ * process outside the volume code, and its NFS server answers. A powered-off node's leftovers are not
+ * leaks until it is back (and a boot clears them anyway).
  */
 import { posix } from "node:path";
 import type { Pod } from "../../api/objects.ts";
 import { fuseArguments, isFuseProgram } from "../../host/sim/commands/fuse.ts";
+import type { BlockDevice } from "../../host/sim/devices.ts";
 import type { MountEntry } from "../../host/sim/mount-table.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import type { Cluster } from "../cluster.ts";
@@ -42,6 +48,12 @@ interface Candidate {
   readonly tokens: readonly string[];
   /** The node cannot clean it up now, for a reason outside the volume code. */
   readonly blocked: boolean;
+  /** The mount itself, for a mount. */
+  readonly mount?: MountEntry;
+  /** The device, for a loop device or RBD mapping. */
+  readonly device?: BlockDevice;
+  /** The mount point a FUSE daemon serves. */
+  readonly servedPath?: string;
 }
 
 /** Node name → candidate key → when it was first seen unaccounted for. */
@@ -80,7 +92,49 @@ function mountCandidate(cluster: Cluster, nodeName: string, boot: number, entry:
     paths: [entry.mountPoint],
     tokens: [],
     blocked: entry.busyHolders > 0 || serverDown,
+    mount: entry,
   };
+}
+
+/**
+ * The candidates that stay legitimately: accounted for by a live pod, blocked outside the volume
+ * code, or used by something that stays (see the file comment). Grows to a fixpoint: a busy pod
+ * mount keeps its global mount, which keeps its device.
+ */
+function keptCandidates(
+  candidates: readonly Candidate[],
+  tokens: ReadonlySet<string>,
+  mounts: readonly MountEntry[],
+): Set<Candidate> {
+  const kept = new Set(candidates.filter((candidate) => candidate.blocked || isAccounted(candidate, tokens)));
+  const candidateOfMount = new Map<MountEntry, Candidate>();
+  for (const candidate of candidates)
+    if (candidate.mount !== undefined) candidateOfMount.set(candidate.mount, candidate);
+  /** A mount outside the kubelet root is no candidate: whatever made it keeps it, and what it uses. */
+  const keptMounts = (): MountEntry[] =>
+    mounts.filter((entry) => {
+      const candidate = candidateOfMount.get(entry);
+      return candidate === undefined || kept.has(candidate);
+    });
+  for (let round = 0; round <= candidates.length; round++) {
+    const users = keptMounts();
+    const grown = candidates.filter((candidate) => !kept.has(candidate) && isUsedBy(candidate, users));
+    if (grown.length === 0) break;
+    for (const candidate of grown) kept.add(candidate);
+  }
+  return kept;
+}
+
+/** Whether one of `users` (mounts that stay) needs the candidate. */
+function isUsedBy(candidate: Candidate, users: readonly MountEntry[]): boolean {
+  const { mount, device, servedPath } = candidate;
+  return users.some((user) => {
+    // Another mount of the same subtree (GetMountRefs: same device, same root), as a pod's bind of a global mount.
+    if (mount !== undefined)
+      return user !== mount && user.superblock === mount.superblock && user.rootIno === mount.rootIno;
+    if (device !== undefined) return user.superblock.device === device;
+    return servedPath !== undefined && user.mountPoint === servedPath;
+  });
 }
 
 async function candidatesOn(cluster: Cluster, nodeName: string, host: SimHost): Promise<Candidate[]> {
@@ -99,6 +153,7 @@ async function candidatesOn(cluster: Cluster, nodeName: string, host: SimHost): 
         paths: [backing],
         tokens: [],
         blocked: false,
+        device,
       });
     } else if (device.kind === "rbd") {
       candidates.push({
@@ -108,6 +163,7 @@ async function candidatesOn(cluster: Cluster, nodeName: string, host: SimHost): 
         paths: [],
         tokens: identityOfDevice(device)?.pathTokens ?? [],
         blocked: false,
+        device,
       });
     }
   }
@@ -121,6 +177,7 @@ async function candidatesOn(cluster: Cluster, nodeName: string, host: SimHost): 
       paths: [target],
       tokens: [],
       blocked: false,
+      servedPath: target,
     });
   }
   return candidates;
@@ -144,9 +201,9 @@ export const noLeftoversAfterTeardown: Invariant = {
       if (!host.poweredOn || !isNodeReady(view.node(nodeName))) continue;
       const candidates = await candidatesOn(cluster, nodeName, host);
       if (candidates.length === 0) continue;
-      const tokens = accountingTokens(view, nodeName);
+      const kept = keptCandidates(candidates, accountingTokens(view, nodeName), host.mountEntries());
       for (const candidate of candidates) {
-        if (candidate.blocked || isAccounted(candidate, tokens)) continue;
+        if (kept.has(candidate)) continue;
         const sinceMs = previous.get(candidate.key) ?? nowMs;
         current.set(candidate.key, sinceMs);
         if (nowMs - sinceMs < graceMs) continue;

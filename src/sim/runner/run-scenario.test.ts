@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadScenarioFile } from "../scenario/load.ts";
+import { loadScenarioFile, parseScenario } from "../scenario/load.ts";
 import { runScenario } from "./run-scenario.ts";
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -90,6 +91,19 @@ describe("running a scenario", () => {
       result.verdicts.map((verdict) => verdict.status),
       ["passed", "passed", "passed", "passed"],
     );
+  });
+
+  it("checks only the invariants the scenario names: a double attach it does not select does not stop it", async () => {
+    const path = join(fixtures, "multi-attach.yaml");
+    const text = readFileSync(path, "utf8").replace(
+      "never: { invariant: rwo-single-attach }",
+      "never: { invariant: bytes-never-lost }",
+    );
+    const scenario = parseScenario(text, { file: path });
+    const result = await runScenario(scenario, { clusterOptions: { testOnlyBreakMultiAttachCheck: true } });
+    assert.equal(result.violation, undefined, "rwo-single-attach is not among the scenario's invariants");
+    assert.equal(result.endMs, scenario.untilMs, "the run went on to its end");
+    assert.equal(result.verdicts.find((verdict) => verdict.kind === "never-violated")?.status, "passed");
   });
 
   it("injects extra faults and heals them at the times given", async () => {

@@ -7,7 +7,9 @@
 import type { Cluster, ClusterOptions } from "../cluster.ts";
 import { checksOf } from "../conditions/ast.ts";
 import type { FaultParams } from "../faults/fault.ts";
+import { allInvariants } from "../invariants/catalogue.ts";
 import { InvariantChecker, type ViolationReport } from "../invariants/checker.ts";
+import type { Invariant } from "../invariants/invariant.ts";
 import { formatClock } from "../scenario/duration.ts";
 import type { Action, Scenario } from "../scenario/model.ts";
 import { faultObject, performAction } from "./actions.ts";
@@ -141,6 +143,18 @@ function scheduleOf(scenario: Scenario, extraFaults: readonly ScheduledFault[]):
   return schedule.sort((a, b) => a.atMs - b.atMs);
 }
 
+/**
+ * The invariants a run checks: those the scenario names (`never: { invariant: … }`), or all of them
+ * when it names none. An invariant left out is not checked at all, so it cannot stop the run.
+ */
+export function checkedInvariants(scenario: Scenario): readonly Invariant[] {
+  const named = new Set<string>();
+  for (const expectation of scenario.expectations) {
+    if (expectation.kind === "never-violated") named.add(expectation.invariant);
+  }
+  return named.size === 0 ? allInvariants : allInvariants.filter((invariant) => named.has(invariant.name));
+}
+
 class ScenarioRun {
   private readonly startMs: number;
   private readonly schedule: ScheduledAction[];
@@ -164,7 +178,7 @@ class ScenarioRun {
     recorders.logCapture?.startAt(this.startMs);
     this.schedule = scheduleOf(scenario, options.extraFaults ?? []);
     this.trackers = scenario.expectations.map((expectation) => new ExpectationTracker(expectation));
-    this.checker = new InvariantChecker(cluster);
+    this.checker = new InvariantChecker(cluster, checkedInvariants(scenario));
     this.observer = new EventObserver(cluster);
     this.endMs = options.untilMs ?? scenario.untilMs ?? this.defaultEndMs();
   }

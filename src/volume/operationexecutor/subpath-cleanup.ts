@@ -1,7 +1,8 @@
 /**
  * Removes a pod volume's subPath bind mounts before the volume is torn down (Kubernetes'
  * CleanSubPaths): `pods/<uid>/volume-subpaths/<volume>/<container>/<index>` are unmounted and
- * their directories removed, so TearDown does not meet a busy mount it did not make.
+ * their directories removed (and `volume-subpaths` itself once empty), so TearDown does not meet a
+ * busy mount it did not make.
  */
 import { posix } from "node:path";
 import { isHostError } from "../../host/host.ts";
@@ -37,4 +38,6 @@ export async function cleanSubPaths(node: NodeVolumeContext, podUID: string, vol
     await removeIfEmpty(node, containerDir);
   }
   await removeIfEmpty(node, volumeDir);
+  // The last volume's cleanup takes `volume-subpaths` too: the orphaned pod directory check waits for it.
+  await removeIfEmpty(node, podVolumeSubpathsDir(node.rootDir, podUID));
 }

@@ -37,16 +37,31 @@ describe("pvc-protection", () => {
     await cluster.stop();
   });
 
-  it("lets a deleted claim go when its pod has finished", async () => {
-    const cluster = await claimInUse({ nodeName: "node-a", phase: "Running" });
-    await cluster.api.client.persistentVolumeClaims.delete("default", "data");
-    await cluster.run();
-    assert.equal(await cluster.claimExists("default", "data"), true);
+  for (const phase of ["Succeeded", "Failed"]) {
+    it(`keeps a deleted claim while a ${phase} pod on a node still names it, and lets it go when the pod object is gone`, async () => {
+      const cluster = await claimInUse({ nodeName: "node-a", phase: "Running" });
+      const { client } = cluster.api;
+      await client.persistentVolumeClaims.delete("default", "data");
+      await cluster.run();
+      assert.equal(await cluster.claimExists("default", "data"), true);
 
-    const pod = await cluster.api.client.pods.get("default", "app");
-    await setPodPhase(cluster.api.client, pod, "Succeeded");
-    await cluster.run();
-    assert.equal(await cluster.claimExists("default", "data"), false);
+      await setPodPhase(client, await client.pods.get("default", "app"), phase);
+      await cluster.run(10 * 60_000);
+      const claim = await cluster.claim("default", "data");
+      assert.deepEqual(claim.metadata?.finalizers, ["kubernetes.io/pvc-protection"], `a ${phase} pod still holds it`);
+
+      await client.pods.delete("default", "app", { gracePeriodSeconds: 0 });
+      await cluster.run();
+      assert.equal(await cluster.claimExists("default", "data"), false);
+      await cluster.stop();
+    });
+  }
+
+  it("keeps a deleted claim for a pod that finished before the claim was deleted", async () => {
+    const cluster = await claimInUse({ nodeName: "node-a", phase: "Failed" });
+    await cluster.api.client.persistentVolumeClaims.delete("default", "data");
+    await cluster.run(10 * 60_000);
+    assert.equal(await cluster.claimExists("default", "data"), true);
     await cluster.stop();
   });
 

@@ -1,10 +1,14 @@
 /**
  * The PVC protection controller (pkg/controller/volume/pvcprotection): every claim carries
  * `kubernetes.io/pvc-protection`, and a deleted claim keeps it, staying Terminating, while a pod
- * that may run with it exists. Such a pod is one placed on a node that has not terminated (phase
- * Succeeded or Failed): an unscheduled pod cannot start with a claim being deleted, since the
- * kubelet refuses it. The pod cache answers first; when it finds no user, a live list of the
- * namespace's pods makes sure a pod created a moment ago is not missed.
+ * that names it exists (Kubernetes' podUsesPVC): a pod placed on a node (`spec.nodeName` set) that
+ * references the claim, whatever its phase — a Succeeded or Failed pod keeps the claim until the pod
+ * object is gone, since its volumes may still be mounted on the node until the kubelet is done. An
+ * unscheduled pod does not count: the kubelet never starts a pod whose claim is being deleted. A
+ * claim of a generic ephemeral volume counts for its owning pod only until the pod is shut down
+ * (deleted with a zero grace period: the kubelet finished, or it was force-deleted).
+ * The pod cache answers first; when it finds no user, a live list of the namespace's pods makes sure
+ * a pod created a moment ago is not missed.
  */
 
 import type { Indexer } from "../../../api/informer/indexer.ts";
@@ -25,10 +29,28 @@ import { addFinalizer, isDeletionCandidate, needsFinalizer, removeFinalizer } fr
 
 export const pvcProtectionControllerName = "pvc-protection-controller";
 
-/** A pod that holds the claim: placed on a node and not finished. */
-function podMayUseClaim(pod: Pod, claimKey: string): boolean {
-  if (!pod.spec?.nodeName || isPodTerminated(pod)) return false;
-  return podsByClaim.indexFunc(pod).includes(claimKey);
+/** podUsesPVC: the pod is on a node and names the claim (an ephemeral one only until it shut down). */
+function podUsesClaim(pod: Pod, claim: PersistentVolumeClaim): boolean {
+  if (!pod.spec?.nodeName || pod.metadata?.namespace !== claim.metadata?.namespace) return false;
+  const claimName = claim.metadata?.name;
+  return (pod.spec.volumes ?? []).some(
+    (volume) =>
+      volume.persistentVolumeClaim?.claimName === claimName ||
+      (volume.ephemeral !== undefined &&
+        !podIsShutDown(pod) &&
+        `${pod.metadata?.name ?? ""}-${volume.name}` === claimName &&
+        isControlledBy(claim, pod)),
+  );
+}
+
+/** The kubelet is done with the pod, or it was force-deleted: deleted with a zero grace period. */
+function podIsShutDown(pod: Pod): boolean {
+  return pod.metadata?.deletionTimestamp !== undefined && pod.metadata.deletionGracePeriodSeconds === 0;
+}
+
+function isControlledBy(claim: PersistentVolumeClaim, pod: Pod): boolean {
+  const uid = pod.metadata?.uid;
+  return (claim.metadata?.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid);
 }
 
 export class PvcProtectionController implements Controller {
@@ -118,10 +140,9 @@ export class PvcProtectionController implements Controller {
   }
 
   private async isBeingUsed(claim: PersistentVolumeClaim): Promise<boolean> {
-    const claimKey = claimKeyOf(claim);
-    const cached = podsReferencingClaim(this.pods, claimKey);
-    if (cached.some((pod) => podMayUseClaim(pod, claimKey))) return true;
+    const cached = podsReferencingClaim(this.pods, claimKeyOf(claim));
+    if (cached.some((pod) => podUsesClaim(pod, claim))) return true;
     const live = await this.context.client.pods.list({ namespace: claim.metadata?.namespace ?? "" });
-    return live.items.some((pod) => podMayUseClaim(pod, claimKey));
+    return live.items.some((pod) => podUsesClaim(pod, claim));
   }
 }
