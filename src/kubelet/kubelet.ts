@@ -37,6 +37,7 @@ import { SocketCsiConnector } from "../volume/plugins/csi/connector/socket-csi-c
 import { CsiDriverRegistry } from "../volume/plugins/csi/csi-driver-registry.ts";
 import { CsiRegistrationHandler } from "../volume/plugins/csi/registration/csi-registration-handler.ts";
 import { housekeepingPeriodMs, nodeRegistrationRetryInitialMs, nodeRegistrationRetryMaxMs } from "./constants.ts";
+import type { KubeletContainerRuntime } from "./container/container-runtime.ts";
 import { SimContainerRuntime } from "./container/sim-container-runtime.ts";
 import { eventReason, startingKubeletMessage } from "./events.ts";
 import { Housekeeping } from "./housekeeping.ts";
@@ -81,7 +82,7 @@ export interface KubeletOptions {
   taints?: readonly Taint[];
   capacity?: Readonly<Record<string, string>>;
   /** The node's container runtime; the one shared by every kubelet of this Host by default. */
-  runtime?: SimContainerRuntime;
+  runtime?: KubeletContainerRuntime;
   /**
    * Replaces the CSI registration of sockets that appear in `plugins_registry/` (tests that only
    * watch the watcher); by default the kubelet registers CSI drivers itself.
@@ -134,7 +135,7 @@ const unknownNodeAddress = "127.0.0.1";
 export class Kubelet {
   readonly nodeName: string;
   readonly volumeManager: KubeletVolumeManager;
-  readonly runtime: SimContainerRuntime;
+  readonly runtime: KubeletContainerRuntime;
   readonly csiNodeInfo: CsiNodeInfo;
   /** The CSI drivers registered on this node (lost with the process; drivers register again). */
   readonly csiDrivers = new CsiDriverRegistry();
@@ -252,9 +253,16 @@ export class Kubelet {
         : { repairCorruptedCsiMounts: options.repairCorruptedCsiMounts }),
     });
 
+    const runtime = this.runtime;
     this.prober = new LivenessProber({
       clock,
       host,
+      ...(runtime.exec === undefined
+        ? {}
+        : {
+            execInContainer: (instance, command, timeoutMs) =>
+              runtime.exec?.(instance, command, timeoutMs) ?? Promise.reject(new Error("exec is not supported")),
+          }),
       recorder: this.recorder,
       logger: this.logger,
       onFailure: (uid) => workers().requestSync(uid),

@@ -18,7 +18,8 @@ import { formatGoDuration } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { killedContainerExitCode } from "../constants.ts";
 import { ContainerCreateError, prepareContainerMounts } from "../container/container-mounts.ts";
-import type { ContainerInstance, SimContainerRuntime } from "../container/sim-container-runtime.ts";
+import type { KubeletContainerRuntime } from "../container/container-runtime.ts";
+import type { ContainerInstance } from "../container/sim-container-runtime.ts";
 import {
   backOffRestartingMessage,
   createdContainerMessage,
@@ -37,7 +38,7 @@ import { RestartBackoff, restartBackoffKey } from "./restart-backoff.ts";
 export interface ContainerSyncOptions {
   clock: Clock;
   host: Host;
-  runtime: SimContainerRuntime;
+  runtime: KubeletContainerRuntime;
   prober: LivenessProber;
   recorder: EventRecorder;
   logger: Logger;
@@ -172,12 +173,14 @@ export class ContainerSync {
     const image = container.image ?? "";
     this.containerEvent(pod, container.name, "Normal", eventReason.pulled, imagePresentMessage(image));
     this.containerEvent(pod, container.name, "Normal", eventReason.created, createdContainerMessage(container.name));
-    const instance = this.options.runtime.start(
+    const started = this.options.runtime.start(
       pod,
       container,
       previous === undefined ? 0 : previous.attempt + 1,
       mounts,
     );
+    // The simulated runtime answers at once; awaiting it anyway would reorder the simulated timeline.
+    const instance = started instanceof Promise ? await started : started;
     this.setWaiting(uid, container.name, undefined);
     this.containerEvent(pod, container.name, "Normal", eventReason.started, startedContainerMessage(container.name));
     this.options.prober.addContainer(pod, instance);
