@@ -1,0 +1,121 @@
+/**
+ * A real node end to end: `kvol server`, then `kvol node --host linux` joining it; a busybox pod
+ * with an emptyDir runs as a real container, its file appears on the machine under the pod's
+ * volume directory and its output in the container log; stopping the node leaves no container
+ * process, cgroup, container layer or mount behind. Needs root and the tools the Linux runtime
+ * needs (skipped with the reason elsewhere, except under CI=true).
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
+import { cgroupPids } from "../host/linux/cgroup.ts";
+import { requireOrSkip } from "../host/linux/private-mount-namespace.ts";
+import { isProcessAlive } from "../host/linux/process-state.ts";
+import { mountsUnder } from "../host/linux/scratch-dir.ts";
+import { DataDir } from "./embedded/data-dir.ts";
+import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { waitFor } from "./testing/wait-for.ts";
+
+const startTimeoutMs = 30_000;
+const waitMs = 30_000;
+/** Unique on the machine: the node's cgroup is named after it, and other test runs may run nodes too. */
+const nodeName = `linux-${process.pid}`;
+
+describe("kvol node --host linux", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kvol-linux-node-"));
+  const processes: KvolProcess[] = [];
+  after(async () => {
+    for (const kvol of processes.reverse()) await kvol.stop("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs a busybox pod as a real container whose emptyDir file the machine sees, and leaves nothing behind", async (t) => {
+    const probe = await probeLinuxRuntime();
+    if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
+    const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
+    processes.push(server);
+    const { url } = await startedCluster(server, startTimeoutMs);
+    const data = new DataDir(dir);
+    const node = new KvolProcess([
+      "node",
+      "--host",
+      "linux",
+      "--server",
+      url,
+      "--name",
+      nodeName,
+      "--token-file",
+      data.nodeTokenFile(nodeName),
+      "--data-dir",
+      dir,
+    ]);
+    processes.push(node);
+    await node.waitForOutput(new RegExp(`node ${nodeName} is running on this machine`), startTimeoutMs);
+
+    const headers = { Authorization: `Bearer ${data.ensureAdminToken()}`, "Content-Type": "application/json" };
+    const response = await fetch(`${url}/api/v1/namespaces/default/pods`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "writer" },
+        spec: {
+          containers: [
+            {
+              name: "main",
+              image: "busybox",
+              command: ["sh", "-c", "trap 'exit 0' TERM; echo hello > /scratch/hello; echo written; sleep 3600 & wait"],
+              volumeMounts: [{ name: "scratch", mountPath: "/scratch" }],
+            },
+          ],
+          volumes: [{ name: "scratch", emptyDir: {} }],
+        },
+      }),
+    });
+    assert.equal(response.status, 201, await response.text());
+    const pod = await waitFor(
+      "pod writer Running",
+      async () => {
+        const current = (await (await fetch(`${url}/api/v1/namespaces/default/pods/writer`, { headers })).json()) as {
+          metadata: { uid: string };
+          status?: { phase?: string };
+        };
+        return current.status?.phase === "Running" ? current : undefined;
+      },
+      waitMs,
+    );
+    const uid = pod.metadata.uid;
+    const nodeDir = join(dir, "nodes", nodeName);
+    const hello = join(nodeDir, "kubelet/pods", uid, "volumes/kubernetes.io~empty-dir/scratch/hello");
+    await waitFor(
+      "the container's file on the machine",
+      () => readFileSync(hello, "utf8") === "hello\n" || undefined,
+      waitMs,
+    );
+    const log = join(nodeDir, "var/log/pods", `default_writer_${uid}`, "main/0.log");
+    assert.match(readFileSync(log, "utf8"), /^\S+Z stdout F written$/m);
+    const cgroupDir = join(probe.cgroup2Mount, "kvol", nodeName, `pod${uid}`);
+    const containerPids = await cgroupPidsBelow(cgroupDir);
+    assert.ok(containerPids.length >= 2, `the container's processes are in the pod's cgroup: ${containerPids}`);
+
+    assert.equal(await node.stop("SIGTERM"), 0, node.stderr);
+    for (const pid of containerPids) {
+      assert.equal(await isProcessAlive(pid), false, `container process ${pid} is gone after the node stopped`);
+    }
+    assert.equal(existsSync(join(probe.cgroup2Mount, "kvol", nodeName)), false, "no cgroup left");
+    assert.deepEqual(readdirSync(join(nodeDir, "containers")), [], "no container layer left");
+    assert.deepEqual(await mountsUnder(dir), [], "no mount left");
+  });
+});
+
+async function cgroupPidsBelow(dir: string): Promise<number[]> {
+  const pids = await cgroupPids(dir);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) pids.push(...(await cgroupPidsBelow(join(dir, entry.name))));
+  }
+  return pids;
+}
