@@ -16,6 +16,7 @@ import { defaultApiPort, defaultListenHost, defaultNodeCount, maxNodeCount } fro
 import { defaultDataDir } from "./embedded/data-dir.ts";
 import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { StepProgress } from "./step-progress.ts";
+import { runUpLinux } from "./up-linux-command.ts";
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
@@ -30,6 +31,7 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --ephemeral     keep the objects in memory only; nothing is kept after stopping
   --log-level L   debug, info (default), warn or error
   --verbose       print the log on stderr as well as in the data directory's kvol.log
+  --host linux    real nodes on this machine instead of simulated ones (root; see kvol node)
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -89,19 +91,27 @@ export function clusterArguments(values: {
   };
 }
 
-export function parseUpArguments(argv: readonly string[]): ClusterArguments | { help: true } {
+export function parseUpArguments(
+  argv: readonly string[],
+): (ClusterArguments & { nodeHost: "sim" | "linux" }) | { help: true } {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ...clusterOptionSpecs, nodes: { type: "string" } },
+    options: { ...clusterOptionSpecs, nodes: { type: "string" }, host: { type: "string" } },
   });
   if (values.help) return { help: true };
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   return {
     ...clusterArguments(values),
     nodeCount: integerOption("nodes", values.nodes, defaultNodeCount, maxNodeCount),
+    nodeHost: nodeHostOption(values.host),
   };
+}
+
+function nodeHostOption(text: string | undefined): "sim" | "linux" {
+  if (text === undefined || text === "sim" || text === "linux") return text ?? "sim";
+  throw new Error(`--host must be sim or linux, got "${text}"`);
 }
 
 function banner(commandName: string, embedded: EmbeddedCluster, ephemeral: boolean): string {
@@ -171,5 +181,6 @@ export async function runUpCommand(argv: readonly string[], io: CommandIo = proc
     io.stdout(upUsage);
     return exitOk;
   }
+  if (parsed.nodeHost === "linux") return runUpLinux(parsed, io);
   return runCluster("up", parsed, io);
 }
