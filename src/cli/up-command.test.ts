@@ -29,7 +29,11 @@ describe("kvol up arguments", () => {
       ephemeral: false,
       logLevel: "info",
       verbose: false,
+      nodeHost: "sim",
     });
+    const linux = parseUpArguments(["--host", "linux", "--nodes", "2"]);
+    assert.deepEqual("nodeHost" in linux && [linux.nodeHost, linux.nodeCount], ["linux", 2]);
+    assert.throws(() => parseUpArguments(["--host", "vm"]), /--host must be sim or linux, got "vm"/);
     assert.deepEqual(parseUpArguments(["--ephemeral"]), {
       nodeCount: 3,
       port: 8080,
@@ -38,6 +42,7 @@ describe("kvol up arguments", () => {
       ephemeral: true,
       logLevel: "info",
       verbose: false,
+      nodeHost: "sim",
     });
     assert.throws(
       () => parseUpArguments(["--nodes", "many"]),
