@@ -33,6 +33,13 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
     },
   ],
   [
+    "image",
+    {
+      summary: "add a root filesystem to the image store of real nodes (kvol image import NAME DIR|TAR)",
+      run: async (args) => (await import("./image-command.ts")).runImageCommand(args),
+    },
+  ],
+  [
     "apply",
     {
       summary: "create or update objects from YAML or JSON files (server-side apply)",
