@@ -16,6 +16,22 @@ export interface ExecResult {
   output: string;
 }
 
+/** A block volume's device as the container sees it (`volumeDevices[].devicePath`). */
+export interface ContainerDevice {
+  readonly volumeName: string;
+  readonly devicePath: string;
+  /** The pod's device map path on the node (the volume manager's answer for a block volume). */
+  readonly hostPath: string;
+}
+
+/** The pod's block volumes the container lists in volumeDevices, those the volume manager has mapped. */
+export function containerDevices(container: Container, mappedVolumes: ReadonlyMap<string, string>): ContainerDevice[] {
+  return (container.volumeDevices ?? []).flatMap((device) => {
+    const hostPath = mappedVolumes.get(device.name);
+    return hostPath === undefined ? [] : [{ volumeName: device.name, devicePath: device.devicePath, hostPath }];
+  });
+}
+
 export interface KubeletContainerRuntime {
   subscribe(listener: ContainerExitListener): () => void;
   /** Starts a new instance of `container`; the old one (if any) becomes the previous instance. */
@@ -24,6 +40,7 @@ export interface KubeletContainerRuntime {
     container: Container,
     attempt: number,
     mounts: readonly ContainerMount[],
+    devices?: readonly ContainerDevice[],
   ): ContainerInstance | Promise<ContainerInstance>;
   /** SIGTERM, then SIGKILL once `gracePeriodMs` is over; resolves once the container has exited. */
   stop(podUID: string, name: string, gracePeriodMs: number, exitCodeOnTerm?: number): Promise<void>;

@@ -17,7 +17,7 @@ import {
 import type { Clock } from "../../runtime/clock.ts";
 import { containerIdScheme } from "../constants.ts";
 import type { ContainerMount } from "./container-mounts.ts";
-import type { ExecResult, KubeletContainerRuntime } from "./container-runtime.ts";
+import type { ContainerDevice, ExecResult, KubeletContainerRuntime } from "./container-runtime.ts";
 import type { ContainerExitListener, ContainerInstance } from "./sim-container-runtime.ts";
 
 /** Where the kubelet keeps container logs on a machine of its own. */
@@ -79,6 +79,7 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
     container: Container,
     attempt: number,
     mounts: readonly ContainerMount[],
+    devices: readonly ContainerDevice[] = [],
   ): Promise<ContainerInstance> {
     const uid = pod.metadata?.uid ?? "";
     const record = this.podRecord(pod);
@@ -100,7 +101,7 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
         readonly: mount.readOnly,
         propagation: propagation[mount.propagation],
       })),
-      devices: [],
+      devices: devices.map((device) => ({ containerPath: device.devicePath, hostPath: device.hostPath })),
       logPath: join(container.name, `${attempt}.log`),
     });
     const instance: ContainerInstance = {

@@ -18,7 +18,7 @@ import { formatGoDuration } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { killedContainerExitCode } from "../constants.ts";
 import { ContainerCreateError, prepareContainerMounts } from "../container/container-mounts.ts";
-import type { KubeletContainerRuntime } from "../container/container-runtime.ts";
+import { containerDevices, type KubeletContainerRuntime } from "../container/container-runtime.ts";
 import type { ContainerInstance } from "../container/sim-container-runtime.ts";
 import {
   backOffRestartingMessage,
@@ -173,12 +173,9 @@ export class ContainerSync {
     const image = container.image ?? "";
     this.containerEvent(pod, container.name, "Normal", eventReason.pulled, imagePresentMessage(image));
     this.containerEvent(pod, container.name, "Normal", eventReason.created, createdContainerMessage(container.name));
-    const started = this.options.runtime.start(
-      pod,
-      container,
-      previous === undefined ? 0 : previous.attempt + 1,
-      mounts,
-    );
+    const devices = containerDevices(container, this.options.mountedVolumes(uid));
+    const attempt = previous === undefined ? 0 : previous.attempt + 1;
+    const started = this.options.runtime.start(pod, container, attempt, mounts, devices);
     // The simulated runtime answers at once; awaiting it anyway would reorder the simulated timeline.
     const instance = started instanceof Promise ? await started : started;
     this.setWaiting(uid, container.name, undefined);
