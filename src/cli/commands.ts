@@ -28,7 +28,7 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
   [
     "node",
     {
-      summary: "run one simulated node joined to an API server over HTTP",
+      summary: "run one node joined to an API server over HTTP: simulated, or this machine (--host linux)",
       run: async (args) => (await import("./node-command.ts")).runNodeCommand(args),
     },
   ],
