@@ -1,5 +1,6 @@
 /**
- * A real node end to end: `kvol server`, then `kvol node --host linux` joining it; a busybox pod
+ * Real nodes end to end: `kvol server` and `kvol node --host linux` joining it (and `kvol up --host
+ * linux`, the same in one command); a busybox pod
  * with an emptyDir runs as a real container, its file appears on the machine under the pod's
  * volume directory and its output in the container log; stopping the node leaves no container
  * process, cgroup, container layer or mount behind. Needs root and the tools the Linux runtime
@@ -10,6 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { nodeCgroupDir } from "../cmd/linux-node-agent.ts";
 import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { cgroupPids } from "../host/linux/cgroup.ts";
 import { requireOrSkip } from "../host/linux/private-mount-namespace.ts";
@@ -98,7 +100,8 @@ describe("kvol node --host linux", () => {
     );
     const log = join(nodeDir, "var/log/pods", `default_writer_${uid}`, "main/0.log");
     assert.match(readFileSync(log, "utf8"), /^\S+Z stdout F written$/m);
-    const cgroupDir = join(probe.cgroup2Mount, "kvol", nodeName, `pod${uid}`);
+    const nodeCgroup = nodeCgroupDir(probe.cgroup2Mount, nodeName, join(nodeDir, "kubelet"));
+    const cgroupDir = join(nodeCgroup, `pod${uid}`);
     const containerPids = await cgroupPidsBelow(cgroupDir);
     assert.ok(containerPids.length >= 2, `the container's processes are in the pod's cgroup: ${containerPids}`);
 
@@ -106,8 +109,70 @@ describe("kvol node --host linux", () => {
     for (const pid of containerPids) {
       assert.equal(await isProcessAlive(pid), false, `container process ${pid} is gone after the node stopped`);
     }
-    assert.equal(existsSync(join(probe.cgroup2Mount, "kvol", nodeName)), false, "no cgroup left");
+    assert.equal(existsSync(nodeCgroup), false, "no cgroup left");
     assert.deepEqual(readdirSync(join(nodeDir, "containers")), [], "no container layer left");
+    assert.deepEqual(await mountsUnder(dir), [], "no mount left");
+  });
+});
+
+describe("kvol up --host linux", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kvol-up-linux-"));
+  let up: KvolProcess | undefined;
+  after(async () => {
+    await up?.stop("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts the control plane and a real node; a pod's hostPath file reaches the machine; Ctrl-C leaves nothing", async (t) => {
+    const probe = await probeLinuxRuntime();
+    if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
+    up = new KvolProcess(["up", "--host", "linux", "--nodes", "1", "--port", "0", "--data-dir", dir]);
+    const { url } = await startedCluster(up, startTimeoutMs);
+    await up.waitForOutput(/Ready: 1 real node\(s\) on this machine/, startTimeoutMs);
+    const headers = {
+      Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}`,
+      "Content-Type": "application/json",
+    };
+    const shared = join(dir, "shared");
+    const response = await fetch(`${url}/api/v1/namespaces/default/pods`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "host-writer" },
+        spec: {
+          containers: [
+            {
+              name: "main",
+              image: "busybox",
+              command: ["sh", "-c", "trap 'exit 0' TERM; hostname > /shared/from-pod; sleep 3600 & wait"],
+              volumeMounts: [{ name: "shared", mountPath: "/shared" }],
+            },
+          ],
+          volumes: [{ name: "shared", hostPath: { path: shared, type: "DirectoryOrCreate" } }],
+        },
+      }),
+    });
+    assert.equal(response.status, 201, await response.text());
+    await waitFor(
+      "pod host-writer Running",
+      async () => {
+        const pod = (await (await fetch(`${url}/api/v1/namespaces/default/pods/host-writer`, { headers })).json()) as {
+          status?: { phase?: string };
+        };
+        return pod.status?.phase === "Running" || undefined;
+      },
+      waitMs,
+    );
+    await waitFor("the pod's file on the machine", () => existsSync(join(shared, "from-pod")) || undefined, waitMs);
+    assert.equal(readFileSync(join(shared, "from-pod"), "utf8"), "host-writer\n");
+    const nodeCgroup = nodeCgroupDir(probe.cgroup2Mount, "node-1", join(dir, "nodes/node-1/kubelet"));
+    assert.ok(existsSync(nodeCgroup), `the node's cgroup ${nodeCgroup} exists while it runs`);
+
+    assert.equal(await up.stop("SIGTERM"), 0, up.stderr);
+    assert.equal(existsSync(nodeCgroup), false, "no cgroup left");
+    assert.deepEqual(readdirSync(join(dir, "nodes/node-1/containers")), [], "no container layer left");
     assert.deepEqual(await mountsUnder(dir), [], "no mount left");
   });
 });

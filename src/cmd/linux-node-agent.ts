@@ -23,12 +23,22 @@ import { Kubelet } from "../kubelet/kubelet.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
-import { csiPluginName, pluginDir, pluginsDir, podsDir } from "../volume/paths.ts";
+import { csiPluginName, pluginDir, pluginsDir, podsDir, sha256Hex } from "../volume/paths.ts";
 
 /** How long containers get to stop when the node shuts down (the pods' own grace periods are not waited for). */
 export const nodeShutdownGracePeriodMs = 10_000;
-/** The cgroup v2 directory under which each node's pods get theirs: `<cgroup2>/kvol/<node>`. */
+/** The cgroup v2 directory under which each node's pods get theirs: `<cgroup2>/kvol/<node>-<root hash>`. */
 export const nodesCgroupDirName = "kvol";
+/** Hex digits of the root directory's hash in a node's cgroup name. */
+const rootHashHexDigits = 8;
+
+/**
+ * The node's cgroup directory. Two clusters on one machine may both have a node-1: the hash of the
+ * node's root directory tells them apart, and stays the same when the agent restarts.
+ */
+export function nodeCgroupDir(cgroup2Mount: string, nodeName: string, rootDir: string): string {
+  return join(cgroup2Mount, nodesCgroupDirName, `${nodeName}-${sha256Hex(rootDir).slice(0, rootHashHexDigits)}`);
+}
 /** The kubelet's plugin registration directory under its root. */
 const pluginsRegistryDirName = "plugins_registry";
 
@@ -85,7 +95,7 @@ export class LinuxNodeAgent {
 
   constructor(private readonly options: LinuxNodeAgentOptions) {
     const { paths, environment, clock, rng, nodeName } = options;
-    this.cgroupRoot = join(environment.cgroup2Mount, nodesCgroupDirName, nodeName);
+    this.cgroupRoot = nodeCgroupDir(environment.cgroup2Mount, nodeName, paths.rootDir);
     const service = new LinuxRuntimeService({
       clock,
       rng: rng.stream("runtime"),
