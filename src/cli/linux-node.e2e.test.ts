@@ -1,10 +1,10 @@
 /**
- * Real nodes end to end: `kvol server` and `kvol node --host linux` joining it (and `kvol up --host
- * linux`, the same in one command); a busybox pod
- * with an emptyDir runs as a real container, its file appears on the machine under the pod's
- * volume directory and its output in the container log; stopping the node leaves no container
- * process, cgroup, container layer or mount behind. Needs root and the tools the Linux runtime
- * needs (skipped with the reason elsewhere, except under CI=true).
+ * Real nodes end to end: `kvol server` with `kvol node --host linux` joining it, and `kvol up --host
+ * linux`, the same in one command. A busybox pod with an emptyDir (or a hostPath) runs as a real
+ * container, its file appears on the machine under the pod's volume directory and its output in the
+ * container log; stopping leaves no container process, cgroup, container layer or mount behind.
+ * Needs root and the tools the Linux runtime needs (skipped with the reason elsewhere, except under
+ * CI=true).
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
