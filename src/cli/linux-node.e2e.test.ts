@@ -7,10 +7,12 @@
  * CI=true).
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { nodeCgroupDir } from "../cmd/linux-node-agent.ts";
 import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { cgroupPids } from "../host/linux/cgroup.ts";
@@ -174,6 +176,28 @@ describe("kvol up --host linux", () => {
     assert.equal(existsSync(nodeCgroup), false, "no cgroup left");
     assert.deepEqual(readdirSync(join(dir, "nodes/node-1/containers")), [], "no container layer left");
     assert.deepEqual(await mountsUnder(dir), [], "no mount left");
+  });
+});
+
+describe("kvol node --host linux without root", () => {
+  it("refuses, saying that root is needed and how to get it", (t) => {
+    const setpriv = "/usr/bin/setpriv";
+    const reason =
+      process.getuid?.() !== 0
+        ? "running a command as another user needs root"
+        : existsSync(setpriv)
+          ? undefined
+          : `${setpriv} is missing`;
+    if (!requireOrSkip(t, reason)) return;
+    const kvolBin = fileURLToPath(new URL("../../bin/kvol.js", import.meta.url));
+    const nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    const args = ["node", "--host", "linux", "--server", "http://127.0.0.1:1", "--name", "n1", "--token", "t"];
+    const run = spawnSync(setpriv, [...nobody, process.execPath, kvolBin, ...args], { encoding: "utf8" });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      /this machine cannot run a real node:\n {2}- real nodes need root \(uid 0\): run kvol with sudo or as root/,
+    );
   });
 });
 
