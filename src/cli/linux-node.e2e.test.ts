@@ -107,6 +107,54 @@ describe("kvol node --host linux", () => {
     const containerPids = await cgroupPidsBelow(cgroupDir);
     assert.ok(containerPids.length >= 2, `the container's processes are in the pod's cgroup: ${containerPids}`);
 
+    // An exec liveness probe runs inside the container: busybox's own words come back, and the
+    // container is killed and started again (its second log file).
+    const probed = await fetch(`${url}/api/v1/namespaces/default/pods`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "probed" },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: "main",
+              image: "busybox",
+              command: ["sleep", "3600"],
+              livenessProbe: { exec: { command: ["cat", "/no-such-file"] }, periodSeconds: 1, failureThreshold: 1 },
+            },
+          ],
+        },
+      }),
+    });
+    assert.equal(probed.status, 201, await probed.text());
+    const unhealthy = await waitFor(
+      "an Unhealthy event for pod probed",
+      async () => {
+        const events = (await (await fetch(`${url}/api/v1/namespaces/default/events`, { headers })).json()) as {
+          items: { reason?: string; message?: string; involvedObject?: { name?: string } }[];
+        };
+        return events.items.find((event) => event.involvedObject?.name === "probed" && event.reason === "Unhealthy");
+      },
+      waitMs,
+    );
+    assert.equal(
+      unhealthy.message,
+      "Liveness probe failed: cat: can't open '/no-such-file': No such file or directory\n",
+    );
+    await waitFor(
+      "pod probed restarted",
+      async () => {
+        const pod = (await (await fetch(`${url}/api/v1/namespaces/default/pods/probed`, { headers })).json()) as {
+          status?: { containerStatuses?: { restartCount?: number }[] };
+        };
+        return (pod.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 || undefined;
+      },
+      waitMs,
+    );
+
     assert.equal(await node.stop("SIGTERM"), 0, node.stderr);
     for (const pid of containerPids) {
       assert.equal(await isProcessAlive(pid), false, `container process ${pid} is gone after the node stopped`);
