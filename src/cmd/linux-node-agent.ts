@@ -24,6 +24,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
 import { csiPluginName, pluginDir, pluginsDir, podsDir, sha256Hex } from "../volume/paths.ts";
+import { removeLeftoverContainers } from "./leftover-containers.ts";
 
 /** How long containers get to stop when the node shuts down (the pods' own grace periods are not waited for). */
 export const nodeShutdownGracePeriodMs = 10_000;
@@ -131,6 +132,12 @@ export class LinuxNodeAgent {
       await mkdir(dir, { recursive: true, mode: 0o750 });
     }
     await mkdir(this.cgroupRoot, { recursive: true });
+    const killed = await removeLeftoverContainers(this.cgroupRoot, containersDir, this.options.clock);
+    if (killed > 0) {
+      this.options.logger.warn("Killed containers a previous node agent left running; their pods start again", {
+        containers: killed,
+      });
+    }
     await this.kubelet.start();
   }
 
