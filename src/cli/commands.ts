@@ -28,8 +28,15 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
   [
     "node",
     {
-      summary: "run one simulated node joined to an API server over HTTP",
+      summary: "run one node joined to an API server over HTTP: simulated, or this machine (--host linux)",
       run: async (args) => (await import("./node-command.ts")).runNodeCommand(args),
+    },
+  ],
+  [
+    "image",
+    {
+      summary: "add a root filesystem to the image store of real nodes (kvol image import NAME DIR|TAR)",
+      run: async (args) => (await import("./image-command.ts")).runImageCommand(args),
     },
   ],
   [

@@ -30,7 +30,16 @@ describe("kvol server and kvol node arguments", () => {
           nodeName: "n1",
           token: "abc",
           logLevel: "warn",
+          host: "sim",
+          dataDir: undefined,
+          rootDir: undefined,
         },
+      );
+      const linux = parseNodeArguments(["--server", "http://h", "--name", "n1", "--token", "t", "--host", "linux"]);
+      assert.deepEqual("host" in linux && [linux.host, linux.rootDir], ["linux", undefined]);
+      assert.throws(
+        () => parseNodeArguments(["--server", "http://h", "--name", "n1", "--token", "t", "--host", "vm"]),
+        /--host must be sim or linux, got "vm"/,
       );
       assert.throws(() => parseNodeArguments(["--name", "n1", "--token", "t"]), /--server is required/);
       assert.throws(

@@ -11,10 +11,12 @@ import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { RemoteNode } from "./embedded/remote-node.ts";
+import { runLinuxNode } from "./linux-node-command.ts";
 import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
   kvol node --server URL --name N (--token T | --token-file F) [--log-level L]
+            [--host sim|linux] [--data-dir D] [--root-dir R]
 
 Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
 Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
@@ -26,6 +28,12 @@ writes it to DATA/node-tokens/N.
   --token T         its bearer token
   --token-file F    a file holding its bearer token
   --log-level L     debug, info, warn (default) or error: the kubelet's log on stderr
+  --host H          sim (default): a simulated machine; linux: this machine, with real mounts and
+                    containers (needs root), in a mount namespace of its own
+  --data-dir D      with --host linux: where the node keeps its files, in nodes/N/ (default
+                    $KVOL_DATA_DIR or ~/.kvol), and the image store, in images/
+  --root-dir R      with --host linux: the kubelet's root directory (default D/nodes/N/kubelet;
+                    /var/lib/kubelet for a machine of its own, whose logs then go to /var/log/pods)
 `;
 
 export interface NodeArguments {
@@ -33,6 +41,9 @@ export interface NodeArguments {
   nodeName: string;
   token: string;
   logLevel: LogLevel;
+  host: "sim" | "linux";
+  dataDir: string | undefined;
+  rootDir: string | undefined;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -46,6 +57,11 @@ function tokenFrom(token: string | undefined, tokenFile: string | undefined): st
   return text;
 }
 
+function hostKind(text: string | undefined): "sim" | "linux" {
+  if (text === undefined || text === "sim" || text === "linux") return text ?? "sim";
+  throw new Error(`--host must be sim or linux, got "${text}"`);
+}
+
 export function parseNodeArguments(argv: readonly string[]): NodeArguments | { help: true } {
   const { values, positionals } = parseArgs({
     args: [...argv],
@@ -57,6 +73,9 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
       token: { type: "string" },
       "token-file": { type: "string" },
       "log-level": { type: "string" },
+      host: { type: "string" },
+      "data-dir": { type: "string" },
+      "root-dir": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -73,6 +92,9 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
     nodeName: values.name,
     token: tokenFrom(values.token, values["token-file"]),
     logLevel: logLevel as LogLevel,
+    host: hostKind(values.host),
+    dataDir: values["data-dir"],
+    rootDir: values["root-dir"],
   };
 }
 
@@ -88,6 +110,7 @@ export async function runNodeCommand(argv: readonly string[], io: CommandIo = pr
     io.stdout(nodeUsage);
     return exitOk;
   }
+  if (parsed.host === "linux") return runLinuxNode(parsed, io);
   const clock = new RealClock();
   const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
   const node = new RemoteNode({ ...parsed, clock, logger });

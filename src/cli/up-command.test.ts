@@ -34,7 +34,11 @@ describe("kvol up arguments", () => {
       logLevel: "info",
       verbose: false,
       speed: 1,
+      nodeHost: "sim",
     });
+    const linux = parseUpArguments(["--host", "linux", "--nodes", "2"]);
+    assert.deepEqual("nodeHost" in linux && [linux.nodeHost, linux.nodeCount], ["linux", 2]);
+    assert.throws(() => parseUpArguments(["--host", "vm"]), /--host must be sim or linux, got "vm"/);
     assert.deepEqual(parseUpArguments(["--ephemeral"]), {
       nodeCount: 3,
       port: 8080,
@@ -44,6 +48,7 @@ describe("kvol up arguments", () => {
       logLevel: "info",
       verbose: false,
       speed: 1,
+      nodeHost: "sim",
     });
     assert.throws(
       () => parseUpArguments(["--nodes", "many"]),

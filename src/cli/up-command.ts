@@ -20,6 +20,7 @@ import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
 import { maxSpeed, minSpeed } from "./embedded/wall-clock-pacer.ts";
 import { StepProgress } from "./step-progress.ts";
+import { runUpLinux } from "./up-linux-command.ts";
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
@@ -36,6 +37,7 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --ephemeral     keep the objects in memory only; nothing is kept after stopping
   --log-level L   debug, info (default), warn or error
   --verbose       print the log on stderr as well as in the data directory's kvol.log
+  --host linux    real nodes on this machine instead of simulated ones (root; see kvol node)
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -123,23 +125,31 @@ export function clusterArguments(values: {
   };
 }
 
-export function parseUpArguments(argv: readonly string[]): ClusterArguments | { help: true } {
+export function parseUpArguments(
+  argv: readonly string[],
+): (ClusterArguments & { nodeHost: NodeHostKind }) | { help: true } {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ...clusterOptionSpecs, nodes: { type: "string" }, speed: { type: "string" } },
+    options: { ...clusterOptionSpecs, nodes: { type: "string" }, speed: { type: "string" }, host: { type: "string" } },
   });
   if (values.help) return { help: true };
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const speed = speedOption(values.speed);
-  // Every node of `kvol up` is simulated today; a `--host` flag choosing real nodes passes its kind here.
-  checkSpeedForNodes(speed, "sim");
+  const nodeHost = nodeHostOption(values.host);
+  checkSpeedForNodes(speed, nodeHost);
   return {
     ...clusterArguments(values),
     nodeCount: integerOption("nodes", values.nodes, defaultNodeCount, maxNodeCount),
     speed,
+    nodeHost,
   };
+}
+
+function nodeHostOption(text: string | undefined): NodeHostKind {
+  if (text === undefined || text === "sim" || text === "linux") return text ?? "sim";
+  throw new Error(`--host must be sim or linux, got "${text}"`);
 }
 
 function speedLines(embedded: EmbeddedCluster): string[] {
@@ -232,5 +242,6 @@ export async function runUpCommand(argv: readonly string[], io: CommandIo = proc
     io.stdout(upUsage);
     return exitOk;
   }
+  if (parsed.nodeHost === "linux") return runUpLinux(parsed, io);
   return runCluster("up", parsed, io);
 }

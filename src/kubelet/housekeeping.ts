@@ -10,7 +10,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { splitObjectKey } from "../api/objects.ts";
 import type { Logger } from "../runtime/logger.ts";
-import type { SimContainerRuntime } from "./container/sim-container-runtime.ts";
+import type { KubeletContainerRuntime } from "./container/container-runtime.ts";
 import type { BoundPodManager } from "./pod/pod-manager.ts";
 import type { PodWorkers } from "./pod/pod-workers.ts";
 
@@ -23,7 +23,7 @@ export interface HousekeepingOptions {
   logger: Logger;
   podManager: BoundPodManager;
   podWorkers: PodWorkers;
-  runtime: SimContainerRuntime;
+  runtime: KubeletContainerRuntime;
   volumes: OrphanedPodDirCleaner;
 }
 

@@ -42,6 +42,7 @@ import {
   nodeRegistrationRetryInitialMs,
   nodeRegistrationRetryMaxMs,
 } from "./constants.ts";
+import type { KubeletContainerRuntime } from "./container/container-runtime.ts";
 import { SimContainerRuntime } from "./container/sim-container-runtime.ts";
 import { eventReason, startingKubeletMessage } from "./events.ts";
 import { Housekeeping } from "./housekeeping.ts";
@@ -86,7 +87,7 @@ export interface KubeletOptions {
   taints?: readonly Taint[];
   capacity?: Readonly<Record<string, string>>;
   /** The node's container runtime; the one shared by every kubelet of this Host by default. */
-  runtime?: SimContainerRuntime;
+  runtime?: KubeletContainerRuntime;
   /**
    * Replaces the CSI registration of sockets that appear in `plugins_registry/` (tests that only
    * watch the watcher); by default the kubelet registers CSI drivers itself.
@@ -139,7 +140,7 @@ const unknownNodeAddress = "127.0.0.1";
 export class Kubelet {
   readonly nodeName: string;
   readonly volumeManager: KubeletVolumeManager;
-  readonly runtime: SimContainerRuntime;
+  readonly runtime: KubeletContainerRuntime;
   readonly csiNodeInfo: CsiNodeInfo;
   /** The CSI drivers registered on this node (lost with the process; drivers register again). */
   readonly csiDrivers = new CsiDriverRegistry();
@@ -257,10 +258,17 @@ export class Kubelet {
         : { repairCorruptedCsiMounts: options.repairCorruptedCsiMounts }),
     });
 
+    const runtime = this.runtime;
     this.prober = new Prober({
       clock,
       rng: rng.stream("prober"),
       host,
+      ...(runtime.exec === undefined
+        ? {}
+        : {
+            execInContainer: (instance, command, timeoutMs) =>
+              runtime.exec?.(instance, command, timeoutMs) ?? Promise.reject(new Error("exec is not supported")),
+          }),
       recorder: this.recorder,
       logger: this.logger,
       onLivenessFailure: (uid) => workers().requestSync(uid),

@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import type { Event, Pod } from "../api/objects.ts";
 import { DEFAULT_TIMERS } from "../api/timers.ts";
 import { diskAttachLatencyDefaultMs, diskDetachLatencyDefaultMs } from "../host/sim/sim-constants.ts";
+import { SimContainerRuntime } from "../kubelet/container/sim-container-runtime.ts";
 import { parseRfc3339 } from "../runtime/clock.ts";
 import { simDiskPluginName } from "../volume/plugins/simdisk/sim-disk-source.ts";
 import { clusterPerTest } from "./testing/clusters.ts";
@@ -150,7 +151,7 @@ describe("end to end: sim-disk volumes through attach, mount and detach", () => 
     // The database takes a few seconds to shut down, so the new pod is scheduled while the old one
     // still runs on node-a.
     const runtimeA = cluster.kubelet("node-a")?.runtime;
-    assert.ok(runtimeA);
+    assert.ok(runtimeA instanceof SimContainerRuntime);
     runtimeA.stopDelayMs = 3 * secondMs;
 
     await cluster.apply(dbDeploymentYaml("node-b"));

@@ -213,6 +213,26 @@ inPrivateMountNamespace(import.meta.filename, "Linux container runtime", () => {
     assert.deepEqual(await readdir(join(scratch, "containers")), []);
   });
 
+  test("a block device (volumeDevices) appears at its devicePath and reads the node's bytes", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const backing = join(scratch, "disk.img");
+    await writeFile(backing, Buffer.concat([Buffer.from("KVOLDISK"), Buffer.alloc(64 * 1024 - 8)]));
+    const loop = execFileSync("losetup", ["--find", "--show", backing], { encoding: "utf8" }).trim();
+    const pod = await sandbox(service, "block");
+    try {
+      const status = await runToExit(service, pod.id, {
+        ...busybox("reader", ["sh", "-c", "test -b /dev/xvda && head -c 8 /dev/xvda"]),
+        devices: [{ containerPath: "/dev/xvda", hostPath: loop }],
+      });
+      assert.equal(status.exitCode, 0, await readFile(status.logPath, "utf8"));
+      assert.match(await readFile(status.logPath, "utf8"), / stdout P KVOLDISK\n/);
+    } finally {
+      await service.removePodSandbox(pod.id);
+      execFileSync("losetup", ["--detach", loop]);
+    }
+  });
+
   test("mount propagation: HostToContainer sees a mount the node makes later, None does not", async (t) => {
     const service = requireRuntime(t);
     if (service === undefined) return;

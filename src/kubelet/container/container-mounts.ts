@@ -19,6 +19,8 @@ export interface ContainerMount {
   readonly readOnly: boolean;
   /** Whether later node-side mount changes reach the container (HostToContainer, Bidirectional). */
   readonly followsHostMounts: boolean;
+  /** The volumeMount's mountPropagation (None when unset). */
+  readonly propagation: "None" | "HostToContainer" | "Bidirectional";
   /** The node mount serving `hostPath` when the container started; undefined when it was a plain directory. */
   readonly mountIdAtStart: number | undefined;
 }
@@ -46,6 +48,11 @@ export async function mountIdAt(host: Host, path: string): Promise<number | unde
     if (contains && (best === undefined || point.length >= best.length)) best = { id: mount.id, length: point.length };
   }
   return best?.id;
+}
+
+function propagationOf(mount: VolumeMount): ContainerMount["propagation"] {
+  const value = mount.mountPropagation;
+  return value === "HostToContainer" || value === "Bidirectional" ? value : "None";
 }
 
 function followsHost(mount: VolumeMount): boolean {
@@ -103,6 +110,7 @@ export async function prepareContainerMounts(
       hostPath,
       readOnly: volumeMount.readOnly === true,
       followsHostMounts: followsHost(volumeMount),
+      propagation: propagationOf(volumeMount),
       mountIdAtStart: await mountIdAt(host, hostPath),
     });
   }

@@ -20,6 +20,7 @@ import {
 } from "../constants.ts";
 import type { ContainerMount } from "./container-mounts.ts";
 import { containerProgram } from "./container-program.ts";
+import type { KubeletContainerRuntime } from "./container-runtime.ts";
 
 export type ContainerRunState = "running" | "exited";
 
@@ -82,7 +83,7 @@ function isPowerAware(host: Host): host is Host & PowerAwareHost {
 
 const runtimesByHost = new WeakMap<Host, SimContainerRuntime>();
 
-export class SimContainerRuntime {
+export class SimContainerRuntime implements KubeletContainerRuntime {
   private readonly clock: Clock;
   private readonly rng: Rng;
   private readonly boot: BootIdentity | undefined;

@@ -19,7 +19,8 @@ import { formatGoDuration } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { killedContainerExitCode } from "../constants.ts";
 import { ContainerCreateError, prepareContainerMounts, type SubpathBinder } from "../container/container-mounts.ts";
-import type { ContainerInstance, SimContainerRuntime } from "../container/sim-container-runtime.ts";
+import { containerDevices, type KubeletContainerRuntime } from "../container/container-runtime.ts";
+import type { ContainerInstance } from "../container/sim-container-runtime.ts";
 import { bindSubpath } from "../container/subpath-binds.ts";
 import {
   backOffRestartingMessage,
@@ -39,7 +40,7 @@ import { RestartBackoff, restartBackoffKey } from "./restart-backoff.ts";
 export interface ContainerSyncOptions {
   clock: Clock;
   host: Host;
-  runtime: SimContainerRuntime;
+  runtime: KubeletContainerRuntime;
   prober: Prober;
   recorder: EventRecorder;
   logger: Logger;
@@ -186,12 +187,11 @@ export class ContainerSync {
     const image = container.image ?? "";
     this.containerEvent(pod, container.name, "Normal", eventReason.pulled, imagePresentMessage(image));
     this.containerEvent(pod, container.name, "Normal", eventReason.created, createdContainerMessage(container.name));
-    const instance = this.options.runtime.start(
-      pod,
-      container,
-      previous === undefined ? 0 : previous.attempt + 1,
-      mounts,
-    );
+    const devices = containerDevices(container, this.options.mountedVolumes(uid));
+    const attempt = previous === undefined ? 0 : previous.attempt + 1;
+    const started = this.options.runtime.start(pod, container, attempt, mounts, devices);
+    // The simulated runtime answers at once; awaiting it anyway would reorder the simulated timeline.
+    const instance = started instanceof Promise ? await started : started;
     this.setWaiting(uid, container.name, undefined);
     this.containerEvent(pod, container.name, "Normal", eventReason.started, startedContainerMessage(container.name));
     this.options.prober.addContainer(pod, instance);

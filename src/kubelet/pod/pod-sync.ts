@@ -18,7 +18,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { podDir, podVolumesDir } from "../../volume/paths.ts";
-import type { SimContainerRuntime } from "../container/sim-container-runtime.ts";
+import type { KubeletContainerRuntime } from "../container/container-runtime.ts";
 import { eventReason, unableToAttachOrMountMessage } from "../events.ts";
 import type { Prober } from "../prober/prober.ts";
 import { type GeneratedPodStatus, generatePodStatus } from "../status/generate-pod-status.ts";
@@ -37,7 +37,7 @@ export interface PodSyncOptions {
   volumeManager: VolumeManager;
   statusManager: StatusManager;
   containers: ContainerSync;
-  runtime: SimContainerRuntime;
+  runtime: KubeletContainerRuntime;
   prober: Prober;
   terminatedPodVolumeCleanupPollMs: number;
   /** How long SyncTerminatedPod polls for volume directories before the worker retries it. */
@@ -131,7 +131,13 @@ export class PodSync implements PodSyncHandler {
   podForgotten(uid: string): void {
     this.options.prober.removePod(uid);
     this.options.containers.forgetPod(uid);
-    if (!this.options.runtime.isPodRunning(uid)) this.options.runtime.removePod(uid);
+    if (this.options.runtime.isPodRunning(uid)) return;
+    const removed = this.options.runtime.removePod(uid);
+    if (removed instanceof Promise) {
+      removed.catch((error: unknown) =>
+        this.options.logger.error("Failed to remove the pod's containers", { podUID: uid, error }),
+      );
+    }
   }
 
   /** The status as the runtime has it now, written to the API when it changed. */

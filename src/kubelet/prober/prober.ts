@@ -50,6 +50,15 @@ export interface ProberOptions {
   host: Host;
   recorder: EventRecorder;
   logger: Logger;
+  /**
+   * Runs an exec probe's command inside the container (a real runtime's ExecSync); without it the
+   * command runs against the node paths behind the container's volumes (probe-command.ts).
+   */
+  execInContainer?: (
+    instance: ContainerInstance,
+    command: readonly string[],
+    timeoutMs: number,
+  ) => Promise<ProbeCommandResult>;
   /** Called once when a container's liveness result turns to Failure. */
   onLivenessFailure(podUID: string, containerName: string): void;
   /** Called when a container's readiness result turns (the pod's Ready condition must be written again). */
@@ -224,7 +233,11 @@ export class Prober {
     const command = worker.probe.exec?.command;
     if (command === undefined) return { exitCode: 0, output: "" };
     const timeoutMs = positive(worker.probe.timeoutSeconds, probeDefaultTimeoutSeconds) * msPerSecond;
-    const runner = new ProbeCommandRunner(this.options.host, worker.instance.mounts);
+    const exec = this.options.execInContainer;
+    const runner =
+      exec === undefined
+        ? new ProbeCommandRunner(this.options.host, worker.instance.mounts)
+        : { run: (cmd: readonly string[]) => exec(worker.instance, cmd, timeoutMs) };
     let timer: Timer | undefined;
     const timedOut = new Promise<ProbeCommandResult>((resolve) => {
       timer = this.options.clock.setTimer(timeoutMs, () =>

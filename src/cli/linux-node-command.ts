@@ -1,0 +1,86 @@
+/**
+ * `kvol node --host linux …`: a real node (src/cmd/linux-node-agent.ts) in a mount namespace of its
+ * own. The command checks the machine first and refuses, saying what is missing, without root or a
+ * needed tool; then it runs itself again under `unshare --mount --propagation slave`, so the
+ * node's mounts are invisible to the machine and to other nodes while the machine's mounts still
+ * reach the node, and everything it mounted goes away with it.
+ */
+import { spawn } from "node:child_process";
+import { randomInt } from "node:crypto";
+import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
+import { RealClock } from "../runtime/real-clock.ts";
+import { Rng } from "../runtime/rng.ts";
+import { type CommandIo, errorText, exitFailure, exitOk } from "./command-io.ts";
+import { defaultDataDir } from "./embedded/data-dir.ts";
+import { StepProgress } from "./step-progress.ts";
+
+/** Set in the environment of the node process running inside its own mount namespace. */
+export const ownMountNamespaceEnvName = "KVOL_NODE_IN_OWN_MOUNT_NAMESPACE";
+const maxSeed = 2 ** 31 - 1;
+
+export interface LinuxNodeArguments {
+  serverUrl: string;
+  nodeName: string;
+  token: string;
+  logLevel: LogLevel;
+  dataDir: string | undefined;
+  rootDir: string | undefined;
+}
+
+export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): Promise<number> {
+  let environment: Awaited<ReturnType<typeof requireLinuxNodeEnvironment>>;
+  try {
+    environment = await requireLinuxNodeEnvironment();
+  } catch (error) {
+    io.stderr(`kvol node: ${errorText(error)}\n`);
+    return exitFailure;
+  }
+  if (process.env[ownMountNamespaceEnvName] !== "1") return runInOwnMountNamespace(environment.tools.unshare, io);
+  const clock = new RealClock();
+  const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
+  const paths = linuxNodePaths(parsed.dataDir ?? defaultDataDir(), parsed.nodeName, parsed.rootDir);
+  const agent = new LinuxNodeAgent({
+    serverUrl: parsed.serverUrl,
+    token: parsed.token,
+    nodeName: parsed.nodeName,
+    paths,
+    environment,
+    clock,
+    rng: new Rng(randomInt(1, maxSeed)),
+    logger,
+  });
+  const progress = new StepProgress(clock, io.stderr);
+  const stop = io.stopRequested();
+  try {
+    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => agent.start());
+  } catch (error) {
+    io.stderr(`kvol node: ${errorText(error)}\n`);
+    await agent.stop();
+    return exitFailure;
+  }
+  io.stdout(`node ${parsed.nodeName} is running on this machine (root dir ${paths.rootDir}); press Ctrl-C to stop.\n`);
+  const signal = await stop;
+  await progress.step(`stopping (${signal}): containers, cgroups, mounts`, () => agent.stop());
+  return exitOk;
+}
+
+/** Runs this same command again inside a new mount namespace and passes on its exit status and stop signal. */
+async function runInOwnMountNamespace(unshare: string, io: CommandIo): Promise<number> {
+  const child = spawn(
+    unshare,
+    ["--mount", "--propagation", "slave", process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    { stdio: "inherit", env: { ...process.env, [ownMountNamespaceEnvName]: "1" } },
+  );
+  const exited = new Promise<number>((resolve) => {
+    child.on("close", (code) => resolve(code ?? exitFailure));
+    child.on("error", (error) => {
+      io.stderr(`kvol node: could not start ${unshare}: ${error.message}\n`);
+      resolve(exitFailure);
+    });
+  });
+  void io.stopRequested().then((signal) => {
+    if (child.exitCode === null) child.kill(signal as NodeJS.Signals);
+  });
+  return exited;
+}

@@ -1,0 +1,103 @@
+/**
+ * `kvol up --host linux [--nodes N]`: the control plane in this process, as `kvol server` runs it,
+ * and N real nodes on this machine, each a `kvol node --host linux` process in a mount namespace of
+ * its own (so one node's mounts are invisible to another), with its files in DATA/nodes/NAME/ and
+ * its log in DATA/nodes/NAME/node.log. Ctrl-C stops the nodes (their containers, cgroups and
+ * mounts) and then the control plane.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
+import { requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { RealClock } from "../runtime/real-clock.ts";
+import { type CommandIo, errorText, exitFailure, exitOk } from "./command-io.ts";
+import { EmbeddedCluster, nodeNameFor } from "./embedded/embedded-cluster.ts";
+import { StepProgress } from "./step-progress.ts";
+import type { ClusterArguments } from "./up-command.ts";
+
+/** The line a node agent prints once its Node is registered. */
+const nodeRunningPattern = /is running on this machine/;
+
+interface NodeProcess {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+function startNodeProcess(name: string, serverUrl: string, tokenFile: string, dataDir: string): NodeProcess {
+  const nodeDir = join(dataDir, "nodes", name);
+  mkdirSync(nodeDir, { recursive: true });
+  const log = openSync(join(nodeDir, "node.log"), "a");
+  const script = process.argv[1] ?? "";
+  const args = ["node", "--host", "linux", "--server", serverUrl, "--name", name, "--token-file", tokenFile];
+  const child = spawn(process.execPath, [...process.execArgv, script, ...args, "--data-dir", dataDir], {
+    stdio: ["ignore", "pipe", log],
+  });
+  closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { name, child, exited };
+}
+
+/** Resolves once the node printed that it runs; rejects with its log's place when it exits first. */
+function nodeRunning(node: NodeProcess, dataDir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = "";
+    node.child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (nodeRunningPattern.test(output)) resolve();
+    });
+    void node.exited.then((code) =>
+      reject(new Error(`node ${node.name} exited (${code}); see ${join(dataDir, "nodes", node.name, "node.log")}`)),
+    );
+  });
+}
+
+export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promise<number> {
+  try {
+    await requireLinuxNodeEnvironment();
+  } catch (error) {
+    io.stderr(`kvol up: ${errorText(error)}\n`);
+    return exitFailure;
+  }
+  const progress = new StepProgress(new RealClock(), io.stderr);
+  const stop = io.stopRequested();
+  let embedded: EmbeddedCluster;
+  try {
+    embedded = await EmbeddedCluster.start({
+      ...parsed,
+      nodeCount: 0,
+      progress,
+      onListening: (started) => io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n`),
+    });
+  } catch (error) {
+    io.stderr(`kvol up: ${errorText(error)}\n`);
+    return exitFailure;
+  }
+  const dataDir = embedded.dataDir.path;
+  const nodes: NodeProcess[] = [];
+  try {
+    for (let index = 0; index < parsed.nodeCount; index++) {
+      const name = nodeNameFor(index);
+      const node = startNodeProcess(name, embedded.url, embedded.dataDir.ensureNodeToken(name), dataDir);
+      nodes.push(node);
+      await progress.step(`${name} started on this machine`, () => nodeRunning(node, dataDir));
+    }
+  } catch (error) {
+    io.stderr(`kvol up: ${errorText(error)}\n`);
+    await stopAll(nodes, embedded);
+    return exitFailure;
+  }
+  io.stdout(
+    `Ready: ${nodes.length} real node(s) on this machine, in ${join(dataDir, "nodes")}.\n` +
+      `Try:\n  export KUBECONFIG=${embedded.kubeconfigPath}\n  kubectl get nodes\n\nPress Ctrl-C to stop.\n`,
+  );
+  const signal = await stop;
+  await progress.step(`stopping (${signal}): nodes, then the control plane`, () => stopAll(nodes, embedded));
+  return exitOk;
+}
+
+async function stopAll(nodes: readonly NodeProcess[], embedded: EmbeddedCluster): Promise<void> {
+  for (const node of nodes) if (node.child.exitCode === null) node.child.kill("SIGTERM");
+  await Promise.all(nodes.map((node) => node.exited));
+  await embedded.stop();
+}

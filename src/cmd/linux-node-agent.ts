@@ -1,0 +1,161 @@
+/**
+ * A real node: the kubelet on the Linux host seam (LinuxHost: real mounts, real helpers) with the
+ * Linux container runtime (src/cri/linux/), joined to an API server over HTTP. Everything it keeps
+ * on disk is under one node directory:
+ *
+ *   <node dir>/kubelet/          the kubelet's --root-dir (pods/, plugins/, plugins_registry/)
+ *   <node dir>/var/log/pods/     container logs (<namespace>_<pod>_<uid>/<container>/<n>.log)
+ *   <node dir>/containers/       the containers' writable layers
+ *
+ * and images in a store shared by the nodes of one data directory. Stopping it (Ctrl-C) stops every
+ * container and removes its cgroups; the mounts go with the node's own mount namespace.
+ */
+import { mkdir, rmdir } from "node:fs/promises";
+import { join } from "node:path";
+import { HttpClient } from "../api/client/http-client.ts";
+import { type Timers, timersWith } from "../api/timers.ts";
+import { ImageStore } from "../cri/images/image-store.ts";
+import { LinuxRuntimeService } from "../cri/linux/linux-runtime-service.ts";
+import { type LinuxRuntimeEnvironment, probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
+import { LinuxHost } from "../host/linux/linux-host.ts";
+import { CriContainerRuntime } from "../kubelet/container/cri-container-runtime.ts";
+import { Kubelet } from "../kubelet/kubelet.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { Rng } from "../runtime/rng.ts";
+import { csiPluginName, pluginDir, pluginsDir, podsDir, sha256Hex } from "../volume/paths.ts";
+import { removeLeftoverContainers } from "./leftover-containers.ts";
+
+/** How long containers get to stop when the node shuts down (the pods' own grace periods are not waited for). */
+export const nodeShutdownGracePeriodMs = 10_000;
+/** The cgroup v2 directory under which each node's pods get theirs: `<cgroup2>/kvol/<node>-<root hash>`. */
+export const nodesCgroupDirName = "kvol";
+/** Hex digits of the root directory's hash in a node's cgroup name. */
+const rootHashHexDigits = 8;
+
+/**
+ * The node's cgroup directory. Two clusters on one machine may both have a node-1: the hash of the
+ * node's root directory tells them apart, and stays the same when the agent restarts.
+ */
+export function nodeCgroupDir(cgroup2Mount: string, nodeName: string, rootDir: string): string {
+  return join(cgroup2Mount, nodesCgroupDirName, `${nodeName}-${sha256Hex(rootDir).slice(0, rootHashHexDigits)}`);
+}
+/** The kubelet's plugin registration directory under its root. */
+const pluginsRegistryDirName = "plugins_registry";
+
+export interface LinuxNodePaths {
+  /** The kubelet's --root-dir. */
+  rootDir: string;
+  podLogsDir: string;
+  containersDir: string;
+  imagesDir: string;
+}
+
+/** The default layout of node `nodeName` in data directory `dataDir`. */
+export function linuxNodePaths(dataDir: string, nodeName: string, rootDir?: string): LinuxNodePaths {
+  const nodeDir = join(dataDir, "nodes", nodeName);
+  return {
+    rootDir: rootDir ?? join(nodeDir, "kubelet"),
+    podLogsDir: rootDir === undefined ? join(nodeDir, "var/log/pods") : "/var/log/pods",
+    containersDir: join(nodeDir, "containers"),
+    imagesDir: join(dataDir, "images"),
+  };
+}
+
+/** The machine cannot run a real node; `problems` says what is missing and how to get it. */
+export class LinuxNodeRefusedError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`this machine cannot run a real node:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.name = "LinuxNodeRefusedError";
+  }
+}
+
+/** The tools and kernel features a real node needs, or a LinuxNodeRefusedError naming what is missing. */
+export async function requireLinuxNodeEnvironment(): Promise<LinuxRuntimeEnvironment> {
+  const probe = await probeLinuxRuntime();
+  if ("problems" in probe) throw new LinuxNodeRefusedError(probe.problems);
+  return probe;
+}
+
+export interface LinuxNodeAgentOptions {
+  serverUrl: string;
+  token: string;
+  nodeName: string;
+  paths: LinuxNodePaths;
+  environment: LinuxRuntimeEnvironment;
+  clock: Clock;
+  rng: Rng;
+  logger: Logger;
+  timers?: Timers;
+}
+
+export class LinuxNodeAgent {
+  readonly kubelet: Kubelet;
+  readonly runtime: CriContainerRuntime;
+  private readonly cgroupRoot: string;
+
+  constructor(private readonly options: LinuxNodeAgentOptions) {
+    const { paths, environment, clock, rng, nodeName } = options;
+    this.cgroupRoot = nodeCgroupDir(environment.cgroup2Mount, nodeName, paths.rootDir);
+    const service = new LinuxRuntimeService({
+      clock,
+      rng: rng.stream("runtime"),
+      images: new ImageStore(paths.imagesDir),
+      stateDir: paths.containersDir,
+      cgroupRoot: this.cgroupRoot,
+      tools: environment.tools,
+    });
+    this.runtime = new CriContainerRuntime({ service, clock, podLogsDir: paths.podLogsDir });
+    this.kubelet = new Kubelet({
+      client: new HttpClient({ url: options.serverUrl, bearerToken: options.token }),
+      clock,
+      rng: rng.stream("kubelet"),
+      logger: options.logger,
+      host: new LinuxHost({ nodeName }),
+      timers: options.timers ?? timersWith({}),
+      rootDir: paths.rootDir,
+      runtime: this.runtime,
+    });
+  }
+
+  /** Makes the node's directories (Kubernetes' layout) and starts the kubelet; resolves once the Node is registered. */
+  async start(): Promise<void> {
+    const { rootDir, podLogsDir, containersDir } = this.options.paths;
+    for (const dir of [
+      podsDir(rootDir),
+      pluginsDir(rootDir),
+      pluginDir(rootDir, csiPluginName),
+      join(rootDir, pluginsRegistryDirName),
+      podLogsDir,
+      containersDir,
+    ]) {
+      await mkdir(dir, { recursive: true, mode: 0o750 });
+    }
+    await mkdir(this.cgroupRoot, { recursive: true });
+    const killed = await removeLeftoverContainers(this.cgroupRoot, containersDir, this.options.clock);
+    if (killed > 0) {
+      this.options.logger.warn("Killed containers a previous node agent left running; their pods start again", {
+        containers: killed,
+      });
+    }
+    await this.kubelet.start();
+  }
+
+  /** The kubelet stops, then every container (SIGTERM, SIGKILL after the grace period) and its cgroup. */
+  async stop(): Promise<void> {
+    await this.kubelet.stop();
+    await this.runtime.shutdown(nodeShutdownGracePeriodMs);
+    await removeEmptyDir(this.cgroupRoot);
+    await removeEmptyDir(join(this.cgroupRoot, ".."));
+  }
+}
+
+/** Removes a directory that should be empty now; one still in use by another node stays. */
+async function removeEmptyDir(dir: string): Promise<void> {
+  try {
+    await rmdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "EBUSY" && code !== "ENOTEMPTY") throw error;
+  }
+}

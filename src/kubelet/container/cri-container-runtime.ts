@@ -1,0 +1,227 @@
+/**
+ * The kubelet's container runtime over a CRI RuntimeService (the part of kuberuntime_manager.go
+ * that turns a pod's containers into CRI calls): one pod sandbox per pod, a container created and
+ * started per instance, its log at `<podLogsDir>/<namespace>_<name>_<uid>/<container>/<attempt>.log`,
+ * exits heard from the runtime's events, exec probes run with ExecSync. The records the kubelet
+ * reads without waiting (current and previous instance of each container) live here.
+ */
+import { join } from "node:path";
+import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import {
+  type ContainerConfig,
+  type ContainerStatus,
+  type Mount,
+  RuntimeError,
+  type RuntimeService,
+} from "../../cri/runtime-service.ts";
+import type { Clock } from "../../runtime/clock.ts";
+import { containerIdScheme } from "../constants.ts";
+import type { ContainerMount } from "./container-mounts.ts";
+import type { ContainerDevice, ExecResult, KubeletContainerRuntime } from "./container-runtime.ts";
+import type { ContainerExitListener, ContainerInstance } from "./sim-container-runtime.ts";
+
+/** Where the kubelet keeps container logs on a machine of its own. */
+export const defaultPodLogsDir = "/var/log/pods";
+
+const propagation: Readonly<Record<ContainerMount["propagation"], Mount["propagation"]>> = {
+  None: "PROPAGATION_PRIVATE",
+  HostToContainer: "PROPAGATION_HOST_TO_CONTAINER",
+  Bidirectional: "PROPAGATION_BIDIRECTIONAL",
+};
+
+interface PodRecord {
+  sandboxId: Promise<string>;
+  /** container name → current and previous instance, with their CRI ids. */
+  slots: Map<string, { current: ContainerInstance; previous?: ContainerInstance }>;
+}
+
+export interface CriContainerRuntimeOptions {
+  service: RuntimeService;
+  clock: Clock;
+  /** `/var/log/pods` on a machine of its own. */
+  podLogsDir: string;
+}
+
+/** `/var/log/pods/<namespace>_<name>_<uid>`, as the kubelet names a pod's log directory. */
+export function podLogDirectory(podLogsDir: string, pod: Pod): string {
+  const { namespace = "", name = "", uid = "" } = pod.metadata ?? {};
+  return join(podLogsDir, `${namespace}_${name}_${uid}`);
+}
+
+function criId(instance: ContainerInstance): string {
+  return instance.id.slice(`${containerIdScheme}://`.length);
+}
+
+/** The container's environment: literal values (values from configMaps, secrets and fields are not resolved yet). */
+function literalEnv(container: Container): ContainerConfig["envs"] {
+  return (container.env ?? [])
+    .filter((entry) => entry.valueFrom === undefined)
+    .map((entry) => ({ key: entry.name, value: entry.value ?? "" }));
+}
+
+export class CriContainerRuntime implements KubeletContainerRuntime {
+  private readonly pods = new Map<string, PodRecord>();
+  private readonly byId = new Map<string, ContainerInstance>();
+  private readonly listeners = new Set<ContainerExitListener>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly options: CriContainerRuntimeOptions) {
+    this.unsubscribe = options.service.onContainerExit((status) => this.exited(status));
+  }
+
+  subscribe(listener: ContainerExitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async start(
+    pod: Pod,
+    container: Container,
+    attempt: number,
+    mounts: readonly ContainerMount[],
+    devices: readonly ContainerDevice[] = [],
+  ): Promise<ContainerInstance> {
+    const uid = pod.metadata?.uid ?? "";
+    const record = this.podRecord(pod);
+    const slot = record.slots.get(container.name);
+    if (slot?.current.state === "running") {
+      throw new Error(`container ${container.name} of pod ${uid} is already running; stop it before starting another`);
+    }
+    const sandboxId = await record.sandboxId;
+    const id = await this.options.service.createContainer(sandboxId, {
+      metadata: { name: container.name, attempt },
+      image: container.image ?? "",
+      command: container.command ?? [],
+      args: container.args ?? [],
+      workingDir: container.workingDir ?? "",
+      envs: literalEnv(container),
+      mounts: mounts.map((mount) => ({
+        containerPath: mount.containerPath,
+        hostPath: mount.hostPath,
+        readonly: mount.readOnly,
+        propagation: propagation[mount.propagation],
+      })),
+      devices: devices.map((device) => ({ containerPath: device.devicePath, hostPath: device.hostPath })),
+      logPath: join(container.name, `${attempt}.log`),
+    });
+    const instance: ContainerInstance = {
+      id: `${containerIdScheme}://${id}`,
+      podUID: uid,
+      podKey: `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`,
+      name: container.name,
+      image: container.image ?? "",
+      attempt,
+      startedAtMs: this.options.clock.now(),
+      mounts,
+      state: "running",
+    };
+    this.byId.set(id, instance);
+    // Kubernetes keeps one dead instance per container; the one before it is removed.
+    if (slot?.previous !== undefined) await this.removeInstance(slot.previous);
+    record.slots.set(container.name, { current: instance, ...(slot === undefined ? {} : { previous: slot.current }) });
+    try {
+      await this.options.service.startContainer(id);
+    } catch (error) {
+      if (!(error instanceof RuntimeError)) throw error;
+      // The exit event has already marked it: StartError, exit code 128, and a restart per policy.
+    }
+    return instance;
+  }
+
+  async stop(podUID: string, name: string, gracePeriodMs: number): Promise<void> {
+    const instance = this.current(podUID, name);
+    if (instance === undefined || instance.state !== "running") return;
+    await this.options.service.stopContainer(criId(instance), gracePeriodMs);
+  }
+
+  containersOf(podUID: string): ContainerInstance[] {
+    return [...(this.pods.get(podUID)?.slots.values() ?? [])].map((slot) => slot.current);
+  }
+
+  current(podUID: string, name: string): ContainerInstance | undefined {
+    return this.pods.get(podUID)?.slots.get(name)?.current;
+  }
+
+  previous(podUID: string, name: string): ContainerInstance | undefined {
+    return this.pods.get(podUID)?.slots.get(name)?.previous;
+  }
+
+  isPodRunning(podUID: string): boolean {
+    return this.containersOf(podUID).some((instance) => instance.state === "running");
+  }
+
+  runningPodUIDs(): string[] {
+    return [...this.pods.keys()].filter((uid) => this.isPodRunning(uid));
+  }
+
+  podUIDs(): string[] {
+    return [...this.pods.keys()].filter((uid) => this.containersOf(uid).length > 0);
+  }
+
+  async removePod(podUID: string): Promise<void> {
+    if (this.isPodRunning(podUID)) throw new Error(`pod ${podUID} still has running containers; stop them first`);
+    const record = this.pods.get(podUID);
+    if (record === undefined) return;
+    this.pods.delete(podUID);
+    for (const slot of record.slots.values()) {
+      this.byId.delete(criId(slot.current));
+      if (slot.previous !== undefined) this.byId.delete(criId(slot.previous));
+    }
+    await this.options.service.removePodSandbox(await record.sandboxId);
+  }
+
+  async exec(instance: ContainerInstance, command: readonly string[], timeoutMs: number): Promise<ExecResult> {
+    const response = await this.options.service.execSync(criId(instance), command, timeoutMs);
+    return { exitCode: response.exitCode, output: `${response.stdout.toString()}${response.stderr.toString()}` };
+  }
+
+  /** Stops every container and removes every sandbox (the node is shutting down). */
+  async shutdown(gracePeriodMs: number): Promise<void> {
+    // Every container gets the same grace period at once, as on a node shutdown.
+    const pods = [...this.pods.entries()];
+    await Promise.all(
+      pods.flatMap(([uid, record]) =>
+        [...record.slots.values()]
+          .filter((slot) => slot.current.state === "running")
+          .map((slot) => this.stop(uid, slot.current.name, gracePeriodMs)),
+      ),
+    );
+    for (const [uid] of pods) await this.removePod(uid);
+    this.unsubscribe();
+  }
+
+  private podRecord(pod: Pod): PodRecord {
+    const uid = pod.metadata?.uid ?? "";
+    let record = this.pods.get(uid);
+    if (record === undefined) {
+      const { namespace = "", name = "" } = pod.metadata ?? {};
+      record = {
+        sandboxId: this.options.service.runPodSandbox({
+          metadata: { name, namespace, uid, attempt: 0 },
+          hostname: pod.spec?.hostname ?? name,
+          logDirectory: podLogDirectory(this.options.podLogsDir, pod),
+        }),
+        slots: new Map(),
+      };
+      // A failed sandbox is tried again at the pod's next sync.
+      record.sandboxId.catch(() => this.pods.delete(uid));
+      this.pods.set(uid, record);
+    }
+    return record;
+  }
+
+  private async removeInstance(instance: ContainerInstance): Promise<void> {
+    this.byId.delete(criId(instance));
+    await this.options.service.removeContainer(criId(instance));
+  }
+
+  private exited(status: ContainerStatus): void {
+    const instance = this.byId.get(status.id);
+    if (instance === undefined || instance.state === "exited") return;
+    instance.state = "exited";
+    instance.exitCode = status.exitCode;
+    instance.reason = status.reason;
+    instance.finishedAtMs = status.finishedAtMs;
+    for (const listener of this.listeners) listener.containerExited(instance);
+  }
+}
