@@ -4,7 +4,7 @@
  */
 import { RESOURCES, type ResourceType } from "../api/resources.ts";
 
-export type Subresource = "status" | "binding";
+export type Subresource = "status" | "binding" | "finalize";
 
 export interface ResourcePath {
   type: ResourceType;
@@ -44,6 +44,7 @@ function asSubresource(type: ResourceType, segment: string | undefined): Subreso
   if (segment === undefined) return undefined;
   if (segment === "status" && type.hasStatus) return "status";
   if (segment === "binding" && type.kind === "Pod") return "binding";
+  if (segment === "finalize" && type.kind === "Namespace") return "finalize";
   return null;
 }
 

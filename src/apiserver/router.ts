@@ -51,6 +51,7 @@ function collectionHandler(method: string, query: URLSearchParams): Handler | un
 
 function objectHandler(method: string, subresource: string | undefined): Handler | undefined {
   if (subresource === "binding") return method === "POST" ? handleBinding : undefined;
+  if (subresource === "finalize") return method === "PUT" ? handleUpdate : undefined;
   switch (method) {
     case "GET":
       return handleGet;
