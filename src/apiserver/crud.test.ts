@@ -51,6 +51,7 @@ describe("resource requests", () => {
 
   it("lists across namespaces and serves cluster-scoped kinds", async () => {
     await t.call("POST", pods, testPod("default", "web"));
+    await t.call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "other" } });
     await t.call("POST", "/api/v1/namespaces/other/pods", testPod("other", "db"));
     const all = await t.call("GET", "/api/v1/pods");
     assert.equal(all.body.items?.length, 2);

@@ -58,6 +58,7 @@ function collectionHandler(method: string, query: URLSearchParams): Handler | un
 const subresourceHandlers: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
   binding: { POST: handleBinding },
   eviction: { POST: handleEviction },
+  finalize: { PUT: handleUpdate },
   scale: { GET: handleScale, PUT: handleScale, PATCH: handleScale },
   exec: { GET: handleConnect, POST: handleConnect },
   attach: { GET: handleConnect, POST: handleConnect },

@@ -7,6 +7,8 @@
  *   await server.close();
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { withAdmission } from "../api/admission/admission-store.ts";
+import { ensureSystemNamespaces } from "../api/namespaces.ts";
 import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -65,8 +67,10 @@ async function serve(
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
+  // kube-apiserver creates the system namespaces when it starts, and admits every write.
+  await ensureSystemNamespaces(options.store);
   const context: ServerContext = {
-    store: options.store,
+    store: withAdmission(options.store),
     clock: options.clock,
     logger: options.logger,
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),

@@ -1,13 +1,21 @@
 /**
  * The subresources kube-apiserver serves besides `status` and `pods/binding`, as discovery lists
- * them: `scale` (autoscaling/v1 Scale) of the replicated workloads, a pod's `eviction`, `log`, `exec`,
- * `attach` and `portforward`, and a service account's `token` (TokenRequest). Discovery, the
- * path parser and the router all read this one table.
+ * them: `scale` (autoscaling/v1 Scale) of the replicated workloads, a namespace's `finalize`, a
+ * pod's `eviction`, `log`, `exec`, `attach` and `portforward`, and a service account's `token`
+ * (TokenRequest). Discovery, the path parser and the router all read this one table.
  */
 import type { KindName } from "../api/objects.ts";
 import type { ResourceType } from "../api/resources.ts";
 
-export type ExtraSubresourceName = "scale" | "eviction" | "log" | "exec" | "attach" | "portforward" | "token";
+export type ExtraSubresourceName =
+  | "scale"
+  | "finalize"
+  | "eviction"
+  | "log"
+  | "exec"
+  | "attach"
+  | "portforward"
+  | "token";
 
 export interface ExtraSubresource {
   name: ExtraSubresourceName;
@@ -25,6 +33,12 @@ export const extraSubresources: readonly ExtraSubresource[] = [
     kinds: ["StatefulSet", "Deployment", "ReplicaSet"],
     responseKind: { group: "autoscaling", version: "v1", kind: "Scale" },
     verbs: ["get", "patch", "update"],
+  },
+  {
+    name: "finalize",
+    kinds: ["Namespace"],
+    responseKind: { group: "", version: "v1", kind: "Namespace" },
+    verbs: ["update"],
   },
   {
     name: "eviction",

@@ -61,7 +61,7 @@ export async function handleUpdate(context: ResourceRequest): Promise<void> {
   const reply = replyFor(context);
   const manager = fieldManagerFor(query, request.headers["user-agent"], "UpdateOptions");
   const options: UpdateOptions = {
-    ...(path.subresource === "status" ? { subresource: "status" as const } : {}),
+    ...(path.subresource === "status" || path.subresource === "finalize" ? { subresource: path.subresource } : {}),
     ...(isDryRun(query, "UpdateOptions") ? { dryRun: true } : {}),
   };
   const object = objectForPath(path, await readValidatedBody(context, "UpdateOptions"));

@@ -11,6 +11,11 @@ describe("kvol get", () => {
     t = await startCliTestServer();
     const { server } = t;
     await server.call("POST", "/api/v1/namespaces/default/pods", testPod("default", "web-0", "node-1"));
+    await server.call("POST", "/api/v1/namespaces", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "ops-test" },
+    });
     await server.call("POST", "/api/v1/namespaces/ops-test/pods", testPod("ops-test", "db"));
     await server.call("POST", "/api/v1/persistentvolumes", {
       apiVersion: "v1",

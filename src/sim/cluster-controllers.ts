@@ -11,6 +11,8 @@ import {
   externalProvisionerGroupName,
   externalProvisioners,
 } from "../controllers/csi/sidecar-group.ts";
+import { namespaceControllerName } from "../controllers/namespace/constants.ts";
+import { NamespaceController } from "../controllers/namespace/namespace-controller.ts";
 import { NodeLifecycleController } from "../controllers/nodelifecycle/node-lifecycle-controller.ts";
 import { PodGcController } from "../controllers/nodelifecycle/pod-gc.ts";
 import { TaintEvictionController } from "../controllers/nodelifecycle/taint-eviction-controller.ts";
@@ -73,6 +75,7 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "node-lifecycle-controller", create: (w) => new NodeLifecycleController(w.context) },
   { name: "taint-eviction-controller", create: (w) => new TaintEvictionController(w.context) },
   { name: "pod-garbage-collector", create: (w) => new PodGcController(w.context) },
+  { name: namespaceControllerName, create: (w) => new NamespaceController(w.context) },
 ];
 
 /**
@@ -92,6 +95,7 @@ export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
   "node-lifecycle-controller",
   "taint-eviction-controller",
   "pod-garbage-collector",
+  namespaceControllerName,
 ]);
 
 /** The entries named in `names` (all when undefined); an unknown name is an error that lists the known ones. */

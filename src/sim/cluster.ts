@@ -15,6 +15,8 @@
  * the node asks for `agent: "heartbeat"`: those nodes only get the test heartbeat (`node-heartbeat.ts`). The same seed and the same
  * calls give the same sequence of writes (`recordWrites` and `writes()` show it).
  */
+
+import { withAdmission } from "../api/admission/admission-store.ts";
 import type { ResourceClient } from "../api/client/client.ts";
 import { InProcessClient } from "../api/client/in-process-client.ts";
 import { isAlreadyExists, isNotFound } from "../api/errors.ts";
@@ -142,7 +144,8 @@ export class Cluster {
     this.rng = new Rng(options.seed ?? defaultClusterSeed);
     const openStore = options.openStore ?? ((clock, random) => createMemoryStore({ clock, random }));
     this.store = openStore(this.clock, this.rng.stream("store"));
-    this.client = new InProcessClient(this.store);
+    // The client plays kube-apiserver for every component and user: writes go through its admission.
+    this.client = new InProcessClient(withAdmission(this.store));
     this.apiFaults = new ApiFaults(this.clock);
     const componentClient = this.apiFaults.controlPlaneClient(this.client);
     this.logs = new MemorySink();

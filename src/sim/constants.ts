@@ -7,7 +7,7 @@
 export const defaultClusterSeed = 1;
 
 /** Namespaces every cluster starts with, as a fresh kube-apiserver creates them. */
-export const systemNamespaces = ["default", "kube-system", "kube-public", "kube-node-lease"] as const;
+export { systemNamespaces } from "../api/namespaces.ts";
 
 /** The namespace a namespaced manifest without one is applied to. */
 export const defaultNamespace = "default";

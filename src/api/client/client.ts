@@ -56,6 +56,11 @@ export interface Watch {
   stop(): void;
 }
 
+export interface UpdateOptions {
+  /** `finalize` writes only a namespace's spec.finalizers (`namespaces/<name>/finalize`). */
+  subresource?: "finalize";
+}
+
 export interface PatchOptions {
   /** `status` writes the status subresource instead of the main resource. */
   subresource?: "status";
@@ -77,7 +82,7 @@ export interface ResourceClient<T extends ApiObject> {
   list(options?: ListOptions): Promise<ObjectList<T>>;
   create(object: T): Promise<T>;
   /** Writes everything but status; Conflict when `metadata.resourceVersion` is stale (empty = unconditional). */
-  update(object: T): Promise<T>;
+  update(object: T, options?: UpdateOptions): Promise<T>;
   /** Writes only status; for kinds with a status subresource (`type.hasStatus`). */
   updateStatus(object: T): Promise<T>;
   /**

@@ -16,6 +16,7 @@ import type {
   PodBindingOptions,
   PodClient,
   ResourceClient,
+  UpdateOptions,
   Watch,
 } from "./client.ts";
 import { ClientBase } from "./client-base.ts";
@@ -114,9 +115,9 @@ class HttpResourceClient<T extends ApiObject> implements ResourceClient<T> {
     return this.object({ method: "POST", path, body: this.withTypeMeta(object) });
   }
 
-  update(object: T): Promise<T> {
+  update(object: T, options: UpdateOptions = {}): Promise<T> {
     this.count("update");
-    const path = resourcePath(this.type, namespaceOf(object), nameOf(object));
+    const path = resourcePath(this.type, namespaceOf(object), nameOf(object), options.subresource ?? "");
     return this.object({ method: "PUT", path, body: this.withTypeMeta(object) });
   }
 

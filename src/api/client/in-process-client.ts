@@ -15,6 +15,7 @@ import type {
   PodBindingOptions,
   PodClient,
   ResourceClient,
+  UpdateOptions,
   Watch,
 } from "./client.ts";
 import { ClientBase } from "./client-base.ts";
@@ -91,9 +92,9 @@ class StoreResourceClient<T extends ApiObject> implements ResourceClient<T> {
     return this.store.create(this.type, asStored(object));
   }
 
-  update(object: T): Promise<T> {
+  update(object: T, options: UpdateOptions = {}): Promise<T> {
     this.count("update");
-    return this.store.update(this.type, asStored(object));
+    return this.store.update(this.type, asStored(object), options.subresource === undefined ? {} : options);
   }
 
   updateStatus(object: T): Promise<T> {

@@ -11,6 +11,7 @@ import { badRequest } from "../errors.ts";
 import type { KindName, KObject } from "../objects.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
 import { completeForCreate } from "./create-strategies.ts";
+import { withKubernetesFinalizer } from "./namespace-rules.ts";
 import { buildMetadata, type MutableMeta, withTypeAndMetadata } from "./object-shape.ts";
 import { checkTypeMeta } from "./type-meta.ts";
 
@@ -61,7 +62,8 @@ export function prepareForCreate(
     deletionTimestamp: undefined,
     deletionGracePeriodSeconds: undefined,
   });
-  const object = withTypeAndMetadata(apiVersionOf(type), type.kind, metadata, input);
+  const content = type.kind === "Namespace" ? withKubernetesFinalizer(input) : input;
+  const object = withTypeAndMetadata(apiVersionOf(type), type.kind, metadata, content);
   const status = initialStatus[type.kind];
   if (status !== undefined) object.status = status(stamp.nowMs);
   completeForCreate(type.kind, object);

@@ -19,6 +19,7 @@ import type { KObject, Pod } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
 import { defaultPodTerminationGracePeriodSeconds } from "./constants.ts";
 import { finalizersForPolicy } from "./deletion-propagation.ts";
+import { markNamespaceTerminating, namespaceSpecFinalizers } from "./namespace-rules.ts";
 import type { MutableMeta } from "./object-shape.ts";
 import type { DeleteOptions } from "./store.ts";
 
@@ -112,7 +113,18 @@ export function planDeletion(
   return plan.action === "wait" ? { action: "mark", object: adjusted, thenRemove: false } : plan;
 }
 
+/** A namespace its spec finalizers hold is marked Terminating and kept (see namespace-rules.ts). */
+function planNamespaceDeletion(current: KObject, nowMs: number): DeletionPlan | undefined {
+  if (namespaceSpecFinalizers(current).length === 0) return undefined;
+  if (current.metadata?.deletionTimestamp) return { action: "wait" };
+  return { action: "mark", object: markNamespaceTerminating(current, nowMs), thenRemove: false };
+}
+
 function planWithFinalizers(type: ResourceType, current: KObject, options: DeleteOptions, nowMs: number): DeletionPlan {
+  if (type.kind === "Namespace") {
+    const planned = planNamespaceDeletion(current, nowMs);
+    if (planned !== undefined) return planned;
+  }
   const requested = requestedGraceSeconds(options);
   if (current.metadata?.deletionTimestamp) return planRepeatedDeletion(current, requested, nowMs);
   const pendingFinalizers = (current.metadata?.finalizers ?? []).length > 0;

@@ -30,6 +30,7 @@ import { continueExpired, decodeContinue, encodeContinue } from "./continue-toke
 import { prepareForCreate } from "./create-rules.ts";
 import { generateName } from "./generate-name.ts";
 import { planDeletion } from "./graceful-deletion.ts";
+import { completesNamespaceDeletion, prepareFinalizeUpdate } from "./namespace-rules.ts";
 import { type BindPodOptions, bindPod } from "./pod-binding.ts";
 import { pathSegmentProblem, storageKey, storagePrefix } from "./storage-keys.ts";
 import type {
@@ -217,7 +218,10 @@ export class KubeStore implements Store {
   }
 
   async update<T extends KObject>(type: ResourceType, object: T, options: UpdateOptions = {}): Promise<T> {
-    if (options.subresource === "status" && !type.hasStatus) {
+    const unserved =
+      (options.subresource === "status" && !type.hasStatus) ||
+      (options.subresource === "finalize" && type.kind !== "Namespace");
+    if (unserved) {
       throw new ApiError("NotFound", "the server could not find the requested resource", { kind: type.plural });
     }
     const meta = object.metadata ?? {};
@@ -232,7 +236,7 @@ export class KubeStore implements Store {
       const next = this.prepareUpdate(type, object, current.object, options);
       if (options.dryRun) return dryRunResult(current, next) as T;
       try {
-        return (await this.writeUpdate(key, current, next)) as T;
+        return (await this.writeUpdate(type, key, current, next)) as T;
       } catch (error) {
         if (!(error instanceof BackendConflict)) throw error;
         if (expected !== undefined) throw staleConflict(type, name);
@@ -257,7 +261,7 @@ export class KubeStore implements Store {
       try {
         if (plan.action === "wait") return current.object as T;
         if (plan.action === "remove") return (await this.backend.delete(key, current.modRevision)).object as T;
-        const marked = await this.writeUpdate(key, current, plan.object);
+        const marked = await this.writeUpdate(type, key, current, plan.object);
         if (!plan.thenRemove) return marked as T;
         const markedRevision = Number(marked.metadata?.resourceVersion);
         return (await this.backend.delete(key, markedRevision)).object as T;
@@ -350,7 +354,9 @@ export class KubeStore implements Store {
     const next =
       options.subresource === "status"
         ? prepareStatusUpdate(object, current)
-        : prepareMainUpdate(type, applyDefaults(type.kind, object), current);
+        : options.subresource === "finalize"
+          ? prepareFinalizeUpdate(object, current)
+          : prepareMainUpdate(type, applyDefaults(type.kind, object), current);
     const causes = uniqueCauses([
       ...finalizerCauses(next, current),
       ...(options.skipValidation ? [] : this.validate(type, next, current)),
@@ -360,8 +366,10 @@ export class KubeStore implements Store {
   }
 
   /** Stores `next` over `current`, or removes the object when `next` completes its deletion. */
-  private async writeUpdate(key: string, current: BackendEntry, next: KObject): Promise<KObject> {
-    if (completesDeletion(next, current.object)) return (await this.backend.delete(key, current.modRevision)).object;
+  private async writeUpdate(type: ResourceType, key: string, current: BackendEntry, next: KObject): Promise<KObject> {
+    const completes =
+      type.kind === "Namespace" ? completesNamespaceDeletion(next) : completesDeletion(next, current.object);
+    if (completes) return (await this.backend.delete(key, current.modRevision)).object;
     if (sameStoredContent(next, current.object)) return current.object;
     return (await this.backend.update(key, next, current.modRevision)).object;
   }

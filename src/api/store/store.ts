@@ -79,8 +79,11 @@ export interface CreateOptions {
 }
 
 export interface UpdateOptions {
-  /** `status` writes only status (kinds with a status subresource). */
-  subresource?: "status";
+  /**
+   * `status` writes only status (kinds with a status subresource); `finalize` writes only a
+   * namespace's spec.finalizers (what the namespace controller does once the namespace is empty).
+   */
+  subresource?: "status" | "finalize";
   /** Skip validation of the result (a controller writing status it owns; tests setting up odd states). */
   skipValidation?: boolean;
   /** Validate and answer as if updated, store nothing (`dryRun=All`). */

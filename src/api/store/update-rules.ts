@@ -8,6 +8,7 @@ import type { KObject } from "../objects.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
 import { tracksGeneration } from "./create-rules.ts";
 import { jsonEqual } from "./json-equal.ts";
+import { keepSpecFinalizers } from "./namespace-rules.ts";
 import { buildMetadata, withTypeAndMetadata } from "./object-shape.ts";
 import { checkTypeMeta } from "./type-meta.ts";
 
@@ -31,7 +32,7 @@ export function prepareMainUpdate(type: ResourceType, input: KObject, current: K
   });
   const next = withTypeAndMetadata(apiVersionOf(type), type.kind, metadata, input);
   if (type.hasStatus) next.status = current.status;
-  return next;
+  return type.kind === "Namespace" ? keepSpecFinalizers(next, current) : next;
 }
 
 /** A write to the status subresource: only status changes; everything else stays as stored. */

@@ -38,8 +38,6 @@ describe("node restriction", () => {
   beforeEach(async () => {
     t = await startAuthTestServer();
     for (const name of ["node-a", "node-b"]) await t.admin.nodes.create(node(name));
-    await t.admin.namespaces.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } });
-    await t.admin.namespaces.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kube-node-lease" } });
     await t.admin.leases.create(lease("node-b"));
     await t.admin.pods.create(podWithSecret("on-a", "node-a", "used-by-a"));
     await t.admin.pods.create(podWithSecret("on-b", "node-b", "used-by-b"));
@@ -71,6 +69,68 @@ describe("node restriction", () => {
     });
     assert.equal((await t.admin.nodes.get("", "node-a")).metadata?.labels?.role, "worker");
     assert.ok((await t.admin.leases.get("kube-node-lease", "node-a")).spec?.renewTime);
+  });
+
+  it("refuses a node's changes to its restricted labels and its taints, and keeps its own labels writable", async () => {
+    const nodePath = "/api/v1/nodes/node-a";
+    const own = await t.nodeA.nodes.get("", "node-a");
+    const withLabels = (labels: Record<string, string>) => ({ ...own, metadata: { ...own.metadata, labels } });
+    await expectForbidden(
+      "PUT",
+      nodePath,
+      'nodes "node-a" is forbidden: is not allowed to modify labels: node-restriction.kubernetes.io/pci, node-role.kubernetes.io/control-plane',
+      withLabels({ "node-role.kubernetes.io/control-plane": "", "node-restriction.kubernetes.io/pci": "true" }),
+    );
+    await expectForbidden(
+      "PATCH",
+      nodePath,
+      'nodes "node-a" is forbidden: is not allowed to modify labels: example.k8s.io/tier',
+      { metadata: { labels: { "example.k8s.io/tier": "gold" } } },
+      "application/merge-patch+json",
+    );
+    await expectForbidden(
+      "PATCH",
+      nodePath,
+      'nodes "node-a" is forbidden: node "node-a" is not allowed to modify taints',
+      { spec: { taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] } },
+      "application/merge-patch+json",
+    );
+    const allowed = {
+      "kubernetes.io/hostname": "node-a",
+      "topology.kubernetes.io/zone": "zone-1",
+      "node.kubernetes.io/instance-type": "m5.large",
+      "kubelet.kubernetes.io/managed": "yes",
+      team: "storage",
+    };
+    await t.nodeA.nodes.update(withLabels(allowed));
+    assert.deepEqual((await t.admin.nodes.get("", "node-a")).metadata?.labels, allowed);
+    await t.admin.nodes.patch("", "node-a", { metadata: { labels: { "node-role.kubernetes.io/worker": "" } } });
+    // An administrator set it; the node may keep it but not remove it.
+    const labelled = await t.nodeA.nodes.get("", "node-a");
+    await t.nodeA.nodes.update(labelled);
+    await expectForbidden(
+      "PATCH",
+      nodePath,
+      'nodes "node-a" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/worker',
+      { metadata: { labels: { "node-role.kubernetes.io/worker": null } } },
+      "application/merge-patch+json",
+    );
+  });
+
+  it("refuses a node registering itself with restricted labels", async () => {
+    await t.admin.nodes.delete("", "node-a");
+    const registering = {
+      ...node("node-a"),
+      metadata: { name: "node-a", labels: { "node-role.kubernetes.io/master": "" } },
+    };
+    await expectForbidden(
+      "POST",
+      "/api/v1/nodes",
+      'nodes "node-a" is forbidden: node "node-a" is not allowed to set the following labels: node-role.kubernetes.io/master',
+      registering,
+    );
+    const tainted = { ...node("node-a"), spec: { taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] } };
+    await t.nodeA.nodes.create(tainted);
   });
 
   it("refuses writes to another node's Node, status and CSINode with Kubernetes' wording", async () => {

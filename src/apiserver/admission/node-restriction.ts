@@ -16,7 +16,7 @@
 
 import type { ApiError } from "../../api/errors.ts";
 import { nodeLeaseNamespace } from "../../api/namespaces.ts";
-import type { KObject, Pod } from "../../api/objects.ts";
+import type { KObject, Node, Pod } from "../../api/objects.ts";
 import { type ResourceType, resourceForKind } from "../../api/resources.ts";
 import type {
   BindPodOptions,
@@ -31,6 +31,7 @@ import type {
 } from "../../api/store/store.ts";
 import { forbidden, notAuthorized, type Verb } from "../auth/forbidden.ts";
 import { nodeUserPrefix } from "../auth/user-info.ts";
+import { forbiddenLabelChanges, taintsChanged } from "./node-labels.ts";
 import { secretReferencedByNode } from "./node-secret-references.ts";
 
 /** Kinds a node agent may read freely (secrets are read one by one, when a pod of the node uses them). */
@@ -77,12 +78,15 @@ export class NodeRestrictedStore implements Store {
   async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
     const namespace = object.metadata?.namespace ?? "";
     await this.admitWrite("create", type, namespace, object.metadata?.name ?? "", undefined);
+    if (type.kind === "Node") this.admitNodeLabels(type, object as Node & KObject, undefined);
     return this.inner.create(type, object);
   }
 
   async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
     const namespace = object.metadata?.namespace ?? "";
     await this.admitWrite("update", type, namespace, object.metadata?.name ?? "", options?.subresource);
+    if (type.kind === "Node" && options?.subresource === undefined)
+      await this.admitOwnNodeUpdate(type, object as Node & KObject);
     return this.inner.update(type, object, options);
   }
 
@@ -130,6 +134,26 @@ export class NodeRestrictedStore implements Store {
   }
 
   // ---- the rules ----------------------------------------------------------------------------
+
+  /** A node's labels: nothing under node-restriction.kubernetes.io, no Kubernetes label but the kubelet's own. */
+  private admitNodeLabels(type: ResourceType, node: Node & KObject, stored: Node | undefined): void {
+    const forbiddenLabels = forbiddenLabelChanges(node.metadata, stored?.metadata);
+    if (forbiddenLabels.length === 0) return;
+    const why =
+      stored === undefined
+        ? `node "${this.nodeName}" is not allowed to set the following labels: ${forbiddenLabels.join(", ")}`
+        : `is not allowed to modify labels: ${forbiddenLabels.join(", ")}`;
+    throw forbidden(type, node.metadata?.name ?? "", why);
+  }
+
+  /** After registering, a node may change neither its taints nor its restricted labels. */
+  private async admitOwnNodeUpdate(type: ResourceType, node: Node & KObject): Promise<void> {
+    const stored = await this.inner.get<Node & KObject>(type, "", node.metadata?.name ?? "");
+    if (taintsChanged(node, stored)) {
+      throw forbidden(type, node.metadata?.name ?? "", `node "${this.nodeName}" is not allowed to modify taints`);
+    }
+    this.admitNodeLabels(type, node, stored);
+  }
 
   private async admitRead(verb: Verb, type: ResourceType, namespace: string, name: string): Promise<void> {
     if (readableKinds.has(type.kind)) return;

@@ -63,7 +63,7 @@ describe("bearer token authentication", () => {
     assert.equal(listed.status, 200);
     assert.deepEqual(
       (listed.body.items as { metadata: { name: string } }[]).map((item) => item.metadata.name),
-      ["team-a"],
+      ["default", "kube-node-lease", "kube-public", "kube-system", "team-a"],
     );
   });
 

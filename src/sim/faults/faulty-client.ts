@@ -15,6 +15,7 @@ import type {
   PodBindingOptions,
   PodClient,
   ResourceClient,
+  UpdateOptions,
   Watch,
 } from "../../api/client/client.ts";
 import { ClientBase } from "../../api/client/client-base.ts";
@@ -84,9 +85,10 @@ class FaultyResourceClient<T extends ApiObject> implements ResourceClient<T> {
     );
   }
 
-  update(object: T): Promise<T> {
+  update(object: T, options: UpdateOptions = {}): Promise<T> {
     const { namespace = "", name = "" } = object.metadata ?? {};
-    return this.request({ method: "PUT", namespace, name }, () => this.inner.update(object));
+    const target = { method: "PUT" as const, namespace, name, ...options };
+    return this.request(target, () => this.inner.update(object, options));
   }
 
   updateStatus(object: T): Promise<T> {
