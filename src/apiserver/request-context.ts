@@ -7,6 +7,7 @@ import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { UserInfo } from "./auth/user-info.ts";
+import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ResourcePath } from "./request-path.ts";
 
 export interface ServerContext {
@@ -15,6 +16,8 @@ export interface ServerContext {
   logger: Logger;
   /** Who sent the request; undefined when the server runs without authentication (everyone is an administrator). */
   user?: UserInfo;
+  /** The kubelets the server can reach (for `pods/log`); none: logs are refused with a message saying why. */
+  kubelets?: KubeletConnections;
 }
 
 export interface ResourceRequest {

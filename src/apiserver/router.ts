@@ -9,6 +9,7 @@ import { handleDelete } from "./delete-handler.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo } from "./discovery.ts";
 import { serveDiscoveryDocument } from "./discovery-documents.ts";
 import { handlePatch } from "./patch-handler.ts";
+import { handlePodLog } from "./pod-log-handler.ts";
 import { isWatchRequest } from "./query-options.ts";
 import { handleGet, handleList } from "./read-handlers.ts";
 import type { ResourceRequest, ServerContext } from "./request-context.ts";
@@ -24,8 +25,9 @@ type Handler = (context: ResourceRequest) => Promise<void>;
 
 const healthPaths = new Set(["/healthz", "/readyz", "/livez"]);
 
-function notFoundPath(pathname: string): ApiError {
-  return new ApiError("NotFound", `the server could not find the requested resource (${pathname})`);
+/** kube-apiserver's answer for a path it serves nothing at (an unknown group, version or resource). */
+function notFoundPath(): ApiError {
+  return new ApiError("NotFound", "the server could not find the requested resource");
 }
 
 function methodNotAllowed(method: string, pathname: string): ApiError {
@@ -57,6 +59,7 @@ function collectionHandler(method: string, query: URLSearchParams): Handler | un
 const subresourceHandlers: Readonly<Record<string, Readonly<Record<string, Handler>>>> = {
   binding: { POST: handleBinding },
   scale: { GET: handleScale, PUT: handleScale, PATCH: handleScale },
+  log: { GET: handlePodLog },
   exec: { GET: handleConnect, POST: handleConnect },
   attach: { GET: handleConnect, POST: handleConnect },
   portforward: { GET: handleConnect, POST: handleConnect },
@@ -96,7 +99,7 @@ async function routeResource(
 ): Promise<void> {
   const method = request.method ?? "GET";
   const path = parseResourcePath(pathSegments(url.pathname));
-  if (path === undefined) throw notFoundPath(url.pathname);
+  if (path === undefined) throw notFoundPath();
   const query = url.searchParams;
   const watchesOneObject = path.name !== "" && path.subresource === undefined && isWatchRequest(query);
   if (method === "GET" && watchesOneObject) {

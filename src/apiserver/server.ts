@@ -12,6 +12,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
+import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ServerContext } from "./request-context.ts";
 import { asApiError, sendError } from "./responses.ts";
 import { route } from "./router.ts";
@@ -30,6 +31,8 @@ export interface ApiServerOptions {
   extensions?: readonly ServerExtension[];
   /** Also serve HTTPS on the same port with this certificate (kubectl sends tokens only over TLS). */
   tls?: TlsIdentity;
+  /** The kubelets `pods/log` is read from (an in-process cluster's own nodes). */
+  kubelets?: KubeletConnections;
 }
 
 export interface RunningApiServer {
@@ -63,7 +66,12 @@ async function serve(
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
-  const context: ServerContext = { store: options.store, clock: options.clock, logger: options.logger };
+  const context: ServerContext = {
+    store: options.store,
+    clock: options.clock,
+    logger: options.logger,
+    ...(options.kubelets === undefined ? {} : { kubelets: options.kubelets }),
+  };
   const access: AccessOptions = {
     ...(options.authenticator === undefined ? {} : { authenticator: options.authenticator }),
     extensions: options.extensions ?? [],

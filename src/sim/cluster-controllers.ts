@@ -20,6 +20,7 @@ import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts
 import { PersistentVolumeController } from "../controllers/persistentvolume/pv-controller.ts";
 import { SimDiskProvisioner } from "../controllers/persistentvolume/sim-disk-provisioner.ts";
 import { Scheduler } from "../controllers/scheduler/scheduler.ts";
+import { ServiceAccountsController } from "../controllers/serviceaccount/serviceaccounts-controller.ts";
 import { DeploymentController } from "../controllers/workloads/deployment-controller.ts";
 import { GarbageCollector } from "../controllers/workloads/garbage-collector.ts";
 import { ReplicaSetController } from "../controllers/workloads/replicaset-controller.ts";
@@ -73,6 +74,7 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "node-lifecycle-controller", create: (w) => new NodeLifecycleController(w.context) },
   { name: "taint-eviction-controller", create: (w) => new TaintEvictionController(w.context) },
   { name: "pod-garbage-collector", create: (w) => new PodGcController(w.context) },
+  { name: "serviceaccount-controller", create: (w) => new ServiceAccountsController(w.context) },
 ];
 
 /**
@@ -92,6 +94,7 @@ export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
   "node-lifecycle-controller",
   "taint-eviction-controller",
   "pod-garbage-collector",
+  "serviceaccount-controller",
 ]);
 
 /** The entries named in `names` (all when undefined); an unknown name is an error that lists the known ones. */

@@ -14,6 +14,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStore } from "../../api/store/sqlite-store.ts";
 import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
+import { reconcileKubernetesService } from "../../apiserver/kubernetes-service.ts";
 import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts";
 import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
@@ -22,6 +23,7 @@ import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { Cluster } from "../../sim/cluster.ts";
 import type { StepProgress } from "../step-progress.ts";
+import { clusterKubelets } from "./cluster-kubelets.ts";
 import { certificateCommonName, logFileName, shutdownTimeoutMs, storeFileName } from "./constants.ts";
 import { DataDir } from "./data-dir.ts";
 import { faultEndpoint } from "./fault-endpoint.ts";
@@ -171,8 +173,14 @@ export class EmbeddedCluster {
       authenticator,
       tls,
       extensions: [faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" }))],
+      kubelets: clusterKubelets(cluster),
     });
     undo.push(() => server.close());
+    const listening = new URL(server.url);
+    await reconcileKubernetesService(cluster.store, {
+      ip: listening.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(listening.port),
+    });
     const kubeconfigPath = dataDir.writeKubeconfig(server.secureUrl ?? server.url, adminToken, tls.certificatePem);
     const nodeNames = Array.from({ length: options.nodeCount }, (_, index) => nodeNameFor(index));
     const embedded = new EmbeddedCluster({ ...files, cluster, server, kubeconfigPath, pacer, real, nodeNames });
