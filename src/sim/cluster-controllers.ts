@@ -23,6 +23,7 @@ import { Scheduler } from "../controllers/scheduler/scheduler.ts";
 import { ServiceAccountsController } from "../controllers/serviceaccount/serviceaccounts-controller.ts";
 import { DeploymentController } from "../controllers/workloads/deployment-controller.ts";
 import { GarbageCollector } from "../controllers/workloads/garbage-collector.ts";
+import { JobController } from "../controllers/workloads/job-controller.ts";
 import { ReplicaSetController } from "../controllers/workloads/replicaset-controller.ts";
 import { StatefulSetController } from "../controllers/workloads/statefulset-controller.ts";
 import type { SimWorld } from "../host/sim/sim-world.ts";
@@ -70,6 +71,7 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "statefulset-controller", create: (w) => new StatefulSetController(w.context) },
   { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },
   { name: "deployment-controller", create: (w) => new DeploymentController(w.context) },
+  { name: "job-controller", create: (w) => new JobController(w.context) },
   { name: "garbage-collector-controller", create: (w) => new GarbageCollector(w.context) },
   { name: "node-lifecycle-controller", create: (w) => new NodeLifecycleController(w.context) },
   { name: "taint-eviction-controller", create: (w) => new TaintEvictionController(w.context) },
@@ -90,6 +92,7 @@ export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
   "statefulset-controller",
   "replicaset-controller",
   "deployment-controller",
+  "job-controller",
   "garbage-collector-controller",
   "node-lifecycle-controller",
   "taint-eviction-controller",
