@@ -18,6 +18,7 @@ import { sendJson } from "./responses.ts";
 import { handleScale } from "./scale-subresource.ts";
 import { handleSelfReview } from "./self-review-handlers.ts";
 import { reviewResourceAt } from "./self-review-paths.ts";
+import { handleTokenRequest } from "./token-request-handler.ts";
 import { handleWatch } from "./watch-stream.ts";
 import { handleBinding, handleCreate, handleUpdate } from "./write-handlers.ts";
 
@@ -60,6 +61,7 @@ const subresourceHandlers: Readonly<Record<string, Readonly<Record<string, Handl
   binding: { POST: handleBinding },
   scale: { GET: handleScale, PUT: handleScale, PATCH: handleScale },
   log: { GET: handlePodLog },
+  token: { POST: handleTokenRequest },
   exec: { GET: handleConnect, POST: handleConnect },
   attach: { GET: handleConnect, POST: handleConnect },
   portforward: { GET: handleConnect, POST: handleConnect },

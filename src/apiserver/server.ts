@@ -11,6 +11,7 @@ import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
+import { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
 import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ServerContext } from "./request-context.ts";
@@ -66,14 +67,18 @@ async function serve(
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
+  // Service account tokens are accepted besides the configured ones.
+  const tokens =
+    options.authenticator === undefined ? undefined : new ServiceAccountTokens(options.clock, options.authenticator);
   const context: ServerContext = {
+    ...(tokens === undefined ? {} : { tokens }),
     store: options.store,
     clock: options.clock,
     logger: options.logger,
     ...(options.kubelets === undefined ? {} : { kubelets: options.kubelets }),
   };
   const access: AccessOptions = {
-    ...(options.authenticator === undefined ? {} : { authenticator: options.authenticator }),
+    ...(tokens === undefined ? {} : { authenticator: tokens }),
     extensions: options.extensions ?? [],
   };
   const handler: RequestListener = (request, response) => {
