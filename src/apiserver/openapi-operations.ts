@@ -9,6 +9,7 @@ import type { GroupVersionKind } from "../api/schema/openapi-types.ts";
 import type { ParameterName } from "./openapi-parameters.ts";
 import { resourcesOf } from "./openapi-schemas.ts";
 import type { GroupVersionPath } from "./request-path.ts";
+import { findExtraSubresource } from "./subresource-table.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -198,12 +199,55 @@ class TypeOperations {
     };
   }
 
+  /** `…/{name}/scale`: the autoscaling/v1 Scale of a replicated workload. */
+  scale(): PathSpec {
+    const scale = operationDefinitions.scale;
+    const kind = { group: "autoscaling", version: "v1", kind: "Scale" };
+    const suffix = `${this.idSuffix}Scale`;
+    const what = `scale of the specified ${this.type.kind}`;
+    const operations = [
+      this.operation("get", "read", "get", `read ${what}`, { query: [], responses: { "200": scale }, kind }, suffix),
+      this.operation(
+        "put",
+        "replace",
+        "put",
+        `replace ${what}`,
+        {
+          query: writeQuery,
+          body: { definition: scale, contentTypes: ["*/*"] },
+          responses: { "200": scale, "201": scale },
+          kind,
+        },
+        suffix,
+      ),
+      this.operation(
+        "patch",
+        "patch",
+        "patch",
+        `partially update ${what}`,
+        {
+          query: [...writeQuery, "force"],
+          body: { definition: operationDefinitions.patch, contentTypes: patchContentTypes },
+          responses: { "200": scale, "201": scale },
+          kind,
+        },
+        suffix,
+      ),
+    ];
+    return {
+      path: `${collectionPath(this.type)}/{name}/scale`,
+      parameters: ["name", ...this.scopeParameters()],
+      operations,
+    };
+  }
+
   all(): PathSpec[] {
     const paths = [this.collection(), this.object()];
     const acrossNamespaces = this.allNamespaces();
     if (acrossNamespaces !== undefined) paths.push(acrossNamespaces);
     if (this.type.hasStatus) paths.push(this.object("status"));
     if (this.type.kind === "Pod") paths.push(this.binding());
+    if (findExtraSubresource(this.type, "scale") !== undefined) paths.push(this.scale());
     return paths;
   }
 }

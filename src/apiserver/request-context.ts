@@ -6,7 +6,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { UserInfo } from "./auth/user-info.ts";
+import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ResourcePath } from "./request-path.ts";
 
 export interface ServerContext {
@@ -21,6 +23,10 @@ export interface ServerContext {
    * absent, `clock`.
    */
   connectionClock?: Clock;
+  /** The kubelets the server can reach (for `pods/log`); none: logs are refused with a message saying why. */
+  kubelets?: KubeletConnections;
+  /** Issues service account tokens (TokenRequest); absent on a server without authentication. */
+  tokens?: ServiceAccountTokens;
 }
 
 export interface ResourceRequest {

@@ -10,6 +10,7 @@ import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo }
 import { serveDiscoveryDocument } from "./discovery-documents.ts";
 import { handleEviction } from "./eviction-handler.ts";
 import { handlePatch } from "./patch-handler.ts";
+import { handlePodLog } from "./pod-log-handler.ts";
 import { isWatchRequest } from "./query-options.ts";
 import { handleGet, handleList } from "./read-handlers.ts";
 import type { ResourceRequest, ServerContext } from "./request-context.ts";
@@ -18,6 +19,7 @@ import { sendJson } from "./responses.ts";
 import { handleScale } from "./scale-subresource.ts";
 import { handleSelfReview } from "./self-review-handlers.ts";
 import { reviewResourceAt } from "./self-review-paths.ts";
+import { handleTokenRequest } from "./token-request-handler.ts";
 import { handleWatch } from "./watch-stream.ts";
 import { handleBinding, handleCreate, handleUpdate } from "./write-handlers.ts";
 
@@ -25,8 +27,9 @@ type Handler = (context: ResourceRequest) => Promise<void>;
 
 const healthPaths = new Set(["/healthz", "/readyz", "/livez"]);
 
-function notFoundPath(pathname: string): ApiError {
-  return new ApiError("NotFound", `the server could not find the requested resource (${pathname})`);
+/** kube-apiserver's answer for a path it serves nothing at (an unknown group, version or resource). */
+function notFoundPath(): ApiError {
+  return new ApiError("NotFound", "the server could not find the requested resource");
 }
 
 function methodNotAllowed(method: string, pathname: string): ApiError {
@@ -60,6 +63,8 @@ const subresourceHandlers: Readonly<Record<string, Readonly<Record<string, Handl
   eviction: { POST: handleEviction },
   finalize: { PUT: handleUpdate },
   scale: { GET: handleScale, PUT: handleScale, PATCH: handleScale },
+  log: { GET: handlePodLog },
+  token: { POST: handleTokenRequest },
   exec: { GET: handleConnect, POST: handleConnect },
   attach: { GET: handleConnect, POST: handleConnect },
   portforward: { GET: handleConnect, POST: handleConnect },
@@ -99,7 +104,7 @@ async function routeResource(
 ): Promise<void> {
   const method = request.method ?? "GET";
   const path = parseResourcePath(pathSegments(url.pathname));
-  if (path === undefined) throw notFoundPath(url.pathname);
+  if (path === undefined) throw notFoundPath();
   const query = url.searchParams;
   const watchesOneObject = path.name !== "" && path.subresource === undefined && isWatchRequest(query);
   if (method === "GET" && watchesOneObject) {

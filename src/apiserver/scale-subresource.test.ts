@@ -97,4 +97,20 @@ describe("the scale subresource", () => {
       /"subresource":"scale","responseKind":\{"group":"autoscaling","version":"v1","kind":"Scale"\}/,
     );
   });
+
+  it("is in the OpenAPI v3 document of apps/v1 with the autoscaling/v1 Scale schema", async () => {
+    const response = await fetch(`${t.server.url}/openapi/v3/apis/apps/v1`);
+    const document = (await response.json()) as {
+      paths: Record<string, Record<string, { "x-kubernetes-group-version-kind"?: unknown }>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    const path = document.paths["/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale"];
+    assert.ok(path?.get !== undefined && path.put !== undefined && path.patch !== undefined);
+    assert.deepEqual(path.get["x-kubernetes-group-version-kind"], {
+      group: "autoscaling",
+      version: "v1",
+      kind: "Scale",
+    });
+    assert.ok(document.components.schemas["io.k8s.api.autoscaling.v1.Scale"] !== undefined);
+  });
 });

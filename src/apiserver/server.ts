@@ -13,7 +13,9 @@ import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
+import { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
+import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ServerContext } from "./request-context.ts";
 import { asApiError, sendError } from "./responses.ts";
 import { route } from "./router.ts";
@@ -34,6 +36,8 @@ export interface ApiServerOptions {
   tls?: TlsIdentity;
   /** The clock of watch timeouts when `clock` runs faster than the wall clock (ServerContext). */
   connectionClock?: Clock;
+  /** The kubelets `pods/log` is read from (an in-process cluster's own nodes). */
+  kubelets?: KubeletConnections;
 }
 
 export interface RunningApiServer {
@@ -69,14 +73,19 @@ async function serve(
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   // kube-apiserver creates the system namespaces when it starts, and admits every write.
   await ensureSystemNamespaces(options.store);
+  // Service account tokens are accepted besides the configured ones.
+  const tokens =
+    options.authenticator === undefined ? undefined : new ServiceAccountTokens(options.clock, options.authenticator);
   const context: ServerContext = {
+    ...(tokens === undefined ? {} : { tokens }),
     store: withAdmission(options.store),
     clock: options.clock,
     logger: options.logger,
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
+    ...(options.kubelets === undefined ? {} : { kubelets: options.kubelets }),
   };
   const access: AccessOptions = {
-    ...(options.authenticator === undefined ? {} : { authenticator: options.authenticator }),
+    ...(tokens === undefined ? {} : { authenticator: tokens }),
     extensions: options.extensions ?? [],
   };
   const handler: RequestListener = (request, response) => {

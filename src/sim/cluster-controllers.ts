@@ -22,8 +22,10 @@ import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts
 import { PersistentVolumeController } from "../controllers/persistentvolume/pv-controller.ts";
 import { SimDiskProvisioner } from "../controllers/persistentvolume/sim-disk-provisioner.ts";
 import { Scheduler } from "../controllers/scheduler/scheduler.ts";
+import { ServiceAccountsController } from "../controllers/serviceaccount/serviceaccounts-controller.ts";
 import { DeploymentController } from "../controllers/workloads/deployment-controller.ts";
 import { GarbageCollector } from "../controllers/workloads/garbage-collector.ts";
+import { JobController } from "../controllers/workloads/job-controller.ts";
 import { ReplicaSetController } from "../controllers/workloads/replicaset-controller.ts";
 import { StatefulSetController } from "../controllers/workloads/statefulset-controller.ts";
 import type { SimWorld } from "../host/sim/sim-world.ts";
@@ -71,11 +73,13 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "statefulset-controller", create: (w) => new StatefulSetController(w.context) },
   { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },
   { name: "deployment-controller", create: (w) => new DeploymentController(w.context) },
+  { name: "job-controller", create: (w) => new JobController(w.context) },
   { name: "garbage-collector-controller", create: (w) => new GarbageCollector(w.context) },
   { name: "node-lifecycle-controller", create: (w) => new NodeLifecycleController(w.context) },
   { name: "taint-eviction-controller", create: (w) => new TaintEvictionController(w.context) },
   { name: "pod-garbage-collector", create: (w) => new PodGcController(w.context) },
   { name: namespaceControllerName, create: (w) => new NamespaceController(w.context) },
+  { name: "serviceaccount-controller", create: (w) => new ServiceAccountsController(w.context) },
 ];
 
 /**
@@ -91,11 +95,13 @@ export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
   "statefulset-controller",
   "replicaset-controller",
   "deployment-controller",
+  "job-controller",
   "garbage-collector-controller",
   "node-lifecycle-controller",
   "taint-eviction-controller",
   "pod-garbage-collector",
   namespaceControllerName,
+  "serviceaccount-controller",
 ]);
 
 /** The entries named in `names` (all when undefined); an unknown name is an error that lists the known ones. */

@@ -6,7 +6,12 @@
  */
 import { RESOURCES } from "../resources.ts";
 import { reachableDefinitions } from "./definition-graph.ts";
-import { kindDefinitionName, kindModulePath, operationDefinitions } from "./kind-definitions.ts";
+import {
+  kindDefinitionName,
+  kindModulePath,
+  operationDefinitionModules,
+  operationDefinitions,
+} from "./kind-definitions.ts";
 import type { OpenApiDefinition, OpenApiDefinitions } from "./openapi-types.ts";
 import { atomicStructs, type FieldPatchMetadata, fieldPatchMetadata } from "./patch-metadata.ts";
 import { readKubernetesTypes } from "./read-declarations.ts";
@@ -15,7 +20,7 @@ export const definitionsFilePath = new URL("./definitions.json", import.meta.url
 
 /** The `kubernetes-types` modules of the served kinds (`core/v1`, `storage/v1`, …). */
 function servedModules(): string[] {
-  return [...new Set(RESOURCES.map(kindModulePath))];
+  return [...new Set([...RESOURCES.map(kindModulePath), ...operationDefinitionModules])];
 }
 
 function rootDefinitions(): string[] {

@@ -33,4 +33,8 @@ export const operationDefinitions = {
   watchEvent: `${metaPrefix}.WatchEvent`,
   patch: `${metaPrefix}.Patch`,
   binding: "io.k8s.api.core.v1.Binding",
+  scale: "io.k8s.api.autoscaling.v1.Scale",
 } as const;
+
+/** The `kubernetes-types` modules of the operation bodies that are not served kinds (the Scale of `scale`). */
+export const operationDefinitionModules: readonly string[] = ["autoscaling/v1"];

@@ -14,6 +14,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStore } from "../../api/store/sqlite-store.ts";
 import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
+import { reconcileKubernetesService } from "../../apiserver/kubernetes-service.ts";
 import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts";
 import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
@@ -23,6 +24,7 @@ import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { Cluster } from "../../sim/cluster.ts";
 import type { StepProgress } from "../step-progress.ts";
+import { clusterKubelets } from "./cluster-kubelets.ts";
 import {
   certificateCommonName,
   clockSaveIntervalMs,
@@ -233,8 +235,14 @@ export class EmbeddedCluster {
         faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" })),
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
       ],
+      kubelets: clusterKubelets(cluster),
     });
     undo.push(() => server.close());
+    const listening = new URL(server.url);
+    await reconcileKubernetesService(cluster.store, {
+      ip: listening.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(listening.port),
+    });
     if (options.defaultStorage) {
       const { created } = await bootstrapStorageClasses(cluster.client, dataDir, options.ephemeral);
       if (created.length > 0) cluster.logger.info("created the default storage classes", { created });

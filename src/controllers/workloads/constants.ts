@@ -9,6 +9,7 @@ export const statefulSetControllerName = "statefulset-controller";
 export const replicaSetControllerName = "replicaset-controller";
 export const deploymentControllerName = "deployment-controller";
 export const garbageCollectorName = "garbage-collector-controller";
+export const jobControllerName = "job-controller";
 
 // Labels
 /** Every StatefulSet pod carries its own name, so a headless Service can select exactly one pod. */

@@ -24,9 +24,15 @@ import { ensureOwnerIndex, ownedBy } from "./owner-index.ts";
 import { SyncLoop } from "./sync-loop.ts";
 
 /** Kinds whose deletion takes their dependents with them. */
-const ownerKinds: readonly KindName[] = ["Deployment", "ReplicaSet", "StatefulSet", "Pod", "Node"];
+const ownerKinds: readonly KindName[] = ["Deployment", "ReplicaSet", "StatefulSet", "Job", "Pod", "Node"];
 /** Kinds that are collected when their owners are gone. */
-const dependentKinds: readonly KindName[] = ["ReplicaSet", "Pod", "PersistentVolumeClaim", "Lease"];
+const dependentKinds: readonly KindName[] = [
+  "ReplicaSet",
+  "ControllerRevision",
+  "Pod",
+  "PersistentVolumeClaim",
+  "Lease",
+];
 
 const keySeparator = "|";
 /** Queue keys of owners under Foreground/Orphan deletion start with this; the rest are dependents. */

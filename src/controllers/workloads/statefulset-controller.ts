@@ -7,12 +7,13 @@
 
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
-import type { PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
+import type { ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
 import { splitObjectKey } from "../../api/objects.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { msPerSecond, statefulSetControllerName, workloadSyncWorkerCount } from "./constants.ts";
 import { controlledBy, ensureOwnerIndex } from "./owner-index.ts";
-import { parentAndOrdinal } from "./statefulset-identity.ts";
+import { syncStatefulSetHistory } from "./statefulset-history.ts";
+import { parentAndOrdinal, revisionOfPod } from "./statefulset-identity.ts";
 import { StatefulSetPodControl } from "./statefulset-pod-control.ts";
 import { statefulSetStatusFrom, writeStatefulSetStatus } from "./statefulset-status.ts";
 import { syncStatefulSetPods } from "./statefulset-sync.ts";
@@ -25,6 +26,7 @@ export class StatefulSetController implements Controller {
   private readonly sets: SharedInformer<StatefulSet>;
   private readonly pods: SharedInformer<Pod>;
   private readonly claims: SharedInformer<PersistentVolumeClaim>;
+  private readonly revisions: SharedInformer<ControllerRevision>;
   private readonly recorder: EventRecorder;
   private readonly control: StatefulSetPodControl;
   private readonly loop: SyncLoop;
@@ -34,7 +36,9 @@ export class StatefulSetController implements Controller {
     this.sets = context.informers.informerFor("StatefulSet");
     this.pods = context.informers.informerFor("Pod");
     this.claims = context.informers.informerFor("PersistentVolumeClaim");
+    this.revisions = context.informers.informerFor("ControllerRevision");
     ensureOwnerIndex(this.pods);
+    ensureOwnerIndex(this.revisions);
     this.recorder = recorderFor(context, this.name);
     this.control = new StatefulSetPodControl(context.client, this.recorder, this.claims.lister);
     this.loop = new SyncLoop({
@@ -42,7 +46,7 @@ export class StatefulSetController implements Controller {
       context,
       workerCount: workloadSyncWorkerCount,
       sync: (key) => this.sync(key),
-      caches: [this.sets, this.pods, this.claims],
+      caches: [this.sets, this.pods, this.claims, this.revisions],
     });
   }
 
@@ -65,6 +69,14 @@ export class StatefulSetController implements Controller {
     if (set === undefined) return;
     const uid = set.metadata?.uid ?? "";
     const pods = controlledBy(this.pods, uid).filter((pod) => parentAndOrdinal(pod)?.parent === name);
+    const liveRevisions = new Set([
+      set.status?.currentRevision ?? "",
+      set.status?.updateRevision ?? "",
+      ...pods.map((pod) => revisionOfPod(pod) ?? ""),
+    ]);
+    if (set.metadata?.deletionTimestamp === undefined) {
+      await syncStatefulSetHistory(this.context.client, set, controlledBy(this.revisions, uid), liveRevisions);
+    }
     const result = await syncStatefulSetPods({
       set,
       pods,

@@ -114,6 +114,7 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
       startedAtMs: this.options.clock.now(),
       mounts,
       state: "running",
+      logPath: join(podLogDirectory(this.options.podLogsDir, pod), container.name, `${attempt}.log`),
     };
     this.byId.set(id, instance);
     // Kubernetes keeps one dead instance per container; the one before it is removed.

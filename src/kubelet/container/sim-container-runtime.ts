@@ -18,8 +18,9 @@ import {
   defaultContainerStopDelayMs,
   killedContainerExitCode,
 } from "../constants.ts";
+import { ContainerLogWriter, containerLogPath, type LogEntry } from "./container-log.ts";
 import type { ContainerMount } from "./container-mounts.ts";
-import { containerProgram } from "./container-program.ts";
+import { type ContainerProgram, containerProgram } from "./container-program.ts";
 import type { KubeletContainerRuntime } from "./container-runtime.ts";
 
 export type ContainerRunState = "running" | "exited";
@@ -36,6 +37,8 @@ export interface ContainerInstance {
   readonly attempt: number;
   readonly startedAtMs: number;
   readonly mounts: readonly ContainerMount[];
+  /** Its log file on the node (`/var/log/pods/…/<container>/<attempt>.log`). */
+  readonly logPath: string;
   state: ContainerRunState;
   finishedAtMs?: number;
   exitCode?: number;
@@ -58,6 +61,8 @@ interface ContainerSlot {
   previous?: ContainerInstance;
   boot: number | undefined;
   exitTimer?: Timer;
+  program: ContainerProgram;
+  outputTimers: Timer[];
 }
 
 export interface SimContainerRuntimeOptions {
@@ -66,6 +71,8 @@ export interface SimContainerRuntimeOptions {
   boot?: BootIdentity;
   /** How long a simulated process takes to exit after SIGTERM (0: at once). */
   stopDelayMs?: number;
+  /** Where containers' output goes (the node's `/var/log/pods`); none: output is not kept. */
+  logs?: ContainerLogWriter;
 }
 
 const hexDigitsPerDraw = 8;
@@ -90,6 +97,9 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
   /** podUID → container name → slot, in creation order. */
   private readonly pods = new Map<string, Map<string, ContainerSlot>>();
   private readonly listeners = new Set<ContainerExitListener>();
+  readonly logs: ContainerLogWriter | undefined;
+  /** The last failure to write a container log (a container never stops because its log could not be written). */
+  lastLogWriteError: unknown;
   stopDelayMs: number;
 
   constructor(options: SimContainerRuntimeOptions) {
@@ -97,6 +107,7 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     this.rng = options.rng;
     this.boot = options.boot;
     this.stopDelayMs = options.stopDelayMs ?? defaultContainerStopDelayMs;
+    this.logs = options.logs;
   }
 
   /** The runtime of `host`, created on first use: every kubelet started over the same node shares it. */
@@ -106,7 +117,12 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     const boot: BootIdentity | undefined = isPowerAware(host)
       ? { currentBoot: () => (host.poweredOn ? host.bootCount : undefined) }
       : undefined;
-    const runtime = new SimContainerRuntime({ clock, rng: rng.stream(`runtime/${host.nodeName}`), boot });
+    const runtime = new SimContainerRuntime({
+      clock,
+      rng: rng.stream(`runtime/${host.nodeName}`),
+      boot,
+      logs: new ContainerLogWriter(host),
+    });
     runtimesByHost.set(host, runtime);
     return runtime;
   }
@@ -126,10 +142,13 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
         `container ${container.name} of pod ${podUID} is already running; stop it before starting another`,
       );
     }
+    const namespace = pod.metadata?.namespace ?? "";
+    const podName = pod.metadata?.name ?? "";
     const instance: ContainerInstance = {
       id: `${containerIdScheme}://${this.newIdHex()}`,
       podUID,
-      podKey: `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`,
+      podKey: `${namespace}/${podName}`,
+      logPath: containerLogPath(namespace, podName, podUID, container.name, attempt),
       name: container.name,
       image: container.image ?? "",
       attempt,
@@ -137,9 +156,17 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
       mounts,
       state: "running",
     };
-    const slot: ContainerSlot = { current: instance, previous: old?.current, boot: this.boot?.currentBoot() };
+    const program = containerProgram(container);
+    const slot: ContainerSlot = {
+      current: instance,
+      previous: old?.current,
+      boot: this.boot?.currentBoot(),
+      program,
+      outputTimers: [],
+    };
     slots.set(container.name, slot);
-    this.scheduleExit(slot, container);
+    this.writeOutput(slot);
+    this.scheduleExit(slot);
     return instance;
   }
 
@@ -189,12 +216,60 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
   /** Forgets a pod's exited containers (garbage collection after the pod is gone). */
   removePod(podUID: string): void {
     if (this.isPodRunning(podUID)) throw new Error(`pod ${podUID} still has running containers; stop them first`);
-    for (const [, slot] of this.pods.get(podUID) ?? []) slot.exitTimer?.cancel();
+    const slots = this.pods.get(podUID) ?? new Map<string, ContainerSlot>();
+    for (const [, slot] of slots) {
+      slot.exitTimer?.cancel();
+      for (const timer of slot.outputTimers.splice(0)) timer.cancel();
+    }
+    const any = [...slots.values()][0]?.current;
     this.pods.delete(podUID);
+    // The kubelet removes a pod's logs with its containers.
+    if (any !== undefined && this.logs !== undefined) {
+      const slash = any.podKey.indexOf("/");
+      this.logs
+        .removePodLogs(any.podKey.slice(0, slash), any.podKey.slice(slash + 1), podUID)
+        .catch((error: unknown) => {
+          this.lastLogWriteError = error;
+        });
+    }
   }
 
-  private scheduleExit(slot: ContainerSlot, container: Container): void {
-    const program = containerProgram(container);
+  private appendLog(instance: ContainerInstance, entries: readonly LogEntry[]): void {
+    if (this.logs === undefined || entries.length === 0) return;
+    this.logs.append(instance.logPath, entries).catch((error: unknown) => {
+      this.lastLogWriteError = error;
+    });
+  }
+
+  /**
+   * What the program prints, each line at its time; a program that prints nothing gets a line
+   * saying so, so `kubectl logs` shows the container is there and simulated.
+   */
+  private writeOutput(slot: ContainerSlot): void {
+    const instance = slot.current;
+    const output = slot.program.output ?? [];
+    if (output.length === 0) {
+      const text = `kvol: simulated container "${instance.name}" started from image ${instance.image}; it runs no real process, so it prints nothing`;
+      this.appendLog(instance, [{ timeMs: instance.startedAtMs, stream: "stdout", text }]);
+      return;
+    }
+    const now = output.filter((line) => line.atMs === 0);
+    this.appendLog(
+      instance,
+      now.map((line) => ({ timeMs: instance.startedAtMs, stream: "stdout", text: line.text })),
+    );
+    for (const line of output.filter((entry) => entry.atMs > 0)) {
+      slot.outputTimers.push(
+        this.clock.setTimer(line.atMs, () => {
+          if (slot.current !== instance || instance.state !== "running") return;
+          this.appendLog(instance, [{ timeMs: this.clock.now(), stream: "stdout", text: line.text }]);
+        }),
+      );
+    }
+  }
+
+  private scheduleExit(slot: ContainerSlot): void {
+    const program = slot.program;
     if (program.kind === "forever") return;
     const instance = slot.current;
     slot.exitTimer = this.clock.setTimer(program.afterMs, () => {
@@ -208,6 +283,11 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     const instance = slot.current;
     slot.exitTimer?.cancel();
     slot.exitTimer = undefined;
+    for (const timer of slot.outputTimers.splice(0)) timer.cancel();
+    if ((slot.program.output ?? []).length === 0) {
+      const text = `kvol: simulated container "${instance.name}" exited with code ${exitCode}`;
+      this.appendLog(instance, [{ timeMs: this.clock.now(), stream: "stdout", text }]);
+    }
     instance.state = "exited";
     instance.exitCode = exitCode;
     instance.reason = exitCode === 0 ? "Completed" : "Error";

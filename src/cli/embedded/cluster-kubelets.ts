@@ -1,0 +1,35 @@
+/**
+ * The API server's way to the kubelets of the in-process cluster (`kvol up`, `kvol server`): a
+ * node of the cluster is reached directly, as kube-apiserver reaches a kubelet on its port; a node
+ * joined from elsewhere (`kvol node`) is not reachable this way.
+ */
+import { badRequest } from "../../api/errors.ts";
+import type { KubeletConnection, KubeletConnections } from "../../apiserver/kubelet-connection.ts";
+import { ContainerLogUnavailable, readContainerLog } from "../../kubelet/container/container-log-reader.ts";
+import { SimContainerRuntime } from "../../kubelet/container/sim-container-runtime.ts";
+import type { Cluster } from "../../sim/cluster.ts";
+
+export function clusterKubelets(cluster: Cluster): KubeletConnections {
+  return {
+    kubeletOf(nodeName: string): KubeletConnection | undefined {
+      if (!cluster.kubeletNodeNames().includes(nodeName)) return undefined;
+      return {
+        async containerLog(pod, container, previous) {
+          const kubelet = cluster.kubelet(nodeName);
+          if (kubelet === undefined) {
+            throw badRequest(`the kubelet of node "${nodeName}" is not running, so container logs cannot be read`);
+          }
+          if (!(kubelet.runtime instanceof SimContainerRuntime)) {
+            throw badRequest(`the logs of node "${nodeName}"'s real containers are in its /var/log/pods, not served here`);
+          }
+          try {
+            return await readContainerLog(kubelet.runtime, pod, container, previous);
+          } catch (error) {
+            if (error instanceof ContainerLogUnavailable) throw badRequest(error.message);
+            throw error;
+          }
+        },
+      };
+    },
+  };
+}
