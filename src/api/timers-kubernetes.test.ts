@@ -15,14 +15,20 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
     value: 15 * SECOND,
     source: "kube-controller-manager --pvclaimbinder-sync-period (persistentvolume config defaults)",
   },
-  provisionedPvCreateRetries: { value: 5, source: "pkg/controller/volume/persistentvolume/pv_controller.go createProvisionedPVRetryCount" },
+  provisionedPvCreateRetries: {
+    value: 5,
+    source: "pkg/controller/volume/persistentvolume/pv_controller.go createProvisionedPVRetryCount",
+  },
   provisionedPvCreateRetryIntervalMs: {
     value: 10 * SECOND,
     source: "pkg/controller/volume/persistentvolume/pv_controller.go createProvisionedPVInterval",
   },
 
   // Attach/detach controller
-  adcReconcilerLoopPeriodMs: { value: 100, source: "attachdetach/attach_detach_controller.go DefaultTimerConfig.ReconcilerLoopPeriod" },
+  adcReconcilerLoopPeriodMs: {
+    value: 100,
+    source: "attachdetach/attach_detach_controller.go DefaultTimerConfig.ReconcilerLoopPeriod",
+  },
   adcMaxWaitForUnmountMs: {
     value: 6 * MINUTE,
     source: "attachdetach/attach_detach_controller.go DefaultTimerConfig.ReconcilerMaxWaitForUnmountDuration",
@@ -33,18 +39,34 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
   },
   adcPopulatorFullRelistPeriodMs: {
     value: 3 * MINUTE,
-    source: "attachdetach/attach_detach_controller.go DefaultTimerConfig.DesiredStateOfWorldPopulatorListPodsRetryDuration",
+    source:
+      "attachdetach/attach_detach_controller.go DefaultTimerConfig.DesiredStateOfWorldPopulatorListPodsRetryDuration",
   },
-  adcReconcilerSyncPeriodMs: { value: 1 * MINUTE, source: "kube-controller-manager --attach-detach-reconcile-sync-period" },
-  adcPvcWorkerPeriodMs: { value: 1 * SECOND, source: "attachdetach/attach_detach_controller.go Run (wait.Until pvcWorker, time.Second)" },
+  adcReconcilerSyncPeriodMs: {
+    value: 1 * MINUTE,
+    source: "kube-controller-manager --attach-detach-reconcile-sync-period",
+  },
+  adcPvcWorkerPeriodMs: {
+    value: 1 * SECOND,
+    source: "attachdetach/attach_detach_controller.go Run (wait.Until pvcWorker, time.Second)",
+  },
 
   // CSI
   csiTimeoutMs: { value: 2 * MINUTE, source: "pkg/volume/csi/csi_plugin.go csiTimeout" },
   externalAttacherTimeoutMs: { value: 15 * SECOND, source: "external-attacher cmd/csi-attacher/main.go --timeout" },
-  externalAttacherRetryStartMs: { value: 1 * SECOND, source: "external-attacher cmd/csi-attacher/main.go --retry-interval-start" },
-  externalAttacherRetryMaxMs: { value: 5 * MINUTE, source: "external-attacher cmd/csi-attacher/main.go --retry-interval-max" },
+  externalAttacherRetryStartMs: {
+    value: 1 * SECOND,
+    source: "external-attacher cmd/csi-attacher/main.go --retry-interval-start",
+  },
+  externalAttacherRetryMaxMs: {
+    value: 5 * MINUTE,
+    source: "external-attacher cmd/csi-attacher/main.go --retry-interval-max",
+  },
   externalAttacherResyncPeriodMs: { value: 10 * MINUTE, source: "external-attacher cmd/csi-attacher/main.go --resync" },
-  externalProvisionerTimeoutMs: { value: 15 * SECOND, source: "external-provisioner cmd/csi-provisioner/csi-provisioner.go --timeout" },
+  externalProvisionerTimeoutMs: {
+    value: 15 * SECOND,
+    source: "external-provisioner cmd/csi-provisioner/csi-provisioner.go --timeout",
+  },
   externalProvisionerRetryStartMs: {
     value: 1 * SECOND,
     source: "external-provisioner cmd/csi-provisioner/csi-provisioner.go --retry-interval-start",
@@ -55,7 +77,10 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
   },
 
   // Kubelet
-  kubeletReconcilerLoopPeriodMs: { value: 100, source: "pkg/kubelet/volumemanager/volume_manager.go reconcilerLoopSleepPeriod" },
+  kubeletReconcilerLoopPeriodMs: {
+    value: 100,
+    source: "pkg/kubelet/volumemanager/volume_manager.go reconcilerLoopSleepPeriod",
+  },
   kubeletDesiredStatePopulatorLoopPeriodMs: {
     value: 100,
     source: "pkg/kubelet/volumemanager/volume_manager.go desiredStateOfWorldPopulatorLoopSleepPeriod",
@@ -64,9 +89,18 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
     value: 2 * MINUTE + 3 * SECOND,
     source: "pkg/kubelet/volumemanager/volume_manager.go podAttachAndMountTimeout",
   },
-  podAttachAndMountRetryIntervalMs: { value: 300, source: "pkg/kubelet/volumemanager/volume_manager.go podAttachAndMountRetryInterval" },
-  waitForAttachTimeoutMs: { value: 10 * MINUTE, source: "pkg/kubelet/volumemanager/volume_manager.go waitForAttachTimeout" },
-  terminatedPodVolumeCleanupPollMs: { value: 100, source: "pkg/kubelet/kubelet.go SyncTerminatedPod (wait.PollUntilContextCancel 100ms)" },
+  podAttachAndMountRetryIntervalMs: {
+    value: 300,
+    source: "pkg/kubelet/volumemanager/volume_manager.go podAttachAndMountRetryInterval",
+  },
+  waitForAttachTimeoutMs: {
+    value: 10 * MINUTE,
+    source: "pkg/kubelet/volumemanager/volume_manager.go waitForAttachTimeout",
+  },
+  terminatedPodVolumeCleanupPollMs: {
+    value: 100,
+    source: "pkg/kubelet/kubelet.go SyncTerminatedPod (wait.PollUntilContextCancel 100ms)",
+  },
   nodeStatusUpdateFrequencyMs: { value: 10 * SECOND, source: "kubelet config defaults nodeStatusUpdateFrequency" },
   nodeLeaseRenewIntervalMs: {
     value: 10 * SECOND,
@@ -76,7 +110,10 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
   kubeletSyncFrequencyMs: { value: 1 * MINUTE, source: "kubelet config defaults syncFrequency" },
 
   // Node lifecycle and pod GC
-  nodeMonitorPeriodMs: { value: 5 * SECOND, source: "kube-controller-manager --node-monitor-period (nodelifecycle config defaults)" },
+  nodeMonitorPeriodMs: {
+    value: 5 * SECOND,
+    source: "kube-controller-manager --node-monitor-period (nodelifecycle config defaults)",
+  },
   nodeMonitorGracePeriodMs: {
     value: 40 * SECOND,
     source: "kube-controller-manager --node-monitor-grace-period (nodelifecycle config defaults; 50 s from 1.32)",
@@ -94,8 +131,14 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
   podGcQuarantineMs: { value: 40 * SECOND, source: "pkg/controller/podgc/gc_controller.go quarantineTime" },
 
   // Scheduler
-  schedulerPodInitialBackoffMs: { value: 1 * SECOND, source: "pkg/scheduler/apis/config/v1/defaults.go podInitialBackoffSeconds" },
-  schedulerPodMaxBackoffMs: { value: 10 * SECOND, source: "pkg/scheduler/apis/config/v1/defaults.go podMaxBackoffSeconds" },
+  schedulerPodInitialBackoffMs: {
+    value: 1 * SECOND,
+    source: "pkg/scheduler/apis/config/v1/defaults.go podInitialBackoffSeconds",
+  },
+  schedulerPodMaxBackoffMs: {
+    value: 10 * SECOND,
+    source: "pkg/scheduler/apis/config/v1/defaults.go podMaxBackoffSeconds",
+  },
   schedulerBackoffFlushPeriodMs: {
     value: 1 * SECOND,
     source: "pkg/scheduler/internal/queue/scheduling_queue.go Run (flushBackoffQCompleted every 1 s)",
@@ -108,7 +151,10 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
     value: 5 * MINUTE,
     source: "pkg/scheduler/internal/queue/scheduling_queue.go DefaultPodMaxInUnschedulablePodsDuration",
   },
-  volumeBindingTimeoutMs: { value: 600 * SECOND, source: "pkg/scheduler/apis/config/v1/defaults.go VolumeBindingArgs.BindTimeoutSeconds" },
+  volumeBindingTimeoutMs: {
+    value: 600 * SECOND,
+    source: "pkg/scheduler/apis/config/v1/defaults.go VolumeBindingArgs.BindTimeoutSeconds",
+  },
   volumeBindingPollIntervalMs: {
     value: 1 * SECOND,
     source: "pkg/scheduler/framework/plugins/volumebinding/binder.go BindPodVolumes (poll every second)",
