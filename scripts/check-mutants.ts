@@ -21,7 +21,7 @@ interface Mutation {
   tests: string[];
 }
 
-export const mutations: readonly Mutation[] = [
+const mutations: readonly Mutation[] = [
   {
     name: "watch-reset-instead-of-end",
     file: "src/apiserver/watch-stream.ts",
