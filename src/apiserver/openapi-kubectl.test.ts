@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { suiteSkip } from "../testing/requirements.ts";
 import { startTestServer, type TestServer } from "./test-server.ts";
 
 const run = promisify(execFile);
@@ -21,8 +22,10 @@ function findKubectl(): string | undefined {
 }
 
 const kubectl = findKubectl();
-const skipReason = kubectl === undefined ? "no kubectl on the PATH" : false;
-if (skipReason) console.log(`skipping the kubectl tests: ${skipReason}`);
+const skipReason = suiteSkip(
+  "kubectl against the server",
+  kubectl === undefined ? "no kubectl on the PATH" : undefined,
+);
 
 function kubeconfig(serverUrl: string): string {
   return [

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { isApiError } from "../api/errors.ts";
-import { defaultWatchTimeoutSeconds, maxWatchTimeoutSeconds } from "./constants.ts";
 import {
   deleteOptions,
   fieldManagerFor,
@@ -27,9 +26,11 @@ describe("query options", () => {
   });
 
   it("bounds the watch timeout", () => {
-    assert.equal(watchTimeoutSeconds(query("")), defaultWatchTimeoutSeconds);
+    // kube-apiserver --min-request-timeout: 1800 s.
+    assert.equal(watchTimeoutSeconds(query("")), 1800);
     assert.equal(watchTimeoutSeconds(query("timeoutSeconds=30")), 30);
-    assert.equal(watchTimeoutSeconds(query("timeoutSeconds=999999")), maxWatchTimeoutSeconds);
+    // Twice the minimum request timeout, the longest watch kube-apiserver hands out.
+    assert.equal(watchTimeoutSeconds(query("timeoutSeconds=999999")), 3600);
   });
 
   it("reads delete options from the body, the query winning", () => {

@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { testPod } from "../api/client/test-api.ts";
-import { watchBookmarkIntervalMs } from "../api/store/constants.ts";
-import { defaultWatchTimeoutSeconds } from "./constants.ts";
 import { startTestServer, type TestServer } from "./test-server.ts";
 
 const pods = "/api/v1/namespaces/default/pods";
@@ -97,6 +95,7 @@ describe("watch", () => {
       assert.equal(events[0]?.object.code, 410);
       assert.equal(events[0]?.object.reason, "Gone");
       assert.equal(watch.ended(), true, "the server ends the stream after the ERROR event");
+      assert.equal(watch.failure(), undefined, "the server ends the stream cleanly after the ERROR event");
     } finally {
       await small.close();
     }
@@ -106,7 +105,8 @@ describe("watch", () => {
     await t.call("POST", pods, testPod("default", "web"));
     const watch = await openWatch(t, "watch=1&allowWatchBookmarks=true");
     await watch.waitFor(1);
-    await t.clock.advanceBy(watchBookmarkIntervalMs);
+    // The watch cache sends a bookmark about once a minute (cacher.go defaultBookmarkFrequency).
+    await t.clock.advanceBy(60_000);
     const events = await watch.waitFor(2);
     watch.stop();
     assert.deepEqual(
@@ -125,16 +125,19 @@ describe("watch", () => {
     await t.clock.advanceBy(1_000);
     await watch.reading;
     assert.equal(watch.ended(), true);
+    assert.equal(watch.failure(), undefined, "the server ends the chunked stream cleanly, it does not reset it");
   });
 
-  it(`ends a watch without timeoutSeconds after ${defaultWatchTimeoutSeconds} s`, async () => {
+  // kube-apiserver's --min-request-timeout: 1800 s.
+  it("ends a watch without timeoutSeconds after 1800 s", async () => {
     const watch = await openWatch(t, "watch=1");
     await watch.waitFor(0);
-    await t.clock.advanceBy(defaultWatchTimeoutSeconds * 1000 - 1);
+    await t.clock.advanceBy(1_800_000 - 1);
     await t.wallClock.sleep(20);
     assert.equal(watch.ended(), false);
     await t.clock.advanceBy(1);
     await watch.reading;
     assert.equal(watch.ended(), true);
+    assert.equal(watch.failure(), undefined, "the server ends the chunked stream cleanly, it does not reset it");
   });
 });

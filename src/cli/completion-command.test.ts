@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { VirtualClock } from "../runtime/virtual-clock.ts";
+import { requireOrSkip } from "../testing/requirements.ts";
 import { capturedIo } from "./client/cli-test-support.ts";
 import { runCompletionCommand } from "./completion-command.ts";
 
@@ -11,10 +12,7 @@ describe("kvol completion", () => {
     assert.equal(await runCompletionCommand(["bash"], io), 0);
     assert.match(io.stdout, /complete -o default -F _kvol kvol/);
     const bash = spawnSync("bash", ["--version"]);
-    if (bash.status !== 0) {
-      t.skip("bash is not installed");
-      return;
-    }
+    if (!requireOrSkip(t, bash.status === 0 ? undefined : "bash is not installed")) return;
     const script = `${io.stdout}
 COMP_WORDS=(kvol ge); COMP_CWORD=1; _kvol; echo "\${COMPREPLY[*]}"
 COMP_WORDS=(kvol get persistentvolume); COMP_CWORD=2; _kvol; echo "\${COMPREPLY[*]}"`;

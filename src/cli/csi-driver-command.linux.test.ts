@@ -23,6 +23,7 @@ import { readMountInfo } from "../host/linux/mount-info-reader.ts";
 import { inPrivateMountNamespace } from "../host/linux/private-mount-namespace.ts";
 import { makeScratchDir, mountsUnder, removeScratchDir } from "../host/linux/scratch-dir.ts";
 import { RealClock } from "../runtime/real-clock.ts";
+import { requireOrSkip } from "../testing/requirements.ts";
 
 const kvolBin = fileURLToPath(new URL("../../bin/kvol.js", import.meta.url));
 const clock = new RealClock();
@@ -147,10 +148,7 @@ inPrivateMountNamespace(import.meta.filename, "kvol csi-driver hostpath.csi.kvol
 
   test("a block volume: a sparse file on a real loop device, bound onto the pod's device file", async (t) => {
     const probe = spawnSync("losetup", ["-f"], { encoding: "utf8" });
-    if (probe.status !== 0 && process.env.CI !== "true") {
-      t.skip(`no free loop device here: ${probe.stderr.trim()}`);
-      return;
-    }
+    if (!requireOrSkip(t, probe.status === 0 ? undefined : `no free loop device here: ${probe.stderr.trim()}`)) return;
     const { volume } = await client.createVolume(
       createRequest("pvc-raw", {
         volumeCapabilities: [blockCapability()],

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { RealClock } from "../runtime/real-clock.ts";
+import { suiteSkip } from "../testing/requirements.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const kvolBin = join(repoRoot, "bin", "kvol.js");
@@ -170,7 +171,7 @@ function skipReasonOf(): string | undefined {
 }
 const skipReason = skipReasonOf();
 
-describe("kubectl against kvol up", { skip: skipReason ?? false }, () => {
+describe("kubectl against kvol up", { skip: suiteSkip("kubectl against kvol up", skipReason) }, () => {
   let dataDir: string;
   let cluster: Cluster;
 

@@ -20,6 +20,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
 import { RealClock } from "../runtime/real-clock.ts";
+import { suiteSkip } from "../testing/requirements.ts";
 import { runApplyCommand } from "./apply-command.ts";
 import { capturedIo } from "./client/cli-test-support.ts";
 import type { ClientIo } from "./client/client-io.ts";
@@ -85,7 +86,9 @@ function skipReasonOf(): string | undefined {
   return undefined;
 }
 
-describe("the live incident of seed 004 at --speed 60", { skip: skipReasonOf() ?? false }, () => {
+describe("the live incident of seed 004 at --speed 60", {
+  skip: suiteSkip("the live incident of seed 004", skipReasonOf()),
+}, () => {
   let dir: string;
   let kvol: KvolProcess;
   let kubeconfig: string;

@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Event, Pod } from "../api/objects.ts";
-import { DEFAULT_TIMERS } from "../api/timers.ts";
 import { diskAttachLatencyDefaultMs, diskDetachLatencyDefaultMs } from "../host/sim/sim-constants.ts";
 import { SimContainerRuntime } from "../kubelet/container/sim-container-runtime.ts";
 import { parseRfc3339 } from "../runtime/clock.ts";
@@ -30,16 +29,23 @@ import { claimYaml, storageClassYaml, webStatefulSetYaml } from "./testing/manif
 const secondMs = 1_000;
 const minuteMs = 60 * secondMs;
 const kubeletRoot = "/var/lib/kubelet";
-const {
-  adcReconcilerLoopPeriodMs: adcLoopPeriodMs,
-  adcMaxWaitForUnmountMs,
-  podAttachAndMountTimeoutMs,
-  podAttachAndMountRetryIntervalMs: mountWaitPollMs,
-  podGcPeriodMs,
-  nodeMonitorGracePeriodMs,
-  nodeMonitorPeriodMs,
-} = DEFAULT_TIMERS;
-const unreachableTolerationMs = DEFAULT_TIMERS.defaultUnreachableTolerationSeconds * secondMs;
+// Kubernetes' timers, written as Kubernetes ships them so a changed default fails these tests.
+/** ADC reconciler loop period (DefaultTimerConfig): 100 ms. */
+const adcLoopPeriodMs = 100;
+/** ADC maxWaitForUnmountDuration: force detach after 6 min. */
+const adcMaxWaitForUnmountMs = 6 * minuteMs;
+/** Kubelet podAttachAndMountTimeout: 2 min 3 s. */
+const podAttachAndMountTimeoutMs = 2 * minuteMs + 3 * secondMs;
+/** Kubelet podAttachAndMountRetryInterval: 300 ms. */
+const mountWaitPollMs = 300;
+/** podgc gcCheckPeriod: 20 s. */
+const podGcPeriodMs = 20 * secondMs;
+/** --node-monitor-grace-period: 40 s. */
+const nodeMonitorGracePeriodMs = 40 * secondMs;
+/** --node-monitor-period: 5 s. */
+const nodeMonitorPeriodMs = 5 * secondMs;
+/** DefaultTolerationSeconds admission: unreachable:NoExecute tolerated for 300 s. */
+const unreachableTolerationMs = 300 * secondMs;
 const outOfServiceTaint = { key: "node.kubernetes.io/out-of-service", value: "nodeshutdown", effect: "NoExecute" };
 
 const dataClaimYaml = claimYaml("data");

@@ -20,7 +20,9 @@ export function clusterKubelets(cluster: Cluster): KubeletConnections {
             throw badRequest(`the kubelet of node "${nodeName}" is not running, so container logs cannot be read`);
           }
           if (!(kubelet.runtime instanceof SimContainerRuntime)) {
-            throw badRequest(`the logs of node "${nodeName}"'s real containers are in its /var/log/pods, not served here`);
+            throw badRequest(
+              `the logs of node "${nodeName}"'s real containers are in its /var/log/pods, not served here`,
+            );
           }
           try {
             return await readContainerLog(kubelet.runtime, pod, container, previous);

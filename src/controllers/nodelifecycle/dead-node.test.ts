@@ -6,9 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { DEFAULT_TIMERS } from "../../api/timers.ts";
 import { parseRfc3339 } from "../../runtime/clock.ts";
 import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv } from "./node-lifecycle-test-env.ts";
+
+/** Kubernetes' --node-monitor-grace-period: 40 s. */
+const nodeMonitorGracePeriodMs = 40_000;
+/** Kubernetes' --node-monitor-period: 5 s. */
+const nodeMonitorPeriodMs = 5_000;
+/** Kubernetes' podgc gcCheckPeriod: 20 s. */
+const podGcPeriodMs = 20_000;
 
 let env: NodeLifecycleTestEnv | undefined;
 
@@ -28,7 +34,7 @@ describe("a node that is powered off", () => {
 
     env.powerOff("node-a");
     const poweredOffMs = env.api.clock.now();
-    await env.runFor(DEFAULT_TIMERS.nodeMonitorGracePeriodMs + 3 * DEFAULT_TIMERS.nodeMonitorPeriodMs);
+    await env.runFor(nodeMonitorGracePeriodMs + 3 * nodeMonitorPeriodMs);
     const node = await env.node("node-a");
     assert.equal(node.status?.conditions?.find((condition) => condition.type === "Ready")?.status, "Unknown");
     const noExecute = node.spec?.taints?.find(
@@ -58,7 +64,7 @@ describe("a node that is powered off", () => {
       value: "nodeshutdown",
       effect: "NoExecute",
     });
-    await env.runFor(DEFAULT_TIMERS.podGcPeriodMs);
+    await env.runFor(podGcPeriodMs);
     assert.equal(await env.pod("db-0"), undefined, "pod GC force-deleted it within one 20 s period");
   });
 });

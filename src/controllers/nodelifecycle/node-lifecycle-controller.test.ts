@@ -2,9 +2,17 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { Node } from "../../api/objects.ts";
 import { podCondition } from "../../api/pod-conditions.ts";
-import { DEFAULT_TIMERS } from "../../api/timers.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv, testNamespace } from "./node-lifecycle-test-env.ts";
+
+/** Kubernetes' --node-monitor-grace-period: 40 s. */
+const nodeMonitorGracePeriodMs = 40_000;
+/** Kubernetes' --node-monitor-period: 5 s. */
+const nodeMonitorPeriodMs = 5_000;
+/** Kubernetes' --node-startup-grace-period: 60 s. */
+const nodeStartupGracePeriodMs = 60_000;
+/** Kubernetes' the kubelet renews its 40 s Lease every 10 s. */
+const nodeLeaseRenewIntervalMs = 10_000;
 
 let env: NodeLifecycleTestEnv | undefined;
 
@@ -43,14 +51,14 @@ describe("NodeLifecycleController", () => {
     await env.addRunningPod("web", "node-1");
     await env.runFor(60_000);
     env.powerOff("node-1");
-    const lastRenewalMs = env.elapsedMs() - (env.elapsedMs() % DEFAULT_TIMERS.nodeLeaseRenewIntervalMs);
+    const lastRenewalMs = env.elapsedMs() - (env.elapsedMs() % nodeLeaseRenewIntervalMs);
 
     // Not before the grace period has passed…
-    await env.runFor(lastRenewalMs + DEFAULT_TIMERS.nodeMonitorGracePeriodMs - env.elapsedMs());
+    await env.runFor(lastRenewalMs + nodeMonitorGracePeriodMs - env.elapsedMs());
     assert.equal(ready(await env.node("node-1"))?.status, "True");
 
     // …and at the latest one monitor period (plus the pass that noticed the last renewal) later.
-    await env.runFor(2 * DEFAULT_TIMERS.nodeMonitorPeriodMs);
+    await env.runFor(2 * nodeMonitorPeriodMs);
     const node = await env.node("node-1");
     const condition = ready(node);
     assert.equal(condition?.status, "Unknown");
@@ -64,7 +72,7 @@ describe("NodeLifecycleController", () => {
     assert.ok(taintTexts(node).includes("node.kubernetes.io/unreachable:NoSchedule"));
 
     // The NoExecute taint follows on the next pass, which observes Ready=Unknown.
-    await env.runFor(DEFAULT_TIMERS.nodeMonitorPeriodMs);
+    await env.runFor(nodeMonitorPeriodMs);
     const tainted = await env.node("node-1");
     assert.deepEqual(taintTexts(tainted), [
       "node.kubernetes.io/unreachable:NoExecute",
@@ -86,14 +94,14 @@ describe("NodeLifecycleController", () => {
     await env.addNode("node-1");
     await env.runFor(10_000);
     await env.postReady("node-1", "False");
-    await env.runFor(2 * DEFAULT_TIMERS.nodeMonitorPeriodMs);
+    await env.runFor(2 * nodeMonitorPeriodMs);
     assert.deepEqual(taintTexts(await env.node("node-1")), [
       "node.kubernetes.io/not-ready:NoExecute",
       "node.kubernetes.io/not-ready:NoSchedule",
     ]);
 
     await env.postReady("node-1", "True");
-    await env.runFor(2 * DEFAULT_TIMERS.nodeMonitorPeriodMs);
+    await env.runFor(2 * nodeMonitorPeriodMs);
     assert.deepEqual(taintTexts(await env.node("node-1")), []);
   });
 
@@ -106,7 +114,7 @@ describe("NodeLifecycleController", () => {
     assert.equal(taintTexts(await env.node("node-1")).length, 2);
 
     await env.powerOn("node-1");
-    await env.runFor(2 * DEFAULT_TIMERS.nodeMonitorPeriodMs);
+    await env.runFor(2 * nodeMonitorPeriodMs);
     const node = await env.node("node-1");
     assert.equal(ready(node)?.status, "True");
     assert.deepEqual(taintTexts(node), []);
@@ -139,9 +147,9 @@ describe("NodeLifecycleController", () => {
       metadata: { name: "silent" },
       spec: {},
     });
-    await env.runFor(DEFAULT_TIMERS.nodeStartupGracePeriodMs - 1_000);
+    await env.runFor(nodeStartupGracePeriodMs - 1_000);
     assert.equal(ready(await env.node("silent")), undefined);
-    await env.runFor(2 * DEFAULT_TIMERS.nodeMonitorPeriodMs);
+    await env.runFor(2 * nodeMonitorPeriodMs);
     const condition = ready(await env.node("silent"));
     assert.equal(condition?.status, "Unknown");
     assert.equal(condition?.reason, "NodeStatusNeverUpdated");

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { DEFAULT_TIMERS } from "../../api/timers.ts";
 import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv, testNamespace } from "./node-lifecycle-test-env.ts";
+
+/** Kubernetes' podgc quarantineTime: 40 s. */
+const podGcQuarantineMs = 40_000;
+/** Kubernetes' podgc gcCheckPeriod: 20 s. */
+const podGcPeriodMs = 20_000;
 
 let env: NodeLifecycleTestEnv | undefined;
 
@@ -28,18 +32,16 @@ describe("PodGcController", () => {
     await env.api.client.nodes.delete("", "node-1");
     const deletedAtMs = env.elapsedMs();
 
-    await env.runFor(DEFAULT_TIMERS.podGcQuarantineMs - 1_000);
+    await env.runFor(podGcQuarantineMs - 1_000);
     assert.ok(await env.pod("web"), "still quarantined");
-    await env.runFor(
-      deletedAtMs + DEFAULT_TIMERS.podGcQuarantineMs + 2 * DEFAULT_TIMERS.podGcPeriodMs - env.elapsedMs(),
-    );
+    await env.runFor(deletedAtMs + podGcQuarantineMs + 2 * podGcPeriodMs - env.elapsedMs());
     assert.equal(await env.pod("web"), undefined);
   });
 
   it("marks an orphan Failed with DisruptionTarget before deleting it", async () => {
     const env = await setup();
     await env.addRunningPod("web", "never-existed", { finalizers: [hold] });
-    await env.runFor(DEFAULT_TIMERS.podGcQuarantineMs + 2 * DEFAULT_TIMERS.podGcPeriodMs);
+    await env.runFor(podGcQuarantineMs + 2 * podGcPeriodMs);
     const pod = await env.api.client.pods.get(testNamespace, "web");
     assert.equal(pod.status?.phase, "Failed");
     const disruption = pod.status?.conditions?.find((condition) => condition.type === "DisruptionTarget");
@@ -69,7 +71,7 @@ describe("PodGcController", () => {
       spec: { containers: [{ name: "main", image: "busybox" }] },
     });
     await env.api.client.pods.delete(testNamespace, "pending");
-    await env.runFor(DEFAULT_TIMERS.podGcPeriodMs);
+    await env.runFor(podGcPeriodMs);
     const pod = await env.api.client.pods.get(testNamespace, "pending");
     assert.equal(pod.status?.phase, "Failed");
   });

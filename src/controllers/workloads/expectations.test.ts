@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
-import { expectationsTimeoutMs } from "./constants.ts";
 import { ControllerExpectations } from "./expectations.ts";
 
 describe("controller expectations", () => {
@@ -25,7 +24,8 @@ describe("controller expectations", () => {
     const clock = new VirtualClock();
     const expectations = new ControllerExpectations(clock);
     expectations.expectCreations("default/web", 1);
-    await clock.advanceBy(expectationsTimeoutMs);
+    // controller_utils.go ExpectationsTimeout: 5 min.
+    await clock.advanceBy(5 * 60_000);
     assert.equal(expectations.satisfied("default/web"), false);
     await clock.advanceBy(1);
     assert.equal(expectations.satisfied("default/web"), true);

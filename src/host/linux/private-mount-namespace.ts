@@ -9,7 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { type TestContext, test } from "node:test";
+import { test } from "node:test";
+import { requireOrSkip } from "../../testing/requirements.ts";
 
 /** The re-executed file's output is kept up to this size, for the failure message. */
 const maxTestOutputBytes = 64 * 1024 * 1024;
@@ -30,13 +31,7 @@ export function whyRealMountTestsCannotRun(): string | undefined {
   return undefined;
 }
 
-/** Skips (or, under CI, fails) the test when `reason` is set; returns whether the test may go on. */
-export function requireOrSkip(t: TestContext, reason: string | undefined): boolean {
-  if (reason === undefined) return true;
-  if (process.env.CI === "true") assert.fail(`${reason} (CI=true: these tests must run)`);
-  t.skip(reason);
-  return false;
-}
+export { requireOrSkip };
 
 /**
  * Inside the namespace, calls `defineTests`; outside, registers one test that runs `testFile` in a

@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DEFAULT_TIMERS } from "../../api/timers.ts";
 import { commandLine } from "../../volume/testing/recording-host.ts";
 import { boundSimDiskClaim, podUsing, testNamespace, volumeManagerEnv } from "./testing/volume-manager-env.ts";
 import { finishPodSync, mountPointsUnder, readText, startPodSync, syncPodAndWait } from "./testing/wait.ts";
+
+/** Kubernetes' podAttachAndMountRetryInterval: 300 ms. */
+const podAttachAndMountRetryIntervalMs = 300;
+/** Kubernetes' kubelet syncFrequency: 1 min. */
+const kubeletSyncFrequencyMs = 60_000;
 
 const podsDir = "/var/lib/kubelet/pods";
 
@@ -67,7 +71,7 @@ describe("KubeletVolumeManager: non-attachable volumes", () => {
     assert.equal(outcome.error, undefined);
     const mountedAfterCreationMs = sync.started + outcome.elapsedMs - createdAt;
     assert.ok(
-      mountedAfterCreationMs > 0 && mountedAfterCreationMs <= 8_000 + DEFAULT_TIMERS.podAttachAndMountRetryIntervalMs,
+      mountedAfterCreationMs > 0 && mountedAfterCreationMs <= 8_000 + podAttachAndMountRetryIntervalMs,
       `mounted ${mountedAfterCreationMs} ms after the secret was created`,
     );
     const dir = `${podsDir}/${uid}/volumes/kubernetes.io~secret/creds`;
@@ -92,7 +96,7 @@ describe("KubeletVolumeManager: non-attachable volumes", () => {
       draft.data = { mode: "green-with-a-longer-value" };
     });
     // Nothing changes between pod syncs: the refresh rides on the periodic resync.
-    await env.clock.advanceBy(DEFAULT_TIMERS.kubeletSyncFrequencyMs - 1_000);
+    await env.clock.advanceBy(kubeletSyncFrequencyMs - 1_000);
     assert.equal(await readText(env, file), "blue");
 
     // A reader polls the file every millisecond while the sync rewrites it.

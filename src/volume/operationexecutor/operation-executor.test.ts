@@ -368,7 +368,7 @@ describe("OperationExecutor: mount and unmount (kubelet side)", () => {
     c.kubelet.unmountVolume(mappedVolume, asw);
     await idle(c);
     assert.equal(asw.getVolumeMountState(volumeName, "uid-web-a"), "VolumeNotMounted");
-    await assert.rejects(c.node1.host.readlink(podLink));
+    await assert.rejects(c.node1.host.readlink(podLink), { code: "ENOENT" });
     c.kubelet.unmountDevice(
       {
         ...attached("node-1"),

@@ -70,6 +70,11 @@ describe("hostPath", () => {
     fixture.world.disks.createDisk("disk-1", 1 << 20);
     const devicePath = await settle(fixture.clock, fixture.world.disks.attach("disk-1", fixture.host.nodeName));
     await setUp(fixture, devicePath, "BlockDevice");
+    assert.equal((await fixture.host.stat(devicePath)).type, "blockDevice", "setUp leaves the device as it was");
+    // The same path is refused for a type it is not, so the acceptance above is the type check passing.
+    await assert.rejects(setUp(fixture, devicePath, "CharDevice"), {
+      message: `hostPath type check failed: ${devicePath} is not a character device`,
+    });
   });
 
   it("refuses paths that climb out with '..'", async () => {
