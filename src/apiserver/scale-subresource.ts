@@ -15,7 +15,7 @@ import { negativeMessage } from "../api/validation/field-checks.ts";
 import { invalid as invalidField, required } from "../api/validation/field-errors.ts";
 import { applyJsonPatch } from "./json-patch.ts";
 import { isDryRun } from "./query-options.ts";
-import { isPlainObject, mediaType, readBodyValue } from "./request-body.ts";
+import { isPlainObject, mediaType, readBodyObject, readBodyValue } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { sendJson } from "./responses.ts";
 
@@ -125,7 +125,10 @@ export async function handleScale(context: ResourceRequest): Promise<void> {
     return;
   }
   if (method === "PUT") {
-    const body = record(await readBodyValue(request, "application/json"));
+    const body = await readBodyObject(request, {
+      protobuf: true,
+      expected: { apiVersion: "autoscaling/v1", kind: "Scale" },
+    });
     await changeScale(context, () => body);
     return;
   }

@@ -82,12 +82,13 @@ export async function handleSelfReview(
       `the server does not allow this method on the requested resource (${request.method ?? ""} ${request.url ?? ""})`,
     );
   }
-  const body = await readBodyObject(request);
+  const apiVersion = `${review.group}/${review.version}`;
+  const body = await readBodyObject(request, { protobuf: true, expected: { apiVersion, kind: review.kind } });
   const spec = isPlainObject(body.spec) ? body.spec : {};
   const status = reviewStatus(review, server.user, spec);
   sendJson(response, 201, {
     kind: review.kind,
-    apiVersion: `${review.group}/${review.version}`,
+    apiVersion,
     metadata: { creationTimestamp: null },
     spec,
     status,

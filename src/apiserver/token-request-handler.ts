@@ -38,7 +38,10 @@ export async function handleTokenRequest(context: ResourceRequest): Promise<void
     );
   }
   const account = await server.store.get<KObject>(path.type, path.namespace, path.name);
-  const body = await readBodyObject(request);
+  const body = await readBodyObject(request, {
+    protobuf: true,
+    expected: { apiVersion: `${tokenGroup}/v1`, kind: "TokenRequest" },
+  });
   const spec = isPlainObject(body.spec) ? body.spec : {};
   const expirationSeconds = expirationOf(spec, path.name);
   const audiences =

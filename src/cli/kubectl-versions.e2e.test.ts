@@ -3,14 +3,15 @@
  * against one `kvol up`: each runs the matrix of commands below in its own namespace. kubectl 1.32
  * and newer send built-in kinds as Kubernetes protobuf and ask for protobuf answers, so the matrix
  * covers both wire formats. The newest one also runs with `-v=8`, and every request it logs must
- * succeed (the only refusal allowed is the 404 that tells `drain` an evicted pod is gone).
+ * succeed (the only refusals allowed are the 404s by which kubectl learns that an object is absent:
+ * an evicted pod is gone, a namespace deleted, an object to apply not there yet).
  *
  * Runs under CI=true (where a missing versioned kubectl fails it) or with KVOL_E2E=1; skipped
  * otherwise with the reason printed. To cover another command, add a step to `matrix`.
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -212,7 +213,112 @@ const matrix: readonly Step[] = [
       succeeded(await context.quiet(["uncordon", node]), `uncordon ${node}`);
     },
   },
+  {
+    name: "logs",
+    async run(context) {
+      const [pod] = [...(await runningWebPods(context, 2)).keys()];
+      const logs = await context.kubectl$(["logs", pod ?? "", "-n", context.namespace]);
+      assert.ok(succeeded(logs, `logs ${pod}`).length > 0, `kubectl logs ${pod} printed nothing`);
+    },
+  },
+  {
+    name: "auth can-i",
+    async run(context) {
+      const answer = await context.kubectl$(["auth", "can-i", "create", "pods", "-n", context.namespace]);
+      assert.equal(succeeded(answer, "auth can-i").trim(), "yes");
+    },
+  },
+  {
+    name: "apply --validate=strict with an unknown field",
+    async run(context) {
+      const file = manifestFile(context, "bogus-claim.yaml", {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: { name: "bogus", namespace: context.namespace },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } }, bogusField: true },
+      });
+      // Refused on purpose: not through kubectl$, whose every request must succeed.
+      const refused = await context.quiet(["apply", "--validate=strict", "-f", file]);
+      assert.notEqual(refused.status, 0, "a claim with spec.bogusField was accepted under --validate=strict");
+      assert.match(refused.stderr, /unknown field "spec\.bogusField"/);
+      const stored = await context.quiet(["get", "pvc", "bogus", "-n", context.namespace]);
+      assert.notEqual(stored.status, 0, "the refused claim was stored");
+    },
+  },
+  {
+    name: "scale statefulset, rollout history",
+    async run(context) {
+      const file = manifestFile(context, "statefulset.yaml", {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata: { name: "db", namespace: context.namespace },
+        spec: {
+          serviceName: "db",
+          replicas: 1,
+          selector: { matchLabels: { app: "db" } },
+          template: {
+            metadata: { labels: { app: "db" } },
+            spec: { containers: [{ name: "db", image: "busybox", command: ["sleep", "3600"] }] },
+          },
+        },
+      });
+      succeeded(await context.kubectl$(["apply", "-f", file]), "apply statefulset");
+      const scaled = await context.kubectl$(["scale", "statefulset", "db", "-n", context.namespace, "--replicas=2"]);
+      assert.match(succeeded(scaled, "scale statefulset"), /^statefulset\.apps\/db scaled$/m);
+      const replicas = await context.quiet([
+        "get",
+        "statefulset",
+        "db",
+        "-n",
+        context.namespace,
+        "-o",
+        "jsonpath={.spec.replicas}",
+      ]);
+      assert.equal(succeeded(replicas, "get statefulset"), "2");
+      const history = await context.kubectl$(["rollout", "history", "statefulset/db", "-n", context.namespace]);
+      assert.match(succeeded(history, "rollout history"), /^REVISION\s+CHANGE-CAUSE$/m);
+      assert.match(history.stdout, /^1\s+/m);
+    },
+  },
+  {
+    name: "delete namespace (its contents go with it)",
+    async run(context) {
+      const doomed = `${context.namespace}-gone`;
+      succeeded(await context.kubectl$(["create", "namespace", doomed]), `create namespace ${doomed}`);
+      succeeded(
+        await context.kubectl$(["create", "configmap", "inside", "-n", doomed, "--from-literal=a=b"]),
+        "create configmap inside",
+      );
+      const deleted = await context.kubectl$(["delete", "namespace", doomed, "--timeout=60s"]);
+      assert.match(
+        succeeded(deleted, `delete namespace ${doomed}`),
+        new RegExp(`^namespace "${doomed}" deleted$`, "m"),
+      );
+      const gone = await context.quiet(["get", "namespace", doomed]);
+      assert.match(gone.stderr, new RegExp(`namespaces "${doomed}" not found`));
+      const contents = await context.quiet([
+        "get",
+        "configmaps",
+        "-A",
+        "--field-selector",
+        `metadata.namespace=${doomed}`,
+        "-o",
+        "name",
+      ]);
+      assert.equal(succeeded(contents, "get configmaps -A").trim(), "", "the namespace's configmap outlived it");
+    },
+  },
 ];
+
+/** Where the steps' manifests are written (removed with the cluster's data directory). */
+let manifestsDir = "";
+
+/** Writes a manifest for one step; kubectl reads it with -f. */
+function manifestFile(context: StepContext, name: string, object: Record<string, unknown>): string {
+  const path = join(manifestsDir, `${context.namespace}-${name}`);
+  writeFileSync(path, JSON.stringify(object));
+  return path;
+}
 
 /** The newest kubectl only: a watch, which must see a change made while it runs. */
 const newestOnly: readonly Step[] = [
@@ -278,6 +384,16 @@ function loggedRequests(log: string): LoggedRequest[] {
   return requests;
 }
 
+/**
+ * The GETs kubectl makes expecting a 404: `drain` polls for its evicted pod, `delete namespace`
+ * for the namespace to go, `apply` reads an object before it creates it.
+ */
+const expectedNotFound: readonly RegExp[] = [/\/pods\//, /\/namespaces\/[^/]+-gone$/, /\/statefulsets\/db$/];
+
+function isExpectedNotFound(request: LoggedRequest): boolean {
+  return request.status === 404 && request.verb === "GET" && expectedNotFound.some((url) => url.test(request.url));
+}
+
 const underCi = process.env.CI === "true";
 const kubectls = versionedKubectls();
 
@@ -298,6 +414,8 @@ describe("every kubectl version against kvol up", { skip: skipReason ?? false },
   before(async () => {
     assert.ok(kubectls.length > 0, "CI=true requires the versioned kubectl binaries (kubectl.1.27 … kubectl.1.33)");
     dataDir = mkdtempSync(join(tmpdir(), "kvol-kubectl-versions-e2e-"));
+    manifestsDir = join(dataDir, "manifests");
+    mkdirSync(manifestsDir);
     cluster = await startKvolUp(dataDir);
   });
 
@@ -335,10 +453,7 @@ describe("every kubectl version against kvol up", { skip: skipReason ?? false },
       if (!isNewest) return;
       const requests = logs.flatMap(loggedRequests);
       assert.ok(requests.length > 10, `too few requests logged:\n${logs.join("\n").slice(0, 2000)}`);
-      const refused = requests.filter(
-        (request) =>
-          request.status >= 400 && !(request.status === 404 && request.verb === "GET" && /\/pods\//.test(request.url)),
-      );
+      const refused = requests.filter((request) => request.status >= 400 && !isExpectedNotFound(request));
       assert.deepEqual(refused, [], "every request of the newest kubectl succeeds");
       assert.ok(
         requests.some(

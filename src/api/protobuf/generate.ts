@@ -1,7 +1,8 @@
 /**
  * Builds the committed protobuf schema (schema.json) from the field table: the messages reachable
- * from every served kind, its list, and the meta kinds that travel in protobuf (Status,
- * DeleteOptions, WatchEvent, PartialObjectMetadata, Eviction), keyed by apiVersion and kind.
+ * from every served kind, its list, and the other kinds that travel in protobuf (Status,
+ * DeleteOptions, WatchEvent, PartialObjectMetadata, Eviction, Binding, Scale, TokenRequest and the
+ * self reviews), keyed by apiVersion and kind.
  * A served kind whose messages the table does not hold is left out and stays JSON-only, as a
  * custom resource is in kube-apiserver. The generation checks that every property of a kind's
  * OpenAPI definition has a protobuf field, so no field is silently dropped on the wire.
@@ -22,7 +23,7 @@ export interface ProtobufSchema {
 
 const metaPrefix = "io.k8s.apimachinery.pkg.apis.meta.v1";
 
-/** Meta kinds by the apiVersion they travel with. */
+/** Kinds that are not stored resources, by the apiVersion they travel with. */
 const metaKinds: readonly [apiVersion: string, kind: string, message: string][] = [
   ["v1", "Status", `${metaPrefix}.Status`],
   ["meta.k8s.io/v1", "Status", `${metaPrefix}.Status`],
@@ -35,6 +36,12 @@ const metaKinds: readonly [apiVersion: string, kind: string, message: string][] 
   ["meta.k8s.io/v1beta1", "PartialObjectMetadataList", `${metaPrefix}.PartialObjectMetadataList`],
   ["policy/v1", "Eviction", "io.k8s.api.policy.v1.Eviction"],
   ["v1", "Binding", "io.k8s.api.core.v1.Binding"],
+  // The bodies of subresources and reviews, which kubectl 1.32+ sends in protobuf too.
+  ["autoscaling/v1", "Scale", "io.k8s.api.autoscaling.v1.Scale"],
+  ["authentication.k8s.io/v1", "TokenRequest", "io.k8s.api.authentication.v1.TokenRequest"],
+  ["authentication.k8s.io/v1", "SelfSubjectReview", "io.k8s.api.authentication.v1.SelfSubjectReview"],
+  ["authorization.k8s.io/v1", "SelfSubjectAccessReview", "io.k8s.api.authorization.v1.SelfSubjectAccessReview"],
+  ["authorization.k8s.io/v1", "SelfSubjectRulesReview", "io.k8s.api.authorization.v1.SelfSubjectRulesReview"],
 ];
 
 /**
