@@ -13,6 +13,10 @@ export interface TestEtcd {
   endpoint: string;
   /** Kills etcd with SIGKILL (a crash, as far as etcd can tell) and removes its data. */
   stop(): Promise<void>;
+  /** Kills etcd with SIGKILL and keeps its data. */
+  crash(): Promise<void>;
+  /** Starts etcd again on the same data and ports (after `crash`). */
+  restart(): Promise<void>;
 }
 
 /** The etcd binary on PATH, or undefined. */
@@ -81,30 +85,35 @@ export async function startTestEtcd(): Promise<TestEtcd> {
   const dataDir = mkdtempSync(join(tmpdir(), "kvol-etcd-"));
   const clientUrl = `http://127.0.0.1:${await freePort()}`;
   const peerUrl = `http://127.0.0.1:${await freePort()}`;
-  const child = spawn(
-    binary,
-    [
-      "--name=kvol-test",
-      `--data-dir=${dataDir}`,
-      `--listen-client-urls=${clientUrl}`,
-      `--advertise-client-urls=${clientUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=kvol-test=${peerUrl}`,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const stop = async (): Promise<void> => {
+  const args = [
+    "--name=kvol-test",
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${clientUrl}`,
+    `--advertise-client-urls=${clientUrl}`,
+    `--listen-peer-urls=${peerUrl}`,
+    `--initial-advertise-peer-urls=${peerUrl}`,
+    `--initial-cluster=kvol-test=${peerUrl}`,
+  ];
+  let child: ChildProcess;
+  let exited: Promise<void>;
+  const launch = async (): Promise<void> => {
+    child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+    exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+    await ready(child);
+  };
+  const crash = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await exited;
+  };
+  const stop = async (): Promise<void> => {
+    await crash();
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await ready(child);
+    await launch();
   } catch (error) {
     await stop();
     throw error;
   }
-  return { endpoint: clientUrl, stop };
+  return { endpoint: clientUrl, stop, crash, restart: launch };
 }
