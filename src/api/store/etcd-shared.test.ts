@@ -103,6 +103,38 @@ describe("two API servers on one etcd", etcdTestOptions(), () => {
     ]);
   });
 
+  it("64 concurrent creates through two servers reach a watch once each, in revision order", {
+    timeout: 20_000,
+  }, async () => {
+    const first = await server(8);
+    const second = await server(9);
+    const revisions: number[] = [];
+    let done: () => void = () => undefined;
+    const allSeen = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const watch = await first.watch(
+      configMaps,
+      { namespace: "burst", resourceVersion: String(first.revision()) },
+      (event) => {
+        revisions.push(Number(event.object.metadata?.resourceVersion));
+        if (revisions.length === 64) done();
+      },
+    );
+    await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        (i % 2 === 0 ? first : second).create(configMaps, configMap(`c${i}`, "burst")),
+      ),
+    );
+    await allSeen;
+    watch.stop();
+    assert.deepEqual(
+      revisions,
+      [...revisions].sort((x, y) => x - y),
+    );
+    assert.equal(new Set(revisions).size, 64);
+  });
+
   it("an update through one server with the resourceVersion the other already moved on is a Conflict", async () => {
     const first = await server(4);
     const second = await server(5);
