@@ -15,7 +15,7 @@ import { defaultApiPort } from "./embedded/constants.ts";
 import { type ClusterArguments, clusterArguments, clusterOptionSpecs, runCluster } from "./up-command.ts";
 
 export const serverUsage = `Usage:
-  kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--node-tokens N1,N2…]
+  kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd-servers URL,…] [--node-tokens N1,N2…]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -24,6 +24,7 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --address A        the address to listen on (default 127.0.0.1; 0.0.0.0 for other machines)
   --data-dir D       where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral        keep the objects in memory only
+  --etcd-servers U,… keep the objects in this etcd cluster (client URLs, http://HOST:2379)
   --node-tokens N,…  make sure nodes N… have tokens; each is written to D/node-tokens/<name>
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
@@ -44,7 +45,12 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ...clusterOptionSpecs, "node-tokens": { type: "string" }, speed: { type: "string" } },
+    options: {
+      ...clusterOptionSpecs,
+      "node-tokens": { type: "string" },
+      speed: { type: "string" },
+      "etcd-servers": { type: "string" },
+    },
   });
   if (values.help) return { help: true };
   if (values.speed !== undefined) {
@@ -60,7 +66,31 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
   for (const name of nodeTokenNames) {
     if (!nodeNamePattern.test(name)) throw new Error(`--node-tokens: "${name}" is not a valid node name`);
   }
-  return { ...clusterArguments(values), nodeCount: 0, speed: 1, nodeTokenNames };
+  const etcdServers = etcdServerUrls(values["etcd-servers"], values.ephemeral ?? false);
+  return {
+    ...clusterArguments(values),
+    nodeCount: 0,
+    speed: 1,
+    nodeTokenNames,
+    ...(etcdServers === undefined ? {} : { etcdServers }),
+  };
+}
+
+/** `--etcd-servers`: comma-separated http(s) client URLs, as kube-apiserver takes them. */
+function etcdServerUrls(text: string | undefined, ephemeral: boolean): string[] | undefined {
+  if (text === undefined) return undefined;
+  if (ephemeral) throw new Error("--etcd-servers and --ephemeral cannot be combined: etcd keeps the objects");
+  const urls = text
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url !== "");
+  if (urls.length === 0) throw new Error("--etcd-servers needs at least one URL, like http://127.0.0.1:2379");
+  for (const url of urls) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      throw new Error(`--etcd-servers: "${url}" is not an http:// or https:// URL`);
+    }
+  }
+  return urls;
 }
 
 export async function runServerCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {

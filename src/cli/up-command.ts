@@ -78,6 +78,8 @@ export interface ClusterArguments {
   host: string;
   dataDir: string | undefined;
   ephemeral: boolean;
+  /** `kvol server --etcd-servers`: the store is this etcd cluster instead of the data directory's file. */
+  etcdServers?: readonly string[];
   logLevel: "debug" | "info" | "warn" | "error";
   verbose: boolean;
 }
@@ -160,9 +162,12 @@ function speedLines(embedded: EmbeddedCluster): string[] {
 }
 
 function banner(commandName: string, embedded: EmbeddedCluster, ephemeral: boolean): string {
+  const etcd = embedded.etcdServers;
   const kept = ephemeral
     ? "objects are kept in memory only (--ephemeral)"
-    : `objects are kept in ${embedded.dataDir.path}; \`kvol ${commandName}\` again resumes from there`;
+    : etcd !== undefined
+      ? `objects are kept in etcd at ${etcd.join(",")}`
+      : `objects are kept in ${embedded.dataDir.path}; \`kvol ${commandName}\` again resumes from there`;
   return [
     `log: ${embedded.logPath}`,
     kept,

@@ -43,3 +43,12 @@ export const defaultPodTerminationGracePeriodSeconds = 30;
  * at most for typical objects), so gets and lists of unchanged objects skip JSON parsing.
  */
 export const sqliteObjectCacheEntries = 200_000;
+
+/**
+ * The etcd backend compacts etcd's history this often, to the revision it saw one interval
+ * earlier (kube-apiserver's `--etcd-compaction-interval` default: 5 minutes).
+ */
+export const etcdCompactionIntervalMs = 5 * 60_000;
+
+/** How long the etcd client waits for a connection to an etcd member before giving up on it. */
+export const etcdDialTimeoutMs = 30_000;

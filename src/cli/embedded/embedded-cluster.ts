@@ -12,6 +12,8 @@ import { randomInt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { EtcdBackend } from "../../api/store/etcd-backend.ts";
+import { KubeStore } from "../../api/store/kube-store.ts";
 import { openSqliteStore } from "../../api/store/sqlite-store.ts";
 import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
 import { reconcileKubernetesService } from "../../apiserver/kubernetes-service.ts";
@@ -49,6 +51,8 @@ export interface EmbeddedClusterOptions {
   dataDir: string | undefined;
   /** A memory store: nothing is kept after stop. */
   ephemeral: boolean;
+  /** Client URLs of an etcd cluster that holds the objects (kube-apiserver's `--etcd-servers`). */
+  etcdServers?: readonly string[] | undefined;
   /** Simulated nodes to start (`node-1` … `node-N`); 0 for the control plane alone. */
   nodeCount: number;
   port: number;
@@ -86,6 +90,8 @@ export function nodeNameFor(index: number): string {
 
 export class EmbeddedCluster {
   readonly dataDir: DataDir;
+  /** The etcd cluster holding the objects, when there is one. */
+  readonly etcdServers: readonly string[] | undefined;
   readonly cluster: Cluster;
   readonly server: RunningApiServer;
   readonly kubeconfigPath: string;
@@ -111,6 +117,7 @@ export class EmbeddedCluster {
     nodeNames: readonly string[];
     clockSaver: Timer | undefined;
     ephemeral: boolean;
+    etcdServers: readonly string[] | undefined;
   }) {
     this.dataDir = parts.dataDir;
     this.cluster = parts.cluster;
@@ -123,6 +130,7 @@ export class EmbeddedCluster {
     this.real = parts.real;
     this.clockSaver = parts.clockSaver;
     this.ephemeral = parts.ephemeral;
+    this.etcdServers = parts.etcdServers;
     this.nodeNames = parts.nodeNames;
   }
 
@@ -176,8 +184,15 @@ export class EmbeddedCluster {
     const savedClockMs = options.ephemeral ? undefined : dataDir.savedClockMs();
     const clock = new VirtualClock({ startTimeMs: Math.max(real.now(), savedClockMs ?? 0) });
     const storePath = dataDir.file(storeFileName);
+    const etcdServers = options.etcdServers;
+    const etcd = etcdServers === undefined ? undefined : await EtcdBackend.open({ endpoints: etcdServers, clock });
+    if (etcd !== undefined) undo.push(() => etcd.close());
     const cluster = await options.progress.step(
-      options.ephemeral ? "control plane started (memory store)" : `control plane started (store ${storePath})`,
+      options.ephemeral
+        ? "control plane started (memory store)"
+        : etcdServers !== undefined
+          ? `control plane started (etcd ${etcdServers.join(",")})`
+          : `control plane started (store ${storePath})`,
       () =>
         Cluster.start({
           clock,
@@ -189,7 +204,9 @@ export class EmbeddedCluster {
             ? {}
             : {
                 openStore: (storeClock, random) =>
-                  openSqliteStore({ path: dataDir.privateFile(storeFileName), clock: storeClock, random }),
+                  etcd !== undefined
+                    ? new KubeStore({ backend: etcd, clock: storeClock, random })
+                    : openSqliteStore({ path: dataDir.privateFile(storeFileName), clock: storeClock, random }),
               }),
         }),
     );
@@ -259,6 +276,7 @@ export class EmbeddedCluster {
       nodeNames,
       clockSaver,
       ephemeral: options.ephemeral,
+      etcdServers: options.etcdServers,
     });
     options.onListening(embedded);
     for (const name of nodeNames) {

@@ -1,0 +1,109 @@
+/**
+ * `kvol server --etcd-servers`: the objects live in etcd under Kubernetes' keys, and a second
+ * `kvol server` on the same etcd serves what the first one wrote.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { Etcd3 } from "etcd3";
+import { etcdTestOptions, startTestEtcd, type TestEtcd } from "../api/store/etcd-test-server.ts";
+import type { CommandIo } from "./command-io.ts";
+import { parseServerArguments, runServerCommand } from "./server-command.ts";
+import { waitFor } from "./testing/wait-for.ts";
+
+const startTimeoutMs = 25_000;
+
+describe("kvol server --etcd-servers arguments", () => {
+  it("takes comma-separated http(s) URLs and refuses anything else, naming the flag", () => {
+    const parsed = parseServerArguments(["--etcd-servers", "http://10.0.0.1:2379, https://10.0.0.2:2379"]);
+    assert.ok(!("help" in parsed));
+    assert.deepEqual(parsed.etcdServers, ["http://10.0.0.1:2379", "https://10.0.0.2:2379"]);
+    assert.throws(
+      () => parseServerArguments(["--etcd-servers", "10.0.0.1:2379"]),
+      /^Error: --etcd-servers: "10.0.0.1:2379" is not an http:\/\/ or https:\/\/ URL$/,
+    );
+    assert.throws(() => parseServerArguments(["--etcd-servers", ","]), /--etcd-servers needs at least one URL/);
+    assert.throws(
+      () => parseServerArguments(["--etcd-servers", "http://a:2379", "--ephemeral"]),
+      /--etcd-servers and --ephemeral cannot be combined/,
+    );
+  });
+});
+
+interface RunningServer {
+  stdout: () => string;
+  stop: () => Promise<number>;
+}
+
+function runServer(args: string[]): RunningServer {
+  let stop: (signal: string) => void = () => undefined;
+  let stdout = "";
+  const io: CommandIo = {
+    stdout: (text: string) => {
+      stdout += text;
+    },
+    stderr: () => undefined,
+    stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
+  } as CommandIo;
+  const running = runServerCommand(args, io);
+  return {
+    stdout: () => stdout,
+    stop: async () => {
+      stop("SIGTERM");
+      return running;
+    },
+  };
+}
+
+describe("kvol server on etcd", etcdTestOptions(), () => {
+  let etcd: TestEtcd | undefined;
+  const dirs: string[] = [];
+  before(async () => {
+    etcd = await startTestEtcd();
+  });
+  after(async () => {
+    await etcd?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("keeps objects in etcd; a second server on it serves them", { timeout: 60_000 }, async () => {
+    assert.ok(etcd);
+    const servers: RunningServer[] = [];
+    const raw = new Etcd3({ hosts: etcd.endpoint });
+    try {
+      for (const name of ["a", "b"]) {
+        const dir = mkdtempSync(join(tmpdir(), `kvol-server-etcd-${name}-`));
+        dirs.push(dir);
+        const server = runServer(["--port", "0", "--data-dir", dir, "--etcd-servers", etcd.endpoint]);
+        servers.push(server);
+        await waitFor(
+          `kvol server ${name} ready`,
+          () => /Ready: 0 node/.test(server.stdout()) || undefined,
+          startTimeoutMs,
+        );
+        assert.match(server.stdout(), new RegExp(`objects are kept in etcd at ${etcd.endpoint}`));
+      }
+      const clients = servers.map((server) => {
+        const config = new KubeConfig();
+        config.loadFromFile(/^kubeconfig: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
+        return config.makeApiClient(CoreV1Api);
+      });
+      const [first, second] = clients as [CoreV1Api, CoreV1Api];
+      const created = await first.createNamespacedConfigMap({
+        namespace: "default",
+        body: { metadata: { name: "shared" }, data: { k: "v" } },
+      });
+      const key = await raw.get("/registry/configmaps/default/shared").string();
+      assert.ok(key, "the ConfigMap is in etcd under its Kubernetes key");
+      const read = await second.readNamespacedConfigMap({ namespace: "default", name: "shared" });
+      assert.deepEqual(read.data, { k: "v" });
+      assert.equal(read.metadata?.resourceVersion, created.metadata?.resourceVersion);
+    } finally {
+      raw.close();
+      for (const server of servers) assert.equal(await server.stop(), 0);
+    }
+  });
+});
