@@ -11,9 +11,11 @@
 import type { Host } from "../../../host/host.ts";
 import type { Mounter } from "../../../host/mount/mounter.ts";
 import { CsiError } from "../../grpc/errors.ts";
+import type { VolumeCapability } from "../../proto/types.ts";
 import { blockTargetFileMode, mountDirMode } from "./constants.ts";
 import { step } from "./host-failures.ts";
 import { isReadOnlyMount, mountStateAt, showsSameFile } from "./mount-state.ts";
+import { isReaderOnly, mountFlagsOf } from "./volume-capabilities.ts";
 
 export interface BindRequest {
   rpc: string;
@@ -48,6 +50,32 @@ export async function bindMountIdempotently(host: Host, mounter: Mounter, reques
     mounter.mount(request.source, target, "", options, { withSystemd: false }),
   );
   return state.kind === "corrupted" ? "repaired" : "mounted";
+}
+
+/** What NodePublishVolume binds: a staged directory, or in Block mode the volume's device file. */
+export interface PublishBind {
+  rpc: string;
+  source: string;
+  target: string;
+  block: boolean;
+  request: { readonly: boolean; volumeCapability: VolumeCapability | null };
+}
+
+/**
+ * NodePublishVolume's bind onto `target_path`: read-only when the request or a reader-only access
+ * mode says so, with the capability's mount flags for a filesystem, onto a file for a device.
+ */
+export function bindPublished(host: Host, mounter: Mounter, bind: PublishBind): Promise<BindOutcome> {
+  const { request } = bind;
+  return bindMountIdempotently(host, mounter, {
+    rpc: bind.rpc,
+    targetField: "target_path",
+    source: bind.source,
+    target: bind.target,
+    readonly: request.readonly || isReaderOnly(request.volumeCapability),
+    flags: bind.block ? [] : mountFlagsOf(request.volumeCapability),
+    targetKind: bind.block ? "file" : "directory",
+  });
 }
 
 async function checkExistingBind(host: Host, request: BindRequest, mountedReadOnly: boolean): Promise<void> {

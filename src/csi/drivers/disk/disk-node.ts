@@ -38,7 +38,7 @@ import type {
   NodeUnstageVolumeResponse,
   StringMap,
 } from "../../proto/types.ts";
-import { bindMountIdempotently } from "../common/bind-mount.ts";
+import { bindPublished } from "../common/bind-mount.ts";
 import {
   diskDefaultZone,
   diskDevicePathContextKey,
@@ -57,12 +57,7 @@ import {
   requireStatsPath,
 } from "../common/request-fields.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
-import {
-  type CapabilitySupport,
-  isReaderOnly,
-  mountFlagsOf,
-  requireCapability,
-} from "../common/volume-capabilities.ts";
+import { type CapabilitySupport, mountFlagsOf, requireCapability } from "../common/volume-capabilities.ts";
 import { treeUsage } from "../common/volume-tree.ts";
 import { type DiskBackend, diskCall } from "./disk-backend.ts";
 
@@ -143,17 +138,9 @@ export class DiskNode implements CsiNode {
     return this.locks.run(`target ${targetPath}`, async () => {
       await this.requireDisk(volumeId, rpc);
       const device = await this.attachedDevice(volumeId, request.publishContext, rpc);
-      const readonly = request.readonly || isReaderOnly(request.volumeCapability);
-      const source = accessType === "block" ? device : await this.stagedMount(volumeId, stagingPath, device, rpc);
-      await bindMountIdempotently(this.options.host, this.options.mounter, {
-        rpc,
-        targetField: "target_path",
-        source,
-        target: targetPath,
-        readonly,
-        flags: accessType === "block" ? [] : mountFlagsOf(request.volumeCapability),
-        targetKind: accessType === "block" ? "file" : "directory",
-      });
+      const block = accessType === "block";
+      const source = block ? device : await this.stagedMount(volumeId, stagingPath, device, rpc);
+      await bindPublished(this.options.host, this.options.mounter, { rpc, source, target: targetPath, block, request });
       return {};
     });
   }

@@ -31,7 +31,7 @@ import type {
   NodeUnstageVolumeRequest,
   NodeUnstageVolumeResponse,
 } from "../../proto/types.ts";
-import { bindMountIdempotently } from "../common/bind-mount.ts";
+import { bindMountIdempotently, bindPublished } from "../common/bind-mount.ts";
 import { checkAccessType } from "../common/catalog-controller.ts";
 import { mountDirMode } from "../common/constants.ts";
 import { step } from "../common/host-failures.ts";
@@ -47,12 +47,7 @@ import {
   requireStatsPath,
 } from "../common/request-fields.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
-import {
-  type CapabilitySupport,
-  isReaderOnly,
-  mountFlagsOf,
-  requireCapability,
-} from "../common/volume-capabilities.ts";
+import { type CapabilitySupport, mountFlagsOf, requireCapability } from "../common/volume-capabilities.ts";
 import type { VolumeCatalog, VolumeRecord } from "../common/volume-catalog.ts";
 import { volumeDataPath } from "../common/volume-storage.ts";
 import { volumeStats } from "./hostpath-stats.ts";
@@ -138,20 +133,11 @@ export class HostpathNode implements CsiNode {
     return this.locks.run(`target ${targetPath}`, async () => {
       const record = await this.localVolume(volumeId, rpc);
       checkAccessType(record, accessType, rpc);
-      const readonly = request.readonly || isReaderOnly(request.volumeCapability);
-      const source =
-        accessType === "block"
-          ? await this.stagedDevice(record, rpc)
-          : await this.stagedDirectory(record, stagingPath, rpc);
-      await bindMountIdempotently(this.options.host, this.options.mounter, {
-        rpc,
-        targetField: "target_path",
-        source,
-        target: targetPath,
-        readonly,
-        flags: accessType === "block" ? [] : mountFlagsOf(request.volumeCapability),
-        targetKind: accessType === "block" ? "file" : "directory",
-      });
+      const block = accessType === "block";
+      const source = block
+        ? await this.stagedDevice(record, rpc)
+        : await this.stagedDirectory(record, stagingPath, rpc);
+      await bindPublished(this.options.host, this.options.mounter, { rpc, source, target: targetPath, block, request });
       return {};
     });
   }
