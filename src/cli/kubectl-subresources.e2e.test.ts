@@ -6,16 +6,15 @@
  * without kubectl on the PATH it skips with a reason, except under CI=true, where it fails.
  */
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { RealClock } from "../runtime/real-clock.ts";
 import { KvolProcess } from "./testing/kvol-process.ts";
+import { type CommandRun as Run, runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
-const clock = new RealClock();
 const startTimeoutMs = 30_000;
 const podTimeoutMs = 60_000;
 const underCi = process.env.CI === "true";
@@ -25,12 +24,6 @@ function skipReasonOf(): string | undefined {
   if (!underCi && process.env.KVOL_E2E !== "1") return "takes under a minute; set KVOL_E2E=1 to run it";
   if (!kubectlFound && !underCi) return "no kubectl on the PATH (install kubernetes-client)";
   return undefined;
-}
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
 }
 
 const webSet = `apiVersion: apps/v1
@@ -63,22 +56,7 @@ describe("kubectl subresources and kinds against kvol up", { skip: skipReasonOf(
   let kubeconfig: string;
 
   function kubectl(args: readonly string[], timeoutMs = 30_000): Promise<Run> {
-    return new Promise((resolve) => {
-      const child = spawn("kubectl", [...args], { env: { ...process.env, KUBECONFIG: kubeconfig } });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8");
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString("utf8");
-      });
-      const timer = clock.setTimer(timeoutMs, () => child.kill("SIGKILL"));
-      child.on("close", (status) => {
-        timer.cancel();
-        resolve({ status, stdout, stderr });
-      });
-    });
+    return runCommand("kubectl", args, { ...process.env, KUBECONFIG: kubeconfig }, timeoutMs);
   }
 
   async function succeeds(args: readonly string[]): Promise<string> {

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { RealClock } from "../runtime/real-clock.ts";
+import { type CommandRun as Run, runCommand } from "./testing/run-command.ts";
 
 const kvolBin = join(fileURLToPath(new URL("../../", import.meta.url)), "bin", "kvol.js");
 const clock = new RealClock();
@@ -30,32 +31,8 @@ spec:
   bogusField: oops
 `;
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function kubectl(kubeconfig: string, args: readonly string[], timeoutMs = 60_000): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn("kubectl", [...args], {
-      env: { ...process.env, KUBECONFIG: kubeconfig },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const timer = clock.setTimer(timeoutMs, () => child.kill("SIGKILL"));
-    child.on("close", (status) => {
-      timer.cancel();
-      resolve({ status, stdout, stderr });
-    });
-  });
+  return runCommand("kubectl", args, { ...process.env, KUBECONFIG: kubeconfig }, timeoutMs);
 }
 
 async function startKvolUp(dataDir: string): Promise<{ process: ChildProcess; kubeconfig: string }> {

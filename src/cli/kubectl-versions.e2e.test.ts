@@ -17,6 +17,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type KvolUp, startKvolUp, stopKvolUp } from "./kvol-up-process.ts";
+import { type CommandRun as Run, runCommand } from "./testing/run-command.ts";
 
 const clock = new RealClock();
 const podsRunningTimeoutMs = 60_000;
@@ -41,32 +42,8 @@ function versionedKubectls(): Kubectl[] {
     .sort((a, b) => a.minor - b.minor);
 }
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(binary: string, kubeconfig: string, args: readonly string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(binary, [...args], {
-      env: { ...process.env, KUBECONFIG: kubeconfig },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const timer = clock.setTimer(commandTimeoutMs, () => child.kill("SIGKILL"));
-    child.on("close", (status) => {
-      timer.cancel();
-      resolve({ status, stdout, stderr });
-    });
-  });
+  return runCommand(binary, args, { ...process.env, KUBECONFIG: kubeconfig }, commandTimeoutMs);
 }
 
 /** What one step of the matrix gets: the kubectl under test, its namespace, and a way to run it. */

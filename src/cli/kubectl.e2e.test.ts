@@ -15,6 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { RealClock } from "../runtime/real-clock.ts";
 import { suiteSkip } from "../testing/requirements.ts";
+import { type CommandRun as Run, runCommand } from "./testing/run-command.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const kvolBin = join(repoRoot, "bin", "kvol.js");
@@ -69,32 +70,8 @@ async function startKvolUp(dataDir: string): Promise<Cluster> {
   return { process: child, kubeconfig, output: () => output };
 }
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function kubectl(kubeconfig: string, args: readonly string[], timeoutMs = 60_000): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn("kubectl", [...args], {
-      env: { ...process.env, KUBECONFIG: kubeconfig },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const timer = clock.setTimer(timeoutMs, () => child.kill("SIGKILL"));
-    child.on("close", (status) => {
-      timer.cancel();
-      resolve({ status, stdout, stderr });
-    });
-  });
+  return runCommand("kubectl", args, { ...process.env, KUBECONFIG: kubeconfig }, timeoutMs);
 }
 
 function assertSucceeded(run: Run, what: string): void {

@@ -12,7 +12,7 @@
  * reason, except under CI=true, where a missing kubectl fails it.
  */
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,7 @@ import { runFaultCommand } from "./fault-command.ts";
 import { runGetCommand } from "./get-command.ts";
 import { runSpeedCommand } from "./speed-command.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { type CommandRun as Run, runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -43,33 +44,9 @@ const startTimeoutMs = 30_000;
 const incidentWallTimeoutMs = 30_000;
 const clock = new RealClock();
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs a program with exactly `env` (plus PATH), so no KUBECONFIG or HOME of the machine leaks in. */
 function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(command, [...args], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const timer = clock.setTimer(timeoutMs, () => child.kill("SIGKILL"));
-    child.on("close", (status) => {
-      timer.cancel();
-      resolve({ status, stdout, stderr });
-    });
-  });
+  return runCommand(command, args, env, timeoutMs);
 }
 
 function succeeded(result: Run, what: string): string {
