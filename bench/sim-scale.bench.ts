@@ -8,7 +8,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { PersistentVolumeClaim, Pod } from "../src/api/objects.ts";
-import { Cluster } from "../src/sim/cluster.ts";
+import { Cluster } from "../src/cmd/cluster.ts";
 import { storageClassYaml } from "../src/sim/testing/manifests.ts";
 import type { Row } from "./measure.ts";
 

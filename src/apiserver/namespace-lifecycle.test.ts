@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Cluster } from "../cmd/cluster.ts";
 import { Logger, MemorySink } from "../runtime/logger.ts";
-import type { Cluster } from "../sim/cluster.ts";
 import { clusterPerTest } from "../sim/testing/clusters.ts";
 import { startApiServer } from "./server.ts";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { Cluster } from "../sim/cluster.ts";
+import { Cluster } from "../cmd/cluster.ts";
 
 const manifests = `
 apiVersion: v1

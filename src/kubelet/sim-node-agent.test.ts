@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { Cluster } from "../sim/cluster.ts";
+import { Cluster } from "../cmd/cluster.ts";
 
 const podYaml = `
 apiVersion: v1

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Event, PersistentVolume, PersistentVolumeClaim, Pod } from "../api/objects.ts";
 import { DEFAULT_TIMERS } from "../api/timers.ts";
+import type { Cluster, EventFilter, NodeOptions } from "../cmd/cluster.ts";
 import { parseRfc3339 } from "../runtime/clock.ts";
-import type { Cluster, EventFilter, NodeOptions } from "./cluster.ts";
 import { clusterPerTest } from "./testing/clusters.ts";
 import {
   claimYaml,

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Pod } from "../api/objects.ts";
+import type { Cluster } from "../cmd/cluster.ts";
 import { diskDriverName } from "../csi/drivers/common/constants.ts";
-import type { Cluster } from "./cluster.ts";
 import { clusterPerTest } from "./testing/clusters.ts";
 import { isRunning, podEventMessages, podVolumePath, readText } from "./testing/e2e.ts";
 import { claimYaml, storageClassYaml } from "./testing/manifests.ts";

@@ -15,12 +15,12 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { Pod } from "../api/objects.ts";
+import { Cluster, type ClusterCsiDriver } from "../cmd/cluster.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
 import type { FuseDriver } from "../csi/drivers/fuse/fuse-driver.ts";
 import { isHostError } from "../host/host.ts";
 import type { LogRecord } from "../runtime/logger.ts";
 import { csiPluginName } from "../volume/paths.ts";
-import { Cluster, type ClusterCsiDriver } from "./cluster.ts";
 import { isRunning, podEventMessages, podEvents, podVolumePath, waitingReason } from "./testing/e2e.ts";
 
 const secondMs = 1_000;

@@ -10,10 +10,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Pod } from "../api/objects.ts";
 import { DEFAULT_TIMERS } from "../api/timers.ts";
+import type { Cluster } from "../cmd/cluster.ts";
 import { watchersText } from "../host/sim/commands/rbd.ts";
 import { rbdWatcherTimeoutDefaultMs } from "../host/sim/sim-constants.ts";
 import { simDiskPluginName } from "../volume/plugins/simdisk/sim-disk-source.ts";
-import type { Cluster } from "./cluster.ts";
 import { clusterPerTest } from "./testing/clusters.ts";
 import {
   isRunning,

@@ -5,9 +5,9 @@
  */
 import { badRequest } from "../../api/errors.ts";
 import type { KubeletConnection, KubeletConnections } from "../../apiserver/kubelet-connection.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { ContainerLogUnavailable, readContainerLog } from "../../kubelet/container/container-log-reader.ts";
 import { SimContainerRuntime } from "../../kubelet/container/sim-container-runtime.ts";
-import type { Cluster } from "../../sim/cluster.ts";
 
 export function clusterKubelets(cluster: Cluster): KubeletConnections {
   return {

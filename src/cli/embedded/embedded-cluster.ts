@@ -20,11 +20,11 @@ import { reconcileKubernetesService } from "../../apiserver/kubernetes-service.t
 import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts";
 import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
+import { Cluster } from "../../cmd/cluster.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
-import { Cluster } from "../../sim/cluster.ts";
 import type { StepProgress } from "../step-progress.ts";
 import { clusterKubelets } from "./cluster-kubelets.ts";
 import {

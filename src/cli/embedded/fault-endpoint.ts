@@ -15,8 +15,8 @@ import { forbidden } from "../../apiserver/auth/forbidden.ts";
 import { isAdmin, type UserInfo } from "../../apiserver/auth/user-info.ts";
 import { isPlainObject, readBodyObject } from "../../apiserver/request-body.ts";
 import { sendJson } from "../../apiserver/responses.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import type { Cluster } from "../../sim/cluster.ts";
 import { faultCatalogue } from "../../sim/faults/catalogue.ts";
 import type { FaultDefinition, FaultParams, FaultParamValue } from "../../sim/faults/fault.ts";
 

@@ -7,8 +7,8 @@
  */
 import type { PersistentVolume } from "../../api/objects.ts";
 import { parseQuantity } from "../../api/quantity.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { diskDefaultZone, diskDriverName, diskTopologyKey } from "../../csi/drivers/common/constants.ts";
-import type { Cluster } from "../../sim/cluster.ts";
 import { csiPluginName } from "../../volume/paths.ts";
 import { csiVolumeNameSeparator } from "../../volume/plugins/csi/csi-attacher.ts";
 

@@ -10,9 +10,9 @@
  */
 import type { PersistentVolume } from "../../api/objects.ts";
 import { parseQuantity } from "../../api/quantity.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { simDiskIdOf } from "../../controllers/persistentvolume/sim-disk-provisioner.ts";
 import { zoneLabel } from "../../kubelet/constants.ts";
-import type { Cluster } from "../../sim/cluster.ts";
 import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 
 function sizeBytesOf(volume: PersistentVolume): number {

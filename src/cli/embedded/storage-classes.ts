@@ -14,8 +14,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import type { Client } from "../../api/client/client.ts";
 import { isAlreadyExists } from "../../api/errors.ts";
 import type { StorageClass } from "../../api/objects.ts";
+import type { ClusterCsiDriver } from "../../cmd/cluster.ts";
 import { diskDriverName, diskMultiAttachParameter } from "../../csi/drivers/common/constants.ts";
-import type { ClusterCsiDriver } from "../../sim/cluster.ts";
 import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 import { type DataDir, privateFileMode } from "./data-dir.ts";
 

@@ -7,7 +7,7 @@
 import type { KObject, Node, PersistentVolume, Pod } from "../../api/objects.ts";
 import { objectKey } from "../../api/objects.ts";
 import { resolveResourceName } from "../../api/resources.ts";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { identityOfPersistentVolume } from "../invariants/storage-identity.ts";
 import { type Condition, type CountCheck, countHolds, type NodeVolumeList, type VolumeRef } from "./ast.ts";
 import { isBindablePattern, patternKey } from "./bind-patterns.ts";

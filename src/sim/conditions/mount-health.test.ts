@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { fuseDriverName } from "../../csi/drivers/common/constants.ts";
-import type { Cluster } from "../cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { evaluateCondition } from "./evaluate.ts";
 import { parseCondition } from "./parse.ts";

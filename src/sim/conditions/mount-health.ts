@@ -5,11 +5,11 @@
  * hard NFS mount whose server does not answer), or absent.
  */
 import type { Pod } from "../../api/objects.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { MountInfo } from "../../host/host.ts";
 import { isHostError } from "../../host/host.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import { defaultKubeletRootDir, podVolumesDir } from "../../volume/paths.ts";
-import type { Cluster } from "../cluster.ts";
 import type { MountHealth } from "./ast.ts";
 
 /** The kubelet names a claim's volume directory after the PV it is bound to, other volumes after themselves. */

@@ -6,7 +6,7 @@
  */
 import type { KindName } from "../../api/objects.ts";
 import { RESOURCES, resolveResourceName } from "../../api/resources.ts";
-import { defaultNamespace } from "../constants.ts";
+import { defaultNamespace } from "../../cmd/constants.ts";
 
 export interface ObjectRef {
   readonly kind: KindName;

@@ -6,10 +6,11 @@
  * did is kept as a concrete schedule, which replays the same run through the scenario runner's
  * `extraFaults`.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Rng } from "../../runtime/rng.ts";
-import type { Cluster } from "../cluster.ts";
 import type { FaultDefinition, FaultParams } from "../faults/fault.ts";
 import type { ScheduledFault } from "./fault-schedule.ts";
 import type { FaultSlot } from "./fault-slots.ts";

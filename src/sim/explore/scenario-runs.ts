@@ -3,8 +3,9 @@
  * random run arms a `RandomFaultInjector` on the cluster as soon as it starts (the run's time 0 is
  * that moment) and reports what it injected.
  */
+
+import type { ClusterOptions } from "../../cmd/cluster.ts";
 import { formatGoDuration } from "../../runtime/duration.ts";
-import type { ClusterOptions } from "../cluster.ts";
 import { type RunScenarioOptions, runScenario, type ScenarioResult } from "../runner/run-scenario.ts";
 import type { Scenario } from "../scenario/model.ts";
 import type { ExploreRuns, RunOutcome } from "./explore.ts";

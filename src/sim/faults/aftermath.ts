@@ -6,8 +6,9 @@
  * hangs on an NFS server) would wait forever. The fault itself has happened when `inject` returns
  * (the power is off, the process is dead); its aftermath runs on, and a failure is logged.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
-import type { Cluster } from "../cluster.ts";
 
 export function letAftermathRun(cluster: Cluster, what: string, aftermath: Promise<void>): void {
   aftermath.catch((error: unknown) => cluster.logger.error(`${what} failed`, { error: errorMessage(error) }));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
-import type { Cluster } from "../cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, Milestones, nodeVolumes, podEventMessages } from "../testing/e2e.ts";
 import { faultNamed } from "./catalogue.ts";

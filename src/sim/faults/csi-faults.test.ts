@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { mockDriverName } from "../../csi/drivers/common/constants.ts";
-import type { Cluster } from "../cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, podEventMessages, podEvents, waitingReason } from "../testing/e2e.ts";
 import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../testing/manifests.ts";

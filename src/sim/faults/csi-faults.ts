@@ -4,12 +4,13 @@
  * The driver's controller runs inside the instance on the first kubelet node, so a hook on a
  * Controller RPC acts there; without `node`, a hook is set on every node's instance.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import { mockDriverName } from "../../csi/drivers/common/constants.ts";
 import { MockDriver } from "../../csi/drivers/mock/mock-driver.ts";
 import type { MockFault, MockRpcName } from "../../csi/drivers/mock/mock-hooks.ts";
 import { type CsiStatusName, grpcStatusCodeByName } from "../../csi/grpc/errors.ts";
 import { allCsiRpcs } from "../../csi/grpc/rpcs.ts";
-import type { Cluster } from "../cluster.ts";
 import { letAftermathRun } from "./aftermath.ts";
 import type { FaultDefinition, FaultParam, FaultParams } from "./fault.ts";
 import { FaultArgs } from "./fault-args.ts";

@@ -2,8 +2,9 @@
  * Faults of the cloud provider's disks: slow or failing attach and detach, and a disk mkfs cannot
  * format. They stay with the disk, so they can be set before the disk is attached or formatted.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { DiskFaults } from "../../host/sim/world/disk-provider.ts";
-import type { Cluster } from "../cluster.ts";
 import { diskTargetParams, resolveDiskId } from "./disk-target.ts";
 import type { FaultDefinition, FaultParams } from "./fault.ts";
 import { FaultArgs } from "./fault-args.ts";

@@ -4,9 +4,9 @@
  * provisioned disk's id before it runs.
  */
 import { isNotFound } from "../../api/errors.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
+import { defaultNamespace } from "../../cmd/constants.ts";
 import { simDiskIdOf } from "../../controllers/persistentvolume/sim-disk-provisioner.ts";
-import type { Cluster } from "../cluster.ts";
-import { defaultNamespace } from "../constants.ts";
 import type { FaultParam } from "./fault.ts";
 import type { FaultArgs } from "./fault-args.ts";
 import { requireDisk } from "./fault-targets.ts";

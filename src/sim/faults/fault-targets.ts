@@ -2,8 +2,9 @@
  * What the faults can hit in a cluster, for their `targets` lists and for checking a named target
  * exists before anything is changed: kubelet nodes and their state, the cloud disks, NFS servers.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
-import type { Cluster } from "../cluster.ts";
 import type { FaultArgs } from "./fault-args.ts";
 
 /** Nodes running a kubelet whose machine is up. */

@@ -3,8 +3,8 @@
  * user reads about it (the node's Ready condition, whether the volume is mounted on the machine).
  */
 import type { Pod } from "../../api/objects.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
-import type { Cluster } from "../cluster.ts";
 import { isRunning, mountPointsUnder, podVolumePath } from "../testing/e2e.ts";
 import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../testing/manifests.ts";
 

@@ -4,7 +4,7 @@
  * and `kvol fault --help` read from the same text. Scenarios inject faults on their timeline;
  * `kvol sim explore` draws them at random from `targets`; `kvol fault` injects them into a running cluster.
  */
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 
 /** The value of one parameter, as written in a scenario (`node: node-2`, `delay: 30s`). */
 export type FaultParamValue = string | number | boolean;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { fuseDriverName } from "../../csi/drivers/common/constants.ts";
 import { isHostError } from "../../host/host.ts";
 import { csiPluginName } from "../../volume/paths.ts";
-import type { Cluster } from "../cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, podEventMessages, podVolumePath, waitingReason } from "../testing/e2e.ts";
 import { claimYaml, podUsingClaimYaml, podYaml, storageClassYaml } from "../testing/manifests.ts";

@@ -3,14 +3,14 @@
  * something keeps busy.
  */
 import { posix } from "node:path";
+import type { Cluster } from "../../cmd/cluster.ts";
+import { defaultNamespace } from "../../cmd/constants.ts";
 import type { ProcessInfo } from "../../host/host.ts";
 import { isFuseProgram } from "../../host/sim/commands/fuse.ts";
 import { simCommands } from "../../host/sim/sim-commands.ts";
 import type { MountHold, SimHost } from "../../host/sim/sim-host.ts";
 import { defaultKubeletRootDir } from "../../volume/paths.ts";
-import type { Cluster } from "../cluster.ts";
 import { podVolumeMount } from "../conditions/mount-health.ts";
-import { defaultNamespace } from "../constants.ts";
 import type { FaultDefinition, FaultParam, FaultParams } from "./fault.ts";
 import { FaultArgs } from "./fault-args.ts";
 import { kubeletHost, runningKubeletHost, runningKubeletNodes } from "./fault-targets.ts";

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Event } from "../../api/objects.ts";
 import { DEFAULT_TIMERS } from "../../api/timers.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { isHostError } from "../../host/host.ts";
-import type { Cluster } from "../cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import {
   firstRecordedMs,

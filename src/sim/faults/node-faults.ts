@@ -2,7 +2,7 @@
  * Faults of whole nodes and their kubelet: power loss, a crash and reboot, a network partition from
  * the API server, and a kubelet restart.
  */
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { letAftermathRun } from "./aftermath.ts";
 import type { FaultDefinition, FaultParam, FaultParams } from "./fault.ts";
 import { FaultArgs } from "./fault-args.ts";

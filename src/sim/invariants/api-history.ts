@@ -15,7 +15,7 @@ import type {
   Pod,
   VolumeAttachment,
 } from "../../api/objects.ts";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { apiObjectName, hasOutOfServiceTaint, isNodeReady } from "./cluster-view.ts";
 import type { ObjectHistory } from "./object-history.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { SimFilesystem } from "../../host/sim/filesystem.ts";
-import type { Cluster } from "../cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning } from "../testing/e2e.ts";
 import { claimYaml, podYaml, storageClassYaml } from "../testing/manifests.ts";

@@ -5,8 +5,9 @@
  * was last written to it. Read on the backend directly, so the check neither depends on a mount
  * existing nor hangs on an unreachable server.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { SimFilesystem } from "../../host/sim/filesystem.ts";
-import type { Cluster } from "../cluster.ts";
 import { ClusterView } from "./cluster-view.ts";
 import { type LedgerEntry, ledgerOf } from "./data-ledger.ts";
 import type { Invariant, Violation } from "./invariant.ts";

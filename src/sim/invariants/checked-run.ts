@@ -2,7 +2,7 @@
  * Running a cluster with the invariants checked after every step of virtual time, stopping at the
  * first violation: what a scenario run does, in a form tests and tools can call directly.
  */
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { InvariantChecker, ViolationReport } from "./checker.ts";
 
 export interface CheckedRunOptions {

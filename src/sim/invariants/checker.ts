@@ -9,7 +9,7 @@
  *
  * Call `check()` after every step: some invariants judge a state by the step it arose in.
  */
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { ApiHistory } from "./api-history.ts";
 import { allInvariants } from "./catalogue.ts";
 import { ClusterView } from "./cluster-view.ts";

@@ -9,7 +9,7 @@ import { indexers, podsByNode, volumeAttachmentsByPersistentVolume } from "../..
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, VolumeAttachment } from "../../api/objects.ts";
 import { taintNodeOutOfService } from "../../api/scheduling/taints.ts";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { identityOfInlineVolume, identityOfPersistentVolume, type StorageIdentity } from "./storage-identity.ts";
 
 const persistentVolumesByStorage = {

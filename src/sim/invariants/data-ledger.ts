@@ -12,12 +12,12 @@
 import { posix } from "node:path";
 import type { Volume } from "kubernetes-types/core/v1.js";
 import type { Pod } from "../../api/objects.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { BlockStorage, StorageContent } from "../../host/sim/block-storage.ts";
 import type { SimFilesystem } from "../../host/sim/filesystem.ts";
 import type { MountEntry } from "../../host/sim/mount-table.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import { podVolumesDir } from "../../volume/paths.ts";
-import type { Cluster } from "../cluster.ts";
 import { apiObjectName, type ClusterView } from "./cluster-view.ts";
 import { kubeletRootDir } from "./constants.ts";
 import { identityOfMount } from "./world-storage.ts";

@@ -3,7 +3,7 @@
  * (`checker.ts` runs them all). A violation stops the run and is reported with the virtual time, the
  * objects involved and their recent history.
  */
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 
 export interface Violation {
   /** The invariant's name, e.g. `rwo-single-attach`. */

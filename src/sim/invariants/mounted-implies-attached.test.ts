@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { InvariantChecker } from "./checker.ts";
 import { mountedImpliesAttached } from "./mounted-implies-attached.ts";

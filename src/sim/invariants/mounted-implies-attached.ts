@@ -13,10 +13,10 @@
  * vanished is `no-detach-while-mounted`'s business, not this one's.
  */
 import type { CSIDriver, Node, Pod } from "../../api/objects.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { MountEntry } from "../../host/sim/mount-table.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import { csiPluginName, escapeQualifiedName, podsDir } from "../../volume/paths.ts";
-import type { Cluster } from "../cluster.ts";
 import { ClusterView, forceDetachMayApply } from "./cluster-view.ts";
 import { kubeletRootDir } from "./constants.ts";
 import { FirstSightings, perCluster } from "./first-sightings.ts";

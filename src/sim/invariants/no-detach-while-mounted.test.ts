@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, mountPointsUnder } from "../testing/e2e.ts";
 import { claimYaml, podYaml, storageClassYaml } from "../testing/manifests.ts";

@@ -10,8 +10,9 @@
  * The force rule's 6-minute timer is the attach/detach controller's own business (its tests check
  * it); this invariant guards the safety side: no healthy node loses a mounted volume.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { MountEntry } from "../../host/sim/mount-table.ts";
-import type { Cluster } from "../cluster.ts";
 import { ClusterView, forceDetachMayApply } from "./cluster-view.ts";
 import { FirstSightings, perCluster } from "./first-sightings.ts";
 import type { Invariant, Violation } from "./invariant.ts";

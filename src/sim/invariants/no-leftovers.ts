@@ -20,11 +20,11 @@
  */
 import { posix } from "node:path";
 import type { Pod } from "../../api/objects.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { fuseArguments, isFuseProgram } from "../../host/sim/commands/fuse.ts";
 import type { BlockDevice } from "../../host/sim/devices.ts";
 import type { MountEntry } from "../../host/sim/mount-table.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
-import type { Cluster } from "../cluster.ts";
 import { ClusterView, isNodeReady } from "./cluster-view.ts";
 import { kubeletRootDir, leftoverGraceMsFor } from "./constants.ts";
 import { perCluster } from "./first-sightings.ts";

@@ -10,7 +10,7 @@
  * "One node only": a disk that does not allow multi-attach, or storage named by a PV whose access
  * modes forbid multi-attach (ReadWriteOnce / ReadWriteOncePod without ReadWriteMany or ReadOnlyMany).
  */
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { apiObjectName, ClusterView } from "./cluster-view.ts";
 import type { Invariant, Violation } from "./invariant.ts";
 import { isSingleNodeVolume, storageKeyOfAttachedName } from "./storage-identity.ts";

@@ -3,7 +3,7 @@
  * would, and says what was done in a line for the timeline.
  */
 import type { KindName, KObject, Node } from "../../api/objects.ts";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import { formatObjectRef, type ObjectRef } from "../conditions/object-ref.ts";
 import { faultNamed } from "../faults/catalogue.ts";
 import type { FaultParams } from "../faults/fault.ts";

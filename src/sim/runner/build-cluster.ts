@@ -4,7 +4,7 @@
  * StorageClasses. Test-only cluster flags come through `clusterOptions`.
  */
 import type { KObject } from "../../api/objects.ts";
-import { Cluster, type ClusterOptions } from "../cluster.ts";
+import { Cluster, type ClusterOptions } from "../../cmd/cluster.ts";
 import type { ClusterSpec, NodeSpec } from "../scenario/model.ts";
 
 export async function startScenarioCluster(

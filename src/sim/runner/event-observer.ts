@@ -4,8 +4,8 @@
  * `count`). Event expectations and the timeline both read these occurrences.
  */
 import type { Event } from "../../api/objects.ts";
-import type { Cluster } from "../cluster.ts";
-import { compareEvents } from "../cluster-events.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
+import { compareEvents } from "../../cmd/cluster-events.ts";
 
 export interface EventOccurrence {
   readonly event: Event;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Event } from "../../api/objects.ts";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { Expectation } from "../scenario/model.ts";
 import type { EventOccurrence } from "./event-observer.ts";
 import { ExpectationTracker, eventMatches, type StepState } from "./expectation-tracker.ts";

@@ -5,7 +5,7 @@
  */
 import type { Event } from "../../api/objects.ts";
 import { resolveResourceName } from "../../api/resources.ts";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { Condition } from "../conditions/ast.ts";
 import { evaluateCondition } from "../conditions/evaluate.ts";
 import { refNameMatches } from "../conditions/object-ref.ts";

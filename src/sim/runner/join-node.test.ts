@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { Cluster } from "../cluster.ts";
+import { Cluster } from "../../cmd/cluster.ts";
 import { joinScenarioNode } from "./join-node.ts";
 
 const apiLatencyMs = 2_000;

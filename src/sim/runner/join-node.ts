@@ -6,8 +6,9 @@
  * finishes at this instant (a registration through a healthy API does) and leaves the rest to go
  * on on the cluster's time, as a fault's aftermath does; a later failure is logged.
  */
+
+import type { Cluster } from "../../cmd/cluster.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
-import type { Cluster } from "../cluster.ts";
 import type { NodeSpec } from "../scenario/model.ts";
 import { addScenarioNode } from "./build-cluster.ts";
 

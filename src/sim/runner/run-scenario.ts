@@ -4,7 +4,7 @@
  * every step the invariants are checked and the open expectations evaluated. A violation stops
  * the run; an action that fails is a failed verdict, and the run goes on. Same scenario, same seed, same options: the same result.
  */
-import type { Cluster, ClusterOptions } from "../cluster.ts";
+import type { Cluster, ClusterOptions } from "../../cmd/cluster.ts";
 import { checksOf } from "../conditions/ast.ts";
 import type { FaultParams } from "../faults/fault.ts";
 import { allInvariants } from "../invariants/catalogue.ts";

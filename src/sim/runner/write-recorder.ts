@@ -7,7 +7,7 @@
  */
 import type { Watch } from "../../api/client/client.ts";
 import { type KindName, type KObject, objectKey } from "../../api/objects.ts";
-import type { Cluster } from "../cluster.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { WriteCounts, WriteQuery } from "../conditions/write-counts.ts";
 
 interface WriteTimes {

@@ -4,7 +4,7 @@
  * bundled CSI driver; a claim (or a StatefulSet's claim template) uses its `storageClassName`; a pod
  * with `spec.nodeName` uses that node; a PV uses its CSI driver when that is a bundled one.
  */
-import type { Manifest } from "../manifests.ts";
+import type { Manifest } from "../../cmd/manifests.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
 /** The bundled drivers are named `<x>.csi.kvol.io`; other provisioners (in-tree, external) are not checked. */

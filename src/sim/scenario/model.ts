@@ -4,8 +4,8 @@
  * start of the run; every entry keeps the line it came from, so verdicts can point back at the file.
  */
 import type { Timers } from "../../api/timers.ts";
+import type { ClusterCsiDriver, NodeOptions } from "../../cmd/cluster.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
-import type { ClusterCsiDriver, NodeOptions } from "../cluster.ts";
 import type { Condition } from "../conditions/ast.ts";
 import type { ObjectRef } from "../conditions/object-ref.ts";
 import type { FaultParams } from "../faults/fault.ts";

@@ -4,13 +4,13 @@
  * the JSON Schema test checks `docs/scenario.schema.json` against them.
  */
 import { DEFAULT_TIMERS, type Timers } from "../../api/timers.ts";
+import type { ClusterCsiDriver } from "../../cmd/cluster.ts";
 import {
   diskDriverName,
   fuseDriverName,
   hostpathDriverName,
   mockDriverName,
 } from "../../csi/drivers/common/constants.ts";
-import type { ClusterCsiDriver } from "../cluster.ts";
 import { closestNames } from "./closest-names.ts";
 import { describeValue, Fields, isMapping, readDuration } from "./fields.ts";
 import type { ClusterSpec, DiskSpec, NfsServerSpec, NodeSpec, RbdImageSpec, StorageSpec, Taint } from "./model.ts";

@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { KindName } from "../../api/objects.ts";
+import { type Manifest, parseManifests } from "../../cmd/manifests.ts";
 import { type ObjectRef, parseObjectRef, parseRefName } from "../conditions/object-ref.ts";
-import { type Manifest, parseManifests } from "../manifests.ts";
 import { describeValue, Fields, isMapping } from "./fields.ts";
 import { recordManifestNames } from "./manifest-names.ts";
 import type { Action, ActionType, TimelineStep } from "./model.ts";

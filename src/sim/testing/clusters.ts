@@ -3,7 +3,7 @@
  * passed or failed, so no controller, kubelet or timer of one test runs on into the next.
  */
 import { afterEach } from "node:test";
-import { Cluster, type ClusterOptions } from "../cluster.ts";
+import { Cluster, type ClusterOptions } from "../../cmd/cluster.ts";
 
 /**
  * Call in a suite (or at the top of a test file): returns how its tests start a cluster, and

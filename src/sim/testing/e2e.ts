@@ -5,9 +5,9 @@
  * at which each observation first held so a test can assert timings and their order.
  */
 import type { Event, Pod } from "../../api/objects.ts";
+import type { Cluster } from "../../cmd/cluster.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import { defaultKubeletRootDir, podVolumeDir } from "../../volume/paths.ts";
-import type { Cluster } from "../cluster.ts";
 
 export type Probe = () => boolean | Promise<boolean>;
 

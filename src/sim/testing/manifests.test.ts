@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseManifests } from "../manifests.ts";
+import { parseManifests } from "../../cmd/manifests.ts";
 import {
   claimYaml,
   podUsingClaimYaml,

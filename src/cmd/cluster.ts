@@ -11,7 +11,7 @@
  *   const events = await cluster.events({ kind: "Pod", name: "web-0" });
  *
  * Nodes run the real node agent (`kubelet/sim-node-agent.ts`: a SimHost with a Kubelet on it) unless
- * the cluster runs the test-only pod lifecycle stand-in (`standInKubelet`, `stand-in-kubelet.ts`) or
+ * the cluster runs the test-only pod lifecycle stand-in (`standInKubelet`, `src/sim/stand-in-kubelet.ts`) or
  * the node asks for `agent: "heartbeat"`: those nodes only get the test heartbeat (`node-heartbeat.ts`). The same seed and the same
  * calls give the same sequence of writes (`recordWrites` and `writes()` show it).
  */
@@ -36,6 +36,8 @@ import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, type LogSink, MemorySink } from "../runtime/logger.ts";
 import { Rng } from "../runtime/rng.ts";
 import { VirtualClock } from "../runtime/virtual-clock.ts";
+import { ApiFaults } from "../sim/faults/api-faults.ts";
+import { StandInKubelet } from "../sim/stand-in-kubelet.ts";
 import {
   type ControllerEntry,
   type ControllerWiring,
@@ -52,10 +54,8 @@ import {
   stopDrainStepMs,
   systemNamespaces,
 } from "./constants.ts";
-import { ApiFaults } from "./faults/api-faults.ts";
 import { type Manifest, type Manifests, parseManifests } from "./manifests.ts";
 import { NodeHeartbeat } from "./node-heartbeat.ts";
-import { StandInKubelet } from "./stand-in-kubelet.ts";
 import { WriteLog, type WriteRecord } from "./write-log.ts";
 
 export type { ClusterCsiDriver, EventFilter, NodeOptions };

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { hostpathDriverName, mockDriverName } from "../csi/drivers/common/constants.ts";
+import { isRunning } from "../sim/testing/e2e.ts";
 import { Cluster, type ClusterCsiDriver } from "./cluster.ts";
-import { isRunning } from "./testing/e2e.ts";
 
 const minuteMs = 60_000;
 

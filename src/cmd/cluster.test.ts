@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { clusterPerTest } from "../sim/testing/clusters.ts";
+import { claimYaml, storageClassYaml, webDeploymentYaml, webStatefulSetYaml } from "../sim/testing/manifests.ts";
 import type { Cluster } from "./cluster.ts";
-import { clusterPerTest } from "./testing/clusters.ts";
-import { claimYaml, storageClassYaml, webDeploymentYaml, webStatefulSetYaml } from "./testing/manifests.ts";
 
 const oneMinuteMs = 60_000;
 
