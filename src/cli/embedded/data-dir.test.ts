@@ -63,13 +63,13 @@ describe("data directory", () => {
   });
 
   it("takes over a pid file whose process is a zombie not yet reaped (right after kill -9)", async () => {
-    // `sleep 0 &` exits at once; its parent becomes `sleep 5`, which never reaps it.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    // `sleep 0 &` exits at once; its parent becomes `sleep 60`, which never reaps it (killed below).
+    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "ignore"] });
     try {
       const zombie = await new Promise<number>((resolve) =>
         parent.stdout.once("data", (b: Buffer) => resolve(Number(b.toString()))),
       );
-      await waitFor("the child to become a zombie", () => isZombie(zombie), 5_000);
+      await waitFor("the child to become a zombie", () => isZombie(zombie), 30_000);
       writeFileSync(data.file("kvol.pid"), `${zombie}\n`);
       data.lock();
       assert.equal(readFileSync(data.file("kvol.pid"), "utf8").trim(), String(process.pid));
