@@ -9,7 +9,9 @@
  * the driver), calls in flight are answered, then the plugin stops.
  * Bad arguments print the usage and exit 2.
  */
+import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
@@ -39,6 +41,8 @@ const usageExitStatus = 2;
 const startFailureExitStatus = 1;
 /** Exit status when the kubelet refuses the driver's registration (node-driver-registrar exits 1 too). */
 const refusedExitStatus = 1;
+/** The mode of a socket directory the command makes (the kubelet's plugin directories are 0750). */
+const socketDirMode = 0o750;
 /** The FUSE program fuse.csi.kvol.io runs on a real node. */
 const realNodeFuseProgram = "bindfs";
 
@@ -160,6 +164,8 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
   if (driver === undefined) throw new Error(`no bundled driver is named ${args.driverName}`);
   const stopRequested = io.stopRequested();
   await driver.start();
+  // The socket's directory is the driver's own (a DaemonSet mounts it with DirectoryOrCreate).
+  await mkdir(dirname(socketPathOf(args.endpoint)), { recursive: true, mode: socketDirMode });
   const server = await serveCsi({ endpoint: args.endpoint, ...driver });
   io.stdout(`kvol csi-driver: serving ${driver.name} on ${args.endpoint} as node ${args.nodeId}\n`);
   let registrar: NodeDriverRegistrar | undefined;
