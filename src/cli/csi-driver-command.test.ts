@@ -1,12 +1,19 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { connectCsiSocket } from "../csi/grpc/client.ts";
 import { unixEndpoint } from "../csi/grpc/endpoint.ts";
 import { RealClock } from "../runtime/real-clock.ts";
+import { SocketCsiConnector } from "../volume/plugins/csi/connector/socket-csi-connector.ts";
+import { CsiDriverRegistry } from "../volume/plugins/csi/csi-driver-registry.ts";
+import {
+  type CsiDriverNodeInfo,
+  CsiRegistrationHandler,
+} from "../volume/plugins/csi/registration/csi-registration-handler.ts";
 import { type CommandIo, parseCsiDriverArguments, runCsiDriverCommand } from "./csi-driver-command.ts";
+import { waitFor } from "./testing/wait-for.ts";
 
 interface CapturedIo extends CommandIo {
   out: string[];
@@ -72,6 +79,10 @@ describe("kvol csi-driver: arguments", () => {
       ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--state-dir", "relative"],
       /--state-dir must be an absolute path/,
     ],
+    [
+      ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--registration-dir", "plugins_registry"],
+      /--registration-dir must be an absolute path, got "plugins_registry"/,
+    ],
     [["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--colour"], /Unknown option '--colour'/],
     [["hostpath.csi.kvol.io", "extra", "--endpoint", "unix:///x.sock"], /unexpected argument "extra"/],
   ];
@@ -130,5 +141,41 @@ describe("kvol csi-driver: serving", () => {
     } finally {
       process.env.PATH = path;
     }
+  });
+
+  it("with --registration-dir registers with the kubelet, and exits 1 without its socket when the kubelet refuses it", async () => {
+    const endpoint = unixEndpoint(join(directory, "csi.sock"));
+    const registry = join(directory, "plugins_registry");
+    mkdirSync(registry);
+    const io = capturedIo();
+    const run = runCsiDriverCommand(
+      ["mock.csi.kvol.io", "--endpoint", endpoint, "--node-id", "node-7", "--registration-dir", registry],
+      io,
+    );
+    const socketPath = join(registry, "mock.csi.kvol.io-reg.sock");
+    await io.serving;
+    await waitFor("the registration socket", () => existsSync(socketPath) || undefined, 10_000);
+    const installed: CsiDriverNodeInfo[] = [];
+    const kubelet = new CsiRegistrationHandler({
+      connector: new SocketCsiConnector({ clock: new RealClock(), callTimeoutMs: 10_000 }),
+      drivers: new CsiDriverRegistry(),
+      nodeInfo: {
+        installDriver: async (info) => {
+          installed.push(info);
+        },
+        uninstallDriver: async () => undefined,
+      },
+      logger: { info: () => undefined, warning: () => undefined },
+    });
+    await kubelet.register(socketPath);
+    assert.equal(installed[0]?.nodeId, "node-7", "the kubelet reached the driver's socket the registrar named");
+    // A second registration of the same driver at the same version is refused by the kubelet.
+    await assert.rejects(kubelet.register(socketPath), /ValidatePluginFunc failed/);
+    assert.equal(await run, 1);
+    assert.match(
+      io.out.join(""),
+      /Registration process failed with error: RegisterPlugin error -- plugin validation failed with err: kubernetes\.io\/csi: ValidatePlugin for CSI driver "mock\.csi\.kvol\.io" failed\. Another driver with the same name is already registered with a higher supported version: "1\.0\.0", restarting registration container\./,
+    );
+    assert.equal(existsSync(socketPath), false, "the registration socket is removed");
   });
 });

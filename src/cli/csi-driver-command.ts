@@ -1,11 +1,17 @@
 /**
- * `kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]`: runs one
- * bundled CSI driver as its own process, on a real Unix socket with the real gRPC server, acting
- * on this machine (LinuxHost) on real time — what a driver container does in a cluster.
- * SIGTERM or SIGINT stop it cleanly: calls in flight are answered, then the plugin stops.
+ * `kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
+ * [--registration-dir DIR]`: runs one bundled CSI driver as its own process, on a real Unix socket
+ * with the real gRPC server, acting on this machine (LinuxHost) on real time — what a driver
+ * container does in a cluster. With `--registration-dir` (the kubelet's `plugins_registry/`) it also
+ * runs node-driver-registrar's part, so the node's kubelet registers it; a refusal by the kubelet
+ * ends the process with status 1, as the registrar container ends.
+ * SIGTERM or SIGINT stop it cleanly: the registration socket goes first (the kubelet deregisters
+ * the driver), calls in flight are answered, then the plugin stops.
  * Bad arguments print the usage and exit 2.
  */
+import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
@@ -13,21 +19,30 @@ import { socketPathOf } from "../csi/grpc/endpoint.ts";
 import { serveCsi } from "../csi/grpc/server.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
 import { RealClock } from "../runtime/real-clock.ts";
+import { NodeDriverRegistrar } from "../volume/plugins/csi/registration/node-driver-registrar.ts";
 
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
+                       [--registration-dir DIR]
 
 Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
-  NAME          ${bundledDriverNames.join(", ")}
-  --endpoint    the socket to serve, unix:///absolute/path (required)
-  --node-id     NodeGetInfo's node id (default: this machine's host name)
-  --state-dir   where the driver keeps its volumes and catalog (default: the driver's own)
+  NAME                ${bundledDriverNames.join(", ")}
+  --endpoint          the socket to serve, unix:///absolute/path (required)
+  --node-id           NodeGetInfo's node id (default: this machine's host name)
+  --state-dir         where the driver keeps its volumes and catalog (default: the driver's own)
+  --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
+                      the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
+                      does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses
 `;
 
 /** Exit status for bad arguments, as for every kvol command. */
 const usageExitStatus = 2;
 /** Exit status when the driver cannot start (a missing FUSE program, a socket that cannot be bound). */
 const startFailureExitStatus = 1;
+/** Exit status when the kubelet refuses the driver's registration (node-driver-registrar exits 1 too). */
+const refusedExitStatus = 1;
+/** The mode of a socket directory the command makes (the kubelet's plugin directories are 0750). */
+const socketDirMode = 0o750;
 /** The FUSE program fuse.csi.kvol.io runs on a real node. */
 const realNodeFuseProgram = "bindfs";
 
@@ -36,6 +51,8 @@ export interface CsiDriverArguments {
   endpoint: string;
   nodeId: string;
   stateDir?: string;
+  /** The kubelet's plugins_registry directory: register with that node's kubelet. */
+  registrationDir?: string;
 }
 
 /** The parsed arguments, or the sentence saying what is wrong with them. */
@@ -65,11 +82,16 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
   if (values["state-dir"] !== undefined && !values["state-dir"].startsWith("/")) {
     return { error: `--state-dir must be an absolute path, got ${JSON.stringify(values["state-dir"])}` };
   }
+  const registrationDir = values["registration-dir"];
+  if (registrationDir !== undefined && !registrationDir.startsWith("/")) {
+    return { error: `--registration-dir must be an absolute path, got ${JSON.stringify(registrationDir)}` };
+  }
   return {
     driverName,
     endpoint: values.endpoint,
     nodeId: values["node-id"] ?? hostname(),
     ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
+    ...(registrationDir === undefined ? {} : { registrationDir }),
   };
 }
 
@@ -82,6 +104,7 @@ function parseArgsStrictly(argv: readonly string[]) {
       endpoint: { type: "string" },
       "node-id": { type: "string" },
       "state-dir": { type: "string" },
+      "registration-dir": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -141,11 +164,30 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
   if (driver === undefined) throw new Error(`no bundled driver is named ${args.driverName}`);
   const stopRequested = io.stopRequested();
   await driver.start();
+  // The socket's directory is the driver's own (a DaemonSet mounts it with DirectoryOrCreate).
+  await mkdir(dirname(socketPathOf(args.endpoint)), { recursive: true, mode: socketDirMode });
   const server = await serveCsi({ endpoint: args.endpoint, ...driver });
   io.stdout(`kvol csi-driver: serving ${driver.name} on ${args.endpoint} as node ${args.nodeId}\n`);
-  const signal = await stopRequested;
-  io.stdout(`kvol csi-driver: ${signal} received, stopping\n`);
-  await server.stop();
-  await driver.stop();
-  return 0;
+  let registrar: NodeDriverRegistrar | undefined;
+  try {
+    if (args.registrationDir !== undefined) {
+      registrar = await NodeDriverRegistrar.start({
+        driverName: driver.name,
+        kubeletRegistrationPath: socketPathOf(args.endpoint),
+        registrationDir: args.registrationDir,
+        log: (line) => io.stdout(`kvol csi-driver: ${line}\n`),
+      });
+    }
+    const ended = await Promise.race([
+      stopRequested.then((signal) => ({ signal })),
+      ...(registrar === undefined ? [] : [registrar.refused.then((reason) => ({ reason }))]),
+    ]);
+    if ("signal" in ended) io.stdout(`kvol csi-driver: ${ended.signal} received, stopping\n`);
+    return "reason" in ended ? refusedExitStatus : 0;
+  } finally {
+    // The registration socket goes first, so the kubelet stops sending calls before the driver stops.
+    await registrar?.stop();
+    await server.stop();
+    await driver.stop();
+  }
 }

@@ -16,6 +16,7 @@ import { type ClusterArguments, clusterArguments, clusterOptionSpecs, runCluster
 
 export const serverUsage = `Usage:
   kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd-servers URL,…] [--node-tokens N1,N2…]
+              [--csi-controller NAME=unix:///path …]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -26,6 +27,9 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --ephemeral        keep the objects in memory only
   --etcd-servers U,… keep the objects in this etcd cluster (client URLs, http://HOST:2379)
   --node-tokens N,…  make sure nodes N… have tokens; each is written to D/node-tokens/<name>
+  --csi-controller NAME=unix:///path/controller.sock
+                     run the provisioner and attacher for CSI driver NAME against its controller
+                     socket (a driver running outside kvol); repeat for several drivers
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
 

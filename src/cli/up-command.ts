@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort, defaultListenHost, defaultNodeCount, maxNodeCount } from "./embedded/constants.ts";
+import { type CsiControllerEndpoint, parseCsiControllerFlags } from "./embedded/csi-controller-flag.ts";
 import { defaultDataDir } from "./embedded/data-dir.ts";
 import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
@@ -24,6 +25,7 @@ import { runUpLinux } from "./up-linux-command.ts";
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
+          [--host linux] [--csi-controller NAME=unix:///path …]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -38,6 +40,9 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --log-level L   debug, info (default), warn or error
   --verbose       print the log on stderr as well as in the data directory's kvol.log
   --host linux    real nodes on this machine instead of simulated ones (root; see kvol node)
+  --csi-controller NAME=unix:///path/controller.sock
+                  run the provisioner and attacher for CSI driver NAME against its controller
+                  socket (a driver running outside kvol); repeat for several drivers
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -82,6 +87,8 @@ export interface ClusterArguments {
   etcdServers?: readonly string[];
   logLevel: "debug" | "info" | "warn" | "error";
   verbose: boolean;
+  /** `--csi-controller`: drivers outside kvol whose controller sockets the sidecars call. */
+  csiControllers?: readonly CsiControllerEndpoint[];
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -103,6 +110,7 @@ export const clusterOptionSpecs = {
   "log-level": { type: "string" },
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
+  "csi-controller": { type: "string", multiple: true },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -113,10 +121,12 @@ export function clusterArguments(values: {
   ephemeral?: boolean | undefined;
   "log-level"?: string | undefined;
   verbose?: boolean | undefined;
+  "csi-controller"?: string[] | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   const ephemeral = values.ephemeral ?? false;
+  const csiControllers = parseCsiControllerFlags(values["csi-controller"]);
   return {
     port: integerOption("port", values.port, defaultApiPort, 65_535),
     host: values.address ?? defaultListenHost,
@@ -124,6 +134,7 @@ export function clusterArguments(values: {
     ephemeral,
     logLevel: logLevel as ClusterArguments["logLevel"],
     verbose: values.verbose ?? false,
+    ...(csiControllers.length === 0 ? {} : { csiControllers }),
   };
 }
 

@@ -28,6 +28,7 @@ import { createMemoryStore } from "../api/store/memory-store.ts";
 import type { DeleteOptions, ListOptions } from "../api/store/store.ts";
 import { type Timers, timersWith } from "../api/timers.ts";
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
+import type { CsiControllerDriver } from "../controllers/csi/sidecar-group.ts";
 import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts";
 import { SimWorld } from "../host/sim/sim-world.ts";
 import type { Kubelet } from "../kubelet/kubelet.ts";
@@ -83,6 +84,11 @@ export interface ClusterOptions {
    * every kubelet node, registered with its kubelet through `plugins_registry/`.
    */
   csiDrivers?: readonly ClusterCsiDriver[];
+  /**
+   * Drivers running outside the cluster (`kvol up --csi-controller`): their controller endpoints,
+   * which get a csi-provisioner and a csi-attacher each, like the drivers of `csiDrivers`.
+   */
+  externalCsiControllers?: readonly CsiControllerDriver[];
   /**
    * TESTING ONLY: the attach/detach controller attaches RWO volumes to a second node without the
    * Multi-Attach refusal — a deliberately broken controller for checking that invariants catch it.
@@ -187,7 +193,7 @@ export class Cluster {
       context: this.context,
       world: this.world,
       provisioners: options.provisioners ?? [],
-      csiDrivers: this.csiDrivers.controllerDrivers(),
+      csiDrivers: [...this.csiDrivers.controllerDrivers(), ...(options.externalCsiControllers ?? [])],
       testOnlyBreakMultiAttachCheck: options.testOnlyBreakMultiAttachCheck ?? false,
     };
     this.controllerEntries = selectControllers(options.controllers);

@@ -6,11 +6,14 @@
  *   <node dir>/kubelet/          the kubelet's --root-dir (pods/, plugins/, plugins_registry/)
  *   <node dir>/var/log/pods/     container logs (<namespace>_<pod>_<uid>/<container>/<n>.log)
  *   <node dir>/containers/       the containers' writable layers
+ *   <node dir>/agent.pid         the running agent's process id: `nsenter -t PID -m` enters the node's
+ *                                mount namespace (where an external CSI driver must run, and findmnt
+ *                                shows the node's mounts)
  *
  * and images in a store shared by the nodes of one data directory. Stopping it (Ctrl-C) stops every
  * container and removes its cgroups; the mounts go with the node's own mount namespace.
  */
-import { mkdir, rmdir } from "node:fs/promises";
+import { mkdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { HttpClient } from "../api/client/http-client.ts";
 import { type Timers, timersWith } from "../api/timers.ts";
@@ -40,6 +43,8 @@ const rootHashHexDigits = 8;
 export function nodeCgroupDir(cgroup2Mount: string, nodeName: string, rootDir: string): string {
   return join(cgroup2Mount, nodesCgroupDirName, `${nodeName}-${sha256Hex(rootDir).slice(0, rootHashHexDigits)}`);
 }
+/** The file holding the running agent's process id, in the node directory. */
+export const agentPidFileName = "agent.pid";
 /** The kubelet's plugin registration directory under its root. */
 const pluginsRegistryDirName = "plugins_registry";
 
@@ -49,6 +54,8 @@ export interface LinuxNodePaths {
   podLogsDir: string;
   containersDir: string;
   imagesDir: string;
+  /** The running agent's process id, for entering the node's mount namespace. */
+  agentPidFile: string;
 }
 
 /** The default layout of node `nodeName` in data directory `dataDir`. */
@@ -59,6 +66,7 @@ export function linuxNodePaths(dataDir: string, nodeName: string, rootDir?: stri
     podLogsDir: rootDir === undefined ? join(nodeDir, "var/log/pods") : "/var/log/pods",
     containersDir: join(nodeDir, "containers"),
     imagesDir: join(dataDir, "images"),
+    agentPidFile: join(nodeDir, agentPidFileName),
   };
 }
 
@@ -138,6 +146,7 @@ export class LinuxNodeAgent {
         containers: killed,
       });
     }
+    await writeFile(this.options.paths.agentPidFile, `${process.pid}\n`);
     await this.kubelet.start();
   }
 
@@ -147,6 +156,7 @@ export class LinuxNodeAgent {
     await this.runtime.shutdown(nodeShutdownGracePeriodMs);
     await removeEmptyDir(this.cgroupRoot);
     await removeEmptyDir(join(this.cgroupRoot, ".."));
+    await rm(this.options.paths.agentPidFile, { force: true });
   }
 }
 

@@ -21,6 +21,8 @@ import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts
 import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
 import { Cluster } from "../../cmd/cluster.ts";
+import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
+import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
@@ -34,6 +36,7 @@ import {
   shutdownTimeoutMs,
   storeFileName,
 } from "./constants.ts";
+import type { CsiControllerEndpoint } from "./csi-controller-flag.ts";
 import { DataDir } from "./data-dir.ts";
 import { faultEndpoint } from "./fault-endpoint.ts";
 import { LogFileSink } from "./log-file-sink.ts";
@@ -72,6 +75,8 @@ export interface EmbeddedClusterOptions {
    * node) and create the default storage classes at the data directory's first start (`kvol up`).
    */
   defaultStorage?: boolean;
+  /** Controller sockets of CSI drivers running outside kvol (`--csi-controller`). */
+  csiControllers?: readonly CsiControllerEndpoint[];
 }
 
 /** Addresses that mean "every interface": clients reach such a server on the loopback address. */
@@ -103,6 +108,7 @@ export class EmbeddedCluster {
   private readonly real: RealClock;
   private readonly clockSaver: Timer | undefined;
   private readonly ephemeral: boolean;
+  private readonly closeCsiControllers: () => void;
   private stopping: Promise<void> | undefined;
 
   private constructor(parts: {
@@ -118,7 +124,9 @@ export class EmbeddedCluster {
     clockSaver: Timer | undefined;
     ephemeral: boolean;
     etcdServers: readonly string[] | undefined;
+    closeCsiControllers: () => void;
   }) {
+    this.closeCsiControllers = parts.closeCsiControllers;
     this.dataDir = parts.dataDir;
     this.cluster = parts.cluster;
     this.server = parts.server;
@@ -184,6 +192,15 @@ export class EmbeddedCluster {
     const savedClockMs = options.ephemeral ? undefined : dataDir.savedClockMs();
     const clock = new VirtualClock({ startTimeMs: Math.max(real.now(), savedClockMs ?? 0) });
     const storePath = dataDir.file(storeFileName);
+    const external = externalControllers(options.csiControllers ?? [], real);
+    undo.push(async () => external.close());
+    const bundled = options.defaultStorage ? embeddedCsiDrivers : [];
+    const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
+    if (clash !== undefined) {
+      throw new Error(
+        `--csi-controller ${clash.name}: kvol up already runs that driver on its simulated nodes; give your driver another name, or run it with kvol server or kvol up --host linux`,
+      );
+    }
     const etcdServers = options.etcdServers;
     const etcd = etcdServers === undefined ? undefined : await EtcdBackend.open({ endpoints: etcdServers, clock });
     if (etcd !== undefined) undo.push(() => etcd.close());
@@ -197,7 +214,8 @@ export class EmbeddedCluster {
         Cluster.start({
           clock,
           seed: randomInt(1, maxSeed),
-          csiDrivers: options.defaultStorage ? embeddedCsiDrivers : [],
+          csiDrivers: bundled,
+          externalCsiControllers: external.drivers,
           logLevel: options.logLevel,
           logSink,
           ...(options.ephemeral
@@ -277,6 +295,7 @@ export class EmbeddedCluster {
       clockSaver,
       ephemeral: options.ephemeral,
       etcdServers: options.etcdServers,
+      closeCsiControllers: () => external.close(),
     });
     options.onListening(embedded);
     for (const name of nodeNames) {
@@ -302,6 +321,7 @@ export class EmbeddedCluster {
     if (!this.ephemeral) this.dataDir.saveClock(this.cluster.clock.now());
     const stopped = await this.withinShutdownTimeout(this.cluster.stop());
     if (!stopped) this.cluster.logger.warn("controllers did not stop in time; closing the store anyway");
+    this.closeCsiControllers();
     await this.cluster.store.close();
     await this.logSink.close();
     this.dataDir.unlock();
@@ -323,4 +343,25 @@ export class EmbeddedCluster {
       );
     });
   }
+}
+
+/**
+ * A gRPC client per `--csi-controller` socket. Its deadlines are on the wall clock, which grpc-js
+ * measures against; the sidecars bound each call on the cluster's clock as well. Dialled lazily:
+ * a driver not listening yet answers Unavailable, and the sidecars probe it again.
+ */
+function externalControllers(
+  endpoints: readonly CsiControllerEndpoint[],
+  wallClock: RealClock,
+): { drivers: CsiControllerDriver[]; close: () => void } {
+  const clients = endpoints.map((entry) => ({
+    name: entry.driverName,
+    client: connectCsiSocket({ endpoint: entry.endpoint, clock: wallClock }),
+  }));
+  return {
+    drivers: clients,
+    close: () => {
+      for (const { client } of clients) client.close();
+    },
+  };
 }

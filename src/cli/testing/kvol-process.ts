@@ -15,8 +15,10 @@ export class KvolProcess {
   private stderrText = "";
   private readonly exited: Promise<number | null>;
 
-  constructor(args: readonly string[]) {
-    this.child = spawn(process.execPath, [kvolBin, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  /** `wrapper` runs kvol through another command, e.g. `["nsenter", "-t", PID, "-m", "--"]`. */
+  constructor(args: readonly string[], wrapper: readonly string[] = []) {
+    const [command, ...commandArgs] = [...wrapper, process.execPath, kvolBin, ...args];
+    this.child = spawn(command ?? process.execPath, commandArgs, { stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout?.on("data", (chunk: Buffer) => {
       this.stdoutText += chunk.toString();
     });
@@ -34,22 +36,28 @@ export class KvolProcess {
     return this.stderrText;
   }
 
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
   /** The first match of `pattern` in stdout, once it appears. */
-  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-    return waitFor(
+  async waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+    const found = await waitFor(
       `output matching ${pattern} from kvol (stderr so far: ${this.stderrText.slice(-500)})`,
       () => {
-        if (!this.running && pattern.exec(this.stdoutText) === null) {
-          throw new Error(`kvol exited: ${this.stderrText.slice(-2000)}`);
-        }
-        return pattern.exec(this.stdoutText) ?? undefined;
+        const match = pattern.exec(this.stdoutText);
+        // An exited process will print nothing more: fail now rather than at the timeout.
+        if (match === null && !this.running) return new Error(`kvol exited: ${this.stderrText.slice(-2000)}`);
+        return match ?? undefined;
       },
       timeoutMs,
     );
+    if (found instanceof Error) throw found;
+    return found;
   }
 
   /** Sends `signal` and resolves with the exit status (null when killed by the signal). */
