@@ -21,7 +21,8 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
   NAME          ${bundledDriverNames.join(", ")}
   --endpoint    the socket to serve, unix:///absolute/path (required)
   --node-id     NodeGetInfo's node id (default: this machine's host name)
-  --state-dir   where the driver keeps its volumes and catalog (default: the driver's own)
+  --state-dir   where the driver keeps its volumes and catalog (disk.csi.kvol.io: its disks,
+                sparse files attached as loop devices) (default: the driver's own)
 `;
 
 /** Exit status for bad arguments, as for every kvol command. */
