@@ -32,6 +32,7 @@ import {
 } from "../testing/driver-test-support.ts";
 
 const driverName = "disk.csi.kvol.io";
+const killedAttachFixture = join(import.meta.dirname, "killed-attach.fixture.ts");
 
 /** Why these tests cannot run here, or undefined. */
 function missingRequirement(): string | undefined {
@@ -285,20 +286,25 @@ inPrivateMountNamespace(import.meta.filename, "disk.csi.kvol.io on real loop dev
     await a.deleteVolume({ volumeId, secrets: {} });
   });
 
-  test("an attach killed after losetup, before its record: the record is whole, the next attach reuses the device", async (t) => {
+  test("a driver killed (SIGKILL) mid-attach leaves its record whole; the next attach reuses its loop device", async (t) => {
     const a = node(t, "a");
     if (a === undefined) return;
     const volumeId = await create(a, "pvc-crash");
     const image = join(disksDir, `${volumeId}.img`);
-    const record = await readFile(join(disksDir, `${volumeId}.json`), "utf8");
-    // What the killed attach did: the loop device, and nothing more.
-    const leftover = run("losetup", ["-f", "--show", image]).trim();
-    assert.equal(await readFile(join(disksDir, `${volumeId}.json`), "utf8"), record);
-    assert.deepEqual(JSON.parse(record).attachments, []);
+    const recordPath = join(disksDir, `${volumeId}.json`);
+    const record = await readFile(recordPath, "utf8");
+    const killed = spawnSync(process.execPath, ["--import", "tsx", killedAttachFixture, disksDir, volumeId, "node-a"], {
+      encoding: "utf8",
+    });
+    assert.equal(killed.signal, "SIGKILL", `${killed.stdout}${killed.stderr}`);
+    const [leftover] = loopDevicesOver(image);
+    assert.match(leftover ?? "", /^\/dev\/loop\d+$/, "the killed attach got as far as losetup");
+    assert.equal(await readFile(recordPath, "utf8"), record, "the record is the one before the attach, whole");
+
     const context = await attach(a, volumeId, "node-a");
     assert.equal(context.devicePath, leftover);
     assert.deepEqual(loopDevicesOver(image), [leftover], "never two loop devices over one file");
-    assert.deepEqual(JSON.parse(await readFile(join(disksDir, `${volumeId}.json`), "utf8")).attachments, [
+    assert.deepEqual(JSON.parse(await readFile(recordPath, "utf8")).attachments, [
       { nodeName: "node-a", readOnly: false },
     ]);
     await detach(a, volumeId, "node-a");

@@ -80,11 +80,15 @@ export class DiskStateFiles {
     await this.host.rename(temporaryPath, path);
   }
 
+  /** Removes the record, and the temporary one a write killed before its rename left. */
   async remove(id: string): Promise<void> {
-    try {
-      await this.host.unlink(this.recordPath(id));
-    } catch (error) {
-      if (!isHostError(error, "ENOENT")) throw error;
+    const path = this.recordPath(id);
+    for (const file of [path, `${path}${temporarySuffix}`]) {
+      try {
+        await this.host.unlink(file);
+      } catch (error) {
+        if (!isHostError(error, "ENOENT")) throw error;
+      }
     }
   }
 
