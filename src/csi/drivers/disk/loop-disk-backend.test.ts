@@ -116,4 +116,21 @@ describe("LoopDiskBackend (on the simulated node's losetup)", () => {
     await rejectsWith(disks.disk("disk-1"), "NotFound", /disk disk-1 not found/);
     await rejectsWith(disks.disk("../etc/passwd"), "NotFound", /not a valid disk id/);
   });
+
+  it("a damaged record is reported naming its file, and nothing is changed", async () => {
+    const { host, disks } = setUp();
+    await disks.createDisk("disk-1", mebibyte, {});
+    await host.writeFile(`${disksDir}/disk-1.json`, '{"id": "disk-1", "sizeBytes": ');
+    await assert.rejects(
+      disks.attach("disk-1", "node-a", {}),
+      new RegExp(
+        `^Error: disk record ${disksDir}/disk-1.json is not valid JSON .*; restore it or remove the disk's files$`,
+      ),
+    );
+    assert.deepEqual(await disks.loopDevicesOf("disk-1"), []);
+    assert.equal(
+      new TextDecoder().decode(await host.readFile(`${disksDir}/disk-1.json`)),
+      '{"id": "disk-1", "sizeBytes": ',
+    );
+  });
 });

@@ -18,6 +18,10 @@
  * - Read-only attachments are recorded, and the device stays read-write: read-only is enforced by
  *   the mounts the node makes (a loop device's read-only flag cannot change while it is shared).
  *
+ * Calls on one disk run one at a time within this process; one controller owns a disks directory
+ * (as one cloud API owns its disks): two processes attaching from the same directory at once are
+ * not coordinated.
+ *
  * The loop device lives in the kernel, the record on disk: a machine that reboots keeps the
  * records and loses the loop devices, and the next attach (or the kubelet's re-attach) makes a new
  * one. A node on another machine cannot use these disks: it sees neither the files nor the loop
