@@ -4,6 +4,7 @@
  */
 import { printTable, type Row } from "./measure.ts";
 import { protobufBenchmarks } from "./protobuf.bench.ts";
+import { realNodeBenchmarks } from "./real-node.bench.ts";
 import { simScaleBenchmarks } from "./sim-scale.bench.ts";
 import { storeBenchmarks } from "./store.bench.ts";
 
@@ -11,6 +12,7 @@ const suites: Record<string, () => Promise<Row[]>> = {
   store: storeBenchmarks,
   "sim-scale": simScaleBenchmarks,
   protobuf: protobufBenchmarks,
+  "real-node": realNodeBenchmarks,
 };
 
 const only = process.argv.slice(2);

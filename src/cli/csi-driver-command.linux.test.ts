@@ -177,6 +177,46 @@ inPrivateMountNamespace(import.meta.filename, "kvol csi-driver hostpath.csi.kvol
     await assert.rejects(stat(dataFile), { code: "ENOENT" });
   });
 
+  test("disk.csi.kvol.io as a process attaches real disks: a sparse file in --state-dir behind a loop device", async (t) => {
+    const probe = spawnSync("losetup", ["-f"], { encoding: "utf8" });
+    if (!requireOrSkip(t, probe.status === 0 ? undefined : `no free loop device here: ${probe.stderr.trim()}`)) return;
+    const disksDir = join(scratch, "disks");
+    const endpoint = unixEndpoint(join(scratch, "disk.sock"));
+    const disk = await startDriver([
+      "disk.csi.kvol.io",
+      "--endpoint",
+      endpoint,
+      "--node-id",
+      "node-1",
+      "--state-dir",
+      disksDir,
+    ]);
+    const diskClient = connectCsiSocket({ endpoint, clock, callTimeoutMs });
+    try {
+      const { volume } = await diskClient.createVolume(
+        createRequest("pvc-disk", { capacityRange: { requiredBytes: 16 * mebibyteBytes, limitBytes: 0 } }),
+      );
+      const volumeId = volume?.volumeId ?? "";
+      const image = join(disksDir, `${volumeId}.img`);
+      assert.equal((await stat(image)).size, 16 * mebibyteBytes);
+      const attach = { volumeId, nodeId: "node-1", readonly: false, secrets: {}, volumeContext: {} };
+      const { publishContext } = await diskClient.controllerPublishVolume({
+        ...attach,
+        volumeCapability: createRequest("x").volumeCapabilities[0] ?? null,
+      });
+      assert.match(publishContext.devicePath ?? "", /^\/dev\/loop\d+$/);
+      assert.match(loopDevicesOver(image), new RegExp(`^${publishContext.devicePath}:`));
+      await diskClient.controllerUnpublishVolume({ volumeId, nodeId: "node-1", secrets: {} });
+      assert.equal(loopDevicesOver(image), "");
+      await diskClient.deleteVolume({ volumeId, secrets: {} });
+      await assert.rejects(stat(image), { code: "ENOENT" });
+    } finally {
+      diskClient.close();
+      disk.child.kill("SIGTERM");
+      assert.equal(await waitForExit(disk), 0);
+    }
+  });
+
   test("SIGTERM stops it cleanly with status 0", async () => {
     assert.ok(driver !== undefined);
     driver.child.kill("SIGTERM");

@@ -29,7 +29,8 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
   NAME                ${bundledDriverNames.join(", ")}
   --endpoint          the socket to serve, unix:///absolute/path (required)
   --node-id           NodeGetInfo's node id (default: this machine's host name)
-  --state-dir         where the driver keeps its volumes and catalog (default: the driver's own)
+  --state-dir         where the driver keeps its volumes and catalog (disk.csi.kvol.io: its disks,
+                      sparse files attached as loop devices) (default: the driver's own)
   --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
                       the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
                       does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses

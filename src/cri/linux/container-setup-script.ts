@@ -7,7 +7,7 @@
  * 3. mounts the root filesystem (overlayfs over the image, or a private copy where overlayfs is
  *    refused), /proc, a small /dev, /sys read-only, and each volume: `--rbind`, remounted read-only
  *    when asked, with its propagation (None: private, HostToContainer: rslave, Bidirectional:
- *    rshared); block devices are bound onto their `devicePath`;
+ *    rshared); each device gets a node of its own (same type and major:minor) at its `devicePath`;
  * 4. pivot_roots into it, and, with the node's static busybox (which needs no loader from the
  *    image), detaches the old root, enters the working directory and execs the command.
  *
@@ -67,12 +67,19 @@ function mountLines(tools: SetupTools, mount: Mount): string[] {
   ];
 }
 
-function deviceLines(tools: SetupTools, device: Device): string[] {
+/**
+ * A device node with the node's device's type, major:minor and mode, made in the container's /dev
+ * tmpfs, as runc does: `hostPath` may be the kubelet's symlink to the device (followed), and the
+ * container holds no mount of the node's /dev that an unmount on the node would have to reach.
+ */
+function deviceLines(device: Device): string[] {
   const target = inRoot(device.containerPath);
+  const host = q(device.hostPath);
   return [
+    `if [ -b ${host} ]; then t=b; elif [ -c ${host} ]; then t=c; else echo ${q(`device ${device.hostPath} is not a block or character device`)} >&3; exit 125; fi`,
     `mkdir -p "$(dirname ${target})"`,
-    `[ -e ${target} ] || : > ${target}`,
-    `${q(tools.mount)} --bind ${q(device.hostPath)} ${target}`,
+    `rm -f ${target}`,
+    `mknod -m "$(stat -L -c %a ${host})" ${target} "$t" $(stat -L -c '0x%t 0x%T' ${host})`,
   ];
 }
 
@@ -116,7 +123,7 @@ function insideScript(tools: SetupTools, setup: ContainerSetup): string {
     `echo ${q(setup.hostname)} > /proc/sys/kernel/hostname`,
     ...rootfsLines(tools, setup),
     ...setup.mounts.flatMap((mount) => mountLines(tools, mount)),
-    ...setup.devices.flatMap((device) => deviceLines(tools, device)),
+    ...setup.devices.flatMap(deviceLines),
     `mkdir -p ${inRoot(setup.workingDir)}`,
     `mkdir -p "$R/${oldRootName}"`,
     `cd "$R"`,

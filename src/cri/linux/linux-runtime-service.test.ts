@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rmdir, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { inPrivateMountNamespace, requireOrSkip } from "../../host/linux/private-mount-namespace.ts";
@@ -213,20 +213,35 @@ inPrivateMountNamespace(import.meta.filename, "Linux container runtime", () => {
     assert.deepEqual(await readdir(join(scratch, "containers")), []);
   });
 
-  test("a block device (volumeDevices) appears at its devicePath and reads the node's bytes", async (t) => {
+  test("a block device (volumeDevices) appears at its devicePath: the container reads the node's bytes and writes its own", async (t) => {
     const service = requireRuntime(t);
     if (service === undefined) return;
     const backing = join(scratch, "disk.img");
-    await writeFile(backing, Buffer.concat([Buffer.from("KVOLDISK"), Buffer.alloc(64 * 1024 - 8)]));
+    await writeFile(backing, Buffer.concat([Buffer.from("KVOLDISK"), Buffer.alloc(1024 * 1024 - 8)]));
     const loop = execFileSync("losetup", ["--find", "--show", backing], { encoding: "utf8" }).trim();
+    // The kubelet hands the runtime a symlink to the device under the pod's directory.
+    const podDevices = await volumeDir("pod-volume-devices");
+    await symlink(loop, join(podDevices, "pv-raw"));
     const pod = await sandbox(service, "block");
+    const script = [
+      "test -b /dev/xvda",
+      "head -c 8 /dev/xvda",
+      "echo",
+      "echo written-by-the-container | dd of=/dev/xvda bs=512 seek=8 conv=notrunc,fsync 2>/dev/null",
+      "dd if=/dev/xvda bs=512 skip=8 count=1 2>/dev/null | head -n 1",
+    ].join(" && ");
     try {
       const status = await runToExit(service, pod.id, {
-        ...busybox("reader", ["sh", "-c", "test -b /dev/xvda && head -c 8 /dev/xvda"]),
-        devices: [{ containerPath: "/dev/xvda", hostPath: loop }],
+        ...busybox("rw", ["sh", "-c", script]),
+        devices: [{ containerPath: "/dev/xvda", hostPath: join(podDevices, "pv-raw") }],
       });
-      assert.equal(status.exitCode, 0, await readFile(status.logPath, "utf8"));
-      assert.match(await readFile(status.logPath, "utf8"), / stdout P KVOLDISK\n/);
+      const log = await readFile(status.logPath, "utf8");
+      assert.equal(status.exitCode, 0, log);
+      assert.match(log, / stdout F KVOLDISK\n/);
+      assert.match(log, / stdout F written-by-the-container\n/);
+      execFileSync("blockdev", ["--flushbufs", loop]);
+      const onDisk = (await readFile(backing)).subarray(8 * 512, 8 * 512 + 24).toString();
+      assert.equal(onDisk, "written-by-the-container");
     } finally {
       await service.removePodSandbox(pod.id);
       execFileSync("losetup", ["--detach", loop]);

@@ -3,11 +3,19 @@
  * command, a scenario's cluster description.
  */
 import type { Host } from "../../host/host.ts";
+import { LinuxHost } from "../../host/linux/linux-host.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { BundledDriver } from "./common/bundled-driver.ts";
-import { diskDriverName, fuseDriverName, hostpathDriverName, mockDriverName } from "./common/constants.ts";
+import {
+  defaultDiskStateDir,
+  diskDriverName,
+  fuseDriverName,
+  hostpathDriverName,
+  mockDriverName,
+} from "./common/constants.ts";
 import type { DiskBackend } from "./disk/disk-backend.ts";
 import { createDiskDriver } from "./disk/disk-driver.ts";
+import { LoopDiskBackend } from "./disk/loop-disk-backend.ts";
 import { createFuseDriver } from "./fuse/fuse-driver.ts";
 import type { FuseRecoveryApi } from "./fuse/recovery-api.ts";
 import { createHostpathDriver } from "./hostpath/hostpath-driver.ts";
@@ -31,7 +39,11 @@ export interface BundledDriverContext {
   /** Lets fuse.csi.kvol.io re-establish its mounts after a restart. */
   api?: FuseRecoveryApi;
   onWarning?: (message: string) => void;
-  /** The simulated cloud's disks, which disk.csi.kvol.io attaches; it cannot run without them. */
+  /**
+   * The disks disk.csi.kvol.io attaches: the simulated cloud's. Without them, on a LinuxHost, it
+   * attaches real disks — sparse files under `stateDir` (default /var/lib/kvol/csi-disk; `kvol up`
+   * passes `DATA/disks`) as loop devices.
+   */
   disks?: DiskBackend;
   /** The node's zone (disk.csi.kvol.io's topology). */
   zone?: string;
@@ -57,14 +69,8 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
     case mockDriverName:
       return new MockDriver({ clock, nodeId, host }).implementations();
     case diskDriverName:
-      if (context.disks === undefined) {
-        throw new Error(
-          `${diskDriverName} attaches the simulated cloud's disks, which exist only inside kvol up and kvol sim; ` +
-            `on a real node run ${hostpathDriverName} or ${fuseDriverName}`,
-        );
-      }
       return createDiskDriver({
-        disks: context.disks,
+        disks: context.disks ?? realDisks(host, stateDir),
         host,
         nodeId,
         ...(context.zone === undefined ? {} : { zone: context.zone }),
@@ -72,4 +78,15 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
     default:
       return undefined;
   }
+}
+
+/** Real disks on this machine: only a LinuxHost has loop devices to attach them with. */
+function realDisks(host: Host, stateDir: string | undefined): DiskBackend {
+  if (!(host instanceof LinuxHost)) {
+    throw new Error(
+      `${diskDriverName} attaches the simulated cloud's disks inside kvol up and kvol sim, or real disks on a ` +
+        "Linux host; this host is neither",
+    );
+  }
+  return new LoopDiskBackend({ host, disksDir: stateDir ?? defaultDiskStateDir });
 }

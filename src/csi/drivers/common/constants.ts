@@ -60,6 +60,8 @@ export const hostpathTopologyKey = "topology.hostpath.csi.kvol.io/node";
 /** Where a driver keeps its volumes and catalog on a node unless told otherwise. */
 export const defaultHostpathStateDir = "/var/lib/kvol/csi-hostpath";
 export const defaultFuseStateDir = "/var/lib/kvol/csi-fuse";
+/** Where disk.csi.kvol.io keeps its disks (sparse files and their records) on a real machine. */
+export const defaultDiskStateDir = "/var/lib/kvol/csi-disk";
 
 /** Volume ids of each bundled driver start with these. */
 export const hostpathVolumeIdPrefix = "hostpath";

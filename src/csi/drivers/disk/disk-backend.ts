@@ -1,6 +1,8 @@
 /**
  * What disk.csi.kvol.io needs of a cloud's disk API: the simulated cloud's CloudDiskProvider
- * (`host/sim/world/disk-provider.ts`) is one. The driver keeps no state of its own — the disks,
+ * (`host/sim/world/disk-provider.ts`) is one, answering at once; `LoopDiskBackend` (sparse files
+ * attached as loop devices on a real machine) is another, answering through the file system, so
+ * every call may return a promise. The driver keeps no state of its own — the disks,
  * their sizes, zones and attachments are the provider's truth, and the mounts are the node's —
  * so a restarted driver, or one instance per node, sees the same volumes, as a cloud driver does.
  *
@@ -22,13 +24,16 @@ export interface DiskView {
   readonly attachments: ReadonlyMap<string, DiskAttachmentView>;
 }
 
+/** A value, or a promise of it: the simulated provider answers at once, a real one later. */
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface DiskBackend {
-  createDisk(id: string, sizeBytes: number, options: { zone?: string; multiAttach?: boolean }): DiskView;
+  createDisk(id: string, sizeBytes: number, options: { zone?: string; multiAttach?: boolean }): MaybePromise<DiskView>;
   /** The disk; a CloudDiskError NotFound when there is none. */
-  disk(id: string): DiskView;
-  has(id: string): boolean;
-  list(): readonly DiskView[];
-  deleteDisk(id: string): void;
+  disk(id: string): MaybePromise<DiskView>;
+  has(id: string): MaybePromise<boolean>;
+  list(): MaybePromise<readonly DiskView[]>;
+  deleteDisk(id: string): MaybePromise<void>;
   /** Resolves with the device path once the device exists on the node. */
   attach(id: string, nodeName: string, options: { readOnly?: boolean }): Promise<string>;
   detach(id: string, nodeName: string): Promise<void>;

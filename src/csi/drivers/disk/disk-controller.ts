@@ -96,8 +96,8 @@ export class DiskController implements CsiController {
     const volumeId = diskVolumeIdFor(name);
     return this.locks.run(`name ${name}`, async () => {
       const { disks } = this.options;
-      if (disks.has(volumeId)) {
-        const existing = disks.disk(volumeId);
+      if (await diskCall(rpc, () => disks.has(volumeId))) {
+        const existing = await diskCall(rpc, () => disks.disk(volumeId));
         checkCompatible(existing, request, multiAttach);
         return { volume: volumeOf(existing) };
       }
@@ -112,7 +112,7 @@ export class DiskController implements CsiController {
     const rpc = "DeleteVolume";
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
     return this.locks.run(`volume ${volumeId}`, async () => {
-      if (!this.options.disks.has(volumeId)) return {};
+      if (!(await diskCall(rpc, () => this.options.disks.has(volumeId)))) return {};
       await diskCall(rpc, () => this.options.disks.deleteDisk(volumeId));
       return {};
     });
@@ -155,12 +155,12 @@ export class DiskController implements CsiController {
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
     return this.locks.run(`volume ${volumeId}`, async () => {
       // An unknown disk is attached nowhere: detached, as the spec asks.
-      if (!this.options.disks.has(volumeId)) return {};
-      const disk = this.options.disks.disk(volumeId);
+      if (!(await diskCall(rpc, () => this.options.disks.has(volumeId)))) return {};
+      const disk = await diskCall(rpc, () => this.options.disks.disk(volumeId));
       const nodes = request.nodeId === "" ? [...disk.attachments.keys()] : [request.nodeId];
-      for (const node of nodes) {
-        if (disk.attachments.has(node)) await diskCall(rpc, () => this.options.disks.detach(volumeId, node));
-      }
+      // Detaching a node the disk is not attached to is a no-op for the backend, and lets a real
+      // one release a loop device an interrupted attach left unrecorded.
+      for (const node of nodes) await diskCall(rpc, () => this.options.disks.detach(volumeId, node));
       return {};
     });
   }
@@ -194,8 +194,7 @@ export class DiskController implements CsiController {
   }
 
   async listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse> {
-    const ours = this.options.disks
-      .list()
+    const ours = (await diskCall("ListVolumes", () => this.options.disks.list()))
       .filter((disk) => volumeIdPattern.test(disk.id))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = pageOf(ours, request, "ListVolumes");

@@ -8,9 +8,10 @@
  *   const driver = createDiskDriver({ disks: world.disks, host, nodeId: "node-a", zone: "zone-1" });
  *   await serveCsi({ endpoint, ...driver });              // or connectCsiInProcess(driver)
  *
- * The driver keeps nothing itself: disks and attachments are the provider's, mounts the node's,
+ * The driver keeps nothing itself: disks and attachments are the backend's, mounts the node's,
  * so any instance — a controller in the control plane, a node plugin on each node — sees the same
- * volumes. It runs where the simulated cloud exists (`kvol up`, `kvol sim`), not on a real node.
+ * volumes. The backend is the simulated cloud (`kvol up`, `kvol sim`) or, on a real Linux host,
+ * LoopDiskBackend: sparse files attached as loop devices.
  */
 import type { Host } from "../../../host/host.ts";
 import type { MountLogger } from "../../../host/mount/logger.ts";
@@ -25,7 +26,7 @@ import { DiskController } from "./disk-controller.ts";
 import { DiskNode } from "./disk-node.ts";
 
 export interface DiskDriverOptions extends CapacityOptions {
-  /** The cloud's disk API (the simulated world's `disks`). */
+  /** The cloud's disk API (the simulated world's `disks`, or a LoopDiskBackend). */
   disks: DiskBackend;
   /** The node this instance's node plugin runs on. */
   host: Host;

@@ -59,7 +59,7 @@ import {
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import { type CapabilitySupport, mountFlagsOf, requireCapability } from "../common/volume-capabilities.ts";
 import { treeUsage } from "../common/volume-tree.ts";
-import { type DiskBackend, diskCall } from "./disk-backend.ts";
+import { type DiskBackend, type DiskView, diskCall } from "./disk-backend.ts";
 
 export interface DiskNodeOptions {
   host: Host;
@@ -83,8 +83,8 @@ export class DiskNode implements CsiNode {
     const stagingPath = requirePathField(request.stagingTargetPath, "staging_target_path", rpc);
     const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
     return this.locks.run(`volume ${volumeId}`, async () => {
-      await this.requireDisk(volumeId, rpc);
-      const device = await this.attachedDevice(volumeId, request.publishContext, rpc);
+      const disk = await this.requireDisk(volumeId, rpc);
+      const device = await this.attachedDevice(disk, request.publishContext, rpc);
       if (accessType === "block") return {};
       const state = await step(`${rpc}: checking ${stagingPath}`, () => mountStateAt(this.options.host, stagingPath));
       if (state.kind === "mounted") {
@@ -136,8 +136,8 @@ export class DiskNode implements CsiNode {
     const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
     const stagingPath = requirePublishStagingPath(request.stagingTargetPath, rpc);
     return this.locks.run(`target ${targetPath}`, async () => {
-      await this.requireDisk(volumeId, rpc);
-      const device = await this.attachedDevice(volumeId, request.publishContext, rpc);
+      const disk = await this.requireDisk(volumeId, rpc);
+      const device = await this.attachedDevice(disk, request.publishContext, rpc);
       const block = accessType === "block";
       const source = block ? device : await this.stagedMount(volumeId, stagingPath, device, rpc);
       await bindPublished(this.options.host, this.options.mounter, { rpc, source, target: targetPath, block, request });
@@ -204,12 +204,23 @@ export class DiskNode implements CsiNode {
     };
   }
 
-  private async requireDisk(volumeId: string, rpc: string): Promise<void> {
-    await diskCall(rpc, () => this.options.disks.disk(volumeId));
+  private requireDisk(volumeId: string, rpc: string): Promise<DiskView> {
+    return diskCall(rpc, () => this.options.disks.disk(volumeId));
   }
 
-  /** The disk's device on this node; FailedPrecondition when it is not attached here. */
-  private async attachedDevice(volumeId: string, publishContext: StringMap, rpc: string): Promise<string> {
+  /**
+   * The disk's device on this node; FailedPrecondition when it is not attached here. The backend's
+   * attachments are asked first: on one machine a loop device is visible to every node, attached
+   * to it or not.
+   */
+  private async attachedDevice(disk: DiskView, publishContext: StringMap, rpc: string): Promise<string> {
+    const volumeId = disk.id;
+    if (!disk.attachments.has(this.options.nodeId)) {
+      throw new CsiError(
+        "FailedPrecondition",
+        `${rpc}: volume ${volumeId} is not attached to node ${this.options.nodeId}; ControllerPublishVolume attaches it`,
+      );
+    }
     const device = publishContext[diskDevicePathContextKey] || diskDevicePath(volumeId);
     let type: string;
     try {

@@ -76,6 +76,31 @@ export function diskDevicePath(diskId: string): string {
   return `/dev/disk/by-id/virtio-${diskId}`;
 }
 
+/**
+ * The rule of a disk that is not multi-attach: attached to one node read-write, or to any number
+ * read-only. Throws AttachedElsewhere naming the node it is on. Shared by every disk backend.
+ */
+export function checkExclusiveAttach(
+  disk: {
+    readonly id: string;
+    readonly multiAttach: boolean;
+    readonly attachments: ReadonlyMap<string, { readonly nodeName: string; readonly readOnly: boolean }>;
+  },
+  nodeName: string,
+  readOnly: boolean,
+): void {
+  if (disk.multiAttach) return;
+  for (const other of disk.attachments.values()) {
+    if (other.readOnly && readOnly) continue;
+    throw new CloudDiskError(
+      "AttachedElsewhere",
+      `disk ${disk.id} is attached to node ${other.nodeName}${other.readOnly ? " read-only" : ""}; ` +
+        `it cannot also be attached ${readOnly ? "read-only" : "read-write"} to node ${nodeName} ` +
+        "because it does not allow multi-attach: detach it first",
+    );
+  }
+}
+
 export class CloudDiskProvider {
   private readonly disks = new Map<string, CloudDisk>();
 
@@ -200,15 +225,7 @@ export class CloudDiskProvider {
       );
     }
     if (disk.multiAttach) return;
-    for (const other of disk.attachments.values()) {
-      if (other.readOnly && readOnly) continue;
-      throw new CloudDiskError(
-        "AttachedElsewhere",
-        `disk ${disk.id} is attached to node ${other.nodeName}${other.readOnly ? " read-only" : ""}; ` +
-          `it cannot also be attached ${readOnly ? "read-only" : "read-write"} to node ${nodeName} ` +
-          "because it does not allow multi-attach: detach it first",
-      );
-    }
+    checkExclusiveAttach(disk, nodeName, readOnly);
   }
 
   private async wait(latencyMs: number): Promise<void> {

@@ -1,0 +1,168 @@
+/**
+ * Real attachable disks on one Linux machine, behind the same DiskBackend as the simulated cloud's:
+ * each disk a sparse file `<disksDir>/<id>.img`, its record `<id>.json` (disk-state-file.ts), and
+ * attaching it a loop device over the file (losetup), whose path ControllerPublishVolume hands to
+ * the node as `devicePath`.
+ *
+ * - Exclusive unless multi-attach: a disk attached to one node is refused to another with the
+ *   simulated provider's AttachedElsewhere error (FailedPrecondition), unless both attachments are
+ *   read-only or the disk is multi-attach.
+ * - One loop device per disk, whatever the number of nodes: the loop devices are the machine's, so
+ *   every node on it (`kvol up --host linux --nodes N`, each node a mount namespace) sees the same
+ *   device; a multi-attach disk's attachments share it, and the last detach releases it.
+ * - Crash-safe: attach makes the loop device first and then records the attachment; an attach
+ *   killed in between left a loop device that `losetup -j` finds and the next attach reuses, so
+ *   there are never two loop devices over one file. Detach releases the loop device first and
+ *   then records it; a detach killed in between is finished by the retry. A detach or delete of a
+ *   disk with no recorded attachment releases a loop device such an interrupted attach left.
+ * - Read-only attachments are recorded, and the device stays read-write: read-only is enforced by
+ *   the mounts the node makes (a loop device's read-only flag cannot change while it is shared).
+ *
+ * Calls on one disk run one at a time within this process; one controller owns a disks directory
+ * (as one cloud API owns its disks): two processes attaching from the same directory at once are
+ * not coordinated.
+ *
+ * The loop device lives in the kernel, the record on disk: a machine that reboots keeps the
+ * records and loses the loop devices, and the next attach (or the kubelet's re-attach) makes a new
+ * one. A node on another machine cannot use these disks: it sees neither the files nor the loop
+ * devices (docs/real-nodes.md says what to do instead).
+ */
+import type { Host } from "../../../host/host.ts";
+import { CloudDiskError, checkExclusiveAttach } from "../../../host/sim/world/disk-provider.ts";
+import { detachLoopDevices, ensureLoopDevice, loopDevicesOf } from "../common/loop-devices.ts";
+import type { DiskAttachmentView, DiskBackend, DiskView } from "./disk-backend.ts";
+import { DiskStateFiles, withAttachments } from "./disk-state-file.ts";
+
+export interface LoopDiskBackendOptions {
+  host: Host;
+  /** Where the disks' files and records live (`DATA/disks`, or the driver's state directory). */
+  disksDir: string;
+}
+
+export class LoopDiskBackend implements DiskBackend {
+  private readonly files: DiskStateFiles;
+  private readonly host: Host;
+  /** The last operation queued on each disk: calls on one disk run one after another. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(options: LoopDiskBackendOptions) {
+    this.host = options.host;
+    this.files = new DiskStateFiles(options.host, options.disksDir);
+  }
+
+  get disksDir(): string {
+    return this.files.disksDir;
+  }
+
+  /** The sparse file behind disk `id`. */
+  imagePath(id: string): string {
+    return this.files.imagePath(id);
+  }
+
+  createDisk(id: string, sizeBytes: number, options: { zone?: string; multiAttach?: boolean }): Promise<DiskView> {
+    return this.serially(id, async () => {
+      if ((await this.files.read(id)) !== undefined) {
+        throw new CloudDiskError("AlreadyExists", `disk ${id} already exists`);
+      }
+      const disk: DiskView = {
+        id,
+        sizeBytes,
+        zone: options.zone,
+        multiAttach: options.multiAttach ?? false,
+        attachments: new Map(),
+      };
+      // An image without a record is a create that was interrupted: no one can have used it.
+      await this.files.ensureDisksDir();
+      await this.host.createSparseFile(this.files.imagePath(id), sizeBytes);
+      await this.files.write(disk);
+      return disk;
+    });
+  }
+
+  disk(id: string): Promise<DiskView> {
+    return this.existing(id);
+  }
+
+  async has(id: string): Promise<boolean> {
+    this.files.checkedId(id);
+    return (await this.files.read(id)) !== undefined;
+  }
+
+  async list(): Promise<readonly DiskView[]> {
+    const disks: DiskView[] = [];
+    for (const id of await this.files.ids()) {
+      const disk = await this.files.read(id);
+      if (disk !== undefined) disks.push(disk);
+    }
+    return disks;
+  }
+
+  deleteDisk(id: string): Promise<void> {
+    return this.serially(id, async () => {
+      const disk = await this.existing(id);
+      if (disk.attachments.size > 0) {
+        const nodes = [...disk.attachments.keys()].join(", ");
+        throw new CloudDiskError(
+          "StillAttached",
+          `disk ${id} is still attached to ${nodes}; detach it before deleting`,
+        );
+      }
+      const image = this.files.imagePath(id);
+      await detachLoopDevices(this.host, image);
+      await this.files.remove(id);
+      await this.host.unlink(image);
+    });
+  }
+
+  /** Attaches the disk to `nodeName`; resolves with the loop device's path. */
+  attach(id: string, nodeName: string, options: { readOnly?: boolean }): Promise<string> {
+    return this.serially(id, async () => {
+      const disk = await this.existing(id);
+      const readOnly = options.readOnly ?? false;
+      if (!disk.attachments.has(nodeName)) checkExclusiveAttach(disk, nodeName, readOnly);
+      const device = await ensureLoopDevice(this.host, this.files.imagePath(id));
+      if (!disk.attachments.has(nodeName)) {
+        const attachment: DiskAttachmentView = { nodeName, readOnly };
+        await this.files.write(withAttachments(disk, [...disk.attachments.values(), attachment]));
+      }
+      return device;
+    });
+  }
+
+  /** Detaches from `nodeName`; the loop device goes with the disk's last attachment. */
+  detach(id: string, nodeName: string): Promise<void> {
+    return this.serially(id, async () => {
+      const disk = await this.existing(id);
+      const others = [...disk.attachments.values()].filter((attachment) => attachment.nodeName !== nodeName);
+      if (others.length === 0) await detachLoopDevices(this.host, this.files.imagePath(id));
+      if (disk.attachments.has(nodeName)) await this.files.write(withAttachments(disk, others));
+    });
+  }
+
+  /** The loop devices over disk `id`'s file now (for tests and leak checks). */
+  loopDevicesOf(id: string): Promise<string[]> {
+    return loopDevicesOf(this.host, this.files.imagePath(id));
+  }
+
+  private async existing(id: string): Promise<DiskView> {
+    const disk = await this.files.read(id);
+    if (disk === undefined) throw new CloudDiskError("NotFound", `disk ${id} not found`);
+    return disk;
+  }
+
+  /** Runs `operation` after every operation queued before it on the same disk. */
+  private serially<T>(id: string, operation: () => Promise<T>): Promise<T> {
+    this.files.checkedId(id);
+    const previous = this.queues.get(id) ?? Promise.resolve();
+    const result = previous.then(operation, operation);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(id, settled);
+    void settled.then(() => {
+      if (this.queues.get(id) === settled) this.queues.delete(id);
+    });
+    return result;
+  }
+}
