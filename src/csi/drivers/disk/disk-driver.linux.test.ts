@@ -236,6 +236,27 @@ inPrivateMountNamespace(import.meta.filename, "disk.csi.kvol.io on real loop dev
     await a.deleteVolume({ volumeId, secrets: {} });
   });
 
+  test("a publish_context naming a loop device the machine has since given to another disk stages the right disk", async (t) => {
+    const a = node(t, "a");
+    if (a === undefined) return;
+    const moved = await create(a, "pvc-moved");
+    const stale = await attach(a, moved, "node-a");
+    // A reboot loses the loop device; the next disk attached takes its number.
+    run("losetup", ["-d", stale.devicePath ?? ""]);
+    const other = await create(a, "pvc-other");
+    const otherDevice = (await attach(a, other, "node-a")).devicePath ?? "";
+    const { staging } = paths("a", moved, "uid-stale");
+    await a.nodeStageVolume({ ...stageRequest(moved, staging), publishContext: stale });
+    const [movedDevice] = loopDevicesOver(join(disksDir, `${moved}.img`));
+    assert.equal((await readMountInfo()).find((m) => m.mountPoint === staging)?.source, movedDevice);
+    assert.equal(filesystemOf(otherDevice).type, "", "the other disk was not formatted");
+    await a.nodeUnstageVolume({ volumeId: moved, stagingTargetPath: staging });
+    for (const volumeId of [moved, other]) {
+      await detach(a, volumeId, "node-a");
+      await a.deleteVolume({ volumeId, secrets: {} });
+    }
+  });
+
   test("a disk with a filesystem is never reformatted; a mount that fails says what mount printed", async (t) => {
     const a = node(t, "a");
     if (a === undefined) return;

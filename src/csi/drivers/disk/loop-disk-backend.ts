@@ -139,6 +139,17 @@ export class LoopDiskBackend implements DiskBackend {
     });
   }
 
+  /** The loop device of a disk attached to `nodeName`, made again when the machine lost it. */
+  attachedDevice(id: string, nodeName: string): Promise<string> {
+    return this.serially(id, async () => {
+      const disk = await this.existing(id);
+      if (!disk.attachments.has(nodeName)) {
+        throw new CloudDiskError("NotFound", `disk ${id} is not attached to node ${nodeName}`);
+      }
+      return ensureLoopDevice(this.host, this.files.imagePath(id));
+    });
+  }
+
   /** The loop devices over disk `id`'s file now (for tests and leak checks). */
   loopDevicesOf(id: string): Promise<string[]> {
     return loopDevicesOf(this.host, this.files.imagePath(id));
