@@ -15,6 +15,8 @@
  *   there are never two loop devices over one file. Detach releases the loop device first and
  *   then records it; a detach killed in between is finished by the retry. A detach or delete of a
  *   disk with no recorded attachment releases a loop device such an interrupted attach left.
+ * - A disk's zone is recorded and reported as its topology, not enforced: every node on the machine
+ *   reaches every disk, so there is no zone to mismatch (the simulated cloud's ZoneMismatch).
  * - Read-only attachments are recorded, and the device stays read-write: read-only is enforced by
  *   the mounts the node makes (a loop device's read-only flag cannot change while it is shared).
  *
