@@ -6,6 +6,7 @@
  * do the same work by hand, run in the same round right before.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -142,7 +143,7 @@ async function driverRound(dir: string, setup: DriverSetup, round: number): Prom
       metadata: { name: "app", attempt: 0 },
       image: "busybox",
       // Exits on SIGTERM, so the stop measures the runtime rather than the grace period.
-      command: ["sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"],
+      command: ["sh", "-c", "trap 'exit 0' TERM; touch /data/.trapped; sleep 3600 & wait"],
       args: [],
       workingDir: "",
       envs: [],
@@ -152,6 +153,7 @@ async function driverRound(dir: string, setup: DriverSetup, round: number): Prom
     });
     await runtime.startContainer(containerId);
   });
+  await untilExists(join(target, ".trapped"));
   await timed(times, "container stop", async () => {
     await runtime.stopContainer(containerId, containerStopTimeoutMs);
     await runtime.removePodSandbox(sandboxId);
@@ -161,6 +163,18 @@ async function driverRound(dir: string, setup: DriverSetup, round: number): Prom
   await timed(times, "detach", () => client.controllerUnpublishVolume({ volumeId, nodeId: "bench-node", secrets: {} }));
   await timed(times, "delete", () => client.deleteVolume({ volumeId, secrets: {} }));
   return times;
+}
+
+const trapPollMs = 10;
+const trapPollsMax = 1_000;
+
+/** Waits (untimed) until the container has set its SIGTERM trap, which it marks with a file. */
+async function untilExists(path: string): Promise<void> {
+  for (let poll = 0; poll < trapPollsMax; poll += 1) {
+    if (existsSync(path)) return;
+    await new Promise((resolve) => setTimeout(resolve, trapPollMs));
+  }
+  throw new Error(`${path} did not appear: the container did not start its command`);
 }
 
 async function removeCgroupTree(dir: string): Promise<void> {

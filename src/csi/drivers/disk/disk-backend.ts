@@ -37,6 +37,13 @@ export interface DiskBackend {
   /** Resolves with the device path once the device exists on the node. */
   attach(id: string, nodeName: string, options: { readOnly?: boolean }): Promise<string>;
   detach(id: string, nodeName: string): Promise<void>;
+  /**
+   * The device of a disk attached to `nodeName`, as the node sees it now, for a backend that can
+   * say better than the publish_context a VolumeAttachment kept: a loop device's number is reused
+   * by the next disk once released, and a rebooted machine has lost it (the backend makes it again,
+   * as a cloud re-plugs a disk into a booting node). Without it the node trusts publish_context.
+   */
+  attachedDevice?(id: string, nodeName: string): Promise<string>;
 }
 
 const statusOfDiskError: Readonly<Record<DiskErrorCode, CsiStatusName>> = {

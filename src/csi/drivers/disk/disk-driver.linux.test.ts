@@ -8,14 +8,18 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { ImageStore } from "../../../cri/images/image-store.ts";
+import { LinuxRuntimeService } from "../../../cri/linux/linux-runtime-service.ts";
+import { probeLinuxRuntime } from "../../../cri/linux/runtime-requirements.ts";
 import { LinuxHost } from "../../../host/linux/linux-host.ts";
 import { readMountInfo } from "../../../host/linux/mount-info-reader.ts";
 import { inPrivateMountNamespace } from "../../../host/linux/private-mount-namespace.ts";
 import { makeScratchDir, mountsUnder, removeScratchDir } from "../../../host/linux/scratch-dir.ts";
 import { RealClock } from "../../../runtime/real-clock.ts";
+import { Rng } from "../../../runtime/rng.ts";
 import { requireOrSkip } from "../../../testing/requirements.ts";
 import { connectCsiInProcess } from "../../grpc/in-process.ts";
 import type { CsiClient } from "../../grpc/services.ts";
@@ -234,6 +238,93 @@ inPrivateMountNamespace(import.meta.filename, "disk.csi.kvol.io on real loop dev
     await a.nodeUnstageVolume({ volumeId, stagingTargetPath: staging });
     await detach(a, volumeId, "node-a");
     await a.deleteVolume({ volumeId, secrets: {} });
+  });
+
+  test("a Block volume published by the driver is a device in a busybox container, whose writes reach the disk", async (t) => {
+    const a = node(t, "a");
+    if (a === undefined) return;
+    const probe = await probeLinuxRuntime();
+    if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
+    const cgroupRoot = join(probe.cgroup2Mount, `kvol-disk-test-${process.pid}`);
+    const runtime = new LinuxRuntimeService({
+      clock,
+      rng: new Rng(process.pid),
+      images: new ImageStore(join(scratch, "images")),
+      stateDir: join(scratch, "containers"),
+      cgroupRoot,
+      tools: probe.tools,
+    });
+    const volumeId = await create(a, "pvc-raw-pod", blockCapability());
+    const context = await attach(a, volumeId, "node-a", blockCapability());
+    const kubelet = join(scratch, "kubelet-a/plugins/kubernetes.io/csi/volumeDevices");
+    const staging = join(kubelet, "staging/pv-raw-pod");
+    const target = join(kubelet, "publish/pv-raw-pod/uid-pod");
+    await a.nodeStageVolume({ ...stageRequest(volumeId, staging, blockCapability()), publishContext: context });
+    await a.nodePublishVolume({
+      ...publishRequest(volumeId, staging, target, { volumeCapability: blockCapability() }),
+      publishContext: context,
+    });
+    const sandbox = await runtime.runPodSandbox({
+      metadata: { name: "raw", namespace: "default", uid: "uid-pod", attempt: 0 },
+      hostname: "raw",
+      logDirectory: join(scratch, "logs/default_raw_uid-pod"),
+    });
+    try {
+      const id = await runtime.createContainer(sandbox, {
+        metadata: { name: "dd", attempt: 0 },
+        image: "busybox",
+        command: ["sleep", "3600"],
+        args: [],
+        workingDir: "",
+        envs: [],
+        mounts: [],
+        devices: [{ containerPath: "/dev/xvdb", hostPath: target }],
+        logPath: "dd/0.log",
+      });
+      await runtime.startContainer(id);
+      const write = await runtime.execSync(
+        id,
+        ["sh", "-c", "echo block-from-the-pod | dd of=/dev/xvdb bs=4096 seek=2 conv=fsync 2>&1"],
+        30_000,
+      );
+      assert.equal(write.exitCode, 0, write.stdout.toString());
+      const read = await runtime.execSync(
+        id,
+        ["sh", "-c", "dd if=/dev/xvdb bs=4096 skip=2 count=1 2>/dev/null | head -n 1"],
+        30_000,
+      );
+      assert.equal(read.stdout.toString(), "block-from-the-pod\n");
+    } finally {
+      await runtime.removePodSandbox(sandbox);
+      await rmdir(cgroupRoot);
+    }
+    const image = await readFile(join(disksDir, `${volumeId}.img`));
+    assert.equal(image.subarray(2 * 4096, 2 * 4096 + 18).toString(), "block-from-the-pod");
+    await a.nodeUnpublishVolume({ volumeId, targetPath: target });
+    await a.nodeUnstageVolume({ volumeId, stagingTargetPath: staging });
+    await detach(a, volumeId, "node-a");
+    await a.deleteVolume({ volumeId, secrets: {} });
+  });
+
+  test("a publish_context naming a loop device the machine has since given to another disk stages the right disk", async (t) => {
+    const a = node(t, "a");
+    if (a === undefined) return;
+    const moved = await create(a, "pvc-moved");
+    const stale = await attach(a, moved, "node-a");
+    // A reboot loses the loop device; the next disk attached takes its number.
+    run("losetup", ["-d", stale.devicePath ?? ""]);
+    const other = await create(a, "pvc-other");
+    const otherDevice = (await attach(a, other, "node-a")).devicePath ?? "";
+    const { staging } = paths("a", moved, "uid-stale");
+    await a.nodeStageVolume({ ...stageRequest(moved, staging), publishContext: stale });
+    const [movedDevice] = loopDevicesOver(join(disksDir, `${moved}.img`));
+    assert.equal((await readMountInfo()).find((m) => m.mountPoint === staging)?.source, movedDevice);
+    assert.equal(filesystemOf(otherDevice).type, "", "the other disk was not formatted");
+    await a.nodeUnstageVolume({ volumeId: moved, stagingTargetPath: staging });
+    for (const volumeId of [moved, other]) {
+      await detach(a, volumeId, "node-a");
+      await a.deleteVolume({ volumeId, secrets: {} });
+    }
   });
 
   test("a disk with a filesystem is never reformatted; a mount that fails says what mount printed", async (t) => {

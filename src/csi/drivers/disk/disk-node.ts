@@ -211,7 +211,9 @@ export class DiskNode implements CsiNode {
   /**
    * The disk's device on this node; FailedPrecondition when it is not attached here. The backend's
    * attachments are asked first: on one machine a loop device is visible to every node, attached
-   * to it or not.
+   * to it or not. A backend that knows the device now is believed over publish_context, whose loop
+   * device may since have been released and given to another disk (formatting that would be data
+   * loss).
    */
   private async attachedDevice(disk: DiskView, publishContext: StringMap, rpc: string): Promise<string> {
     const volumeId = disk.id;
@@ -221,7 +223,12 @@ export class DiskNode implements CsiNode {
         `${rpc}: volume ${volumeId} is not attached to node ${this.options.nodeId}; ControllerPublishVolume attaches it`,
       );
     }
-    const device = publishContext[diskDevicePathContextKey] || diskDevicePath(volumeId);
+    const { disks, nodeId } = this.options;
+    const currentDevice = disks.attachedDevice?.bind(disks);
+    const device =
+      currentDevice === undefined
+        ? publishContext[diskDevicePathContextKey] || diskDevicePath(volumeId)
+        : await diskCall(rpc, () => currentDevice(volumeId, nodeId));
     let type: string;
     try {
       type = (await this.options.host.stat(device)).type;

@@ -93,6 +93,22 @@ describe("LoopDiskBackend (on the simulated node's losetup)", () => {
     assert.deepEqual(await restarted.loopDevicesOf("disk-1"), [leftover]);
   });
 
+  it("the device of an attached disk is made again when the machine lost it, and refused to a node it is not on", async () => {
+    const { host, disks } = setUp();
+    await disks.createDisk("disk-1", mebibyte, {});
+    const first = await disks.attach("disk-1", "node-a", {});
+    assert.equal(await disks.attachedDevice("disk-1", "node-a"), first);
+    await host.run("losetup", ["-d", first]);
+    const again = await disks.attachedDevice("disk-1", "node-a");
+    assert.match(again, /^\/dev\/loop\d+$/);
+    assert.deepEqual(await disks.loopDevicesOf("disk-1"), [again]);
+    await rejectsWith(
+      disks.attachedDevice("disk-1", "node-b"),
+      "NotFound",
+      /^disk disk-1 is not attached to node node-b$/,
+    );
+  });
+
   it("a detach of a node with no recorded attachment releases what an interrupted attach left", async () => {
     const { host, disks } = setUp();
     await disks.createDisk("disk-1", mebibyte, {});

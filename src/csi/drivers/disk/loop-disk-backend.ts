@@ -15,6 +15,8 @@
  *   there are never two loop devices over one file. Detach releases the loop device first and
  *   then records it; a detach killed in between is finished by the retry. A detach or delete of a
  *   disk with no recorded attachment releases a loop device such an interrupted attach left.
+ * - A disk's zone is recorded and reported as its topology, not enforced: every node on the machine
+ *   reaches every disk, so there is no zone to mismatch (the simulated cloud's ZoneMismatch).
  * - Read-only attachments are recorded, and the device stays read-write: read-only is enforced by
  *   the mounts the node makes (a loop device's read-only flag cannot change while it is shared).
  *
@@ -136,6 +138,17 @@ export class LoopDiskBackend implements DiskBackend {
       const others = [...disk.attachments.values()].filter((attachment) => attachment.nodeName !== nodeName);
       if (others.length === 0) await detachLoopDevices(this.host, this.files.imagePath(id));
       if (disk.attachments.has(nodeName)) await this.files.write(withAttachments(disk, others));
+    });
+  }
+
+  /** The loop device of a disk attached to `nodeName`, made again when the machine lost it. */
+  attachedDevice(id: string, nodeName: string): Promise<string> {
+    return this.serially(id, async () => {
+      const disk = await this.existing(id);
+      if (!disk.attachments.has(nodeName)) {
+        throw new CloudDiskError("NotFound", `disk ${id} is not attached to node ${nodeName}`);
+      }
+      return ensureLoopDevice(this.host, this.files.imagePath(id));
     });
   }
 
