@@ -53,8 +53,8 @@ const mutations: readonly Mutation[] = [
   {
     name: "multi-attach-check-off",
     file: "src/controllers/attachdetach/reconciler/reconciler.ts",
-    find: "if (isMultiAttachAllowed(volume.volumeSpec) || ",
-    replace: "if (true || ",
+    find: "if (this.options.multiAttachPolicy.allowsMultiAttach(volume.volumeSpec)) return false;",
+    replace: "if (true) return false;",
     tests: ["src/controllers/attachdetach/attach-detach-controller.test.ts"],
   },
   {
