@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { MarkVolumeOptions } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
+import { emptyDirSpec, inTreePluginManager, secretSpec, simDiskSpec } from "../testing/test-plugins.ts";
 import { ActualStateOfWorld } from "./actual-state-of-world.ts";
-import { emptyDirSpec, inTreePluginManager, secretSpec, simDiskSpec } from "./test-plugins.ts";
 
 const disk = "kvol.io/sim-disk/disk-1";
 
