@@ -71,6 +71,20 @@ const mutations: readonly Mutation[] = [
     replace: "podAttachAndMountTimeoutMs: 2 * 60_000,",
     tests: ["src/api/timers-kubernetes.test.ts"],
   },
+  {
+    name: "adc-index-kept-after-detach",
+    file: "src/controllers/attachdetach/cache/actual-state-of-world.ts",
+    find: "      onNode?.delete(volumeName);\n",
+    replace: "",
+    tests: ["src/controllers/attachdetach/cache/actual-state-of-world.test.ts"],
+  },
+  {
+    name: "kubelet-forgets-volume-with-mounted-device",
+    file: "src/kubelet/volumemanager/cache/actual-state-of-world.ts",
+    find: 'volume.deviceMountState === "DeviceNotMounted",',
+    replace: "true,",
+    tests: ["src/kubelet/volumemanager/cache/actual-state-of-world.test.ts"],
+  },
 ];
 
 const repoRoot = resolve(import.meta.dirname, "..");

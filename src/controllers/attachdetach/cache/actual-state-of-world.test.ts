@@ -97,6 +97,19 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
     assert.equal(changes(), afterAttach + 1);
   });
 
+  it("attaches a pair again after its detach, with nothing left of the first attachment", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    state.setVolumesMountedByNode("node-1", []);
+    state.markVolumeAsDetached("vol-a", "node-1");
+    assert.deepEqual(state.getAttachedVolumesPerNode(), new Map());
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/b");
+    assert.deepEqual(
+      state.getAttachedVolumes().map((entry) => [entry.nodeName, entry.devicePath, entry.mountedByNode]),
+      [["node-1", "/dev/b", true]],
+    );
+  });
+
   it("stops at the first change that finds volumesByNode out of step with attachedVolumes, naming the pair", () => {
     const { state } = asw();
     state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
