@@ -95,10 +95,12 @@ export class DesiredStateOfWorld {
     this.changed();
   }
 
+  /** Never throws. */
   nodeExists(nodeName: string): boolean {
     return this.nodes.has(nodeName);
   }
 
+  /** Never throws: false for an unmanaged node. */
   keepTerminatedPodVolumesForNode(nodeName: string): boolean {
     return this.nodes.get(nodeName)?.keepTerminatedPodVolumes ?? false;
   }

@@ -212,6 +212,7 @@ export class DesiredStateOfWorld {
     return [...errors].sort();
   }
 
+  /** Pods with errors kept; never throws. */
   getPodsWithErrors(): string[] {
     return [...this.podErrors.keys()];
   }
