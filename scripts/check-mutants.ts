@@ -53,8 +53,8 @@ const mutations: readonly Mutation[] = [
   {
     name: "multi-attach-check-off",
     file: "src/controllers/attachdetach/reconciler/reconciler.ts",
-    find: "if (isMultiAttachAllowed(volume.volumeSpec) || ",
-    replace: "if (true || ",
+    find: "if (this.options.multiAttachPolicy.allowsMultiAttach(volume.volumeSpec)) return false;",
+    replace: "if (true) return false;",
     tests: ["src/controllers/attachdetach/attach-detach-controller.test.ts"],
   },
   {
@@ -70,6 +70,20 @@ const mutations: readonly Mutation[] = [
     find: "podAttachAndMountTimeoutMs: 2 * 60_000 + 3_000,",
     replace: "podAttachAndMountTimeoutMs: 2 * 60_000,",
     tests: ["src/api/timers-kubernetes.test.ts"],
+  },
+  {
+    name: "adc-index-kept-after-detach",
+    file: "src/controllers/attachdetach/cache/actual-state-of-world.ts",
+    find: "      onNode?.delete(volumeName);\n",
+    replace: "",
+    tests: ["src/controllers/attachdetach/cache/actual-state-of-world.test.ts"],
+  },
+  {
+    name: "kubelet-forgets-volume-with-mounted-device",
+    file: "src/kubelet/volumemanager/cache/actual-state-of-world.ts",
+    find: 'volume.deviceMountState === "DeviceNotMounted",',
+    replace: "true,",
+    tests: ["src/kubelet/volumemanager/cache/actual-state-of-world.test.ts"],
   },
 ];
 

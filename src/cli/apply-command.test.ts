@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { runApplyCommand } from "./apply-command.ts";
-import { type CliTestServer, startCliTestServer } from "./client/cli-test-support.ts";
+import { type CliTestServer, startCliTestServer } from "./client/testing/cli-test-support.ts";
 
 const storageClass = `apiVersion: storage.k8s.io/v1
 kind: StorageClass

@@ -29,7 +29,3 @@ export const processIo: CommandIo = {
 export const exitOk = 0;
 export const exitFailure = 1;
 export const exitUsage = 2;
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { VirtualClock } from "../runtime/virtual-clock.ts";
 import { requireOrSkip } from "../testing/requirements.ts";
-import { capturedIo } from "./client/cli-test-support.ts";
+import { capturedIo } from "./client/testing/cli-test-support.ts";
 import { runCompletionCommand } from "./completion-command.ts";
 
 describe("kvol completion", () => {

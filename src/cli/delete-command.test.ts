@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { type CliTestServer, capturedIo, startCliTestServer } from "./client/cli-test-support.ts";
+import { type CliTestServer, capturedIo, startCliTestServer } from "./client/testing/cli-test-support.ts";
 import { runDeleteCommand } from "./delete-command.ts";
 
 const configMaps = "/api/v1/namespaces/default/configmaps";

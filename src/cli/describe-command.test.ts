@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { type CliTestServer, startCliTestServer } from "./client/cli-test-support.ts";
+import { type CliTestServer, startCliTestServer } from "./client/testing/cli-test-support.ts";
 import { runDescribeCommand } from "./describe-command.ts";
 
 const now = "2026-01-01T00:00:00Z";

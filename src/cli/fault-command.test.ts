@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { RealClock } from "../runtime/real-clock.ts";
 import { faultNamed } from "../sim/faults/catalogue.ts";
-import { capturedIo, startCliTestServer } from "./client/cli-test-support.ts";
+import { capturedIo, startCliTestServer } from "./client/testing/cli-test-support.ts";
 import { faultParams, parseFaultArguments, runFaultCommand } from "./fault-command.ts";
 
 describe("kvol fault", () => {

@@ -8,7 +8,8 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { builtinImageRepositories, ImageStore } from "../cri/images/image-store.ts";
-import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
+import { errorMessage } from "../runtime/error-message.ts";
+import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultDataDir } from "./embedded/data-dir.ts";
 
 export const imageUsage = `Usage:
@@ -34,7 +35,7 @@ export async function runImageCommand(argv: readonly string[], io: CommandIo = p
       options: { cmd: { type: "string" }, "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
     }));
   } catch (error) {
-    io.stderr(`kvol image: ${errorText(error)}\n\n${imageUsage}`);
+    io.stderr(`kvol image: ${errorMessage(error)}\n\n${imageUsage}`);
     return exitUsage;
   }
   if (values.help) {
@@ -58,7 +59,7 @@ export async function runImageCommand(argv: readonly string[], io: CommandIo = p
     io.stdout(`image ${image.name} imported into ${store.dir}\n`);
     return exitOk;
   } catch (error) {
-    io.stderr(`kvol image: ${errorText(error)}\n`);
+    io.stderr(`kvol image: ${errorMessage(error)}\n`);
     return exitFailure;
   }
 }

@@ -8,10 +8,11 @@
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { Rng } from "../runtime/rng.ts";
-import { type CommandIo, errorText, exitFailure, exitOk } from "./command-io.ts";
+import { type CommandIo, exitFailure, exitOk } from "./command-io.ts";
 import { defaultDataDir } from "./embedded/data-dir.ts";
 import { StepProgress } from "./step-progress.ts";
 
@@ -33,7 +34,7 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   try {
     environment = await requireLinuxNodeEnvironment();
   } catch (error) {
-    io.stderr(`kvol node: ${errorText(error)}\n`);
+    io.stderr(`kvol node: ${errorMessage(error)}\n`);
     return exitFailure;
   }
   if (process.env[ownMountNamespaceEnvName] !== "1") return runInOwnMountNamespace(environment.tools.unshare, io);
@@ -55,7 +56,7 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   try {
     await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => agent.start());
   } catch (error) {
-    io.stderr(`kvol node: ${errorText(error)}\n`);
+    io.stderr(`kvol node: ${errorMessage(error)}\n`);
     await agent.stop();
     return exitFailure;
   }

@@ -7,9 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
-import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
+import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { RemoteNode } from "./embedded/remote-node.ts";
 import { runLinuxNode } from "./linux-node-command.ts";
 import { StepProgress } from "./step-progress.ts";
@@ -103,7 +104,7 @@ export async function runNodeCommand(argv: readonly string[], io: CommandIo = pr
   try {
     parsed = parseNodeArguments(argv);
   } catch (error) {
-    io.stderr(`kvol node: ${errorText(error)}\n\n${nodeUsage}`);
+    io.stderr(`kvol node: ${errorMessage(error)}\n\n${nodeUsage}`);
     return exitUsage;
   }
   if ("help" in parsed) {
@@ -119,7 +120,7 @@ export async function runNodeCommand(argv: readonly string[], io: CommandIo = pr
   try {
     await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => node.start());
   } catch (error) {
-    io.stderr(`kvol node: ${errorText(error)}\n`);
+    io.stderr(`kvol node: ${errorMessage(error)}\n`);
     await node.stop();
     return exitFailure;
   }

@@ -10,7 +10,8 @@
  * the server reads the file again when it meets a token it does not know.
  */
 import { parseArgs } from "node:util";
-import { type CommandIo, errorText, exitOk, exitUsage, processIo } from "./command-io.ts";
+import { errorMessage } from "../runtime/error-message.ts";
+import { type CommandIo, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort } from "./embedded/constants.ts";
 import { type ClusterArguments, clusterArguments, clusterOptionSpecs, runCluster } from "./up-command.ts";
 
@@ -102,7 +103,7 @@ export async function runServerCommand(argv: readonly string[], io: CommandIo = 
   try {
     parsed = parseServerArguments(argv);
   } catch (error) {
-    io.stderr(`kvol server: ${errorText(error)}\n\n${serverUsage}`);
+    io.stderr(`kvol server: ${errorMessage(error)}\n\n${serverUsage}`);
     return exitUsage;
   }
   if ("help" in parsed) {

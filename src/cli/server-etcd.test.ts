@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { Etcd3 } from "etcd3";
-import { etcdTestOptions, startTestEtcd, type TestEtcd } from "../api/store/etcd-test-server.ts";
+import { etcdTestOptions, startTestEtcd, type TestEtcd } from "../api/store/testing/etcd-test-server.ts";
 import type { CommandIo } from "./command-io.ts";
 import { parseServerArguments, runServerCommand } from "./server-command.ts";
 import { waitFor } from "./testing/wait-for.ts";

@@ -11,6 +11,7 @@
  * expectation), 2 a usage error or a scenario that cannot be read.
  */
 import { parseArgs } from "node:util";
+import { brokenMultiAttachPolicy } from "../controllers/attachdetach/testing/broken-multi-attach-policy.ts";
 import type { FaultDefinition } from "../sim/faults/fault.ts";
 import { ScenarioError } from "../sim/scenario/scenario-error.ts";
 
@@ -247,7 +248,7 @@ function reportStall(whatStalled: () => string): { finished(): void } {
 function runOptions(parsed: CommonArguments) {
   return {
     ...(parsed.untilMs === undefined ? {} : { untilMs: parsed.untilMs }),
-    ...(parsed.brokenMultiAttach ? { clusterOptions: { testOnlyBreakMultiAttachCheck: true } } : {}),
+    ...(parsed.brokenMultiAttach ? { clusterOptions: { multiAttachPolicy: brokenMultiAttachPolicy } } : {}),
   };
 }
 

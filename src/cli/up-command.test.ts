@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig, PatchStrategy, StorageV1Api, setHeaderOptions, Watch } from "@kubernetes/client-node";
 import { RealClock } from "../runtime/real-clock.ts";
-import { capturedIo } from "./client/cli-test-support.ts";
+import { capturedIo } from "./client/testing/cli-test-support.ts";
 import { parseServerArguments, runServerCommand } from "./server-command.ts";
 import { runSpeedCommand } from "./speed-command.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";

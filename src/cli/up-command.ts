@@ -12,8 +12,9 @@
  * Every argument, the data directory and the port are checked before anything is written.
  */
 import { parseArgs } from "node:util";
+import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
-import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
+import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort, defaultListenHost, defaultNodeCount, maxNodeCount } from "./embedded/constants.ts";
 import { type CsiControllerEndpoint, parseCsiControllerFlags } from "./embedded/csi-controller-flag.ts";
 import { defaultDataDir } from "./embedded/data-dir.ts";
@@ -204,7 +205,7 @@ function startFailureText(error: unknown, port: number): string {
   if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
     return `port ${port} is already in use; choose another with --port (0 picks a free one)`;
   }
-  return errorText(error);
+  return errorMessage(error);
 }
 
 /** The nodes of `kvol server` are `kvol node` processes on the wall clock. */
@@ -251,7 +252,7 @@ export async function runUpCommand(argv: readonly string[], io: CommandIo = proc
   try {
     parsed = parseUpArguments(argv);
   } catch (error) {
-    io.stderr(`kvol up: ${errorText(error)}\n\n${upUsage}`);
+    io.stderr(`kvol up: ${errorMessage(error)}\n\n${upUsage}`);
     return exitUsage;
   }
   if ("help" in parsed) {

@@ -9,8 +9,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
-import { type CommandIo, errorText, exitFailure, exitOk } from "./command-io.ts";
+import { type CommandIo, exitFailure, exitOk } from "./command-io.ts";
 import { EmbeddedCluster, nodeNameFor } from "./embedded/embedded-cluster.ts";
 import { StepProgress } from "./step-progress.ts";
 import type { ClusterArguments } from "./up-command.ts";
@@ -56,7 +57,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   try {
     await requireLinuxNodeEnvironment();
   } catch (error) {
-    io.stderr(`kvol up: ${errorText(error)}\n`);
+    io.stderr(`kvol up: ${errorMessage(error)}\n`);
     return exitFailure;
   }
   const progress = new StepProgress(new RealClock(), io.stderr);
@@ -70,7 +71,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
       onListening: (started) => io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n`),
     });
   } catch (error) {
-    io.stderr(`kvol up: ${errorText(error)}\n`);
+    io.stderr(`kvol up: ${errorMessage(error)}\n`);
     return exitFailure;
   }
   const dataDir = embedded.dataDir.path;
@@ -83,7 +84,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
       await progress.step(`${name} started on this machine`, () => nodeRunning(node, dataDir));
     }
   } catch (error) {
-    io.stderr(`kvol up: ${errorText(error)}\n`);
+    io.stderr(`kvol up: ${errorMessage(error)}\n`);
     await stopAll(nodes, embedded);
     return exitFailure;
   }

@@ -3,6 +3,7 @@
  * controller is one line here; `ClusterOptions.controllers` picks a subset by name.
  */
 import { AttachDetachController } from "../controllers/attachdetach/attach-detach-controller.ts";
+import type { MultiAttachPolicy } from "../controllers/attachdetach/reconciler/multi-attach-policy.ts";
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
 import {
   type CsiControllerDriver,
@@ -39,8 +40,8 @@ export interface ControllerWiring {
   provisioners: readonly Provisioner[];
   /** CSI drivers' controller endpoints; each gets an external-provisioner and an external-attacher. */
   csiDrivers?: readonly CsiControllerDriver[];
-  /** TESTING ONLY: the attach/detach controller skips its Multi-Attach refusal (ClusterOptions). */
-  testOnlyBreakMultiAttachCheck?: boolean;
+  /** The attach/detach controller's Multi-Attach policy (ClusterOptions); Kubernetes' when absent. */
+  multiAttachPolicy?: MultiAttachPolicy;
 }
 
 export interface ControllerEntry {
@@ -64,7 +65,7 @@ export const clusterControllers: readonly ControllerEntry[] = [
     create: (w) =>
       new AttachDetachController(w.context, {
         simDiskProvider: w.world.disks,
-        testOnlyBreakMultiAttachCheck: w.testOnlyBreakMultiAttachCheck ?? false,
+        ...(w.multiAttachPolicy === undefined ? {} : { multiAttachPolicy: w.multiAttachPolicy }),
       }),
   },
   { name: externalProvisionerGroupName, create: (w) => externalProvisioners(w.context, w.csiDrivers ?? []) },

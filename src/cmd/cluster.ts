@@ -27,6 +27,7 @@ import type { KubeStore, StoreRandom } from "../api/store/kube-store.ts";
 import { createMemoryStore } from "../api/store/memory-store.ts";
 import type { DeleteOptions, ListOptions } from "../api/store/store.ts";
 import { type Timers, timersWith } from "../api/timers.ts";
+import type { MultiAttachPolicy } from "../controllers/attachdetach/reconciler/multi-attach-policy.ts";
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
 import type { CsiControllerDriver } from "../controllers/csi/sidecar-group.ts";
 import type { Provisioner } from "../controllers/persistentvolume/provisioner.ts";
@@ -90,10 +91,10 @@ export interface ClusterOptions {
    */
   externalCsiControllers?: readonly CsiControllerDriver[];
   /**
-   * TESTING ONLY: the attach/detach controller attaches RWO volumes to a second node without the
-   * Multi-Attach refusal — a deliberately broken controller for checking that invariants catch it.
+   * The attach/detach controller's Multi-Attach policy (Kubernetes' by default). Tests inject a
+   * broken one — a deliberately broken controller — to check that the invariants catch it.
    */
-  testOnlyBreakMultiAttachCheck?: boolean;
+  multiAttachPolicy?: MultiAttachPolicy;
   /**
    * Called once the cluster runs, before anything is applied to it: simulation tools that act on
    * the cluster during a run (`kvol sim explore`'s random faults) arm their timers here.
@@ -194,7 +195,7 @@ export class Cluster {
       world: this.world,
       provisioners: options.provisioners ?? [],
       csiDrivers: [...this.csiDrivers.controllerDrivers(), ...(options.externalCsiControllers ?? [])],
-      testOnlyBreakMultiAttachCheck: options.testOnlyBreakMultiAttachCheck ?? false,
+      ...(options.multiAttachPolicy === undefined ? {} : { multiAttachPolicy: options.multiAttachPolicy }),
     };
     this.controllerEntries = selectControllers(options.controllers);
     this.runningControllers = this.controllerEntries.map((entry) => entry.create(this.controllerWiring));

@@ -5,17 +5,13 @@
  * Success is handled by the caller deleting the whole record (which resets the backoff).
  */
 import { formatGoDuration, formatGoTime } from "./duration.ts";
+import { errorMessage } from "./error-message.ts";
 import { goQuote } from "./go-quote.ts";
 
 export const initialDurationBeforeRetryMs = 500;
 export const durationBeforeRetryFactor = 2;
 /** 2 min 2 s: the first doubling past two minutes (128 s) is clipped here. */
 export const maxDurationBeforeRetryMs = 122_000;
-
-/** What Go's fmt prints for an error value. */
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The refusal returned while an operation is backing off; `operationName` says which operation. */
 export class ExponentialBackoffError extends Error {
@@ -63,7 +59,7 @@ export class ExponentialBackoff {
       `Failed to create operation with name ${goQuote(operationName)}. ` +
         `An operation with that name failed at ${formatGoTime(this.lastErrorTimeMs)}. ` +
         `No retries permitted until ${formatGoTime(this.retryPermittedAfterMs())} ` +
-        `(${formatGoDuration(this.durationBeforeRetryMs)}). Last error: ${goQuote(errorText(this.lastError))}.`,
+        `(${formatGoDuration(this.durationBeforeRetryMs)}). Last error: ${goQuote(errorMessage(this.lastError))}.`,
     );
   }
 
@@ -75,7 +71,7 @@ export class ExponentialBackoff {
     return (
       `Operation for ${goQuote(operationName)} failed. ` +
       `No retries permitted until ${formatGoTime(this.retryPermittedAfterMs())} ` +
-      `(durationBeforeRetry ${formatGoDuration(this.durationBeforeRetryMs)}). Error: ${errorText(this.lastError)}`
+      `(durationBeforeRetry ${formatGoDuration(this.durationBeforeRetryMs)}). Error: ${errorMessage(this.lastError)}`
     );
   }
 }

@@ -58,6 +58,3 @@ export function isMountPreConditionFailed(err: unknown): err is MountPreConditio
 export function isOperationFinishedError(err: unknown): boolean {
   return !isUncertainProgressError(err) && !isTransientOperationFailure(err);
 }
-
-/** Re-exported for the plugins and controllers that import it from here. */
-export { errorMessage } from "../runtime/error-message.ts";

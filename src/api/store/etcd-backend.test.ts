@@ -1,7 +1,7 @@
 import { describe } from "node:test";
 import { describeBackendConformance } from "./backend-conformance.ts";
 import { EtcdBackend } from "./etcd-backend.ts";
-import { etcdTestOptions, startTestEtcd } from "./etcd-test-server.ts";
+import { etcdTestOptions, startTestEtcd } from "./testing/etcd-test-server.ts";
 
 describe("etcd backend", etcdTestOptions(), () => {
   // A fresh etcd per scenario: the suite checks revisions from an empty store on.

@@ -14,6 +14,7 @@
  */
 import { Etcd3, type IKeyValue, type IWatchResponse, type Watcher } from "etcd3";
 import type { Clock, Timer } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { gone } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import {
@@ -83,10 +84,6 @@ function entryOf(kv: IKeyValue): BackendEntry {
   };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 export class EtcdBackend implements KVBackend {
   readonly kind = "etcd";
   private readonly client: Etcd3;
@@ -125,7 +122,7 @@ export class EtcdBackend implements KVBackend {
       return backend;
     } catch (error) {
       client.close();
-      throw new Error(`cannot use etcd at ${options.endpoints.join(",")}: ${messageOf(error)}`, { cause: error });
+      throw new Error(`cannot use etcd at ${options.endpoints.join(",")}: ${errorMessage(error)}`, { cause: error });
     }
   }
 
@@ -275,7 +272,7 @@ export class EtcdBackend implements KVBackend {
       await this.client.kv.compact({ revision: target });
     } catch (error) {
       // Another API server compacted etcd further already: nothing is left to do there.
-      if (!messageOf(error).includes(compactedMessage)) throw error;
+      if (!errorMessage(error).includes(compactedMessage)) throw error;
     }
     this.history.dropThrough(target);
   }
@@ -318,7 +315,7 @@ export class EtcdBackend implements KVBackend {
       try {
         await this.compact(target);
       } catch (error) {
-        reportHandlerError(new Error(`etcd compaction to revision ${target} failed: ${messageOf(error)}`));
+        reportHandlerError(new Error(`etcd compaction to revision ${target} failed: ${errorMessage(error)}`));
       }
     });
   }
@@ -409,7 +406,7 @@ export class EtcdBackend implements KVBackend {
   /** etcd's read errors as Kubernetes words them. */
   private readError(error: unknown, atRevision: number | undefined): unknown {
     if (atRevision === undefined) return error;
-    const message = messageOf(error);
+    const message = errorMessage(error);
     if (message.includes(compactedMessage)) return gone(atRevision, this.history.start);
     if (message.includes(futureMessage)) return tooLargeResourceVersion(atRevision, this.known);
     return error;
@@ -430,7 +427,7 @@ async function oldestReadableRevision(client: Etcd3, current: number): Promise<n
       await client.kv.range({ key: allKeysEnd, limit: 1, revision });
       return true;
     } catch (error) {
-      if (messageOf(error).includes(compactedMessage)) return false;
+      if (errorMessage(error).includes(compactedMessage)) return false;
       throw error;
     }
   };

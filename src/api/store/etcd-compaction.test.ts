@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { isApiError } from "../errors.ts";
 import { EtcdBackend } from "./etcd-backend.ts";
-import { etcdTestOptions, startTestEtcd } from "./etcd-test-server.ts";
+import { etcdTestOptions, startTestEtcd } from "./testing/etcd-test-server.ts";
 
 /** Lets the compaction started by a timer reach etcd: a few round trips to it. */
 async function roundTrips(backend: EtcdBackend): Promise<void> {

@@ -8,8 +8,8 @@ import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import type { KObject } from "../objects.ts";
 import { resourceForKind } from "../resources.ts";
 import { EtcdBackend } from "./etcd-backend.ts";
-import { etcdTestOptions, startTestEtcd } from "./etcd-test-server.ts";
 import { KubeStore } from "./kube-store.ts";
+import { etcdTestOptions, startTestEtcd } from "./testing/etcd-test-server.ts";
 
 const writerScript = join(dirname(fileURLToPath(import.meta.url)), "etcd-crash-writer.ts");
 /** Kill the writer after this many acknowledged writes. */

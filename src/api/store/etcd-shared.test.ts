@@ -12,9 +12,9 @@ import { isApiError } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { type ResourceType, resourceForKind } from "../resources.ts";
 import { EtcdBackend } from "./etcd-backend.ts";
-import { etcdTestOptions, startTestEtcd, type TestEtcd } from "./etcd-test-server.ts";
 import { KubeStore } from "./kube-store.ts";
 import type { WatchEvent } from "./store.ts";
+import { etcdTestOptions, startTestEtcd, type TestEtcd } from "./testing/etcd-test-server.ts";
 
 function resource(kind: string): ResourceType {
   const type = resourceForKind(kind);

@@ -3,9 +3,9 @@ import { Etcd3 } from "etcd3";
 import { Rng } from "../../runtime/rng.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { EtcdBackend } from "./etcd-backend.ts";
-import { etcdTestOptions, startTestEtcd, type TestEtcd } from "./etcd-test-server.ts";
 import { KubeStore } from "./kube-store.ts";
 import { describeStoreConformance } from "./store-conformance.ts";
+import { etcdTestOptions, startTestEtcd, type TestEtcd } from "./testing/etcd-test-server.ts";
 
 describe("etcd store", etcdTestOptions(), () => {
   let etcd: TestEtcd | undefined;

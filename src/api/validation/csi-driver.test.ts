@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, dnsSubdomainMessage, problemsOf } from "./test-support.ts";
+import { changed, dnsSubdomainMessage, problemsOf } from "./testing/test-support.ts";
 
 const driver = {
   metadata: { name: "hostpath.csi.k8s.io" },

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, problemsOf } from "./test-support.ts";
+import { changed, problemsOf } from "./testing/test-support.ts";
 
 type Driver = Record<string, unknown>;
 

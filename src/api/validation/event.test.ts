@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, problemsOf } from "./test-support.ts";
+import { changed, problemsOf } from "./testing/test-support.ts";
 
 const event = {
   metadata: { name: "user-db-79f7876cbc-chddt.17a2b3c4d5e6f7a8", namespace: "sock-shop" },

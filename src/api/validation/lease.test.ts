@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { problemsOf } from "./test-support.ts";
+import { problemsOf } from "./testing/test-support.ts";
 
 const lease = {
   metadata: { name: "kvol-controller-manager", namespace: "kube-system" },

@@ -10,7 +10,7 @@ import {
   qualifiedNameProblems,
   regexMessage,
 } from "./names.ts";
-import { dnsLabelMessage, dnsSubdomainMessage } from "./test-support.ts";
+import { dnsLabelMessage, dnsSubdomainMessage } from "./testing/test-support.ts";
 
 describe("DNS names", () => {
   it("accepts labels and subdomains Kubernetes accepts", () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { RESOURCES } from "../resources.ts";
-import { causesOf, changed, dnsLabelMessage, dnsSubdomainMessage, problemsOf } from "./test-support.ts";
+import { causesOf, changed, dnsLabelMessage, dnsSubdomainMessage, problemsOf } from "./testing/test-support.ts";
 
 const configMap = {
   apiVersion: "v1",

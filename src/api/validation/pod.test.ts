@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, dnsLabelMessage, problemsOf } from "./test-support.ts";
+import { changed, dnsLabelMessage, problemsOf } from "./testing/test-support.ts";
 
 type Container = Record<string, unknown> & { volumeMounts?: Record<string, unknown>[] };
 type PodManifest = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, problemsOf } from "./test-support.ts";
+import { changed, problemsOf } from "./testing/test-support.ts";
 
 /** The Ceph key Kubernetes' RBD plugin reads (seed 004's ceph-secret). */
 const secret: Record<string, unknown> & { metadata: Record<string, unknown> } = {

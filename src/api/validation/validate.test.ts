@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KindName } from "../objects.ts";
-import { causesOf, problemsOf } from "./test-support.ts";
+import { causesOf, problemsOf } from "./testing/test-support.ts";
 
 /** Manifests from the seed incidents and the Kubernetes docs, as a user would apply them. */
 const validManifests: ReadonlyArray<[KindName, Record<string, unknown>]> = [

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, dnsSubdomainMessage, problemsOf } from "./test-support.ts";
+import { changed, dnsSubdomainMessage, problemsOf } from "./testing/test-support.ts";
 
 type Manifest = { metadata: Record<string, unknown>; spec: Record<string, unknown>; status?: Record<string, unknown> };
 

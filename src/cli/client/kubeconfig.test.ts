@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { kubeconfigYaml } from "./cli-test-support.ts";
 import { KubeconfigError, kubeconfigFiles, loadClusterAccess } from "./kubeconfig.ts";
+import { kubeconfigYaml } from "./testing/cli-test-support.ts";
 
 describe("loadClusterAccess", () => {
   let dir: string;

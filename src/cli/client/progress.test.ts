@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
-import { capturedIo } from "./cli-test-support.ts";
 import { withProgress } from "./progress.ts";
+import { capturedIo } from "./testing/cli-test-support.ts";
 
 describe("progress", () => {
   it("appears on a terminal after a second and is erased at the end", async () => {

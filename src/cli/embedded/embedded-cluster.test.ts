@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { RealClock } from "../../runtime/real-clock.ts";
-import { capturedIo } from "../client/cli-test-support.ts";
+import { capturedIo } from "../client/testing/cli-test-support.ts";
 import { runFaultCommand } from "../fault-command.ts";
 import { runSpeedCommand } from "../speed-command.ts";
 import { StepProgress } from "../step-progress.ts";

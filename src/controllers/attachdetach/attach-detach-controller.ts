@@ -20,11 +20,11 @@ import { indexers, podsByClaim } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import type { Timer } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { defaultControllerRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import type { VolumeEventRecorder } from "../../volume/operationexecutor/operation-context.ts";
 import { OperationExecutor } from "../../volume/operationexecutor/operation-executor.ts";
 import type { VolumePlugin } from "../../volume/plugin.ts";
@@ -38,6 +38,7 @@ import { controllerVolumeHost, controllerVolumePlugins } from "./controller-volu
 import { isPodTerminated } from "./pod-terminated.ts";
 import { type PodVolumeContext, processPodVolumes, shouldAddVolumes } from "./pod-volumes.ts";
 import { DesiredStatePopulator } from "./populator/desired-state-populator.ts";
+import { kubernetesMultiAttachPolicy, type MultiAttachPolicy } from "./reconciler/multi-attach-policy.ts";
 import { Reconciler } from "./reconciler/reconciler.ts";
 import {
   addNodeToDesiredState,
@@ -59,11 +60,11 @@ export interface AttachDetachControllerOptions {
   /** `--disable-attach-detach-reconcile-sync`: no periodic "are volumes still attached" check. */
   disableReconcileSync?: boolean;
   /**
-   * TESTING ONLY: attach an RWO/RWOP volume to a second node without the Multi-Attach refusal. A
-   * deliberately broken controller, so the simulator's invariants and `kvol sim explore` can be
-   * shown to catch the double attach it causes. Never set outside tests.
+   * Whether a volume attached to one node may be attached to another (Kubernetes' rule by default).
+   * Tests inject a broken one (testing/broken-multi-attach-policy.ts) to show that the simulator's
+   * invariants and `kvol sim explore` catch the double attach it causes.
    */
-  testOnlyBreakMultiAttachCheck?: boolean;
+  multiAttachPolicy?: MultiAttachPolicy;
 }
 
 interface Informers {
@@ -122,9 +123,8 @@ export class AttachDetachController implements Controller {
     this.logger = context.logger.with({ component: attachDetachControllerName });
     this.informers = informersOf(context);
     this.recorder = new StoppableRecorder(recorderFor(context, attachDetachControllerName));
-    const wake = (): void => this.reconciler?.wake();
-    this.dsw = new DesiredStateOfWorld(wake);
-    this.asw = new ActualStateOfWorld(clock, wake);
+    this.dsw = new DesiredStateOfWorld();
+    this.asw = new ActualStateOfWorld(clock);
     const plugins = this.pluginManager(options);
     this.executor = new OperationExecutor({
       plugins,
@@ -163,7 +163,7 @@ export class AttachDetachController implements Controller {
       syncPeriodMs: timers.adcReconcilerSyncPeriodMs,
       disableReconcileSync: options.disableReconcileSync ?? false,
       disableForceDetachOnTimeout: options.disableForceDetachOnTimeout ?? false,
-      testOnlyBreakMultiAttachCheck: options.testOnlyBreakMultiAttachCheck ?? false,
+      multiAttachPolicy: options.multiAttachPolicy ?? kubernetesMultiAttachPolicy,
     });
     this.populator = new DesiredStatePopulator({
       clock,

@@ -5,8 +5,8 @@
  * are skipped; a volume that cannot be resolved yet (claim unbound) is skipped until a later event.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import type { VolumePluginManager } from "../../volume/plugin-manager.ts";
 import type { VolumeSpec } from "../../volume/spec.ts";
 import { uniqueVolumeNameFromSpec } from "../../volume/unique-names.ts";

@@ -9,8 +9,8 @@
  */
 import type { Node, PersistentVolume, Pod } from "kubernetes-types/core/v1.js";
 import type { VolumeAttachment } from "kubernetes-types/storage/v1.js";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import type { VolumePluginManager } from "../../volume/plugin-manager.ts";
 import { VolumeSpec } from "../../volume/spec.ts";
 import { uniqueVolumeNameFromSpec } from "../../volume/unique-names.ts";

@@ -7,7 +7,7 @@ import type { SecretReference } from "kubernetes-types/core/v1.js";
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { requestedStorage } from "../../api/storage/pv-helpers.ts";
 import type { CreateVolumeRequest, TopologyRequirement, Volume } from "../../csi/proto/types.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { callWithTimeout } from "./driver-connection.ts";
 import { newProvisionedVolume, type VolumeSecretReferences } from "./provisioned-volume.ts";
 import { type ProvisionerState, supportsSingleNodeMultiWriter, supportsTopology } from "./provisioner-state.ts";

@@ -14,8 +14,8 @@ import type { CSIPersistentVolumeSource, PersistentVolumeSpec } from "kubernetes
 import { volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
 import type { PersistentVolume, VolumeAttachment } from "../../api/objects.ts";
 import type { VolumeCapability } from "../../csi/proto/types.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import type { AttacherState, AttachHandler } from "./attacher-state.ts";
 import { callWithTimeout } from "./driver-connection.ts";
 import { finalizersWith, finalizersWithout, hasFinalizer } from "./finalizers.ts";

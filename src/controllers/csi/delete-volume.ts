@@ -10,7 +10,7 @@
 import { isNotFound } from "../../api/errors.ts";
 import { volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { annDynamicallyProvisioned, annMigratedTo, provisionerVolumeFinalizer } from "./constants.ts";
 import { callWithTimeout } from "./driver-connection.ts";
 import { finalizersWithout, hasFinalizer } from "./finalizers.ts";

@@ -12,6 +12,7 @@
 import { CsiError } from "../../csi/grpc/errors.ts";
 import type { ControllerRpcType, EnumValue, PluginServiceType } from "../../csi/proto/types.ts";
 import type { Clock } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { driverProbeIntervalMs } from "./constants.ts";
 import { type CsiControllerClient, callWithTimeout } from "./driver-connection.ts";
@@ -43,7 +44,7 @@ export async function connectToDriver(options: DriverStartupOptions): Promise<Dr
     try {
       if (await probeOnce(options)) return await readDriverInfo(options);
     } catch (error) {
-      options.logger.error("CSI driver not usable yet; will probe it again", { error: describe(error) });
+      options.logger.error("CSI driver not usable yet; will probe it again", { error: errorMessage(error) });
     }
     await options.clock.sleep(driverProbeIntervalMs);
   }
@@ -62,7 +63,7 @@ async function probeOnce(options: DriverStartupOptions): Promise<boolean> {
       options.logger.info("CSI driver did not answer the probe yet", { error: error.message });
       return false;
     }
-    throw new Error(`CSI driver probe failed: ${describe(error)}`);
+    throw new Error(`CSI driver probe failed: ${errorMessage(error)}`);
   }
 }
 
@@ -84,8 +85,4 @@ async function readDriverInfo(options: DriverStartupOptions): Promise<DriverInfo
       if (capability.rpc) controllerCapabilities.add(capability.rpc.type);
   }
   return { name: info.name, pluginCapabilities, controllerCapabilities };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

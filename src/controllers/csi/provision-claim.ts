@@ -13,7 +13,7 @@ import { isAlreadyExists } from "../../api/errors.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { objectKey } from "../../api/objects.ts";
 import { claimClassName } from "../../api/storage/pv-helpers.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { annSelectedNode, provisionedVolumeNamePrefix } from "./constants.ts";
 import { provisionWithDriver } from "./create-volume.ts";
 import {

@@ -6,11 +6,11 @@
  */
 import type { HandlerRegistration } from "../../api/informer/shared-informer.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { ItemExponentialFailureRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
-import { errorMessage } from "../../volume/errors.ts";
 
 export interface SidecarRunOptions {
   /** The sidecar's name, in the error a second `start` throws. */

@@ -11,11 +11,11 @@ import type { HandlerRegistration } from "../../api/informer/shared-informer.ts"
 import type { Namespace } from "../../api/objects.ts";
 import { namespaceFinalizerKubernetes } from "../../api/store/namespace-rules.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import type { Controller, ControllerContext } from "../controller-context.ts";
 import {
   namespaceControllerName,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { parseRfc3339 } from "../../runtime/clock.ts";
-import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv } from "./node-lifecycle-test-env.ts";
+import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv } from "./testing/node-lifecycle-test-env.ts";
 
 /** Kubernetes' --node-monitor-grace-period: 40 s. */
 const nodeMonitorGracePeriodMs = 40_000;

@@ -3,7 +3,11 @@ import { afterEach, describe, it } from "node:test";
 import type { Node } from "../../api/objects.ts";
 import { podCondition } from "../../api/pod-conditions.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
-import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv, testNamespace } from "./node-lifecycle-test-env.ts";
+import {
+  type NodeLifecycleTestEnv,
+  startNodeLifecycleTestEnv,
+  testNamespace,
+} from "./testing/node-lifecycle-test-env.ts";
 
 /** Kubernetes' --node-monitor-grace-period: 40 s. */
 const nodeMonitorGracePeriodMs = 40_000;

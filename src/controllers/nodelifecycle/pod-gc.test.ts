@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv, testNamespace } from "./node-lifecycle-test-env.ts";
+import {
+  type NodeLifecycleTestEnv,
+  startNodeLifecycleTestEnv,
+  testNamespace,
+} from "./testing/node-lifecycle-test-env.ts";
 
 /** Kubernetes' podgc quarantineTime: 40 s. */
 const podGcQuarantineMs = 40_000;

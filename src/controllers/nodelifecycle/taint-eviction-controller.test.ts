@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { podCondition } from "../../api/pod-conditions.ts";
-import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv } from "./node-lifecycle-test-env.ts";
 import { minTolerationMs } from "./taint-eviction-controller.ts";
+import { type NodeLifecycleTestEnv, startNodeLifecycleTestEnv } from "./testing/node-lifecycle-test-env.ts";
 
 let env: NodeLifecycleTestEnv | undefined;
 

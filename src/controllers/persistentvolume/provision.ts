@@ -8,7 +8,7 @@ import { clone } from "../../api/client/copy.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { Node, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { claimClassName } from "../../api/storage/pv-helpers.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import {
   annBetaStorageProvisioner,
   annotationOf,

@@ -8,7 +8,7 @@ import { isAlreadyExists } from "../../api/errors.ts";
 import { referenceTo } from "../../api/events/object-reference.ts";
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from "../../api/objects.ts";
 import { claimClassName } from "../../api/storage/pv-helpers.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import {
   annBoundByController,
   annDynamicallyProvisioned,

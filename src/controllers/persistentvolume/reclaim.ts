@@ -7,8 +7,8 @@
 import { clone } from "../../api/client/copy.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { PersistentVolume } from "../../api/objects.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import {
   annDynamicallyProvisioned,
   annMigratedTo,

@@ -5,7 +5,7 @@
  * left alone, and a volume nothing can recycle is marked Failed.
  */
 import type { PersistentVolume } from "../../api/objects.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { claimRefKeyOf, volumeNameOf } from "./annotations.ts";
 import { unbindVolume } from "./bind.ts";
 import { activePodKeys } from "./claim-users.ts";

@@ -12,7 +12,7 @@
 import type { VolumeNodeAffinity } from "kubernetes-types/core/v1.js";
 import type { PersistentVolume } from "../../api/objects.ts";
 import { requestedStorage } from "../../api/storage/pv-helpers.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { simDiskDriverName, simDiskIdOption, simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 import { zoneLabel } from "./annotations.ts";
 import { type DiskProvider, isDiskStillAttachedError } from "./disk-provider.ts";

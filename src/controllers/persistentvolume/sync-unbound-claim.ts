@@ -7,8 +7,8 @@
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
 import { claimClassName, isVolumeBoundToClaim } from "../../api/storage/pv-helpers.ts";
 import { volumeUnsuitableReason } from "../../api/storage/volume-matching.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import { annBoundByController, claimKeyOf, hasAnnotation } from "./annotations.ts";
 import { bind } from "./bind.ts";
 import { unscheduledPodNames } from "./claim-users.ts";

@@ -8,7 +8,7 @@ import {
   startSchedulerTestEnv,
   testNamespace,
   zoneLabel,
-} from "./scheduler-test-env.ts";
+} from "./testing/scheduler-test-env.ts";
 
 let env: SchedulerTestEnv | undefined;
 

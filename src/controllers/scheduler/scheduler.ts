@@ -20,8 +20,8 @@ import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass }
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
 import { volumeClassName } from "../../api/storage/pv-helpers.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { errorMessage } from "../../volume/errors.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { AssumeCache } from "./assume-cache.ts";
 import {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { startWorkloadTestEnv, type WorkloadTestEnv } from "../workloads/workload-test-env.ts";
+import { startWorkloadTestEnv, type WorkloadTestEnv } from "../workloads/testing/workload-test-env.ts";
 import { ServiceAccountsController } from "./serviceaccounts-controller.ts";
 
 describe("the service accounts controller", () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, it } from "node:test";
 import { DeploymentController } from "./deployment-controller.ts";
 import { GarbageCollector } from "./garbage-collector.ts";
 import { ReplicaSetController } from "./replicaset-controller.ts";
-import { startWorkloadTestEnv, type WorkloadTestEnv } from "./workload-test-env.ts";
+import { startWorkloadTestEnv, type WorkloadTestEnv } from "./testing/workload-test-env.ts";
 
 const tenSecondsMs = 10_000;
 

@@ -6,7 +6,7 @@ import { DeploymentController } from "./deployment-controller.ts";
 import { GarbageCollector } from "./garbage-collector.ts";
 import { ReplicaSetController } from "./replicaset-controller.ts";
 import { StatefulSetController } from "./statefulset-controller.ts";
-import { startWorkloadTestEnv, type WorkloadTestEnv } from "./workload-test-env.ts";
+import { startWorkloadTestEnv, type WorkloadTestEnv } from "./testing/workload-test-env.ts";
 
 const tenSecondsMs = 10_000;
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import type { Job } from "../../api/objects.ts";
 import { JobController } from "./job-controller.ts";
-import { startWorkloadTestEnv, type WorkloadTestEnv } from "./workload-test-env.ts";
+import { startWorkloadTestEnv, type WorkloadTestEnv } from "./testing/workload-test-env.ts";
 
 function backupJob(options: { completions?: number; parallelism?: number; backoffLimit?: number } = {}): Job {
   return {

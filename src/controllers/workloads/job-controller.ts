@@ -12,7 +12,7 @@ import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Job, Pod } from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { jobControllerName, workloadSyncWorkerCount } from "./constants.ts";
 import { controllerKeyOf, newControllerRef } from "./controller-ref.ts";

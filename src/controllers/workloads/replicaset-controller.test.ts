@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { ReplicaSet } from "../../api/objects.ts";
 import { ReplicaSetController } from "./replicaset-controller.ts";
-import { startWorkloadTestEnv, type WorkloadTestEnv } from "./workload-test-env.ts";
+import { startWorkloadTestEnv, type WorkloadTestEnv } from "./testing/workload-test-env.ts";
 
 const tenSecondsMs = 10_000;
 

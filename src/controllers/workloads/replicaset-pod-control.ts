@@ -7,7 +7,7 @@ import type { Client } from "../../api/client/client.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Pod, ReplicaSet } from "../../api/objects.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { newControllerRef } from "./controller-ref.ts";
 import { podFromTemplate } from "./pod-from-template.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import type { StatefulSet } from "../../api/objects.ts";
 import { StatefulSetController } from "./statefulset-controller.ts";
-import { startWorkloadTestEnv, type WorkloadTestEnv } from "./workload-test-env.ts";
+import { startWorkloadTestEnv, type WorkloadTestEnv } from "./testing/workload-test-env.ts";
 
 const oneMinuteMs = 60_000;
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import type { ControllerRevision, StatefulSet } from "../../api/objects.ts";
 import { StatefulSetController } from "./statefulset-controller.ts";
-import { startWorkloadTestEnv, type WorkloadTestEnv } from "./workload-test-env.ts";
+import { startWorkloadTestEnv, type WorkloadTestEnv } from "./testing/workload-test-env.ts";
 
 function webSet(image: string): StatefulSet {
   return {

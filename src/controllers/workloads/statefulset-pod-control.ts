@@ -12,7 +12,7 @@ import { isAlreadyExists } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Lister } from "../../api/informer/lister.ts";
 import type { PersistentVolumeClaim, Pod, StatefulSet } from "../../api/objects.ts";
-import { errorMessage } from "../../volume/errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { claimsForOrdinal } from "./statefulset-identity.ts";
 
 type Verb = "create" | "delete";

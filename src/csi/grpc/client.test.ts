@@ -14,7 +14,13 @@ import { unixEndpoint } from "./endpoint.ts";
 import { CsiError, isFinalCsiError } from "./errors.ts";
 import { type CsiServer, serveCsi } from "./server.ts";
 import type { CsiClient, CsiIdentity } from "./services.ts";
-import { driveVolumeLifecycle, gibibyteBytes, mountCapability, TestDriver, testDriverName } from "./test-driver.ts";
+import {
+  driveVolumeLifecycle,
+  gibibyteBytes,
+  mountCapability,
+  TestDriver,
+  testDriverName,
+} from "./testing/test-driver.ts";
 
 const testCallTimeoutMs = 10_000;
 const shortCallTimeoutMs = 150;

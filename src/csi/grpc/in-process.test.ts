@@ -13,7 +13,7 @@ import { CsiError, isFinalCsiError } from "./errors.ts";
 import { connectCsiInProcess } from "./in-process.ts";
 import { serveCsi } from "./server.ts";
 import type { CsiIdentity } from "./services.ts";
-import { driveVolumeLifecycle, mountCapability, type Settled, TestDriver } from "./test-driver.ts";
+import { driveVolumeLifecycle, mountCapability, type Settled, TestDriver } from "./testing/test-driver.ts";
 
 const callTimeoutMs = 120_000;
 

@@ -3,6 +3,7 @@
  * handler method name and the protobuf codecs from csi.proto.
  */
 import type { MethodDefinition } from "@grpc/proto-loader";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { type CsiServiceName, csiMethodDefinition } from "../proto/load.ts";
 import { CsiError } from "./errors.ts";
 import { csiRpcNames, csiServiceNames } from "./services.ts";
@@ -54,7 +55,7 @@ export function requestAsReceived(rpc: CsiRpc, request: unknown): unknown {
   try {
     return rpc.definition.requestDeserialize(rpc.definition.requestSerialize(request));
   } catch (error) {
-    throw new CsiError("Internal", `Request message serialization failure: ${describeFailure(error)}`);
+    throw new CsiError("Internal", `Request message serialization failure: ${errorMessage(error)}`);
   }
 }
 
@@ -63,10 +64,6 @@ export function responseAsReceived(rpc: CsiRpc, response: unknown): unknown {
   try {
     return rpc.definition.responseDeserialize(rpc.definition.responseSerialize(response));
   } catch (error) {
-    throw new CsiError("Internal", `Response message serialization failure: ${describeFailure(error)}`);
+    throw new CsiError("Internal", `Response message serialization failure: ${errorMessage(error)}`);
   }
-}
-
-function describeFailure(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -4,6 +4,7 @@
  * or a partition table is never formatted; a read-only request never formats.
  */
 
+import { errorMessage } from "../../runtime/error-message.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
 import { type Host, isHostError } from "../host.ts";
 import { exitStatusText, failureText, outputOf, runCommand } from "./command-outcome.ts";
@@ -89,7 +90,10 @@ export class SafeFormatAndMount {
     try {
       existingFormat = await getDiskFormat(this.host, source);
     } catch (error) {
-      throw new MountError("GetDiskFormatFailed", `failed to get disk format of disk ${source}: ${errorText(error)}`);
+      throw new MountError(
+        "GetDiskFormatFailed",
+        `failed to get disk format of disk ${source}: ${errorMessage(error)}`,
+      );
     }
 
     let mountErrorType: MountErrorType = "UnknownMountError";
@@ -115,7 +119,7 @@ export class SafeFormatAndMount {
     try {
       await this.mounter.mount(source, target, fsType, options, callOptions);
     } catch (error) {
-      throw new MountError(mountErrorType, errorText(error));
+      throw new MountError(mountErrorType, errorMessage(error));
     }
   }
 
@@ -177,8 +181,4 @@ function defaultFormatArgs(fsType: string): string[] {
   if (fsType === "ext4" || fsType === "ext3") return ["-F", "-m0"];
   if (fsType === "xfs") return ["-f"];
   return [];
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

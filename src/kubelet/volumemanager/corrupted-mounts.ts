@@ -18,6 +18,7 @@
  */
 import type { Host } from "../../host/host.ts";
 import { isCorruptedMnt } from "../../host/mount/mount-points.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { csiPluginName } from "../../volume/paths.ts";
 import type { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
@@ -54,7 +55,7 @@ export class CorruptedMountRepair {
         await host.stat(path);
       } catch (err) {
         if (!isCorruptedMnt(err)) continue;
-        const error = err instanceof Error ? err.message : String(err);
+        const error = errorMessage(err);
         if (!asw.markVolumeRemountRequired(podName, mounted.volumeName)) continue;
         found.push({ volumeName: mounted.volumeName, outerVolumeSpecName: mounted.outerVolumeSpecName, path, error });
         logger.warn("Pod volume mount is corrupted, publishing it again", {

@@ -1,6 +1,6 @@
 /**
- * Random exploration against a deliberately broken attach/detach controller (the test-only flag
- * that skips the Multi-Attach refusal): explore must find the double attach, shrink the schedule
+ * Random exploration against a deliberately broken attach/detach controller (an injected policy
+ * that allows every Multi-Attach): explore must find the double attach, shrink the schedule
  * to the faults it needs, and print a replay command that breaks the invariant again. With the
  * real controller, the same seeds find nothing.
  */
@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { parseExploreArguments } from "../../cli/sim-explore-command.ts";
+import { brokenMultiAttachPolicy } from "../../controllers/attachdetach/testing/broken-multi-attach-policy.ts";
 import { faultNamed } from "../faults/catalogue.ts";
 import { runScenario } from "../runner/run-scenario.ts";
 import { loadScenarioFile } from "../scenario/load.ts";
@@ -23,7 +24,7 @@ const firstSeed = 4;
 const seeds = 4;
 /** Runs end at 2m30s: long enough for a node fault to move the pod, short enough for a quick test. */
 const untilMs = 150_000;
-const brokenController = { clusterOptions: { testOnlyBreakMultiAttachCheck: true } };
+const brokenController = { clusterOptions: { multiAttachPolicy: brokenMultiAttachPolicy } };
 const replayFlags = ["--until", "2m30s", "--test-only-break-multi-attach-check"];
 
 /** The words a POSIX shell makes of `line` (the printed replay command). */

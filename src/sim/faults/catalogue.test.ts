@@ -5,7 +5,7 @@ import { clusterPerTest } from "../testing/clusters.ts";
 import { claimYaml, podUsingClaimYaml, podYaml, storageClassYaml } from "../testing/manifests.ts";
 import { faultCatalogue, faultNamed } from "./catalogue.ts";
 import { FaultArgs } from "./fault-args.ts";
-import { secondMs, startDiskPod } from "./fault-test-support.ts";
+import { secondMs, startDiskPod } from "./testing/fault-test-support.ts";
 
 /** The faults issue 8 asks for, each under the name a user types. */
 const requiredFaults = [

@@ -5,7 +5,7 @@ import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, Milestones, nodeVolumes, podEventMessages } from "../testing/e2e.ts";
 import { faultNamed } from "./catalogue.ts";
-import { minuteMs, secondMs, startDiskPod } from "./fault-test-support.ts";
+import { minuteMs, secondMs, startDiskPod } from "./testing/fault-test-support.ts";
 
 function attachDetachController(cluster: Cluster) {
   return cluster.controllers.find((controller) => controller.name === "attachdetach-controller");

@@ -6,7 +6,7 @@ import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, podEventMessages, podEvents, waitingReason } from "../testing/e2e.ts";
 import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../testing/manifests.ts";
 import { faultNamed } from "./catalogue.ts";
-import { minuteMs, secondMs } from "./fault-test-support.ts";
+import { minuteMs, secondMs } from "./testing/fault-test-support.ts";
 
 const appPod = (cluster: Cluster) => cluster.get("Pod", "default", "app");
 

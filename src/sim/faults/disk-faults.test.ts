@@ -5,7 +5,7 @@ import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, podEventMessages, waitingReason } from "../testing/e2e.ts";
 import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../testing/manifests.ts";
 import { faultNamed } from "./catalogue.ts";
-import { minuteMs, secondMs, startDiskPod } from "./fault-test-support.ts";
+import { minuteMs, secondMs, startDiskPod } from "./testing/fault-test-support.ts";
 
 /** A node and a claim `data` already bound to a provisioned disk (Immediate binding); returns the disk id. */
 async function boundClaim(cluster: Cluster): Promise<string> {

@@ -8,7 +8,7 @@ import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, podEventMessages, podVolumePath, waitingReason } from "../testing/e2e.ts";
 import { claimYaml, podUsingClaimYaml, podYaml, storageClassYaml } from "../testing/manifests.ts";
 import { faultNamed } from "./catalogue.ts";
-import { isMounted, minuteMs, startDiskPod } from "./fault-test-support.ts";
+import { isMounted, minuteMs, startDiskPod } from "./testing/fault-test-support.ts";
 
 const nfsServer = "10.0.0.200";
 

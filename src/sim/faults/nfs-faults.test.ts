@@ -15,7 +15,7 @@ import {
 } from "../testing/e2e.ts";
 import { podYaml } from "../testing/manifests.ts";
 import { faultNamed } from "./catalogue.ts";
-import { minuteMs, secondMs } from "./fault-test-support.ts";
+import { minuteMs, secondMs } from "./testing/fault-test-support.ts";
 
 /** nfs(5): a foreground mount retries for 2 minutes (`retry=2`) before it gives up. */
 const nfsMountRetryMs = 2 * 60_000;

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, Milestones, podEventMessages, readText } from "../testing/e2e.ts";
 import { faultNamed } from "./catalogue.ts";
-import { isMounted, minuteMs, nodeReady, secondMs, startDiskPod } from "./fault-test-support.ts";
+import { isMounted, minuteMs, nodeReady, secondMs, startDiskPod } from "./testing/fault-test-support.ts";
 
 /** --node-monitor-grace-period: 40 s. */
 const nodeMonitorGracePeriodMs = 40 * secondMs;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { InvariantViolation, invariant } from "../../runtime/assert.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, readText } from "../testing/e2e.ts";
 import { claimYaml, podYaml, storageClassYaml } from "../testing/manifests.ts";
@@ -49,6 +50,34 @@ describe("InvariantChecker on a normal run", () => {
     assert.equal(await runChecked(cluster, checker, { until: reclaimed, forMs: 2 * minuteMs }), undefined);
     assert.equal(await checker.check(), undefined);
     assert.equal(ledgerOf(cluster).size, 0, "a deleted claim's bytes are no longer owed");
+    checker.stop();
+  });
+});
+
+describe("InvariantChecker and the invariants the code asserts", () => {
+  const startCluster = clusterPerTest();
+
+  it("reports a violation the code threw, even one an operation caught, at its instant and with its key", async () => {
+    const cluster = await startCluster({ seed: 21 });
+    const checker = new InvariantChecker(cluster);
+    await cluster.runFor(1_500);
+    try {
+      invariant(false, 'volume "kvol.io/sim-disk/disk-1" on node "node-a"', "in volumesByNode, but not attached");
+    } catch (error) {
+      // An operation reports such a throw as its own failure; the checker hears of it anyway.
+      assert.ok(error instanceof InvariantViolation);
+    }
+    const report = await checker.check();
+    assert.equal(report?.atMs, cluster.clock.now());
+    assert.deepEqual(report?.violations, [
+      {
+        invariant: "asserted-in-code",
+        message:
+          'invariant violated for volume "kvol.io/sim-disk/disk-1" on node "node-a": in volumesByNode, but not attached',
+        objects: ['volume "kvol.io/sim-disk/disk-1" on node "node-a"'],
+      },
+    ]);
+    assert.equal(await checker.check(), undefined, "each violation is reported once");
     checker.stop();
   });
 });

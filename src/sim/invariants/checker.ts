@@ -7,9 +7,13 @@
  *   const checker = new InvariantChecker(cluster);
  *   await cluster.runUntil(async () => (report = await checker.check()) !== undefined || done());
  *
- * Call `check()` after every step: some invariants judge a state by the step it arose in.
+ * Call `check()` after every step: some invariants judge a state by the step it arose in. Besides
+ * the catalogue, a check reports every invariant the code asserted and found broken since the last
+ * one (`runtime/assert.ts`, invariant `asserted-in-code`): the run stops at the faulty instant, with
+ * the object's key, even when the operation that met it reported it as an ordinary failure.
  */
 import type { Cluster } from "../../cmd/cluster.ts";
+import { type InvariantViolation, onInvariantViolation } from "../../runtime/assert.ts";
 import { ApiHistory } from "./api-history.ts";
 import { allInvariants } from "./catalogue.ts";
 import { ClusterView } from "./cluster-view.ts";
@@ -17,6 +21,9 @@ import { reportLogLinesMax } from "./constants.ts";
 import type { Invariant, Violation } from "./invariant.ts";
 import { formatEntry, formatVirtualTime, ObjectHistory } from "./object-history.ts";
 import { WorldHistory } from "./world-history.ts";
+
+/** The name violations asserted by the code itself carry. */
+export const assertedInCode = "asserted-in-code";
 
 export interface ViolationReport {
   /** Virtual time of the check that found the violations. */
@@ -30,6 +37,8 @@ export class InvariantChecker {
   private readonly history = new ObjectHistory();
   private readonly apiHistory: ApiHistory;
   private readonly worldHistory: WorldHistory;
+  private readonly asserted: InvariantViolation[] = [];
+  private readonly stopHearingAsserted: () => void;
 
   constructor(
     private readonly cluster: Cluster,
@@ -39,12 +48,17 @@ export class InvariantChecker {
     this.apiHistory = new ApiHistory(cluster, this.history);
     this.worldHistory = new WorldHistory(cluster.world, cluster.clock, this.history);
     this.worldHistory.observe();
+    this.stopHearingAsserted = onInvariantViolation((violation) => this.asserted.push(violation));
   }
 
   /** Checks every invariant now; undefined when all hold. */
   async check(): Promise<ViolationReport | undefined> {
     this.worldHistory.observe();
-    const violations: Violation[] = [];
+    const violations: Violation[] = this.asserted.splice(0).map((violation) => ({
+      invariant: assertedInCode,
+      message: violation.message,
+      objects: [violation.key],
+    }));
     for (const invariant of this.invariants) violations.push(...(await invariant.check(this.cluster)));
     if (violations.length === 0) return undefined;
     return { atMs: this.cluster.clock.now(), violations, history: this.historyOf(violations) };
@@ -53,6 +67,7 @@ export class InvariantChecker {
   /** Stops following the API objects (the cluster's informers keep running). */
   stop(): void {
     this.apiHistory.stop();
+    this.stopHearingAsserted();
   }
 
   private historyOf(violations: readonly Violation[]): string[] {

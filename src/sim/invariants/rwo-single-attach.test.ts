@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Cluster } from "../../cmd/cluster.ts";
+import { brokenMultiAttachPolicy } from "../../controllers/attachdetach/testing/broken-multi-attach-policy.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning } from "../testing/e2e.ts";
 import { claimYaml, podYaml, storageClassYaml } from "../testing/manifests.ts";
@@ -199,7 +200,10 @@ spec:
 `;
 
     async function secondPodOnTheOtherNode(broken: boolean) {
-      const cluster = await startCluster({ seed: 8, testOnlyBreakMultiAttachCheck: broken });
+      const cluster = await startCluster({
+        seed: 8,
+        ...(broken ? { multiAttachPolicy: brokenMultiAttachPolicy } : {}),
+      });
       await cluster.addNode("node-a", { zone: "zone-1" });
       await cluster.addNode("node-b", { zone: "zone-1" });
       const checker = new InvariantChecker(cluster);

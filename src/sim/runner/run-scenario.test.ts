@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { brokenMultiAttachPolicy } from "../../controllers/attachdetach/testing/broken-multi-attach-policy.ts";
 import { loadScenarioFile, parseScenario } from "../scenario/load.ts";
 import { runScenario } from "./run-scenario.ts";
 
@@ -65,7 +66,7 @@ describe("running a scenario", () => {
 
   it("stops at an invariant violation and reports it, leaving open expectations undecided", async () => {
     const result = await runScenario(fixture("multi-attach.yaml"), {
-      clusterOptions: { testOnlyBreakMultiAttachCheck: true },
+      clusterOptions: { multiAttachPolicy: brokenMultiAttachPolicy },
     });
     assert.equal(result.passed, false);
     assert.ok(result.violation, "a violation is reported");
@@ -100,7 +101,7 @@ describe("running a scenario", () => {
       "never: { invariant: bytes-never-lost }",
     );
     const scenario = parseScenario(text, { file: path });
-    const result = await runScenario(scenario, { clusterOptions: { testOnlyBreakMultiAttachCheck: true } });
+    const result = await runScenario(scenario, { clusterOptions: { multiAttachPolicy: brokenMultiAttachPolicy } });
     assert.equal(result.violation, undefined, "rwo-single-attach is not among the scenario's invariants");
     assert.equal(result.endMs, scenario.untilMs, "the run went on to its end");
     assert.equal(result.verdicts.find((verdict) => verdict.kind === "never-violated")?.status, "passed");

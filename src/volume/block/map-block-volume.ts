@@ -10,6 +10,7 @@
  */
 import { posix } from "node:path";
 import { isHostError } from "../../host/host.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { attachFileDevice, detachFileDevice } from "./loop-device.ts";
 import {
   type BlockPathContext,
@@ -18,10 +19,6 @@ import {
   removeMapPath,
   unmapDevice,
 } from "./volume-path-handler.ts";
-
-function causeText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 export interface BlockVolumePaths {
   /** The volume's global map directory (one bind-mounted device file per pod). */
@@ -43,7 +40,7 @@ export async function mapBlockVolume(
     await mapDevice(context, devicePath, globalMapPath, podUID, true);
   } catch (err) {
     throw new Error(
-      `blkUtil.MapDevice failed. devicePath: ${devicePath}, globalMapPath:${globalMapPath}, podUID: ${podUID}, bindMount: true: ${causeText(err)}`,
+      `blkUtil.MapDevice failed. devicePath: ${devicePath}, globalMapPath:${globalMapPath}, podUID: ${podUID}, bindMount: true: ${errorMessage(err)}`,
       { cause: err },
     );
   }
@@ -51,7 +48,7 @@ export async function mapBlockVolume(
     await mapDevice(context, devicePath, podDeviceMapPath, volumeMapName, false);
   } catch (err) {
     throw new Error(
-      `blkUtil.MapDevice failed. devicePath: ${devicePath}, podVolumeMapPath:${podDeviceMapPath}, volumeMapName: ${volumeMapName}, bindMount: false: ${causeText(err)}`,
+      `blkUtil.MapDevice failed. devicePath: ${devicePath}, podVolumeMapPath:${podDeviceMapPath}, volumeMapName: ${volumeMapName}, bindMount: false: ${errorMessage(err)}`,
       { cause: err },
     );
   }
@@ -59,7 +56,7 @@ export async function mapBlockVolume(
     await attachFileDevice(context.host, posix.join(globalMapPath, podUID), context.logger);
   } catch (err) {
     throw new Error(
-      `blkUtil.AttachFileDevice failed. globalMapPath:${globalMapPath}, podUID: ${podUID}: ${causeText(err)}`,
+      `blkUtil.AttachFileDevice failed. globalMapPath:${globalMapPath}, podUID: ${podUID}: ${errorMessage(err)}`,
       { cause: err },
     );
   }
@@ -71,7 +68,7 @@ export async function unmapBlockVolume(context: BlockPathContext, paths: BlockVo
     await detachFileDevice(context.host, posix.join(globalMapPath, podUID), context.logger);
   } catch (err) {
     throw new Error(
-      `blkUtil.DetachFileDevice failed. globalUnmapPath:${globalMapPath}, podUID: ${podUID}: ${causeText(err)}`,
+      `blkUtil.DetachFileDevice failed. globalUnmapPath:${globalMapPath}, podUID: ${podUID}: ${errorMessage(err)}`,
       { cause: err },
     );
   }
@@ -79,7 +76,7 @@ export async function unmapBlockVolume(context: BlockPathContext, paths: BlockVo
     await unmapDevice(context, podDeviceMapPath, volumeMapName, false);
   } catch (err) {
     throw new Error(
-      `blkUtil.DetachFileDevice failed. podDeviceUnmapPath:${podDeviceMapPath}, volumeMapName: ${volumeMapName}, bindMount: false: ${causeText(err)}`,
+      `blkUtil.DetachFileDevice failed. podDeviceUnmapPath:${podDeviceMapPath}, volumeMapName: ${volumeMapName}, bindMount: false: ${errorMessage(err)}`,
       { cause: err },
     );
   }
@@ -87,7 +84,7 @@ export async function unmapBlockVolume(context: BlockPathContext, paths: BlockVo
     await unmapDevice(context, globalMapPath, podUID, true);
   } catch (err) {
     throw new Error(
-      `blkUtil.DetachFileDevice failed. globalUnmapPath:${globalMapPath}, volumeMapName: ${podUID}, bindMount: true: ${causeText(err)}`,
+      `blkUtil.DetachFileDevice failed. globalUnmapPath:${globalMapPath}, volumeMapName: ${podUID}, bindMount: true: ${errorMessage(err)}`,
       { cause: err },
     );
   }

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { TransientOperationFailure, UncertainProgressError } from "../errors.ts";
 import { VolumeSpec } from "../spec.ts";
 import { markDeviceErrorState, markVolumeErrorState } from "./error-state.ts";
-import { RecordingActualState } from "./recording-actual-state.ts";
+import { RecordingActualState } from "./testing/recording-actual-state.ts";
 import type { MarkVolumeOptions } from "./types.ts";
 
 const options: MarkVolumeOptions = {

@@ -14,8 +14,8 @@
 
 import { ExponentialBackoff } from "../../runtime/backoff.ts";
 import type { Clock } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { errorMessage } from "../errors.ts";
 import { AlreadyExistsError, hasMountPreConditionFailed } from "./operation-errors.ts";
 import {
   emptyVolumeName,

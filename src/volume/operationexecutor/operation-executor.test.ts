@@ -10,7 +10,7 @@ import { controllerVolumeHost, type SimNodeFixture, settle, simNode } from "../t
 import type { NodeGetter, VolumeEventRecorder } from "./operation-context.ts";
 import { isAlreadyExistsError } from "./operation-errors.ts";
 import { OperationExecutor } from "./operation-executor.ts";
-import { RecordingActualState } from "./recording-actual-state.ts";
+import { RecordingActualState } from "./testing/recording-actual-state.ts";
 import type { AttachedVolume, MountedVolume, VolumeToAttach, VolumeToMount } from "./types.ts";
 
 const volumeName = "kvol.io/sim-disk/disk-1";

@@ -5,7 +5,7 @@
  * volume. A plugin that cannot answer is logged and its volumes are left as they are.
  */
 
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { AttachableVolumePlugin } from "../plugin.ts";
 import type { VolumeSpec } from "../spec.ts";
 import type { OperationFunc } from "./nested-pending-operations.ts";

@@ -4,8 +4,9 @@
  * empty suffix leaves a trailing space. Events carry the simple form; logs and the error kept for
  * backoff carry the detailed form, which adds the unique name and the pod or node.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
-import { errorMessage } from "../errors.ts";
 
 /** What names one volume in a message: its spec name and the detail the detailed form adds. */
 export interface VolumeMessageSubject {

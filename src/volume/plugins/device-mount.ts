@@ -6,7 +6,7 @@
  */
 import { isHostError } from "../../host/host.ts";
 import { SafeFormatAndMount } from "../../host/mount/safe-format-and-mount.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { VolumeSpec } from "../spec.ts";
 import { mountOptionsFromSpec } from "../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";

@@ -6,7 +6,7 @@
  */
 import { isHostError } from "../../host/host.ts";
 import { isNotMountPoint } from "../../host/mount/mount-points.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";
 
 /** Pod volume directories of mounted volumes: private to the kubelet and the pod's group. */

@@ -7,7 +7,14 @@ import { ActualStateOfWorld } from "./actual-state-of-world.ts";
 function asw(): { clock: VirtualClock; state: ActualStateOfWorld; changes: () => number } {
   const clock = new VirtualClock();
   let changes = 0;
-  return { clock, state: new ActualStateOfWorld(clock, () => changes++), changes: () => changes };
+  const state = new ActualStateOfWorld(clock);
+  state.onChange(() => changes++);
+  return { clock, state, changes: () => changes };
+}
+
+/** Reaches the private per-node index, to corrupt it as a bug would. */
+function volumesByNode(state: ActualStateOfWorld): Map<string, Set<string>> {
+  return (state as unknown as { volumesByNode: Map<string, Set<string>> }).volumesByNode;
 }
 
 describe("ActualStateOfWorld (attach/detach controller)", () => {
@@ -88,5 +95,44 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
     assert.equal(changes(), afterAttach, "already assumed mounted");
     state.setVolumesMountedByNode("node-1", []);
     assert.equal(changes(), afterAttach + 1);
+  });
+
+  it("attaches a pair again after its detach, with nothing left of the first attachment", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    state.setVolumesMountedByNode("node-1", []);
+    state.markVolumeAsDetached("vol-a", "node-1");
+    assert.deepEqual(state.getAttachedVolumesPerNode(), new Map());
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/b");
+    assert.deepEqual(
+      state.getAttachedVolumes().map((entry) => [entry.nodeName, entry.devicePath, entry.mountedByNode]),
+      [["node-1", "/dev/b", true]],
+    );
+  });
+
+  it("stops at the first change that finds volumesByNode out of step with attachedVolumes, naming the pair", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    volumesByNode(state).get("node-1")?.delete("vol-a");
+    assert.throws(() => state.markVolumeAsDetached("vol-a", "node-1"), {
+      name: "InvariantViolation",
+      message: 'invariant violated for volume "vol-a" on node "node-1": attached, but missing from volumesByNode',
+    });
+    assert.equal(state.getAttachState("vol-a", "node-1"), "Attached", "the refused change changed nothing");
+    assert.throws(() => state.markVolumeAsUncertain("vol-a", undefined, "node-1"), {
+      message: 'invariant violated for volume "vol-a" on node "node-1": attached, but missing from volumesByNode',
+    });
+  });
+
+  it("refuses an index entry for a volume that is not attached, naming the pair", () => {
+    const { state } = asw();
+    volumesByNode(state).set("node-1", new Set(["vol-x"]));
+    assert.throws(() => state.setVolumesMountedByNode("node-1", []), {
+      name: "InvariantViolation",
+      message: 'invariant violated for volume "vol-x" on node "node-1": in volumesByNode, but not attached',
+    });
+    assert.throws(() => state.markVolumeAsAttached("vol-x", undefined, "node-1", ""), {
+      message: 'invariant violated for volume "vol-x" on node "node-1": in volumesByNode, but not attached',
+    });
   });
 });

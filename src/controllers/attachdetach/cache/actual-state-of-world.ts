@@ -10,9 +10,14 @@
  *
  * A (volume, node) absent from the map is Detached. New entries start "mounted by node" — assume
  * in use until the node says otherwise. A per-node index keeps node-status updates O(volumes on
- * the node). Every change that can affect a decision calls `onChange` (wakes the reconciler).
+ * the node). Every change that can affect a decision is signalled to `onChange` listeners (the
+ * reconciler wakes). Both indexes are checked as they change (runtime/assert.ts): a (volume, node) is
+ * in `volumesByNode` exactly when it is in `attachedVolumes`, and a node's status only reports
+ * volumes attached to it.
  */
 import type { AttachedVolume as NodeAttachedVolume } from "kubernetes-types/core/v1.js";
+import { invariant } from "../../../runtime/assert.ts";
+import { ChangeSignal } from "../../../runtime/change-signal.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
@@ -48,32 +53,58 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
   /** node → volumes attached (confirmed or uncertain) to it. */
   private readonly volumesByNode = new Map<string, Set<string>>();
   private readonly nodesToUpdateStatusFor = new Map<string, NodeStatusReport>();
+  private readonly changes = new ChangeSignal();
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly onChange: () => void = () => undefined,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
+  /** Bumped on every change signalled to the listeners. */
+  get generation(): number {
+    return this.changes.generation;
+  }
+
+  /** Calls `listener` after every change that can affect a decision (the reconciler parks until one). */
+  onChange(listener: () => void): void {
+    this.changes.subscribe(listener);
+  }
+
+  private changed(): void {
+    this.changes.changed();
+  }
+
+  /**
+   * Records the (volume, node) as attached and reports it in the node's status (idempotent; newer
+   * spec and device path win). Throws an InvariantViolation only if the indexes disagree.
+   */
   markVolumeAsAttached(volumeName: string, spec: VolumeSpec | undefined, nodeName: string, devicePath: string): void {
     this.addVolumeNode(volumeName, spec, nodeName, devicePath, true);
   }
 
+  /** Records the (volume, node) as maybe attached and stops reporting it; idempotent, throws as markVolumeAsAttached. */
   markVolumeAsUncertain(volumeName: string, spec: VolumeSpec | undefined, nodeName: string): void {
     const devicePath = this.attachedVolumes.get(volumeName)?.devicePath ?? "";
     this.addVolumeNode(volumeName, spec, nodeName, devicePath, false);
     this.removeFromReport(volumeName, nodeName);
   }
 
+  /**
+   * Forgets the (volume, node) and stops reporting it; idempotent (a detached pair is a no-op, but
+   * listeners are still told). Throws an InvariantViolation only if the indexes disagree.
+   */
   markVolumeAsDetached(volumeName: string, nodeName: string): void {
     const volume = this.attachedVolumes.get(volumeName);
-    if (volume?.nodesAttachedTo.delete(nodeName)) {
+    const onNode = this.volumesByNode.get(nodeName);
+    const wasAttached = volume?.nodesAttachedTo.has(nodeName) === true;
+    invariant(onNode?.has(volumeName) === wasAttached, pairKey(volumeName, nodeName), () =>
+      wasAttached ? "attached, but missing from volumesByNode" : "in volumesByNode, but not attached",
+    );
+    if (volume !== undefined && wasAttached) {
+      volume.nodesAttachedTo.delete(nodeName);
       if (volume.nodesAttachedTo.size === 0) this.attachedVolumes.delete(volumeName);
-      const onNode = this.volumesByNode.get(nodeName);
       onNode?.delete(volumeName);
       if (onNode?.size === 0) this.volumesByNode.delete(nodeName);
     }
     this.removeFromReport(volumeName, nodeName);
-    this.onChange();
+    this.changed();
   }
 
   /** Stops reporting the volume in the node's status; throws when the node has no report. */
@@ -86,7 +117,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     this.removeFromReport(volumeName, nodeName);
   }
 
-  /** Reports the volume again, if it is still attached to the node. */
+  /** Reports the volume again, if it is still attached to the node (a no-op otherwise; idempotent). */
   addVolumeToReportAsAttached(volumeName: string, nodeName: string): void {
     if (this.attachedVolumes.get(volumeName)?.nodesAttachedTo.has(nodeName) !== true) return;
     let report = this.nodesToUpdateStatusFor.get(nodeName);
@@ -97,10 +128,14 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     if (report.volumesToReportAsAttached.has(volumeName)) return;
     report.volumesToReportAsAttached.add(volumeName);
     report.statusUpdateNeeded = true;
-    this.onChange();
+    this.changed();
   }
 
-  /** Replaces what the node says it uses: attached volumes in `volumesInUse` are mounted, others not. */
+  /**
+   * Replaces what the node says it uses: attached volumes in `volumesInUse` are mounted, others not.
+   * A no-op for a node with nothing attached; names of volumes not attached are ignored. Throws an
+   * InvariantViolation if `volumesByNode` names a volume that is not attached to the node.
+   */
   setVolumesMountedByNode(nodeName: string, volumesInUse: readonly string[]): void {
     const onNode = this.volumesByNode.get(nodeName);
     if (onNode === undefined) return;
@@ -108,15 +143,18 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     let changed = false;
     for (const volumeName of onNode) {
       const attachment = this.attachedVolumes.get(volumeName)?.nodesAttachedTo.get(nodeName);
-      if (attachment === undefined) continue;
+      invariant(attachment !== undefined, pairKey(volumeName, nodeName), "in volumesByNode, but not attached");
       const mounted = inUse.has(volumeName);
       changed ||= attachment.mountedByNode !== mounted;
       attachment.mountedByNode = mounted;
     }
-    if (changed) this.onChange();
+    if (changed) this.changed();
   }
 
-  /** Stores "now" the first time a detach is wanted; returns how long ago that was (ms). */
+  /**
+   * Stores "now" the first time a detach is wanted; returns how long ago that was (ms). Throws
+   * (Kubernetes' error, changing nothing) when the volume is not attached to the node.
+   */
   setDetachRequestTime(volumeName: string, nodeName: string): number {
     const attachment = this.attachment(volumeName, nodeName);
     if (attachment === undefined) {
@@ -127,7 +165,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     return nowMs - attachment.detachRequestedTimeMs;
   }
 
-  /** The volume is wanted on the node again: forget the pending detach. */
+  /** The volume is wanted on the node again: forget the pending detach (a no-op when not attached). */
   resetDetachRequestTime(volumeName: string, nodeName: string): void {
     const attachment = this.attachment(volumeName, nodeName);
     if (attachment !== undefined) attachment.detachRequestedTimeMs = 0;
@@ -135,7 +173,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
 
   /**
    * The attach pass's common case in one lookup: if the volume is confirmed attached to the node,
-   * forget any pending detach request and return true.
+   * forget any pending detach request and return true. Never throws.
    */
   resetDetachRequestTimeIfAttached(volumeName: string, nodeName: string): boolean {
     const attachment = this.attachment(volumeName, nodeName);
@@ -143,6 +181,8 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     attachment.detachRequestedTimeMs = 0;
     return true;
   }
+
+  // Queries never throw (except takeVolumesToReportAttached on an inconsistent index).
 
   getAttachState(volumeName: string, nodeName: string): AttachState {
     const attachment = this.attachment(volumeName, nodeName);
@@ -201,12 +241,12 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     return this.attachedVolumes.get(volumeName)?.spec;
   }
 
-  /** Asks for the node's status to be written again (Node re-created); only nodes with a report. */
+  /** Asks for the node's status to be written again (Node re-created); a no-op for a node without a report. */
   setNodeStatusUpdateNeeded(nodeName: string): void {
     const report = this.nodesToUpdateStatusFor.get(nodeName);
     if (report === undefined || report.statusUpdateNeeded) return;
     report.statusUpdateNeeded = true;
-    this.onChange();
+    this.changed();
   }
 
   /** Nodes whose status must be written. */
@@ -216,16 +256,23 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
 
   /**
    * If the node's status must be written: its `volumesAttached` (sorted by name), and the flag is
-   * cleared — the caller writes it, and sets the flag again if the write fails.
+   * cleared — the caller writes it, and sets the flag again if the write fails. Throws an
+   * InvariantViolation, before clearing the flag, if the report names a volume not attached to the node.
    */
   takeVolumesToReportAttached(nodeName: string): NodeAttachedVolume[] | undefined {
     const report = this.nodesToUpdateStatusFor.get(nodeName);
     if (report === undefined || !report.statusUpdateNeeded) return undefined;
+    const attached = [...report.volumesToReportAsAttached].sort().map((name) => {
+      const volume = this.attachedVolumes.get(name);
+      invariant(
+        volume?.nodesAttachedTo.has(nodeName) === true,
+        pairKey(name, nodeName),
+        "reported in the node's volumesAttached, but not attached",
+      );
+      return { name, devicePath: volume.devicePath };
+    });
     report.statusUpdateNeeded = false;
-    return [...report.volumesToReportAsAttached].sort().map((name) => ({
-      name,
-      devicePath: this.attachedVolumes.get(name)?.devicePath ?? "",
-    }));
+    return attached;
   }
 
   private attachment(volumeName: string, nodeName: string): NodeAttachment | undefined {
@@ -249,6 +296,10 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
       if (spec !== undefined) volume.spec = spec;
     }
     const attachment = volume.nodesAttachedTo.get(nodeName);
+    const indexed = this.volumesByNode.get(nodeName)?.has(volumeName) === true;
+    invariant(indexed === (attachment !== undefined), pairKey(volumeName, nodeName), () =>
+      indexed ? "in volumesByNode, but not attached" : "attached, but missing from volumesByNode",
+    );
     if (attachment === undefined) {
       volume.nodesAttachedTo.set(nodeName, {
         attachedConfirmed: attached,
@@ -265,13 +316,18 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
       attachment.attachedConfirmed = attached;
     }
     if (attached) this.addVolumeToReportAsAttached(volumeName, nodeName);
-    this.onChange();
+    this.changed();
   }
 
   private removeFromReport(volumeName: string, nodeName: string): void {
     const report = this.nodesToUpdateStatusFor.get(nodeName);
     if (report === undefined || !report.volumesToReportAsAttached.delete(volumeName)) return;
     report.statusUpdateNeeded = true;
-    this.onChange();
+    this.changed();
   }
+}
+
+/** How an invariant failure names a (volume, node) of the controller's actual state. */
+function pairKey(volumeName: string, nodeName: string): string {
+  return `volume "${volumeName}" on node "${nodeName}"`;
 }

@@ -63,4 +63,19 @@ describe("DesiredStateOfWorld (attach/detach controller)", () => {
       ["a"],
     );
   });
+
+  it("signals a new (volume, node) and a removed one, not a second pod of a wanted volume", () => {
+    const dsw = new DesiredStateOfWorld();
+    let changes = 0;
+    dsw.onChange(() => changes++);
+    dsw.addNode("node-1", false);
+    dsw.addPod("uid-a", pod("a"), "vol", spec, "node-1");
+    assert.equal(changes, 2);
+    dsw.addPod("uid-b", pod("b"), "vol", spec, "node-1");
+    dsw.deletePod("uid-a", "vol", "node-1");
+    assert.equal(changes, 2, "the volume is still wanted on the node: nothing for the reconciler");
+    dsw.deletePod("uid-b", "vol", "node-1");
+    assert.equal(changes, 3);
+    assert.equal(dsw.generation, 3);
+  });
 });

@@ -6,9 +6,11 @@
  *                          multiAttachErrorReported, scheduledPods[podUID] → pod } }
  *
  * Only managed nodes (annotation `volumes.kubernetes.io/controller-managed-attach-detach`) are
- * tracked. Every change calls `onChange`, which wakes the reconciler.
+ * tracked. Every change is signalled to the `onChange` listeners (the reconciler wakes).
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { invariant } from "../../../runtime/assert.ts";
+import { ChangeSignal } from "../../../runtime/change-signal.ts";
 import type { VolumeToAttach } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
@@ -50,10 +52,23 @@ export interface PodToAdd {
 
 export class DesiredStateOfWorld {
   private readonly nodes = new Map<string, ManagedNode>();
+  private readonly changes = new ChangeSignal();
 
-  constructor(private readonly onChange: () => void = () => undefined) {}
+  /** Bumped on every change signalled to the listeners. */
+  get generation(): number {
+    return this.changes.generation;
+  }
 
-  /** Starts managing `nodeName`; an existing node keeps its volumes (only the flag is updated). */
+  /** Calls `listener` after every change that can affect a decision (the reconciler parks until one). */
+  onChange(listener: () => void): void {
+    this.changes.subscribe(listener);
+  }
+
+  private changed(): void {
+    this.changes.changed();
+  }
+
+  /** Starts managing `nodeName`; idempotent: an existing node keeps its volumes (only the flag is updated). */
   addNode(nodeName: string, keepTerminatedPodVolumes: boolean): void {
     const existing = this.nodes.get(nodeName);
     if (existing !== undefined) {
@@ -61,10 +76,13 @@ export class DesiredStateOfWorld {
       return;
     }
     this.nodes.set(nodeName, { keepTerminatedPodVolumes, volumesToAttach: new Map() });
-    this.onChange();
+    this.changed();
   }
 
-  /** Stops managing a node; refused while volumes are still desired on it. */
+  /**
+   * Stops managing a node (a no-op for an unmanaged one). Throws Kubernetes' error, changing
+   * nothing, while volumes are still desired on it.
+   */
   deleteNode(nodeName: string): void {
     const node = this.nodes.get(nodeName);
     if (node === undefined) return;
@@ -74,18 +92,23 @@ export class DesiredStateOfWorld {
       );
     }
     this.nodes.delete(nodeName);
-    this.onChange();
+    this.changed();
   }
 
+  /** Never throws. */
   nodeExists(nodeName: string): boolean {
     return this.nodes.has(nodeName);
   }
 
+  /** Never throws: false for an unmanaged node. */
   keepTerminatedPodVolumesForNode(nodeName: string): boolean {
     return this.nodes.get(nodeName)?.keepTerminatedPodVolumes ?? false;
   }
 
-  /** Records that `pod` wants `volumeName` on `nodeName`. The node must be managed. */
+  /**
+   * Records that `pod` wants `volumeName` on `nodeName` (idempotent; the newest pod object is kept).
+   * Throws Kubernetes' error, changing nothing, when the node is not managed.
+   */
   addPod(podUID: string, pod: Pod, volumeName: string, spec: VolumeSpec, nodeName: string): void {
     const node = this.nodes.get(nodeName);
     if (node === undefined) {
@@ -102,16 +125,22 @@ export class DesiredStateOfWorld {
       volume.scheduledPods.set(podUID, pod);
       this.refresh(volume);
     }
-    if (added) this.onChange();
+    if (added) this.changed();
   }
 
   /** Views are replaced, never changed, so an operation holding the old one keeps a consistent copy. */
   private refresh(volume: DesiredVolume, multiAttachErrorReported = volume.view.multiAttachErrorReported): void {
     const { volumeName, volumeSpec, nodeName } = volume.view;
+    // An entry no pod wants must be gone, not kept with an empty list (the reconciler would attach it).
+    invariant(
+      volume.scheduledPods.size > 0,
+      `volume "${volumeName}" on node "${nodeName}"`,
+      "desired with no scheduled pod",
+    );
     volume.view = viewOf(volumeName, volumeSpec, nodeName, volume.scheduledPods, multiAttachErrorReported);
   }
 
-  /** Forgets that the pod wants the volume; the volume goes once no pod wants it. */
+  /** Forgets that the pod wants the volume; the volume goes once no pod wants it. A no-op for an unknown entry. */
   deletePod(podUID: string, volumeName: string, nodeName: string): void {
     const node = this.nodes.get(nodeName);
     const volume = node?.volumesToAttach.get(volumeName);
@@ -121,14 +150,15 @@ export class DesiredStateOfWorld {
       return;
     }
     node.volumesToAttach.delete(volumeName);
-    this.onChange();
+    this.changed();
   }
 
+  /** Never throws, as none of the queries below: an unknown node, volume or pod reads as absent. */
   volumeExists(volumeName: string, nodeName: string): boolean {
     return this.nodes.get(nodeName)?.volumesToAttach.has(volumeName) ?? false;
   }
 
-  /** Marks the Multi-Attach events as emitted for this (volume, node): they are emitted once. */
+  /** Marks the Multi-Attach events as emitted for this (volume, node): they are emitted once. A no-op for an unknown entry. */
   setMultiAttachError(volumeName: string, nodeName: string): void {
     const volume = this.nodes.get(nodeName)?.volumesToAttach.get(volumeName);
     if (volume !== undefined) this.refresh(volume, true);

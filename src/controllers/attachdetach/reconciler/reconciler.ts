@@ -23,9 +23,9 @@ import type { Node } from "kubernetes-types/core/v1.js";
 import { taintKeyExists, taintNodeOutOfService } from "../../../api/scheduling/taints.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { formatGoDuration } from "../../../runtime/duration.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import { ParkingLoop, type PassVerdict } from "../../../runtime/parking-loop.ts";
-import { errorMessage } from "../../../volume/errors.ts";
 import { isMultiAttachAllowed } from "../../../volume/operationexecutor/multi-attach.ts";
 import { VolumeEventReason, type VolumeEventRecorder } from "../../../volume/operationexecutor/operation-context.ts";
 import { isExpectedError } from "../../../volume/operationexecutor/operation-errors.ts";
@@ -37,6 +37,7 @@ import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import { minReconcileSyncPeriodMs } from "../constants.ts";
 import type { NodeStatusUpdater } from "../statusupdater/node-status-updater.ts";
 import { multiAttachMessages } from "./multi-attach-events.ts";
+import type { MultiAttachPolicy } from "./multi-attach-policy.ts";
 
 export interface ReconcilerOptions {
   clock: Clock;
@@ -55,8 +56,8 @@ export interface ReconcilerOptions {
   syncPeriodMs: number;
   disableReconcileSync: boolean;
   disableForceDetachOnTimeout: boolean;
-  /** TESTING ONLY: skip the Multi-Attach refusal (see AttachDetachControllerOptions). */
-  testOnlyBreakMultiAttachCheck?: boolean;
+  /** Whether a volume attached elsewhere may be attached too (kubernetesMultiAttachPolicy). */
+  multiAttachPolicy: MultiAttachPolicy;
 }
 
 /** Ready condition True. A node missing from the informer is not healthy. */
@@ -82,6 +83,9 @@ export class Reconciler {
       () => this.pass(),
       (err) => options.logger.error("reconciler pass failed", { error: errorMessage(err) }),
     );
+    // Parks while idle; a change to either state wakes it at the next tick (as the kubelet's reconciler).
+    options.dsw.onChange(() => this.loop.wake());
+    options.asw.onChange(() => this.loop.wake());
   }
 
   start(): void {
@@ -90,11 +94,6 @@ export class Reconciler {
 
   stop(): Promise<void> {
     return this.loop.stop();
-  }
-
-  /** Something the passes read changed. */
-  wake(): void {
-    this.loop.wake();
   }
 
   /** Passes run so far, and whether the loop is parked (tests, diagnostics). */
@@ -191,7 +190,7 @@ export class Reconciler {
 
   /** An RWO/RWOP volume attached to another node: tell the pods once, and do not attach. */
   private refuseMultiAttach(volume: VolumeToAttach): boolean {
-    if (isMultiAttachAllowed(volume.volumeSpec) || this.options.testOnlyBreakMultiAttachCheck) return false;
+    if (this.options.multiAttachPolicy.allowsMultiAttach(volume.volumeSpec)) return false;
     const nodes = this.options.asw.getNodesForAttachedVolume(volume.volumeName);
     if (nodes.length === 0) return false;
     if (volume.multiAttachErrorReported) return true;

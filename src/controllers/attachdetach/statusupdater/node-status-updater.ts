@@ -10,8 +10,8 @@
 import type { AttachedVolume, Node } from "kubernetes-types/core/v1.js";
 import type { ResourceClient } from "../../../api/client/client.ts";
 import { isApiError } from "../../../api/errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
-import { errorMessage } from "../../../volume/errors.ts";
 import type { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
 
 export interface NodeStatusUpdaterOptions {

@@ -8,11 +8,11 @@
 import type { Lister } from "../../../api/informer/lister.ts";
 import type { HandlerRegistration } from "../../../api/informer/shared-informer.ts";
 import type { PersistentVolume } from "../../../api/objects.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import { defaultControllerRateLimiter } from "../../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../../runtime/run-workers.ts";
 import { WorkQueue } from "../../../runtime/workqueue.ts";
-import { errorMessage } from "../../../volume/errors.ts";
 import type { Controller, ControllerContext } from "../../controller-context.ts";
 import { pvProtectionFinalizer, volumeNameOf } from "../annotations.ts";
 import { addFinalizer, isDeletionCandidate, needsFinalizer, removeFinalizer } from "./finalizers.ts";

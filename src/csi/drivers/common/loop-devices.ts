@@ -4,7 +4,7 @@
  * device onto the pod's target file, and unstaged by detaching it.
  */
 import type { Host } from "../../../host/host.ts";
-import { loopDevicePathPattern } from "../common/constants.ts";
+import { loopDevicePathPattern } from "./constants.ts";
 
 const losetupCommand = "losetup";
 

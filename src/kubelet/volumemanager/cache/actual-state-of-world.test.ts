@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { MarkVolumeOptions } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
+import { emptyDirSpec, inTreePluginManager, secretSpec, simDiskSpec } from "../testing/test-plugins.ts";
 import { ActualStateOfWorld } from "./actual-state-of-world.ts";
-import { emptyDirSpec, inTreePluginManager, secretSpec, simDiskSpec } from "./test-plugins.ts";
 
 const disk = "kvol.io/sim-disk/disk-1";
 
@@ -79,8 +79,10 @@ describe("ActualStateOfWorld", () => {
     asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1")));
     assert.equal(asw.getDeviceMountState(disk), "DeviceGloballyMounted");
     assert.throws(() => asw.markVolumeAsDetached(disk, "node-1"), {
-      message: `failed to DeleteVolume "${disk}", it still has 1 mountedPods`,
+      name: "InvariantViolation",
+      message: `invariant violated for volume "${disk}": failed to DeleteVolume "${disk}", it still has 1 mountedPods`,
     });
+    assert.equal(asw.volumeExists(disk), true, "the refused change left the state as it was");
     assert.equal(asw.isVolumeMountedElsewhere(disk, "uid-b"), true);
     assert.equal(asw.isVolumeMountedElsewhere(disk, "uid-a"), false);
     asw.markVolumeAsUnmounted("uid-a", disk);
@@ -91,6 +93,40 @@ describe("ActualStateOfWorld", () => {
     asw.markDeviceAsUnmounted(disk);
     asw.markVolumeAsDetached(disk, "node-1");
     assert.equal(asw.volumeExists(disk), false);
+  });
+
+  it("refuses a device or pod mount change for a volume that is not attached, naming the volume", async () => {
+    const asw = new ActualStateOfWorld("node-1", await inTreePluginManager());
+    const generation = asw.generation;
+    assert.throws(() => asw.markDeviceAsMounted(disk, "/dev/sdb", "/global/disk-1"), {
+      name: "InvariantViolation",
+      message: `invariant violated for volume "${disk}": markDeviceAsMounted: no volume with the name "${disk}" exists in the list of attached volumes`,
+    });
+    assert.throws(() => asw.markDeviceAsUncertain(disk, "/dev/sdb", "/global/disk-1"), {
+      message: `invariant violated for volume "${disk}": markDeviceAsUncertain: no volume with the name "${disk}" exists in the list of attached volumes`,
+    });
+    assert.throws(() => asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1"))), {
+      message: `invariant violated for volume "${disk}": markVolumeAsMounted: no volume with the name "${disk}" exists in the list of attached volumes`,
+    });
+    assert.equal(asw.generation, generation, "nothing changed");
+    assert.equal(asw.getDeviceMountState(disk), "DeviceNotMounted");
+  });
+
+  it("refuses to unmount a device a pod still mounts, and to forget a volume whose device is mounted", async () => {
+    const asw = await aswWithDisk();
+    asw.markDeviceAsMounted(disk, "/dev/sdb", "/global/disk-1");
+    asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1")));
+    assert.throws(() => asw.markDeviceAsUnmounted(disk), {
+      name: "InvariantViolation",
+      message: `invariant violated for volume "${disk}": markDeviceAsUnmounted while 1 pods still have it mounted`,
+    });
+    assert.equal(asw.getDeviceMountState(disk), "DeviceGloballyMounted");
+    asw.markVolumeAsUnmounted("uid-a", disk);
+    assert.throws(() => asw.markVolumeAsDetached(disk, "node-1"), {
+      name: "InvariantViolation",
+      message: `invariant violated for volume "${disk}": marked detached while its device mount state is DeviceGloballyMounted`,
+    });
+    assert.equal(asw.volumeExists(disk), true);
   });
 
   it("keeps reconstructed mounts uncertain until a mount succeeds, then forgets they were reconstructed", async () => {

@@ -11,6 +11,10 @@
  * Volumes found on disk after a restart are remembered in `foundDuringReconstruction` until a mount
  * succeeds, so a final mount error leaves them uncertain (and still torn down later).
  */
+
+import { invariant } from "../../../runtime/assert.ts";
+import { ChangeSignal } from "../../../runtime/change-signal.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type {
   AttachedVolume,
   DeviceMountState,
@@ -80,8 +84,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
   private readonly attachedVolumes = new Map<string, AttachedVolumeEntry>();
   /** volume → pods whose mount was found on disk by reconstruction and not yet mounted again. */
   private readonly foundDuringReconstruction = new Map<string, Set<string>>();
-  private generationCounter = 0;
-  private readonly changeListeners: (() => void)[] = [];
+  private readonly changes = new ChangeSignal();
 
   constructor(
     private readonly nodeName: string,
@@ -90,52 +93,72 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
 
   /** Bumped on every change. */
   get generation(): number {
-    return this.generationCounter;
+    return this.changes.generation;
   }
 
   /** Calls `listener` after every change, so the loops that read this state can park until one. */
   onChange(listener: () => void): void {
-    this.changeListeners.push(listener);
+    this.changes.subscribe(listener);
   }
 
   private changed(): void {
-    this.generationCounter++;
-    for (const listener of this.changeListeners) listener();
+    this.changes.changed();
   }
 
   // ---- Attacher updater -----------------------------------------------------------------------
 
+  /**
+   * Records the volume as attached (idempotent: an attached volume only takes the new device path).
+   * Throws when the spec is missing or no plugin supports it; nothing is recorded then.
+   */
   markVolumeAsAttached(volumeName: string, spec: VolumeSpec | undefined, _nodeName: string, devicePath: string): void {
     if (spec === undefined) throw new Error(`markVolumeAsAttached: volume "${volumeName}" needs its spec on a node`);
     this.addVolume(volumeName, spec, devicePath, "True");
   }
 
+  /** A no-op: the kubelet keeps nothing for an uncertain attach. */
   markVolumeAsUncertain(_volumeName: string, _spec: VolumeSpec | undefined, _nodeName: string): void {
     // The kubelet keeps nothing for an uncertain attach: the next pass verifies again.
   }
 
+  /**
+   * Forgets the volume (a no-op when it is not attached). Throws an InvariantViolation, changing
+   * nothing, while a pod still has it mounted or its device may still be mounted: the volume would
+   * be held mounted on a node it is not attached to.
+   */
   markVolumeAsDetached(volumeName: string, _nodeName: string): void {
     this.deleteVolume(volumeName);
   }
 
+  /** A no-op on the kubelet. */
   removeVolumeFromReportAsAttached(_volumeName: string, _nodeName: string): void {
     // Only the attach/detach controller reports volumes in node.status.volumesAttached.
   }
 
+  /** A no-op on the kubelet. */
   addVolumeToReportAsAttached(_volumeName: string, _nodeName: string): void {
     // Only the attach/detach controller reports volumes in node.status.volumesAttached.
   }
 
   // ---- Mounter updater ------------------------------------------------------------------------
 
+  /**
+   * Records the pod's mount as mounted (idempotent; the newest options win, and a pending remount
+   * is cleared). Throws an InvariantViolation, changing nothing, when the volume is not attached.
+   */
   markVolumeAsMounted(options: MarkVolumeOptions): void {
-    this.addPodToVolume(options);
+    this.addPodToVolume("markVolumeAsMounted", options);
   }
 
+  /** Records the pod's mount as uncertain; throws as markVolumeAsMounted does. */
   markVolumeMountAsUncertain(options: MarkVolumeOptions): void {
-    this.addPodToVolume({ ...options, volumeMountState: "VolumeMountUncertain" });
+    this.addPodToVolume("markVolumeMountAsUncertain", { ...options, volumeMountState: "VolumeMountUncertain" });
   }
 
+  /**
+   * Forgets the pod's mount (idempotent for a pod that has none). Throws an InvariantViolation,
+   * changing nothing, when the volume is not attached.
+   */
   markVolumeAsUnmounted(podName: string, volumeName: string): void {
     const volume = this.requireVolume(volumeName, "markVolumeAsUnmounted");
     volume.mountedPods.delete(podName);
@@ -143,18 +166,24 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     this.changed();
   }
 
+  /**
+   * Records the device as mounted once for the node. Throws an InvariantViolation, changing
+   * nothing, when the volume is not attached (so are the two below).
+   */
   markDeviceAsMounted(volumeName: string, devicePath: string, deviceMountPath: string): void {
-    this.setDeviceMountState(volumeName, "DeviceGloballyMounted", devicePath, deviceMountPath);
+    this.setDeviceMountState("markDeviceAsMounted", volumeName, "DeviceGloballyMounted", devicePath, deviceMountPath);
   }
 
   markDeviceAsUncertain(volumeName: string, devicePath: string, deviceMountPath: string): void {
-    this.setDeviceMountState(volumeName, "DeviceMountUncertain", devicePath, deviceMountPath);
+    this.setDeviceMountState("markDeviceAsUncertain", volumeName, "DeviceMountUncertain", devicePath, deviceMountPath);
   }
 
+  /** Also throws while a pod still has the volume mounted: its mount would outlive the device's. */
   markDeviceAsUnmounted(volumeName: string): void {
-    this.setDeviceMountState(volumeName, "DeviceNotMounted", "", "");
+    this.setDeviceMountState("markDeviceAsUnmounted", volumeName, "DeviceNotMounted", "", "");
   }
 
+  /** Never throws: DeviceNotMounted for an unknown volume (so do the queries below, unless they say otherwise). */
   getDeviceMountState(volumeName: string): DeviceMountState {
     return this.attachedVolumes.get(volumeName)?.deviceMountState ?? "DeviceNotMounted";
   }
@@ -184,14 +213,18 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
 
   // ---- Reconstruction -------------------------------------------------------------------------
 
-  /** A volume found on disk: attached as far as we know, attachability unknown until node status says. */
+  /**
+   * A volume found on disk: attached as far as we know, attachability unknown until node status
+   * says. Idempotent; throws (nothing recorded) when no plugin supports the spec.
+   */
   addAttachUncertainReconstructedVolume(volumeName: string, spec: VolumeSpec, devicePath: string): void {
     this.addVolume(volumeName, spec, devicePath, "Uncertain");
   }
 
   /**
    * Records a pod mount found on disk as uncertain, unless the pod's mount is already known (then
-   * the live state wins). Returns whether it was recorded.
+   * the live state wins). Returns whether it was recorded; false, changing nothing, for a volume
+   * that is not attached. Never throws.
    */
   checkAndMarkVolumeAsUncertainViaReconstruction(options: MarkVolumeOptions): boolean {
     const volume = this.attachedVolumes.get(options.volumeName);
@@ -209,7 +242,10 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     return true;
   }
 
-  /** Fills the device path of a reconstructed volume from `node.status.volumesAttached`, while it is still uncertain. */
+  /**
+   * Fills the device path of a reconstructed volume from `node.status.volumesAttached`, while it is
+   * still uncertain; a no-op otherwise (unknown volume, device mount settled).
+   */
   updateReconstructedDevicePath(volumeName: string, devicePath: string): void {
     const volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined || volume.deviceMountState !== "DeviceMountUncertain") return;
@@ -217,7 +253,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     this.changed();
   }
 
-  /** Settles a reconstructed volume's attachability from node status (listed there ⇒ attachable). */
+  /** Settles a reconstructed volume's attachability from node status (listed there ⇒ attachable); no-op once settled. */
   updateReconstructedVolumeAttachability(volumeName: string, attachable: boolean): void {
     const volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined || volume.pluginIsAttachable !== "Uncertain") return;
@@ -227,7 +263,10 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
 
   // ---- Remount --------------------------------------------------------------------------------
 
-  /** Flags the pod's mounts whose plugin refreshes content on every pod sync (secret, configMap, ...). */
+  /**
+   * Flags the pod's mounts whose plugin refreshes content on every pod sync (secret, configMap, ...).
+   * Idempotent; never throws (mounts whose plugin is gone are skipped).
+   */
   markRemountRequired(podName: string): void {
     for (const volume of this.attachedVolumes.values()) {
       const pod = volume.mountedPods.get(podName);
@@ -243,7 +282,8 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
 
   /**
    * Flags one pod mount for SetUp again whatever its plugin says (kvol's corrupted-mount repair,
-   * corrupted-mounts.ts). False when the pod does not have the volume mounted.
+   * corrupted-mounts.ts). Idempotent; false, changing nothing, when the pod does not have the
+   * volume mounted.
    */
   markVolumeRemountRequired(podName: string, volumeName: string): boolean {
     const pod = this.attachedVolumes.get(volumeName)?.mountedPods.get(podName);
@@ -255,7 +295,7 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     return true;
   }
 
-  // ---- Queries --------------------------------------------------------------------------------
+  // ---- Queries (none throws; an unknown volume or pod reads as absent) ----------------------------
 
   podExistsInVolume(podName: string, volumeName: string): PodVolumeStatus {
     const volume = this.attachedVolumes.get(volumeName);
@@ -349,26 +389,33 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
     try {
       return this.plugins.findPluginBySpec(spec).name;
     } catch (err) {
-      throw new Error(
-        `failed to get Plugin from volumeSpec for volume "${spec.name()}" err=${err instanceof Error ? err.message : err}`,
-        { cause: err },
-      );
+      throw new Error(`failed to get Plugin from volumeSpec for volume "${spec.name()}" err=${errorMessage(err)}`, {
+        cause: err,
+      });
     }
   }
 
   private deleteVolume(volumeName: string): void {
     const volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined) return;
-    if (volume.mountedPods.size !== 0) {
-      throw new Error(`failed to DeleteVolume "${volumeName}", it still has ${volume.mountedPods.size} mountedPods`);
-    }
+    const key = volumeKey(volumeName);
+    invariant(
+      volume.mountedPods.size === 0,
+      key,
+      () => `failed to DeleteVolume "${volumeName}", it still has ${volume.mountedPods.size} mountedPods`,
+    );
+    invariant(
+      volume.deviceMountState === "DeviceNotMounted",
+      key,
+      () => `marked detached while its device mount state is ${volume.deviceMountState}`,
+    );
     this.attachedVolumes.delete(volumeName);
     this.foundDuringReconstruction.delete(volumeName);
     this.changed();
   }
 
-  private addPodToVolume(options: MarkVolumeOptions): void {
-    const volume = this.requireVolume(options.volumeName, "markVolumeAsMounted");
+  private addPodToVolume(what: string, options: MarkVolumeOptions): void {
+    const volume = this.requireVolume(options.volumeName, what);
     const previous = volume.mountedPods.get(options.podName);
     // The newest options win: a reconstructed mount learns its real outer name and mounter here.
     volume.mountedPods.set(options.podName, this.newMountedPod(options, previous));
@@ -393,23 +440,32 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
   }
 
   private setDeviceMountState(
+    what: string,
     volumeName: string,
     state: DeviceMountState,
     devicePath: string,
     deviceMountPath: string,
   ): void {
-    const volume = this.requireVolume(volumeName, "setDeviceMountState");
+    const volume = this.requireVolume(volumeName, what);
+    invariant(
+      state !== "DeviceNotMounted" || volume.mountedPods.size === 0,
+      volumeKey(volumeName),
+      () => `${what} while ${volume.mountedPods.size} pods still have it mounted`,
+    );
     volume.deviceMountState = state;
     volume.deviceMountPath = deviceMountPath;
     if (devicePath !== "") volume.devicePath = devicePath;
     this.changed();
   }
 
+  /** The attached volume; an InvariantViolation for one that is not attached (a mount without an attach). */
   private requireVolume(volumeName: string, what: string): AttachedVolumeEntry {
     const volume = this.attachedVolumes.get(volumeName);
-    if (volume === undefined) {
-      throw new Error(`${what}: no volume with the name "${volumeName}" exists in the list of attached volumes`);
-    }
+    invariant(
+      volume !== undefined,
+      volumeKey(volumeName),
+      () => `${what}: no volume with the name "${volumeName}" exists in the list of attached volumes`,
+    );
     return volume;
   }
 
@@ -458,4 +514,9 @@ export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
       deviceMountState: volume.deviceMountState,
     };
   }
+}
+
+/** How an invariant failure names a volume of this node's actual state. */
+function volumeKey(volumeName: string): string {
+  return `volume "${volumeName}"`;
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { VolumeSpec } from "../../../volume/spec.ts";
+import { emptyDirSpec, inTreePluginManager, pod, simDiskSpec } from "../testing/test-plugins.ts";
 import { DesiredStateOfWorld, maxPodErrors } from "./desired-state-of-world.ts";
-import { emptyDirSpec, inTreePluginManager, pod, simDiskSpec } from "./test-plugins.ts";
 
 describe("DesiredStateOfWorld", () => {
   it("shares one entry per attachable volume and keeps per-pod entries for the others", async () => {

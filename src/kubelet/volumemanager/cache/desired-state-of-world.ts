@@ -8,6 +8,7 @@
  * Errors met while processing a pod are kept here until WaitForAttachAndMount pops them.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { ChangeSignal } from "../../../runtime/change-signal.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import type { VolumeToMount } from "../../../volume/operationexecutor/types.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
@@ -37,30 +38,29 @@ interface DesiredVolume {
 export class DesiredStateOfWorld {
   private readonly volumes = new Map<string, DesiredVolume>();
   private readonly podErrors = new Map<string, Set<string>>();
-  /** Bumped on every change, so a loop can tell cheaply that nothing changed since its last pass. */
-  private generationCounter = 0;
-  private readonly changeListeners: (() => void)[] = [];
+  private readonly changes = new ChangeSignal();
 
   constructor(private readonly plugins: VolumePluginManager) {}
 
+  /** Bumped on every change, so a loop can tell cheaply that nothing changed since its last pass. */
   get generation(): number {
-    return this.generationCounter;
+    return this.changes.generation;
   }
 
   /** Calls `listener` after every change, so the loops that read this state can park until one. */
   onChange(listener: () => void): void {
-    this.changeListeners.push(listener);
+    this.changes.subscribe(listener);
   }
 
   private changed(): void {
-    this.generationCounter++;
-    for (const listener of this.changeListeners) listener();
+    this.changes.changed();
   }
 
   /**
    * Adds (or refreshes) `pod`'s use of the volume described by `volumeSpec`; returns the volume's
    * unique name. Refreshing replaces the pod object and spec, so a remount sees the pod's new
-   * labels and annotations (downward API).
+   * labels and annotations (downward API). Throws, changing nothing, when no plugin supports the
+   * spec or the plugin cannot name the volume (the message names the volume and the plugin).
    */
   addPodToVolume(
     podName: string,
@@ -113,7 +113,10 @@ export class DesiredStateOfWorld {
     return volumeName;
   }
 
-  /** Sets ReportedInUse on exactly the volumes listed (the `volumesInUse` the kubelet just wrote). */
+  /**
+   * Sets ReportedInUse on exactly the volumes listed (the `volumesInUse` the kubelet just wrote).
+   * Idempotent; names of volumes no pod wants are ignored.
+   */
   markVolumesReportedInUse(reportedVolumes: readonly string[]): void {
     const reported = new Set(reportedVolumes);
     for (const volume of this.volumes.values()) {
@@ -125,7 +128,7 @@ export class DesiredStateOfWorld {
     }
   }
 
-  /** Removes the pod from the volume, and the volume once no pod wants it. */
+  /** Removes the pod from the volume, and the volume once no pod wants it; a no-op when the pod has no such volume. */
   deletePodFromVolume(podName: string, volumeName: string): void {
     const volume = this.volumes.get(volumeName);
     if (volume === undefined || !volume.podsToMount.delete(podName)) return;
@@ -133,13 +136,18 @@ export class DesiredStateOfWorld {
     this.changed();
   }
 
-  /** Used when a CSI driver stops requiring attach: the volume is then verified, not attached. */
+  /**
+   * Used when a CSI driver stops requiring attach: the volume is then verified, not attached.
+   * Idempotent; a no-op for a volume no pod wants.
+   */
   markVolumeAttachability(volumeName: string, attachable: boolean): void {
     const volume = this.volumes.get(volumeName);
     if (volume === undefined || volume.pluginIsAttachable === attachable) return;
     volume.pluginIsAttachable = attachable;
     this.changed();
   }
+
+  // Queries never throw: an unknown volume or pod reads as absent.
 
   volumeExists(volumeName: string): boolean {
     return this.volumes.has(volumeName);
@@ -186,7 +194,7 @@ export class DesiredStateOfWorld {
     return result;
   }
 
-  /** Keeps `message` for the pod (deduplicated, at most `maxPodErrors`). */
+  /** Keeps `message` for the pod (deduplicated; beyond `maxPodErrors` it is dropped, never an error). */
   addErrorToPod(podName: string, message: string): void {
     let errors = this.podErrors.get(podName);
     if (errors === undefined) {
@@ -196,7 +204,7 @@ export class DesiredStateOfWorld {
     if (errors.size < maxPodErrors) errors.add(message);
   }
 
-  /** Returns the pod's errors, sorted, and forgets them. */
+  /** Returns the pod's errors, sorted, and forgets them; [] for a pod without errors. */
   popPodErrors(podName: string): string[] {
     const errors = this.podErrors.get(podName);
     if (errors === undefined) return [];
@@ -204,6 +212,7 @@ export class DesiredStateOfWorld {
     return [...errors].sort();
   }
 
+  /** Pods with errors kept; never throws. */
   getPodsWithErrors(): string[] {
     return [...this.podErrors.keys()];
   }

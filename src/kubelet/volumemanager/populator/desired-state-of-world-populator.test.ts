@@ -4,7 +4,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { newTestApi } from "../../../api/client/test-api.ts";
 import { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
 import { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
-import { inTreePluginManager } from "../cache/test-plugins.ts";
+import { inTreePluginManager } from "../testing/test-plugins.ts";
 import { FakePods, podUsing } from "../testing/volume-manager-env.ts";
 import { DesiredStateOfWorldPopulator } from "./desired-state-of-world-populator.ts";
 

@@ -75,8 +75,9 @@ export class Reconciler {
       () => this.parkingPass(),
       (err) => logger.error("volume reconciler pass failed", { error: errorMessage(err) }),
     );
-    dsw.onChange(() => this.wake());
-    asw.onChange(() => this.wake());
+    // Parks while idle; a change to either state wakes it at the next tick (as the controller's reconciler).
+    dsw.onChange(() => this.loop.wake());
+    asw.onChange(() => this.loop.wake());
   }
 
   /** Reconstructs from disk, then starts the loop (its first pass right after reconstruction). */

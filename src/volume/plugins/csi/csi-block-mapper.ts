@@ -14,7 +14,8 @@
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { isHostError } from "../../../host/host.ts";
-import { errorMessage, isOperationFinishedError } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
+import { isOperationFinishedError } from "../../errors.ts";
 import {
   csiBlockGlobalMapPath,
   csiBlockPublishDir,

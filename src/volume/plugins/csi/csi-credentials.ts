@@ -4,7 +4,7 @@
  * with the words Kubernetes uses; the callers treat it as transient (the secret may appear).
  */
 import type { SecretReference } from "kubernetes-types/core/v1.js";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { VolumeApi } from "../../volume-host.ts";
 import { csiMessagePrefix } from "./csi-constants.ts";
 

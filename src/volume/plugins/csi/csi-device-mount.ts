@@ -13,8 +13,9 @@
  * NodeUnstageVolume when the driver stages; then the directory, the file and their parent go.
  */
 import { posix } from "node:path";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { goQuote } from "../../../runtime/go-quote.ts";
-import { errorMessage, isOperationFinishedError, TransientOperationFailure } from "../../errors.ts";
+import { isOperationFinishedError, TransientOperationFailure } from "../../errors.ts";
 import { csiLegacyStagingPath, csiStagingPath } from "../../paths.ts";
 import type { VolumeSpec } from "../../spec.ts";
 import { csiDirMode, csiMessagePrefix } from "./csi-constants.ts";

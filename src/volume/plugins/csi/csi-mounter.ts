@@ -14,8 +14,9 @@
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { isHostError } from "../../../host/host.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { goQuote } from "../../../runtime/go-quote.ts";
-import { errorMessage, isOperationFinishedError, TransientOperationFailure } from "../../errors.ts";
+import { isOperationFinishedError, TransientOperationFailure } from "../../errors.ts";
 import { csiPluginName, csiPublishTargetPath, podVolumeDir } from "../../paths.ts";
 import type { MounterArgs, VolumeAttributes, VolumeMounter, VolumeUnmounter } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";

@@ -7,7 +7,7 @@
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { VolumeAttachment } from "kubernetes-types/storage/v1.js";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Attacher, Detacher, DeviceMounterArgs } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";
 import { volumeAttachmentBeingDeletedText, volumeAttachmentName } from "./csi-attacher.ts";

@@ -9,7 +9,8 @@
  */
 import { isFinalCsiError } from "../../../csi/grpc/errors.ts";
 import type { AccessModeName, NodeRpcType, VolumeCapability } from "../../../csi/proto/types.ts";
-import { errorMessage, UncertainProgressError } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
+import { UncertainProgressError } from "../../errors.ts";
 import type { AccessMode } from "../../spec.ts";
 import { csiBlockFsType } from "./csi-constants.ts";
 import type { RegisteredCsiDriver } from "./csi-driver-registry.ts";

@@ -4,7 +4,8 @@
  * (an unregistered driver is a transient failure: it may register any moment) and the publish
  * context from the VolumeAttachment.
  */
-import { errorMessage, TransientOperationFailure } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
+import { TransientOperationFailure } from "../../errors.ts";
 import type { NodeVolumeContext, VolumeHost } from "../../volume-host.ts";
 import { volumeAttachmentName } from "./csi-attacher.ts";
 import { csiMessagePrefix } from "./csi-constants.ts";

@@ -14,7 +14,7 @@
 
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { csiBlockVolumeDataPath, csiPluginName } from "../../paths.ts";
 import type {
   AttachableVolumePlugin,

@@ -7,7 +7,7 @@
  */
 import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { csiVolumeDataFileName } from "../../paths.ts";
 import type { NodeVolumeContext } from "../../volume-host.ts";
 import { isLikelyMountPoint } from "../pod-mount.ts";

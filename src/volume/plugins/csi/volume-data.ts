@@ -6,7 +6,7 @@
  */
 import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { csiVolumeDataFileName } from "../../paths.ts";
 import { csiMessagePrefix, csiVolumeDataFileMode } from "./csi-constants.ts";
 

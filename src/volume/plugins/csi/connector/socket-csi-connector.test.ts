@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { unixEndpoint } from "../../../../csi/grpc/endpoint.ts";
 import { type CsiServer, serveCsi } from "../../../../csi/grpc/server.ts";
-import { TestDriver, testDriverName } from "../../../../csi/grpc/test-driver.ts";
+import { TestDriver, testDriverName } from "../../../../csi/grpc/testing/test-driver.ts";
 import { RealClock } from "../../../../runtime/real-clock.ts";
 import { RecordingLogger } from "../../../testing/recording-logger.ts";
 import { csiPluginType } from "../csi-constants.ts";

@@ -12,8 +12,9 @@
  *
  * The kubelet never calls Identity RPCs on the driver. A socket that disappears deregisters its driver.
  */
+
+import { errorMessage } from "../../../../runtime/error-message.ts";
 import { goQuote } from "../../../../runtime/go-quote.ts";
-import { errorMessage } from "../../../errors.ts";
 import type { VolumeLogger } from "../../../volume-host.ts";
 import type { CsiConnector } from "../connector/csi-connector.ts";
 import {

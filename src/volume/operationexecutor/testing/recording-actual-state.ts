@@ -1,15 +1,19 @@
 /**
  * A plain-map actual state of the world implementing both updater interfaces, for tests of the
  * operation executor and of its callers: it records every call in order so a test can assert what
- * an operation told its caller, and answers the state queries from what it was told.
+ * an operation told its caller, and answers the state queries from what it was told. It refuses
+ * what the kubelet's actual state refuses (kubelet/volumemanager/cache/actual-state-of-world.ts):
+ * marking a volume detached while a pod still mounts it throws the same InvariantViolation, and the
+ * refused call changes nothing (it is still recorded in `calls`).
  */
-import type { VolumeSpec } from "../spec.ts";
+import { invariant } from "../../../runtime/assert.ts";
+import type { VolumeSpec } from "../../spec.ts";
 import type {
   DeviceMountState,
   KubeletActualStateOfWorldUpdater,
   MarkVolumeOptions,
   VolumeMountState,
-} from "./types.ts";
+} from "../types.ts";
 
 export interface RecordedAttachment {
   devicePath: string;
@@ -44,6 +48,12 @@ export class RecordingActualState implements KubeletActualStateOfWorldUpdater {
 
   markVolumeAsDetached(volumeName: string, nodeName: string): void {
     this.calls.push(`markVolumeAsDetached ${volumeName} ${nodeName}`);
+    const mountedPods = [...this.mounts.keys()].filter((key) => key.startsWith(`${volumeName}@`)).length;
+    invariant(
+      mountedPods === 0,
+      `volume "${volumeName}"`,
+      () => `failed to DeleteVolume "${volumeName}", it still has ${mountedPods} mountedPods`,
+    );
     this.attachments.delete(`${volumeName}@${nodeName}`);
   }
 

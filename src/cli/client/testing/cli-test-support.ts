@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../../apiserver/test-server.ts";
-import type { Clock } from "../../runtime/clock.ts";
-import type { ClientIo } from "./client-io.ts";
+import { startTestServer, type TestServer } from "../../../apiserver/test-server.ts";
+import type { Clock } from "../../../runtime/clock.ts";
+import type { ClientIo } from "../client-io.ts";
 
 /** A kubeconfig with one context: the server and the token. */
 export function kubeconfigYaml(server: string, token: string): string {

@@ -3,10 +3,10 @@
  * problems as `field: message` lines, the way `kubectl` prints them.
  */
 import assert from "node:assert/strict";
-import type { FieldCause } from "../errors.ts";
-import type { KindName, KObject } from "../objects.ts";
-import { resourceForKind } from "../resources.ts";
-import { validateObject } from "./validate.ts";
+import type { FieldCause } from "../../errors.ts";
+import type { KindName, KObject } from "../../objects.ts";
+import { resourceForKind } from "../../resources.ts";
+import { validateObject } from "../validate.ts";
 
 export function causesOf(kind: KindName, object: unknown, old?: unknown): FieldCause[] {
   const type = resourceForKind(kind);

@@ -33,9 +33,9 @@ import type {
   ValidateVolumeCapabilitiesResponse,
   Volume,
   VolumeCapability,
-} from "../proto/types.ts";
-import { CsiError } from "./errors.ts";
-import type { CsiClient, CsiController, CsiIdentity, CsiNode } from "./services.ts";
+} from "../../proto/types.ts";
+import { CsiError } from "../errors.ts";
+import type { CsiClient, CsiController, CsiIdentity, CsiNode } from "../services.ts";
 
 export const testDriverName = "test.csi.kvol.io";
 export const testNodeId = "node-1";

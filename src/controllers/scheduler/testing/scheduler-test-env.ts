@@ -6,14 +6,14 @@
  * would write it.
  */
 import type { Taint, Toleration } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../api/client/test-api.ts";
-import { SharedInformerFactory } from "../../api/informer/shared-informer-factory.ts";
-import type { Event, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
-import { DEFAULT_TIMERS, type Timers } from "../../api/timers.ts";
-import type { Timer } from "../../runtime/clock.ts";
-import type { ControllerContext } from "../controller-context.ts";
-import { annBindCompleted, annSelectedNode } from "./constants.ts";
-import { Scheduler } from "./scheduler.ts";
+import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
+import type { Event, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../../api/objects.ts";
+import { DEFAULT_TIMERS, type Timers } from "../../../api/timers.ts";
+import type { Timer } from "../../../runtime/clock.ts";
+import type { ControllerContext } from "../../controller-context.ts";
+import { annBindCompleted, annSelectedNode } from "../constants.ts";
+import { Scheduler } from "../scheduler.ts";
 
 export const hostnameLabel = "kubernetes.io/hostname";
 export const zoneLabel = "topology.kubernetes.io/zone";

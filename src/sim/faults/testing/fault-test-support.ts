@@ -2,11 +2,11 @@
  * What the fault tests share: a pod with a provisioned sim-disk volume running on a node, and what a
  * user reads about it (the node's Ready condition, whether the volume is mounted on the machine).
  */
-import type { Pod } from "../../api/objects.ts";
-import type { Cluster } from "../../cmd/cluster.ts";
-import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
-import { isRunning, mountPointsUnder, podVolumePath } from "../testing/e2e.ts";
-import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../testing/manifests.ts";
+import type { Pod } from "../../../api/objects.ts";
+import type { Cluster } from "../../../cmd/cluster.ts";
+import { simDiskPluginName } from "../../../volume/plugins/simdisk/sim-disk-source.ts";
+import { isRunning, mountPointsUnder, podVolumePath } from "../../testing/e2e.ts";
+import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../../testing/manifests.ts";
 
 export const secondMs = 1_000;
 export const minuteMs = 60 * secondMs;

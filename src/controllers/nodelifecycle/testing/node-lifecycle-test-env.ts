@@ -6,17 +6,17 @@
  */
 
 import type { Taint, Toleration } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../api/client/test-api.ts";
-import { isNotFound } from "../../api/errors.ts";
-import { SharedInformerFactory } from "../../api/informer/shared-informer-factory.ts";
-import { nodeLeaseNamespace } from "../../api/namespaces.ts";
-import type { Event, Node, Pod } from "../../api/objects.ts";
-import { DEFAULT_TIMERS } from "../../api/timers.ts";
-import { formatRfc3339, formatRfc3339Micro, type Timer } from "../../runtime/clock.ts";
-import type { Controller, ControllerContext } from "../controller-context.ts";
-import { NodeLifecycleController } from "./node-lifecycle-controller.ts";
-import { PodGcController } from "./pod-gc.ts";
-import { TaintEvictionController } from "./taint-eviction-controller.ts";
+import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { isNotFound } from "../../../api/errors.ts";
+import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
+import { nodeLeaseNamespace } from "../../../api/namespaces.ts";
+import type { Event, Node, Pod } from "../../../api/objects.ts";
+import { DEFAULT_TIMERS } from "../../../api/timers.ts";
+import { formatRfc3339, formatRfc3339Micro, type Timer } from "../../../runtime/clock.ts";
+import type { Controller, ControllerContext } from "../../controller-context.ts";
+import { NodeLifecycleController } from "../node-lifecycle-controller.ts";
+import { PodGcController } from "../pod-gc.ts";
+import { TaintEvictionController } from "../taint-eviction-controller.ts";
 
 export const testNamespace = "shop";
 
