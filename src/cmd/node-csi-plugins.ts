@@ -156,6 +156,9 @@ export class NodeCsiPlugins {
     child.once("exit", (code, signal) => {
       if (this.stopping) return;
       this.running.delete(driverName);
+      void rm(this.pidFile(driverName), { force: true }).catch((error: unknown) =>
+        logger.warn("Could not remove a CSI node plugin's pid file", { driver: driverName, error }),
+      );
       logger.warn("CSI node plugin exited; the node goes on without it (its log says why)", {
         driver: driverName,
         status: code ?? signal,
