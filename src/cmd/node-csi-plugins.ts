@@ -10,16 +10,22 @@
  * Each plugin's process id is kept in `<plugins dir>/<driver>.pid`. A restarted agent that finds
  * one still running in its own mount namespace adopts it (the kubelet registers it again from its
  * socket); one running in another namespace (an agent that started afresh) is stopped and started
- * again, so a driver never runs twice on a node. A plugin that cannot run on this machine (a
- * missing program, a backend it lacks) exits at once; its log says why and the node goes on without it.
- * Stopping the agent (Ctrl-C) stops every plugin.
+ * again, so a driver never runs twice on a node. A plugin this agent started that exits is started
+ * again after the kubelet's container restart back-off (10 s doubling to 5 min), as a DaemonSet's
+ * pod is; one that cannot run on this machine (a missing program, a backend it lacks) exits at once
+ * each time, and its log says why. Stopping the agent (Ctrl-C) stops every plugin.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { mkdir, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isProcessAlive } from "../host/linux/process-state.ts";
-import type { Clock } from "../runtime/clock.ts";
+import {
+  containerRestartBackoffInitialMs,
+  containerRestartBackoffMaxMs,
+  containerRestartBackoffResetMs,
+} from "../kubelet/constants.ts";
+import type { Clock, Timer } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { csiDriverSocketPath, pluginsRegistryDir } from "../volume/paths.ts";
 
@@ -42,6 +48,8 @@ export interface NodeCsiPluginsOptions {
   kvolCommand: readonly string[];
   clock: Clock;
   logger: Logger;
+  /** The restart back-off: the kubelet's container restart back-off unless a test shortens it. */
+  restartBackoff?: { initialMs: number; maxMs: number };
 }
 
 interface RunningPlugin {
@@ -53,6 +61,9 @@ interface RunningPlugin {
 
 export class NodeCsiPlugins {
   private readonly running = new Map<string, RunningPlugin>();
+  /** Restarts so far by driver, for the back-off; reset after a long enough run. */
+  private readonly restarts = new Map<string, number>();
+  private readonly restartTimers = new Map<string, Timer>();
   private stopping = false;
 
   constructor(private readonly options: NodeCsiPluginsOptions) {}
@@ -84,6 +95,8 @@ export class NodeCsiPlugins {
   /** SIGTERM to every plugin (their registration sockets go, then they stop), SIGKILL after the grace period. */
   async stop(): Promise<void> {
     this.stopping = true;
+    for (const timer of this.restartTimers.values()) timer.cancel();
+    this.restartTimers.clear();
     await Promise.all(
       [...this.running.values()].map(async (plugin) => {
         await this.terminate(plugin.pid);
@@ -148,23 +161,46 @@ export class NodeCsiPlugins {
       closeSync(log);
     }
     child.unref();
+    const startedAtMs = this.options.clock.now();
     const pid = child.pid;
     if (pid === undefined) throw new Error(`could not start the CSI node plugin ${driverName}`);
-    await writeFile(this.pidFile(driverName), `${pid}\n`);
     this.running.set(driverName, { driverName, pid, child });
-    logger.info("Started CSI node plugin", { driver: driverName, pid, log: this.logFile(driverName) });
     child.once("exit", (code, signal) => {
       if (this.stopping) return;
       this.running.delete(driverName);
       void rm(this.pidFile(driverName), { force: true }).catch((error: unknown) =>
         logger.warn("Could not remove a CSI node plugin's pid file", { driver: driverName, error }),
       );
-      logger.warn("CSI node plugin exited; the node goes on without it (its log says why)", {
+      const delayMs = this.restartDelayMs(driverName, this.options.clock.now() - startedAtMs);
+      logger.warn("CSI node plugin exited; starting it again after the back-off (its log says why)", {
         driver: driverName,
         status: code ?? signal,
+        backoffMs: delayMs,
         log: this.logFile(driverName),
       });
+      this.restartTimers.set(
+        driverName,
+        this.options.clock.setTimer(delayMs, () => {
+          this.restartTimers.delete(driverName);
+          if (this.stopping) return;
+          this.launch(driverName).catch((error: unknown) =>
+            logger.error("Could not start CSI node plugin again", { driver: driverName, error }),
+          );
+        }),
+      );
     });
+    // After the exit listener: a plugin that cannot run may be gone before the pid file is written.
+    await writeFile(this.pidFile(driverName), `${pid}\n`);
+    logger.info("Started CSI node plugin", { driver: driverName, pid, log: this.logFile(driverName) });
+  }
+
+  /** Doubling from the initial delay per restart, at most the maximum; a long run starts over. */
+  private restartDelayMs(driverName: string, ranMs: number): number {
+    const initialMs = this.options.restartBackoff?.initialMs ?? containerRestartBackoffInitialMs;
+    const maxMs = this.options.restartBackoff?.maxMs ?? containerRestartBackoffMaxMs;
+    const previous = ranMs >= containerRestartBackoffResetMs ? 0 : (this.restarts.get(driverName) ?? 0);
+    this.restarts.set(driverName, previous + 1);
+    return Math.min(initialMs * 2 ** Math.min(previous, 30), maxMs);
   }
 
   /** SIGTERM, then SIGKILL once the grace period is over; resolves when the process is gone. */
