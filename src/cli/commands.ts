@@ -102,4 +102,11 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
       run: async (args) => (await import("./csi-driver-command.ts")).runCsiDriverCommand(args),
     },
   ],
+  [
+    "node-driver-registrar",
+    {
+      summary: "register any CSI driver with a node's kubelet, as kubernetes-csi's node-driver-registrar",
+      run: async (args) => (await import("./node-driver-registrar-command.ts")).runNodeDriverRegistrarCommand(args),
+    },
+  ],
 ]);

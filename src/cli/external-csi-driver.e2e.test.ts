@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -112,6 +112,9 @@ describe("an external CSI driver on a real node", () => {
       data.nodeTokenFile(nodeName),
       "--data-dir",
       dir,
+      // kvol's own hostpath.csi.kvol.io node plugin would register first: this test brings its own.
+      "--csi-node-plugins",
+      "none",
     ]);
     processes.push(node);
     await node.waitForOutput(new RegExp(`node ${nodeName} is running on this machine`), startTimeoutMs);
@@ -263,6 +266,119 @@ describe("an external CSI driver on a real node", () => {
     assert.deepEqual(await mountsUnder(dir), [], "no mount left");
   });
 });
+
+describe("the bundled CSI node plugins of a real node", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kvol-csi-plugins-e2e-"));
+  const processes: KvolProcess[] = [];
+  after(async () => {
+    for (const kvol of processes.reverse()) await kvol.stop("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("run as processes of their own that outlive a kill -9 of the agent; the restarted agent adopts them", async (t) => {
+    const probe = await probeLinuxRuntime();
+    if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
+    const name = `plugins-${process.pid}`;
+    const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", name]);
+    processes.push(server);
+    const { url } = await startedCluster(server, startTimeoutMs);
+    const data = new DataDir(dir);
+    const api = new Api(url, data.ensureAdminToken());
+    const nodeArgs = [
+      "node",
+      "--host",
+      "linux",
+      "--server",
+      url,
+      "--name",
+      name,
+      "--token-file",
+      data.nodeTokenFile(name),
+      "--data-dir",
+      dir,
+      "--csi-node-plugins",
+      driverName,
+    ];
+    const startNode = async (): Promise<{ node: KvolProcess; agentPid: number }> => {
+      const node = new KvolProcess(nodeArgs);
+      processes.push(node);
+      await node.waitForOutput(new RegExp(`node ${name} is running on this machine`), startTimeoutMs);
+      return { node, agentPid: Number(readFileSync(join(dir, "nodes", name, "agent.pid"), "utf8")) };
+    };
+    const registered = () =>
+      waitFor(
+        `CSINode ${name} listing ${driverName}`,
+        async () => {
+          const object = await api.get(`/apis/storage.k8s.io/v1/csinodes/${name}`);
+          return (
+            ((object?.spec?.drivers ?? []) as { name: string }[]).some((entry) => entry.name === driverName) ||
+            undefined
+          );
+        },
+        waitMs,
+      );
+    const first = await startNode();
+    await registered();
+    const pluginPid = Number(readFileSync(join(dir, "nodes", name, "csi-plugins", `${driverName}.pid`), "utf8"));
+    assert.equal(processGroupOf(pluginPid), pluginPid, "the plugin leads a process group of its own");
+    assert.equal(
+      mountNamespaceOf(pluginPid),
+      mountNamespaceOf(first.agentPid),
+      "the plugin is in the node's mount namespace",
+    );
+
+    process.kill(first.agentPid, "SIGKILL");
+    await first.node.stop("SIGTERM");
+    assert.equal(await isProcessAlive(pluginPid), true, "the plugin outlives the agent");
+
+    const second = await startNode();
+    await registered();
+    assert.equal(
+      await isProcessAlive(pluginPid),
+      true,
+      "the restarted agent adopted the plugin rather than replacing it",
+    );
+    assert.equal(
+      mountNamespaceOf(second.agentPid),
+      mountNamespaceOf(pluginPid),
+      "the restarted agent joined the node's namespace",
+    );
+    const socket = join(dir, "nodes", name, "kubelet/plugins", driverName, "csi.sock");
+    assert.deepEqual(pluginProcessesServing(socket), [pluginPid], "one plugin per driver and node, never two");
+
+    assert.equal(await second.node.stop("SIGTERM"), 0, second.node.stderr);
+    assert.equal(await isProcessAlive(pluginPid), false, "stopping the node stops its plugins");
+    assert.equal(await isProcessAlive(second.agentPid), false);
+    assert.equal(await server.stop("SIGTERM"), 0, server.stderr);
+    assert.deepEqual(await mountsUnder(dir), [], "no mount left");
+  });
+});
+
+function processGroupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // `pid (comm) state ppid pgrp …`: comm may hold spaces, so count from the last ')'.
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
+
+function mountNamespaceOf(pid: number): string {
+  return readlinkSync(`/proc/${pid}/ns/mnt`);
+}
+
+/** The processes whose command line names `socket`: the node plugins serving it. */
+function pluginProcessesServing(socket: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(`unix://${socket}`);
+      } catch (error) {
+        // A process that ended between the listing and the read.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+        throw error;
+      }
+    })
+    .map(Number);
+}
 
 /** Whether this (the machine's) namespace has a mount at `path`. */
 function mountedHere(path: string): boolean {

@@ -3,11 +3,14 @@
  * own. The command checks the machine first and refuses, saying what is missing, without root or a
  * needed tool; then it runs itself again under `unshare --mount --propagation slave`, so the
  * node's mounts are invisible to the machine and to other nodes while the machine's mounts still
- * reach the node, and everything it mounted goes away with it.
+ * reach the node, and everything it mounted goes away with it. When CSI node plugins of an earlier
+ * agent of this node still run (it was killed), it enters their mount namespace instead, so what
+ * was mounted there stays in view.
  */
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { nodeNamespaceHolder } from "../cmd/node-csi-plugins.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
@@ -27,6 +30,7 @@ export interface LinuxNodeArguments {
   logLevel: LogLevel;
   dataDir: string | undefined;
   rootDir: string | undefined;
+  csiNodePlugins?: readonly string[];
 }
 
 export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): Promise<number> {
@@ -37,10 +41,18 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
     io.stderr(`kvol node: ${errorMessage(error)}\n`);
     return exitFailure;
   }
-  if (process.env[ownMountNamespaceEnvName] !== "1") return runInOwnMountNamespace(environment.tools.unshare, io);
+  const paths = linuxNodePaths(parsed.dataDir ?? defaultDataDir(), parsed.nodeName, parsed.rootDir);
+  if (process.env[ownMountNamespaceEnvName] !== "1") {
+    // CSI node plugins an earlier agent of this node left running hold its mount namespace: join it.
+    const holder = await nodeNamespaceHolder(paths.csiPluginsDir);
+    const enter =
+      holder === undefined
+        ? [environment.tools.unshare, "--mount", "--propagation", "slave"]
+        : [environment.tools.nsenter, "-t", String(holder), "-m", "--"];
+    return runInOwnMountNamespace(enter, io);
+  }
   const clock = new RealClock();
   const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
-  const paths = linuxNodePaths(parsed.dataDir ?? defaultDataDir(), parsed.nodeName, parsed.rootDir);
   const agent = new LinuxNodeAgent({
     serverUrl: parsed.serverUrl,
     token: parsed.token,
@@ -50,6 +62,7 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
     clock,
     rng: new Rng(randomInt(1, maxSeed)),
     logger,
+    ...(parsed.csiNodePlugins === undefined ? {} : { csiNodePlugins: parsed.csiNodePlugins }),
   });
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
@@ -67,16 +80,16 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
 }
 
 /** Runs this same command again inside a new mount namespace and passes on its exit status and stop signal. */
-async function runInOwnMountNamespace(unshare: string, io: CommandIo): Promise<number> {
-  const child = spawn(
-    unshare,
-    ["--mount", "--propagation", "slave", process.execPath, ...process.execArgv, ...process.argv.slice(1)],
-    { stdio: "inherit", env: { ...process.env, [ownMountNamespaceEnvName]: "1" } },
-  );
+async function runInOwnMountNamespace(enter: readonly string[], io: CommandIo): Promise<number> {
+  const [program = "unshare", ...enterArgs] = enter;
+  const child = spawn(program, [...enterArgs, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, [ownMountNamespaceEnvName]: "1" },
+  });
   const exited = new Promise<number>((resolve) => {
     child.on("close", (code) => resolve(code ?? exitFailure));
     child.on("error", (error) => {
-      io.stderr(`kvol node: could not start ${unshare}: ${error.message}\n`);
+      io.stderr(`kvol node: could not start ${program}: ${error.message}\n`);
       resolve(exitFailure);
     });
   });

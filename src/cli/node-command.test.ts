@@ -55,6 +55,23 @@ describe("kvol server and kvol node arguments", () => {
     }
   });
 
+  it("reads --csi-node-plugins: bundled driver names or none, and names a wrong one", () => {
+    const base = ["--server", "http://h", "--name", "n1", "--token", "t", "--host", "linux"];
+    const plugins = (value: string) => {
+      const parsed = parseNodeArguments([...base, "--csi-node-plugins", value]);
+      return "csiNodePlugins" in parsed ? parsed.csiNodePlugins : "default";
+    };
+    assert.deepEqual(plugins("hostpath.csi.kvol.io,fuse.csi.kvol.io"), ["hostpath.csi.kvol.io", "fuse.csi.kvol.io"]);
+    assert.deepEqual(plugins("none"), []);
+    const defaults = parseNodeArguments(base);
+    assert.equal("csiNodePlugins" in defaults, false, "without the flag the node runs the default set");
+    assert.throws(
+      () => plugins("ebs.csi.aws.com"),
+      /^Error: --csi-node-plugins: "ebs\.csi\.aws\.com" is not a bundled CSI driver with a node plugin; choose from hostpath\.csi\.kvol\.io, disk\.csi\.kvol\.io, fuse\.csi\.kvol\.io, or none$/,
+    );
+    assert.throws(() => plugins(","), /--csi-node-plugins is empty; give driver names, or none/);
+  });
+
   it("runs the server without nodes and checks the names it makes tokens for", () => {
     const parsed = parseServerArguments(["--node-tokens", "node-a, node-b", "--data-dir", "/tmp/d"]);
     assert.ok(!("help" in parsed));

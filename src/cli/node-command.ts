@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { defaultCsiNodePlugins } from "../cmd/linux-node-agent.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
@@ -17,7 +18,7 @@ import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
   kvol node --server URL --name N (--token T | --token-file F) [--log-level L]
-            [--host sim|linux] [--data-dir D] [--root-dir R]
+            [--host sim|linux] [--data-dir D] [--root-dir R] [--csi-node-plugins NAMES|none]
 
 Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
 Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
@@ -35,6 +36,11 @@ writes it to DATA/node-tokens/N.
                     $KVOL_DATA_DIR or ~/.kvol), and the image store, in images/
   --root-dir R      with --host linux: the kubelet's root directory (default D/nodes/N/kubelet;
                     /var/lib/kubelet for a machine of its own, whose logs then go to /var/log/pods)
+  --csi-node-plugins NAMES
+                    with --host linux: the bundled CSI drivers whose node plugins the node runs, as
+                    kvol csi-driver processes registered through plugins_registry/ (comma-separated;
+                    default ${defaultCsiNodePlugins.join(",")}, each where it can run; none for
+                    none, e.g. to run your own build of one of them)
 `;
 
 export interface NodeArguments {
@@ -45,6 +51,8 @@ export interface NodeArguments {
   host: "sim" | "linux";
   dataDir: string | undefined;
   rootDir: string | undefined;
+  /** `--csi-node-plugins`; absent means the default set. */
+  csiNodePlugins?: readonly string[];
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -77,6 +85,7 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
       host: { type: "string" },
       "data-dir": { type: "string" },
       "root-dir": { type: "string" },
+      "csi-node-plugins": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -96,7 +105,28 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
     host: hostKind(values.host),
     dataDir: values["data-dir"],
     rootDir: values["root-dir"],
+    ...(values["csi-node-plugins"] === undefined
+      ? {}
+      : { csiNodePlugins: csiNodePluginNames(values["csi-node-plugins"]) }),
   };
+}
+
+/** `--csi-node-plugins a,b` or `none`: bundled driver names, each at most once. */
+function csiNodePluginNames(text: string): string[] {
+  if (text.trim() === "none") return [];
+  const names = text
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  for (const name of names) {
+    if (!defaultCsiNodePlugins.includes(name)) {
+      throw new Error(
+        `--csi-node-plugins: "${name}" is not a bundled CSI driver with a node plugin; choose from ${defaultCsiNodePlugins.join(", ")}, or none`,
+      );
+    }
+  }
+  if (names.length === 0) throw new Error(`--csi-node-plugins is empty; give driver names, or none`);
+  return [...new Set(names)];
 }
 
 export async function runNodeCommand(argv: readonly string[], io: CommandIo = processIo): Promise<number> {

@@ -2,8 +2,10 @@
  * `kvol up --host linux [--nodes N]`: the control plane in this process, as `kvol server` runs it,
  * and N real nodes on this machine, each a `kvol node --host linux` process in a mount namespace of
  * its own (so one node's mounts are invisible to another), with its files in DATA/nodes/NAME/ and
- * its log in DATA/nodes/NAME/node.log. Ctrl-C stops the nodes (their containers, cgroups and
- * mounts) and then the control plane.
+ * its log in DATA/nodes/NAME/node.log. The bundled CSI drivers' controllers run as `kvol
+ * csi-driver` processes on DATA/csi-controllers/ (their node plugins run on every node), so the
+ * default storage classes provision on the real nodes where the driver can run here. Ctrl-C stops
+ * the nodes (their containers, cgroups, CSI plugins and mounts), the controllers, then the control plane.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
@@ -12,6 +14,7 @@ import { requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk } from "./command-io.ts";
+import { BundledCsiControllers } from "./embedded/bundled-csi-controllers.ts";
 import { EmbeddedCluster, nodeNameFor } from "./embedded/embedded-cluster.ts";
 import { StepProgress } from "./step-progress.ts";
 import type { ClusterArguments } from "./up-command.ts";
@@ -67,6 +70,8 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
     embedded = await EmbeddedCluster.start({
       ...parsed,
       nodeCount: 0,
+      defaultStorage: true,
+      bundledCsiControllersOutside: true,
       progress,
       onListening: (started) => io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n`),
     });
@@ -76,6 +81,11 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   }
   const dataDir = embedded.dataDir.path;
   const nodes: NodeProcess[] = [];
+  const controllers = await progress.step("CSI controllers of the bundled drivers started", () =>
+    BundledCsiControllers.start(embedded.bundledCsiControllers, dataDir, new RealClock(), (message) =>
+      io.stderr(`kvol up: ${message}\n`),
+    ),
+  );
   try {
     for (let index = 0; index < parsed.nodeCount; index++) {
       const name = nodeNameFor(index);
@@ -85,7 +95,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
     }
   } catch (error) {
     io.stderr(`kvol up: ${errorMessage(error)}\n`);
-    await stopAll(nodes, embedded);
+    await stopAll(nodes, controllers, embedded);
     return exitFailure;
   }
   io.stdout(
@@ -93,12 +103,19 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
       `Try:\n  export KUBECONFIG=${embedded.kubeconfigPath}\n  kubectl get nodes\n\nPress Ctrl-C to stop.\n`,
   );
   const signal = await stop;
-  await progress.step(`stopping (${signal}): nodes, then the control plane`, () => stopAll(nodes, embedded));
+  await progress.step(`stopping (${signal}): nodes, then the control plane`, () =>
+    stopAll(nodes, controllers, embedded),
+  );
   return exitOk;
 }
 
-async function stopAll(nodes: readonly NodeProcess[], embedded: EmbeddedCluster): Promise<void> {
+async function stopAll(
+  nodes: readonly NodeProcess[],
+  controllers: BundledCsiControllers,
+  embedded: EmbeddedCluster,
+): Promise<void> {
   for (const node of nodes) if (node.child.exitCode === null) node.child.kill("SIGTERM");
   await Promise.all(nodes.map((node) => node.exited));
+  await controllers.stop();
   await embedded.stop();
 }

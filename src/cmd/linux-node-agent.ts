@@ -6,6 +6,7 @@
  *   <node dir>/kubelet/          the kubelet's --root-dir (pods/, plugins/, plugins_registry/)
  *   <node dir>/var/log/pods/     container logs (<namespace>_<pod>_<uid>/<container>/<n>.log)
  *   <node dir>/containers/       the containers' writable layers
+ *   <node dir>/csi-plugins/      the bundled CSI node plugins' pid and log files (node-csi-plugins.ts)
  *   <node dir>/agent.pid         the running agent's process id: `nsenter -t PID -m` enters the node's
  *                                mount namespace (where an external CSI driver must run, and findmnt
  *                                shows the node's mounts)
@@ -20,6 +21,7 @@ import { type Timers, timersWith } from "../api/timers.ts";
 import { ImageStore } from "../cri/images/image-store.ts";
 import { LinuxRuntimeService } from "../cri/linux/linux-runtime-service.ts";
 import { type LinuxRuntimeEnvironment, probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
+import { diskDriverName, fuseDriverName, hostpathDriverName } from "../csi/drivers/common/constants.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
 import { CriContainerRuntime } from "../kubelet/container/cri-container-runtime.ts";
 import { Kubelet } from "../kubelet/kubelet.ts";
@@ -28,6 +30,7 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
 import { csiPluginName, pluginDir, pluginsDir, podsDir, sha256Hex } from "../volume/paths.ts";
 import { removeLeftoverContainers } from "./leftover-containers.ts";
+import { NodeCsiPlugins } from "./node-csi-plugins.ts";
 
 /** How long containers get to stop when the node shuts down (the pods' own grace periods are not waited for). */
 export const nodeShutdownGracePeriodMs = 10_000;
@@ -43,6 +46,8 @@ const rootHashHexDigits = 8;
 export function nodeCgroupDir(cgroup2Mount: string, nodeName: string, rootDir: string): string {
   return join(cgroup2Mount, nodesCgroupDirName, `${nodeName}-${sha256Hex(rootDir).slice(0, rootHashHexDigits)}`);
 }
+/** The bundled CSI drivers whose node plugins a real node runs unless told otherwise (each where it can). */
+export const defaultCsiNodePlugins: readonly string[] = [hostpathDriverName, diskDriverName, fuseDriverName];
 /** The file holding the running agent's process id, in the node directory. */
 export const agentPidFileName = "agent.pid";
 /** The kubelet's plugin registration directory under its root. */
@@ -56,6 +61,10 @@ export interface LinuxNodePaths {
   imagesDir: string;
   /** The running agent's process id, for entering the node's mount namespace. */
   agentPidFile: string;
+  /** Pid and log files of the bundled CSI node plugins. */
+  csiPluginsDir: string;
+  /** The bundled CSI drivers' state, `<dir>/<driver>`, shared with their controllers on this machine. */
+  csiStateDir: string;
 }
 
 /** The default layout of node `nodeName` in data directory `dataDir`. */
@@ -67,6 +76,8 @@ export function linuxNodePaths(dataDir: string, nodeName: string, rootDir?: stri
     containersDir: join(nodeDir, "containers"),
     imagesDir: join(dataDir, "images"),
     agentPidFile: join(nodeDir, agentPidFileName),
+    csiPluginsDir: join(nodeDir, "csi-plugins"),
+    csiStateDir: join(dataDir, "csi"),
   };
 }
 
@@ -95,11 +106,16 @@ export interface LinuxNodeAgentOptions {
   rng: Rng;
   logger: Logger;
   timers?: Timers;
+  /** The bundled CSI drivers whose node plugins this node runs (default `defaultCsiNodePlugins`). */
+  csiNodePlugins?: readonly string[];
+  /** How to run kvol for the plugins' processes (default: the way this process was run). */
+  kvolCommand?: readonly string[];
 }
 
 export class LinuxNodeAgent {
   readonly kubelet: Kubelet;
   readonly runtime: CriContainerRuntime;
+  readonly csiPlugins: NodeCsiPlugins;
   private readonly cgroupRoot: string;
 
   constructor(private readonly options: LinuxNodeAgentOptions) {
@@ -124,6 +140,16 @@ export class LinuxNodeAgent {
       rootDir: paths.rootDir,
       runtime: this.runtime,
     });
+    this.csiPlugins = new NodeCsiPlugins({
+      driverNames: options.csiNodePlugins ?? defaultCsiNodePlugins,
+      nodeName,
+      rootDir: paths.rootDir,
+      pluginsDir: paths.csiPluginsDir,
+      stateDir: paths.csiStateDir,
+      kvolCommand: options.kvolCommand ?? thisKvolCommand(),
+      clock,
+      logger: options.logger.with({ component: "csi-node-plugins" }),
+    });
   }
 
   /** Makes the node's directories (Kubernetes' layout) and starts the kubelet; resolves once the Node is registered. */
@@ -147,6 +173,8 @@ export class LinuxNodeAgent {
       });
     }
     await writeFile(this.options.paths.agentPidFile, `${process.pid}\n`);
+    // Before the kubelet: a plugin left in another mount namespace is replaced before it is seen.
+    await this.csiPlugins.start();
     await this.kubelet.start();
   }
 
@@ -154,10 +182,16 @@ export class LinuxNodeAgent {
   async stop(): Promise<void> {
     await this.kubelet.stop();
     await this.runtime.shutdown(nodeShutdownGracePeriodMs);
+    await this.csiPlugins.stop();
     await removeEmptyDir(this.cgroupRoot);
     await removeEmptyDir(join(this.cgroupRoot, ".."));
     await rm(this.options.paths.agentPidFile, { force: true });
   }
+}
+
+/** kvol as this process was run: node, its loader flags (tsx), the script. */
+function thisKvolCommand(): string[] {
+  return [process.execPath, ...process.execArgv, process.argv[1] ?? ""];
 }
 
 /** Removes a directory that should be empty now; one still in use by another node stays. */

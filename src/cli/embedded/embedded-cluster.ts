@@ -77,6 +77,12 @@ export interface EmbeddedClusterOptions {
   defaultStorage?: boolean;
   /** Controller sockets of CSI drivers running outside kvol (`--csi-controller`). */
   csiControllers?: readonly CsiControllerEndpoint[];
+  /**
+   * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
+   * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
+   * names, instead of in this process beside simulated nodes.
+   */
+  bundledCsiControllersOutside?: boolean;
 }
 
 /** Addresses that mean "every interface": clients reach such a server on the loopback address. */
@@ -102,6 +108,8 @@ export class EmbeddedCluster {
   readonly kubeconfigPath: string;
   readonly logPath: string;
   readonly nodeNames: readonly string[];
+  /** The bundled drivers' controller sockets the caller serves (`bundledCsiControllersOutside`). */
+  readonly bundledCsiControllers: readonly CsiControllerEndpoint[];
   private readonly pacer: WallClockPacer;
   private readonly logSink: LogFileSink;
   private readonly temporaryDir: boolean;
@@ -125,8 +133,10 @@ export class EmbeddedCluster {
     ephemeral: boolean;
     etcdServers: readonly string[] | undefined;
     closeCsiControllers: () => void;
+    bundledCsiControllers: readonly CsiControllerEndpoint[];
   }) {
     this.closeCsiControllers = parts.closeCsiControllers;
+    this.bundledCsiControllers = parts.bundledCsiControllers;
     this.dataDir = parts.dataDir;
     this.cluster = parts.cluster;
     this.server = parts.server;
@@ -192,9 +202,16 @@ export class EmbeddedCluster {
     const savedClockMs = options.ephemeral ? undefined : dataDir.savedClockMs();
     const clock = new VirtualClock({ startTimeMs: Math.max(real.now(), savedClockMs ?? 0) });
     const storePath = dataDir.file(storeFileName);
-    const external = externalControllers(options.csiControllers ?? [], real);
+    const userControllers = options.csiControllers ?? [];
+    const outside = options.defaultStorage === true && options.bundledCsiControllersOutside === true;
+    const bundledOutside = outside
+      ? bundledControllerEndpoints(dataDir.path).filter(
+          (entry) => !userControllers.some((user) => user.driverName === entry.driverName),
+        )
+      : [];
+    const external = externalControllers([...userControllers, ...bundledOutside], real);
     undo.push(async () => external.close());
-    const bundled = options.defaultStorage ? embeddedCsiDrivers : [];
+    const bundled = options.defaultStorage && !outside ? embeddedCsiDrivers : [];
     const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
     if (clash !== undefined) {
       throw new Error(
@@ -296,6 +313,7 @@ export class EmbeddedCluster {
       ephemeral: options.ephemeral,
       etcdServers: options.etcdServers,
       closeCsiControllers: () => external.close(),
+      bundledCsiControllers: bundledOutside,
     });
     options.onListening(embedded);
     for (const name of nodeNames) {
@@ -344,6 +362,17 @@ export class EmbeddedCluster {
     });
   }
 }
+
+/** Where the bundled drivers' controller processes listen: `DATA/csi-controllers/<driver>.sock`. */
+function bundledControllerEndpoints(dataDirPath: string): CsiControllerEndpoint[] {
+  return embeddedCsiDrivers.map((entry) => ({
+    driverName: entry.name,
+    endpoint: `unix://${join(dataDirPath, csiControllersDirName, `${entry.name}.sock`)}`,
+  }));
+}
+
+/** The data directory's folder of controller sockets and logs of the bundled drivers. */
+export const csiControllersDirName = "csi-controllers";
 
 /**
  * A gRPC client per `--csi-controller` socket. Its deadlines are on the wall clock, which grpc-js
