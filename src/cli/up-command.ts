@@ -12,6 +12,7 @@
  * Every argument, the data directory and the port are checked before anything is written.
  */
 import { parseArgs } from "node:util";
+import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, errorText, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort, defaultListenHost, defaultNodeCount, maxNodeCount } from "./embedded/constants.ts";
@@ -80,6 +81,8 @@ export interface ClusterArguments {
   ephemeral: boolean;
   /** `kvol server --etcd-servers`: the store is this etcd cluster instead of the data directory's file. */
   etcdServers?: readonly string[];
+  /** `kvol server --leader-elect`: run the controllers only while holding kube-controller-manager's Lease. */
+  leaderElect?: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
   verbose: boolean;
 }
@@ -230,7 +233,13 @@ export async function runCluster(
     return exitFailure;
   }
   io.stdout(`Ready: ${embedded.nodeNames.length} node(s).\n${banner(commandName, embedded, parsed.ephemeral)}`);
-  const signal = await stop;
+  const signal = await Promise.race([stop, embedded.leadershipLost]);
+  if (signal === leadershipLostMessage) {
+    // kube-controller-manager exits when it loses the Lease; a supervisor starts it again as a candidate.
+    io.stderr(`kvol ${commandName}: ${leadershipLostMessage}\n`);
+    await embedded.stop();
+    return exitFailure;
+  }
   await progress.step(`stopping (${signal})`, () => embedded.stop());
   return exitOk;
 }

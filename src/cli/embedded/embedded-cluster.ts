@@ -8,10 +8,11 @@
  * nodes register again, and their simulated machines start blank, as after a reboot (the disks of
  * the simulated cloud are recreated empty: `restore-sim-disks.ts`).
  */
-import { randomInt } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { leadershipLostMessage } from "../../api/leaderelection/constants.ts";
 import { EtcdBackend } from "../../api/store/etcd-backend.ts";
 import { KubeStore } from "../../api/store/kube-store.ts";
 import { openSqliteStore } from "../../api/store/sqlite-store.ts";
@@ -53,6 +54,8 @@ export interface EmbeddedClusterOptions {
   ephemeral: boolean;
   /** Client URLs of an etcd cluster that holds the objects (kube-apiserver's `--etcd-servers`). */
   etcdServers?: readonly string[] | undefined;
+  /** Run the controllers only while holding the Lease kube-system/kube-controller-manager. */
+  leaderElect?: boolean;
   /** Simulated nodes to start (`node-1` … `node-N`); 0 for the control plane alone. */
   nodeCount: number;
   port: number;
@@ -97,6 +100,8 @@ export class EmbeddedCluster {
   readonly kubeconfigPath: string;
   readonly logPath: string;
   readonly nodeNames: readonly string[];
+  /** Resolves with `leaderelection lost` when this replica could not renew its Lease in time; never otherwise. */
+  readonly leadershipLost: Promise<string>;
   private readonly pacer: WallClockPacer;
   private readonly logSink: LogFileSink;
   private readonly temporaryDir: boolean;
@@ -118,7 +123,9 @@ export class EmbeddedCluster {
     clockSaver: Timer | undefined;
     ephemeral: boolean;
     etcdServers: readonly string[] | undefined;
+    leadershipLost: Promise<string>;
   }) {
+    this.leadershipLost = parts.leadershipLost;
     this.dataDir = parts.dataDir;
     this.cluster = parts.cluster;
     this.server = parts.server;
@@ -185,6 +192,12 @@ export class EmbeddedCluster {
     const clock = new VirtualClock({ startTimeMs: Math.max(real.now(), savedClockMs ?? 0) });
     const storePath = dataDir.file(storeFileName);
     const etcdServers = options.etcdServers;
+    let onLost: (message: string) => void = () => undefined;
+    const leadershipLost = new Promise<string>((resolve) => (onLost = resolve));
+    // kube-controller-manager's identity: the host name and a fresh uuid, so a restart is a new candidate.
+    const leaderElection = options.leaderElect
+      ? { identities: [`${hostname()}_${randomUUID()}`], onLost: () => onLost(leadershipLostMessage) }
+      : undefined;
     const etcd = etcdServers === undefined ? undefined : await EtcdBackend.open({ endpoints: etcdServers, clock });
     if (etcd !== undefined) undo.push(() => etcd.close());
     const cluster = await options.progress.step(
@@ -200,6 +213,7 @@ export class EmbeddedCluster {
           csiDrivers: options.defaultStorage ? embeddedCsiDrivers : [],
           logLevel: options.logLevel,
           logSink,
+          ...(leaderElection === undefined ? {} : { leaderElection }),
           ...(options.ephemeral
             ? {}
             : {
@@ -277,6 +291,7 @@ export class EmbeddedCluster {
       clockSaver,
       ephemeral: options.ephemeral,
       etcdServers: options.etcdServers,
+      leadershipLost,
     });
     options.onListening(embedded);
     for (const name of nodeNames) {
