@@ -137,6 +137,11 @@ export async function runServerCommand(argv: readonly string[], io: CommandIo = 
     });
     const example = nodeTokenNames[0] ?? "NAME";
     const tokenFile = nodeTokenNames[0] === undefined ? "FILE" : embedded.dataDir.nodeTokenFile(example);
+    if (embedded.leaderIdentity !== undefined) {
+      lines.push(
+        `leader election: candidate ${embedded.leaderIdentity} for the Lease kube-system/kube-controller-manager\n`,
+      );
+    }
     return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.url} --name ${example} --token-file ${tokenFile}\n`;
   });
 }

@@ -100,6 +100,8 @@ export class EmbeddedCluster {
   readonly kubeconfigPath: string;
   readonly logPath: string;
   readonly nodeNames: readonly string[];
+  /** This server's holderIdentity as a candidate for the controllers' Lease, under leader election. */
+  readonly leaderIdentity: string | undefined;
   /** Resolves with `leaderelection lost` when this replica could not renew its Lease in time; never otherwise. */
   readonly leadershipLost: Promise<string>;
   private readonly pacer: WallClockPacer;
@@ -124,8 +126,10 @@ export class EmbeddedCluster {
     ephemeral: boolean;
     etcdServers: readonly string[] | undefined;
     leadershipLost: Promise<string>;
+    leaderIdentity: string | undefined;
   }) {
     this.leadershipLost = parts.leadershipLost;
+    this.leaderIdentity = parts.leaderIdentity;
     this.dataDir = parts.dataDir;
     this.cluster = parts.cluster;
     this.server = parts.server;
@@ -292,6 +296,7 @@ export class EmbeddedCluster {
       ephemeral: options.ephemeral,
       etcdServers: options.etcdServers,
       leadershipLost,
+      leaderIdentity: leaderElection?.identities[0],
     });
     options.onListening(embedded);
     for (const name of nodeNames) {
