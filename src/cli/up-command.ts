@@ -21,10 +21,11 @@ import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
 import { maxSpeed, minSpeed } from "./embedded/wall-clock-pacer.ts";
 import { StepProgress } from "./step-progress.ts";
+import { localEtcdConflict, runUpWithLocalEtcd } from "./up-etcd.ts";
 import { runUpLinux } from "./up-linux-command.ts";
 
 export const upUsage = `Usage:
-  kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
+  kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -36,6 +37,8 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --address A     the address to listen on (default ${defaultListenHost})
   --data-dir D    where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral     keep the objects in memory only; nothing is kept after stopping
+  --etcd          keep the objects in a local etcd started with the cluster (the machine's etcd
+                  binary, Debian's etcd-server package; its data in D/etcd, loopback ports)
   --log-level L   debug, info (default), warn or error
   --verbose       print the log on stderr as well as in the data directory's kvol.log
   --host linux    real nodes on this machine instead of simulated ones (root; see kvol node)
@@ -132,23 +135,34 @@ export function clusterArguments(values: {
 
 export function parseUpArguments(
   argv: readonly string[],
-): (ClusterArguments & { nodeHost: NodeHostKind }) | { help: true } {
+): (ClusterArguments & { nodeHost: NodeHostKind; localEtcd?: boolean }) | { help: true } {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ...clusterOptionSpecs, nodes: { type: "string" }, speed: { type: "string" }, host: { type: "string" } },
+    options: {
+      ...clusterOptionSpecs,
+      nodes: { type: "string" },
+      speed: { type: "string" },
+      host: { type: "string" },
+      etcd: { type: "boolean" },
+    },
   });
   if (values.help) return { help: true };
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const speed = speedOption(values.speed);
   const nodeHost = nodeHostOption(values.host);
   checkSpeedForNodes(speed, nodeHost);
+  const cluster = clusterArguments(values);
+  const localEtcd = values.etcd ?? false;
+  const conflict = localEtcd ? localEtcdConflict({ ...cluster, nodeHost }) : undefined;
+  if (conflict !== undefined) throw new Error(conflict);
   return {
-    ...clusterArguments(values),
+    ...cluster,
     nodeCount: integerOption("nodes", values.nodes, defaultNodeCount, maxNodeCount),
     speed,
     nodeHost,
+    ...(localEtcd ? { localEtcd } : {}),
   };
 }
 
@@ -257,5 +271,6 @@ export async function runUpCommand(argv: readonly string[], io: CommandIo = proc
     return exitOk;
   }
   if (parsed.nodeHost === "linux") return runUpLinux(parsed, io);
+  if (parsed.localEtcd) return runUpWithLocalEtcd(parsed, io, (cluster) => runCluster("up", cluster, io));
   return runCluster("up", parsed, io);
 }
