@@ -2,6 +2,7 @@
  * `npm run bench`: runs every benchmark and prints one table. Figures are ratios against a
  * baseline measured in the same process; nothing here is asserted by the tests.
  */
+import { etcdBenchmarks } from "./etcd.bench.ts";
 import { printTable, type Row } from "./measure.ts";
 import { protobufBenchmarks } from "./protobuf.bench.ts";
 import { simScaleBenchmarks } from "./sim-scale.bench.ts";
@@ -11,6 +12,7 @@ const suites: Record<string, () => Promise<Row[]>> = {
   store: storeBenchmarks,
   "sim-scale": simScaleBenchmarks,
   protobuf: protobufBenchmarks,
+  etcd: etcdBenchmarks,
 };
 
 const only = process.argv.slice(2);

@@ -26,7 +26,12 @@ import {
   type BackendWatchOptions,
   type KVBackend,
 } from "./backend.ts";
-import { etcdCompactionIntervalMs, etcdDialTimeoutMs, historyWindowRevisions } from "./constants.ts";
+import {
+  etcdCompactionIntervalMs,
+  etcdDialTimeoutMs,
+  etcdMaxReceiveMessageBytes,
+  historyWindowRevisions,
+} from "./constants.ts";
 import { EtcdHistory } from "./etcd-history.ts";
 import { type StorageOperation, storageError } from "./etcd-unavailable.ts";
 import { freezeParsed, sealAtRevision } from "./frozen.ts";
@@ -115,7 +120,11 @@ export class EtcdBackend implements KVBackend {
       throw new RangeError(`historyWindowRevisions must be a positive integer, got ${windowRevisions}`);
     }
     if (options.endpoints.length === 0) throw new RangeError("at least one etcd endpoint is needed");
-    const client = new Etcd3({ hosts: [...options.endpoints], dialTimeout: etcdDialTimeoutMs });
+    const client = new Etcd3({
+      hosts: [...options.endpoints],
+      dialTimeout: etcdDialTimeoutMs,
+      grpcOptions: { "grpc.max_receive_message_length": etcdMaxReceiveMessageBytes },
+    });
     try {
       const current = Number((await client.kv.range({ key: allKeysEnd, limit: 1 })).header.revision);
       const compacted = await oldestReadableRevision(client, current);
