@@ -27,6 +27,11 @@ describe("etcd member killed during a write loop", etcdTestOptions(), () => {
     assert.ok(type);
     const acknowledged: string[] = [];
     const refused: string[] = [];
+    // A watch through the store across the member's death: it must see every acknowledged write.
+    const watched = new Set<string>();
+    const watch = await store.watch(type, { resourceVersion: String(store.revision()) }, (event) => {
+      if (event.type === "ADDED") watched.add(event.object.metadata?.name ?? "");
+    });
     try {
       for (let i = 0; i < writes; i++) {
         if (i === killAt) await etcd.kill(0);
@@ -60,7 +65,15 @@ describe("etcd member killed during a write loop", etcdTestOptions(), () => {
       } finally {
         member.close();
       }
+      const deadline = clock.now() + 60_000;
+      while (acknowledged.some((name) => !watched.has(name)) && clock.now() < deadline) await clock.sleep(100);
+      assert.deepEqual(
+        acknowledged.filter((name) => !watched.has(name)),
+        [],
+        "acknowledged writes the watch never delivered",
+      );
     } finally {
+      watch.stop();
       await store.close();
       await etcd.stop();
     }
