@@ -1,6 +1,34 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { parseServerArguments } from "./server-command.ts";
+import type { CommandIo } from "./command-io.ts";
+import { DataDir, plainHttpUrl } from "./embedded/data-dir.ts";
+import { parseServerArguments, runServerCommand } from "./server-command.ts";
+import { waitFor } from "./testing/wait-for.ts";
+
+const startTimeoutMs = 60_000;
+
+function runServer(args: string[]) {
+  let stop: (signal: string) => void = () => undefined;
+  let stdout = "";
+  const io: CommandIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: () => undefined,
+    stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
+  };
+  const running = runServerCommand(args, io);
+  return {
+    stdout: () => stdout,
+    stop: async () => {
+      stop("SIGTERM");
+      return running;
+    },
+  };
+}
 
 describe("kvol server --leader-elect", () => {
   it("is on by default, as in kube-controller-manager, and takes =true or =false", () => {
@@ -17,5 +45,36 @@ describe("kvol server --leader-elect", () => {
       () => parseServerArguments(["--leader-elect=maybe"]),
       /^Error: --leader-elect must be true or false, got "maybe"$/,
     );
+  });
+
+  it("holds the Lease kube-system/kube-controller-manager by default, and leaves it alone with =false", {
+    timeout: 120_000,
+  }, async () => {
+    for (const [flag, elected] of [[[], true] as const, [["--leader-elect=false"], false] as const]) {
+      const dir = mkdtempSync(join(tmpdir(), "kvol-leader-elect-"));
+      const server = runServer(["--port", "0", "--data-dir", dir, ...flag]);
+      try {
+        await waitFor("kvol server ready", () => /Ready: 0 node/.test(server.stdout()) || undefined, startTimeoutMs);
+        const identity = /leader election: candidate (\S+) for the Lease/.exec(server.stdout())?.[1];
+        assert.equal(identity !== undefined, elected, server.stdout());
+        const url = plainHttpUrl(/^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
+        const headers = { Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}` };
+        const leasePath = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager";
+        const holder = async () => {
+          const answer = await fetch(`${url}${leasePath}`, { headers });
+          if (answer.status === 404) return undefined;
+          return ((await answer.json()) as { spec?: { holderIdentity?: string } }).spec?.holderIdentity;
+        };
+        if (elected) {
+          assert.equal(await waitFor("the Lease held", holder, startTimeoutMs), identity);
+        } else {
+          // The controllers run at once, and nothing ever takes the Lease.
+          assert.equal(await holder(), undefined);
+        }
+      } finally {
+        assert.equal(await server.stop(), 0);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 });
