@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { etcdTestOptions, startTestEtcd } from "../api/store/etcd-test-server.ts";
 import type { CommandIo } from "./command-io.ts";
 import { DataDir, plainHttpUrl } from "./embedded/data-dir.ts";
 import { parseServerArguments, runServerCommand } from "./server-command.ts";
@@ -13,16 +14,21 @@ const startTimeoutMs = 60_000;
 function runServer(args: string[]) {
   let stop: (signal: string) => void = () => undefined;
   let stdout = "";
+  let stderr = "";
   const io: CommandIo = {
     stdout: (text) => {
       stdout += text;
     },
-    stderr: () => undefined,
+    stderr: (text) => {
+      stderr += text;
+    },
     stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
   };
   const running = runServerCommand(args, io);
   return {
     stdout: () => stdout,
+    stderr: () => stderr,
+    running,
     stop: async () => {
       stop("SIGTERM");
       return running;
@@ -75,6 +81,26 @@ describe("kvol server --leader-elect", () => {
         assert.equal(await server.stop(), 0);
         rmSync(dir, { recursive: true, force: true });
       }
+    }
+  });
+
+  it("exits with status 1 and `leaderelection lost` when it cannot renew for 10 s", etcdTestOptions(), async () => {
+    const etcd = await startTestEtcd();
+    const dir = mkdtempSync(join(tmpdir(), "kvol-leader-lost-"));
+    try {
+      const server = runServer(["--port", "0", "--data-dir", dir, "--etcd-servers", etcd.endpoint]);
+      await waitFor("kvol server ready", () => /Ready: 0 node/.test(server.stdout()) || undefined, startTimeoutMs);
+      await waitFor(
+        "leading",
+        () => /started leading/.test(readFileSync(join(dir, "kvol.log"), "utf8")) || undefined,
+        startTimeoutMs,
+      );
+      await etcd.crash();
+      assert.equal(await server.running, 1);
+      assert.match(server.stderr(), /kvol server: leaderelection lost\n/);
+    } finally {
+      await etcd.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
