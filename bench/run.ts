@@ -2,6 +2,7 @@
  * `npm run bench`: runs every benchmark and prints one table. Figures are ratios against a
  * baseline measured in the same process; nothing here is asserted by the tests.
  */
+import { etcdBenchmarks } from "./etcd.bench.ts";
 import { printTable, type Row } from "./measure.ts";
 import { protobufBenchmarks } from "./protobuf.bench.ts";
 import { realNodeBenchmarks } from "./real-node.bench.ts";
@@ -13,6 +14,7 @@ const suites: Record<string, () => Promise<Row[]>> = {
   "sim-scale": simScaleBenchmarks,
   protobuf: protobufBenchmarks,
   "real-node": realNodeBenchmarks,
+  etcd: etcdBenchmarks,
 };
 
 const only = process.argv.slice(2);

@@ -17,6 +17,7 @@ export type StatusReason =
   | "MethodNotAllowed"
   | "NotAcceptable"
   | "InternalError"
+  | "ServiceUnavailable"
   | "Timeout";
 
 const CODE_FOR_REASON: Record<StatusReason, number> = {
@@ -33,6 +34,7 @@ const CODE_FOR_REASON: Record<StatusReason, number> = {
   UnsupportedMediaType: 415,
   Invalid: 422,
   InternalError: 500,
+  ServiceUnavailable: 503,
   Timeout: 504,
 };
 

@@ -159,6 +159,20 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
     value: 1 * SECOND,
     source: "pkg/scheduler/framework/plugins/volumebinding/binder.go BindPodVolumes (poll every second)",
   },
+
+  // Leader election
+  leaderElectionLeaseDurationMs: {
+    value: 15 * SECOND,
+    source: "kube-controller-manager --leader-elect-lease-duration (component-base DefaultLeaderElectionConfiguration)",
+  },
+  leaderElectionRenewDeadlineMs: {
+    value: 10 * SECOND,
+    source: "kube-controller-manager --leader-elect-renew-deadline (component-base DefaultLeaderElectionConfiguration)",
+  },
+  leaderElectionRetryPeriodMs: {
+    value: 2 * SECOND,
+    source: "kube-controller-manager --leader-elect-retry-period (component-base DefaultLeaderElectionConfiguration)",
+  },
 };
 
 describe("timers match Kubernetes", () => {

@@ -78,6 +78,14 @@ export interface Timers {
   volumeBindingTimeoutMs: number;
   /** BindPodVolumes polls the claims' binding this often. */
   volumeBindingPollIntervalMs: number;
+
+  // Leader election of the control plane (kube-controller-manager --leader-elect-*, client-go leaderelection)
+  /** `--leader-elect-lease-duration`: how long followers wait after the last renewal they saw before taking over. */
+  leaderElectionLeaseDurationMs: number;
+  /** `--leader-elect-renew-deadline`: a leader that has not renewed within this long stops leading. */
+  leaderElectionRenewDeadlineMs: number;
+  /** `--leader-elect-retry-period`: how often candidates try to acquire and the leader renews. */
+  leaderElectionRetryPeriodMs: number;
 }
 
 export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
@@ -127,6 +135,10 @@ export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
   schedulerMaxInUnschedulablePodsMs: 5 * 60_000,
   volumeBindingTimeoutMs: 600_000,
   volumeBindingPollIntervalMs: 1_000,
+
+  leaderElectionLeaseDurationMs: 15_000,
+  leaderElectionRenewDeadlineMs: 10_000,
+  leaderElectionRetryPeriodMs: 2_000,
 });
 
 /** The defaults with some values replaced; unknown names are rejected so a typo cannot pass silently. */

@@ -17,15 +17,16 @@ import { runLinuxNode } from "./linux-node-command.ts";
 import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
-  kvol node --server URL --name N (--token T | --token-file F) [--log-level L]
+  kvol node --server URL[,URL…] --name N (--token T | --token-file F) [--log-level L]
             [--host sim|linux] [--data-dir D] [--root-dir R] [--csi-node-plugins NAMES|none]
 
 Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
 Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
 writes it to DATA/node-tokens/N.
 
-  --server URL      the API server, e.g. http://127.0.0.1:8080 (kvol's server answers HTTP and
-                    HTTPS on one port; use http:// here, the certificate is self-signed)
+  --server URL,…    the API server, e.g. http://127.0.0.1:8080 (kvol's server answers HTTP and
+                    HTTPS on one port; use http:// here, the certificate is self-signed); with
+                    several, comma-separated, the node moves to the next when one cannot be reached
   --name N          the node's name
   --token T         its bearer token
   --token-file F    a file holding its bearer token
@@ -92,8 +93,9 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
   if (values.help) return { help: true };
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.server === undefined) throw new Error("--server is required");
-  if (!/^https?:\/\//.test(values.server))
-    throw new Error(`--server must be an http:// or https:// URL, got "${values.server}"`);
+  for (const url of values.server.split(",")) {
+    if (!/^https?:\/\//.test(url.trim())) throw new Error(`--server must be an http:// or https:// URL, got "${url}"`);
+  }
   if (values.name === undefined || values.name === "") throw new Error("--name is required");
   const logLevel = values["log-level"] ?? "warn";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);

@@ -18,6 +18,7 @@ import { type ClusterArguments, clusterArguments, clusterOptionSpecs, runCluster
 export const serverUsage = `Usage:
   kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd-servers URL,…] [--node-tokens N1,N2…]
               [--csi-controller NAME=unix:///path …]
+              [--leader-elect=true|false]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -27,6 +28,10 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --data-dir D       where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral        keep the objects in memory only
   --etcd-servers U,… keep the objects in this etcd cluster (client URLs, http://HOST:2379)
+  --leader-elect     run the controllers only while this server holds the Lease
+                     kube-system/kube-controller-manager (default true; --leader-elect=false to
+                     disable): of several servers on one etcd exactly one runs them, another takes
+                     over within about 15 s of its death; a leader that cannot renew for 10 s exits
   --node-tokens N,…  make sure nodes N… have tokens; each is written to D/node-tokens/<name>
   --csi-controller NAME=unix:///path/controller.sock
                      run the provisioner and attacher for CSI driver NAME against its controller
@@ -45,9 +50,27 @@ interface ServerArguments extends ClusterArguments {
 
 const nodeNamePattern = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
+/** kube-controller-manager's `--leader-elect[=true|false]`, which parseArgs cannot read; the rest of argv. */
+function leaderElectOption(argv: readonly string[]): { leaderElect: boolean; rest: string[] } {
+  let leaderElect = true;
+  const rest: string[] = [];
+  for (const arg of argv) {
+    const match = /^--leader-elect(?:=(.*))?$/.exec(arg);
+    if (match === null) {
+      rest.push(arg);
+      continue;
+    }
+    const value = match[1] ?? "true";
+    if (value !== "true" && value !== "false") throw new Error(`--leader-elect must be true or false, got "${value}"`);
+    leaderElect = value === "true";
+  }
+  return { leaderElect, rest };
+}
+
 export function parseServerArguments(argv: readonly string[]): ServerArguments | { help: true } {
+  const { leaderElect, rest } = leaderElectOption(argv);
   const { values, positionals } = parseArgs({
-    args: [...argv],
+    args: rest,
     allowPositionals: true,
     strict: true,
     options: {
@@ -77,6 +100,7 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
     nodeCount: 0,
     speed: 1,
     nodeTokenNames,
+    leaderElect,
     ...(etcdServers === undefined ? {} : { etcdServers }),
   };
 }
@@ -118,6 +142,11 @@ export async function runServerCommand(argv: readonly string[], io: CommandIo = 
     });
     const example = nodeTokenNames[0] ?? "NAME";
     const tokenFile = nodeTokenNames[0] === undefined ? "FILE" : embedded.dataDir.nodeTokenFile(example);
+    if (embedded.leaderIdentity !== undefined) {
+      lines.push(
+        `leader election: candidate ${embedded.leaderIdentity} for the Lease kube-system/kube-controller-manager\n`,
+      );
+    }
     return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.url} --name ${example} --token-file ${tokenFile}\n`;
   });
 }

@@ -12,6 +12,7 @@
  * Every argument, the data directory and the port are checked before anything is written.
  */
 import { parseArgs } from "node:util";
+import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
@@ -22,10 +23,11 @@ import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
 import { maxSpeed, minSpeed } from "./embedded/wall-clock-pacer.ts";
 import { StepProgress } from "./step-progress.ts";
+import { localEtcdConflict, runUpWithLocalEtcd } from "./up-etcd.ts";
 import { runUpLinux } from "./up-linux-command.ts";
 
 export const upUsage = `Usage:
-  kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--verbose]
+  kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
           [--host linux] [--csi-controller NAME=unix:///path …]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
@@ -38,6 +40,8 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --address A     the address to listen on (default ${defaultListenHost})
   --data-dir D    where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral     keep the objects in memory only; nothing is kept after stopping
+  --etcd          keep the objects in a local etcd started with the cluster (the machine's etcd
+                  binary, Debian's etcd-server package; its data in D/etcd, loopback ports)
   --log-level L   debug, info (default), warn or error
   --verbose       print the log on stderr as well as in the data directory's kvol.log
   --host linux    real nodes on this machine instead of simulated ones (root; see kvol node)
@@ -86,6 +90,8 @@ export interface ClusterArguments {
   ephemeral: boolean;
   /** `kvol server --etcd-servers`: the store is this etcd cluster instead of the data directory's file. */
   etcdServers?: readonly string[];
+  /** `kvol server --leader-elect`: run the controllers only while holding kube-controller-manager's Lease. */
+  leaderElect?: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
   verbose: boolean;
   /** `--csi-controller`: drivers outside kvol whose controller sockets the sidecars call. */
@@ -141,23 +147,34 @@ export function clusterArguments(values: {
 
 export function parseUpArguments(
   argv: readonly string[],
-): (ClusterArguments & { nodeHost: NodeHostKind }) | { help: true } {
+): (ClusterArguments & { nodeHost: NodeHostKind; localEtcd?: boolean }) | { help: true } {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ...clusterOptionSpecs, nodes: { type: "string" }, speed: { type: "string" }, host: { type: "string" } },
+    options: {
+      ...clusterOptionSpecs,
+      nodes: { type: "string" },
+      speed: { type: "string" },
+      host: { type: "string" },
+      etcd: { type: "boolean" },
+    },
   });
   if (values.help) return { help: true };
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const speed = speedOption(values.speed);
   const nodeHost = nodeHostOption(values.host);
   checkSpeedForNodes(speed, nodeHost);
+  const cluster = clusterArguments(values);
+  const localEtcd = values.etcd ?? false;
+  const conflict = localEtcd ? localEtcdConflict({ ...cluster, nodeHost }) : undefined;
+  if (conflict !== undefined) throw new Error(conflict);
   return {
-    ...clusterArguments(values),
+    ...cluster,
     nodeCount: integerOption("nodes", values.nodes, defaultNodeCount, maxNodeCount),
     speed,
     nodeHost,
+    ...(localEtcd ? { localEtcd } : {}),
   };
 }
 
@@ -242,7 +259,13 @@ export async function runCluster(
     return exitFailure;
   }
   io.stdout(`Ready: ${embedded.nodeNames.length} node(s).\n${banner(commandName, embedded, parsed.ephemeral)}`);
-  const signal = await stop;
+  const signal = await Promise.race([stop, embedded.leadershipLost]);
+  if (signal === leadershipLostMessage) {
+    // kube-controller-manager exits when it loses the Lease; a supervisor starts it again as a candidate.
+    io.stderr(`kvol ${commandName}: ${leadershipLostMessage}\n`);
+    await embedded.stop();
+    return exitFailure;
+  }
   await progress.step(`stopping (${signal})`, () => embedded.stop());
   return exitOk;
 }
@@ -260,5 +283,6 @@ export async function runUpCommand(argv: readonly string[], io: CommandIo = proc
     return exitOk;
   }
   if (parsed.nodeHost === "linux") return runUpLinux(parsed, io);
+  if (parsed.localEtcd) return runUpWithLocalEtcd(parsed, io, (cluster) => runCluster("up", cluster, io));
   return runCluster("up", parsed, io);
 }

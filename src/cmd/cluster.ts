@@ -56,6 +56,7 @@ import {
   stopDrainStepMs,
   systemNamespaces,
 } from "./constants.ts";
+import { ElectedControlPlane } from "./elected-control-plane.ts";
 import { type Manifest, type Manifests, parseManifests } from "./manifests.ts";
 import { NodeHeartbeat } from "./node-heartbeat.ts";
 import { WriteLog, type WriteRecord } from "./write-log.ts";
@@ -109,6 +110,12 @@ export interface ClusterOptions {
   openStore?: (clock: VirtualClock, random: StoreRandom) => KubeStore;
   /** Also receives every log record kept in `logs` (`kvol up` prints them). */
   logSink?: LogSink;
+  /**
+   * Leader election (`kvol server --leader-elect`): one control-plane replica per identity, each
+   * running the controllers only while it holds the Lease kube-system/kube-controller-manager.
+   * `onLost` is told when a leader could not renew within the renew deadline.
+   */
+  leaderElection?: { identities: readonly string[]; onLost?: (identity: string) => void };
 }
 
 export interface RunUntilOptions {
@@ -141,6 +148,8 @@ export class Cluster {
   private readonly controllerEntries: readonly ControllerEntry[];
   private readonly controllerWiring: ControllerWiring;
   private readonly runningControllers: Controller[];
+  /** The replicas under leader election; empty when the controllers run without it. */
+  private readonly replicas: ElectedControlPlane[];
   /** The informer caches of restarted kube-controller-manager instances, stopped with the cluster. */
   private readonly restartedInformers: SharedInformerFactory[] = [];
   private readonly informerResyncPeriodMs: number;
@@ -198,7 +207,19 @@ export class Cluster {
       ...(options.multiAttachPolicy === undefined ? {} : { multiAttachPolicy: options.multiAttachPolicy }),
     };
     this.controllerEntries = selectControllers(options.controllers);
-    this.runningControllers = this.controllerEntries.map((entry) => entry.create(this.controllerWiring));
+    const elected = options.leaderElection;
+    this.replicas = (elected?.identities ?? []).map(
+      (identity) =>
+        new ElectedControlPlane({
+          identity,
+          entries: this.controllerEntries,
+          wiring: this.controllerWiring,
+          informerResyncPeriodMs: this.informerResyncPeriodMs,
+          ...(elected?.onLost === undefined ? {} : { onLost: elected.onLost }),
+        }),
+    );
+    this.runningControllers =
+      elected === undefined ? this.controllerEntries.map((entry) => entry.create(this.controllerWiring)) : [];
     this.standIn = options.standInKubelet
       ? new StandInKubelet({
           client: this.client,
@@ -231,6 +252,7 @@ export class Cluster {
     if (!(await cluster.informers.waitForCacheSync())) {
       throw new Error(`cluster: informer caches did not sync: ${cluster.informers.unsyncedKinds().join(", ")}`);
     }
+    for (const replica of cluster.replicas) replica.start();
     options.onStarted?.(cluster);
     return cluster;
   }
@@ -331,7 +353,23 @@ export class Cluster {
 
   /** The control-plane controllers running now (a restarted controller-manager's are fresh instances). */
   get controllers(): readonly Controller[] {
+    if (this.replicas.length > 0) return this.replicas.flatMap((replica) => [...replica.controllers]);
     return this.runningControllers;
+  }
+
+  /** The identity of the control-plane replica leading now, under leader election. */
+  leaderIdentity(): string | undefined {
+    return this.replicas.find((replica) => replica.isLeader)?.identity;
+  }
+
+  /** The control-plane replica `identity` is killed (kill -9): its Lease is left to expire. */
+  crashControlPlane(identity: string): void {
+    const replica = this.replicas.find((candidate) => candidate.identity === identity);
+    if (replica === undefined) {
+      const known = this.replicas.map((candidate) => candidate.identity).join(", ");
+      throw new Error(`no control-plane replica "${identity}" (replicas: ${known || "none: no leader election"})`);
+    }
+    replica.crash();
   }
 
   /**
@@ -341,6 +379,11 @@ export class Cluster {
    * node status and VolumeAttachments). The scheduler and the CSI sidecars keep running.
    */
   restartControllerManager(): void {
+    if (this.replicas.length > 0) {
+      throw new Error(
+        "under leader election a controller-manager restart is a crash of the leader (crashControlPlane)",
+      );
+    }
     const restarts = this.restartedInformers.length + 1;
     const informers = new SharedInformerFactory(this.context.client, this.clock, {
       resyncPeriodMs: this.informerResyncPeriodMs,
@@ -525,12 +568,14 @@ export class Cluster {
       [...this.nodeAgents].map(([name, agent]) => [name, () => agent.stop()]),
     );
     this.standIn?.stop();
+    for (const replica of this.replicas) await replica.stopElection();
     await this.stopWhileTimeMoves(
       "controllers",
       [...this.controllers].reverse().map((controller) => [controller.name, () => controller.stop()]),
     );
     this.informers.stop();
     for (const informers of this.restartedInformers) informers.stop();
+    for (const replica of this.replicas) replica.stopInformers();
     this.writeLog?.stop();
   }
 

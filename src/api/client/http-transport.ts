@@ -7,7 +7,10 @@ import { ApiError, type StatusDetails, type StatusReason } from "../errors.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
 
 export interface HttpTransportOptions {
-  /** `http://host:port` of the API server. */
+  /**
+   * `http://host:port` of the API server, or several separated by commas (`kvol node --server
+   * A,B`): requests go to one until it cannot be reached, then to the next.
+   */
   url: string;
   /** Sent as `Authorization: Bearer <token>`. */
   bearerToken?: string;
@@ -33,6 +36,7 @@ const reasonForCode: Readonly<Record<number, StatusReason>> = {
   413: "RequestEntityTooLarge",
   415: "UnsupportedMediaType",
   422: "Invalid",
+  503: "ServiceUnavailable",
   504: "Timeout",
 };
 
@@ -79,13 +83,42 @@ export function resourcePath(type: ResourceType, namespace: string, name = "", s
   return `${root}/${apiVersionOf(type)}${scope}/${type.plural}${object}${sub}`;
 }
 
+/**
+ * Errors of fetch that prove the request never reached the server (no connection was made), so
+ * sending it to another server cannot apply it twice.
+ */
+const notConnectedCodes = new Set([
+  "ECONNREFUSED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function notConnected(error: unknown): boolean {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  return typeof cause?.code === "string" && notConnectedCodes.has(cause.code);
+}
+
 export class HttpTransport {
-  private readonly baseUrl: string;
+  /** The API servers, in failover order; `current` is the one in use. */
+  private readonly baseUrls: readonly string[];
+  private current = 0;
   private readonly bearerToken: string | undefined;
 
   constructor(options: HttpTransportOptions) {
-    this.baseUrl = options.url.replace(/\/+$/, "");
+    this.baseUrls = options.url
+      .split(",")
+      .map((url) => url.trim().replace(/\/+$/, ""))
+      .filter((url) => url !== "");
+    if (this.baseUrls.length === 0) throw new Error("an API server URL is needed, like http://127.0.0.1:8080");
     this.bearerToken = options.bearerToken;
+  }
+
+  /** The API server requests go to now. */
+  get baseUrl(): string {
+    return this.baseUrls[this.current] as string;
   }
 
   /** Sends the request; a non-2xx answer is thrown as its ApiError. The response body is left unread. */
@@ -94,14 +127,33 @@ export class HttpTransport {
     const headers: Record<string, string> = { Accept: "application/json" };
     if (this.bearerToken !== undefined) headers.Authorization = `Bearer ${this.bearerToken}`;
     if (request.body !== undefined) headers["Content-Type"] = request.contentType ?? "application/json";
-    const response = await fetch(`${this.baseUrl}${request.path}${query === "" ? "" : `?${query}`}`, {
+    const init: RequestInit = {
       method: request.method,
       headers,
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
+    };
+    const response = await this.fetchWithFailover(`${request.path}${query === "" ? "" : `?${query}`}`, init);
     if (!response.ok) throw await errorFromResponse(response);
     return response;
+  }
+
+  /**
+   * Tries the current server, then each other one in turn while none can be reached; the first
+   * that answers becomes current, so watches and lease renewals stay with it.
+   */
+  private async fetchWithFailover(pathAndQuery: string, init: RequestInit): Promise<Response> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < this.baseUrls.length; attempt++) {
+      try {
+        return await fetch(`${this.baseUrl}${pathAndQuery}`, init);
+      } catch (error) {
+        if (!notConnected(error)) throw error;
+        lastError = error;
+        this.current = (this.current + 1) % this.baseUrls.length;
+      }
+    }
+    throw lastError;
   }
 
   /** Sends the request and returns the JSON answer. */

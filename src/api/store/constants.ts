@@ -52,3 +52,10 @@ export const etcdCompactionIntervalMs = 5 * 60_000;
 
 /** How long the etcd client waits for a connection to an etcd member before giving up on it. */
 export const etcdDialTimeoutMs = 30_000;
+
+/**
+ * The largest etcd answer the client accepts: kube-apiserver's etcd client takes any size
+ * (MaxCallRecvMsgSize = math.MaxInt32), where gRPC's default 4 MiB fails a list of a few
+ * thousand pods with RESOURCE_EXHAUSTED.
+ */
+export const etcdMaxReceiveMessageBytes = 2 ** 31 - 1;

@@ -27,8 +27,14 @@ import {
   type BackendWatchOptions,
   type KVBackend,
 } from "./backend.ts";
-import { etcdCompactionIntervalMs, etcdDialTimeoutMs, historyWindowRevisions } from "./constants.ts";
+import {
+  etcdCompactionIntervalMs,
+  etcdDialTimeoutMs,
+  etcdMaxReceiveMessageBytes,
+  historyWindowRevisions,
+} from "./constants.ts";
 import { EtcdHistory } from "./etcd-history.ts";
+import { type StorageOperation, storageError } from "./etcd-unavailable.ts";
 import { freezeParsed, sealAtRevision } from "./frozen.ts";
 import { reportHandlerError } from "./handler-errors.ts";
 import { checkWatchableRevision, tooLargeResourceVersion } from "./revision-checks.ts";
@@ -111,7 +117,11 @@ export class EtcdBackend implements KVBackend {
       throw new RangeError(`historyWindowRevisions must be a positive integer, got ${windowRevisions}`);
     }
     if (options.endpoints.length === 0) throw new RangeError("at least one etcd endpoint is needed");
-    const client = new Etcd3({ hosts: [...options.endpoints], dialTimeout: etcdDialTimeoutMs });
+    const client = new Etcd3({
+      hosts: [...options.endpoints],
+      dialTimeout: etcdDialTimeoutMs,
+      grpcOptions: { "grpc.max_receive_message_length": etcdMaxReceiveMessageBytes },
+    });
     try {
       const current = Number((await client.kv.range({ key: allKeysEnd, limit: 1 })).header.revision);
       const compacted = await oldestReadableRevision(client, current);
@@ -152,7 +162,7 @@ export class EtcdBackend implements KVBackend {
 
   async get(key: string): Promise<BackendEntry | undefined> {
     this.checkOpen();
-    const response = await this.client.kv.range({ key: Buffer.from(key) });
+    const response = await this.etcd("get", key, () => this.client.kv.range({ key: Buffer.from(key) }));
     this.learn(Number(response.header.revision));
     const kv = response.kvs[0];
     return kv === undefined ? undefined : entryOf(kv);
@@ -178,7 +188,7 @@ export class EtcdBackend implements KVBackend {
         more: response.more,
       };
     } catch (error) {
-      throw this.readError(error, atRevision);
+      throw storageError("list", prefix, this.endpoints, this.readError(error, atRevision));
     }
   }
 
@@ -186,11 +196,13 @@ export class EtcdBackend implements KVBackend {
     this.checkOpen();
     const stripped = sealAtRevision(object, 0);
     const keyBytes = Buffer.from(key);
-    const response = await this.client.kv.txn({
-      compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: 0 }],
-      success: [{ request_put: { key: keyBytes, value: Buffer.from(storedJson(stripped)) } }],
-      failure: [{ request_range: { key: keyBytes } }],
-    });
+    const response = await this.etcd("create", key, () =>
+      this.client.kv.txn({
+        compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: 0 }],
+        success: [{ request_put: { key: keyBytes, value: Buffer.from(storedJson(stripped)) } }],
+        failure: [{ request_range: { key: keyBytes } }],
+      }),
+    );
     if (!response.succeeded) throw this.conflict(key, response.responses[0]?.response_range?.kvs[0]);
     const revision = Number(response.header.revision);
     const sealed = sealAtRevision(stripped, revision);
@@ -202,11 +214,13 @@ export class EtcdBackend implements KVBackend {
     this.checkOpen();
     const stripped = sealAtRevision(object, 0);
     const keyBytes = Buffer.from(key);
-    const response = await this.client.kv.txn({
-      compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
-      success: [{ request_put: { key: keyBytes, value: Buffer.from(storedJson(stripped)), prev_kv: true } }],
-      failure: [{ request_range: { key: keyBytes } }],
-    });
+    const response = await this.etcd("update", key, () =>
+      this.client.kv.txn({
+        compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
+        success: [{ request_put: { key: keyBytes, value: Buffer.from(storedJson(stripped)), prev_kv: true } }],
+        failure: [{ request_range: { key: keyBytes } }],
+      }),
+    );
     // mod_revision 0 matches a missing key; an update needs one that exists.
     const previousKv = response.responses[0]?.response_put?.prev_kv;
     if (!response.succeeded || previousKv === undefined || previousKv === null) {
@@ -229,11 +243,13 @@ export class EtcdBackend implements KVBackend {
   async delete(key: string, expectedModRevision: number): Promise<BackendEntry> {
     this.checkOpen();
     const keyBytes = Buffer.from(key);
-    const response = await this.client.kv.txn({
-      compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
-      success: [{ request_delete_range: { key: keyBytes, prev_kv: true } }],
-      failure: [{ request_range: { key: keyBytes } }],
-    });
+    const response = await this.etcd("delete", key, () =>
+      this.client.kv.txn({
+        compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
+        success: [{ request_delete_range: { key: keyBytes, prev_kv: true } }],
+        failure: [{ request_range: { key: keyBytes } }],
+      }),
+    );
     const previousKv = response.responses[0]?.response_delete_range?.prev_kvs[0];
     if (!response.succeeded || previousKv === undefined) {
       throw this.conflict(key, response.responses[0]?.response_range?.kvs[0]);
@@ -392,6 +408,15 @@ export class EtcdBackend implements KVBackend {
     if (this.caughtUp !== undefined && revision >= this.caughtUp.revision) {
       this.caughtUp.resolve();
       this.caughtUp = undefined;
+    }
+  }
+
+  /** One etcd call; an outage becomes the API's 503 (or 504 for a deadline), naming the operation. */
+  private async etcd<T>(operation: StorageOperation, key: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw storageError(operation, key, this.endpoints, error);
     }
   }
 

@@ -8,10 +8,11 @@
  * nodes register again, and their simulated machines start blank, as after a reboot (the disks of
  * the simulated cloud are recreated empty: `restore-sim-disks.ts`).
  */
-import { randomInt } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { leadershipLostMessage } from "../../api/leaderelection/constants.ts";
 import { EtcdBackend } from "../../api/store/etcd-backend.ts";
 import { KubeStore } from "../../api/store/kube-store.ts";
 import { openSqliteStore } from "../../api/store/sqlite-store.ts";
@@ -56,6 +57,8 @@ export interface EmbeddedClusterOptions {
   ephemeral: boolean;
   /** Client URLs of an etcd cluster that holds the objects (kube-apiserver's `--etcd-servers`). */
   etcdServers?: readonly string[] | undefined;
+  /** Run the controllers only while holding the Lease kube-system/kube-controller-manager. */
+  leaderElect?: boolean;
   /** Simulated nodes to start (`node-1` … `node-N`); 0 for the control plane alone. */
   nodeCount: number;
   port: number;
@@ -110,6 +113,10 @@ export class EmbeddedCluster {
   readonly nodeNames: readonly string[];
   /** The bundled drivers' controller sockets the caller serves (`bundledCsiControllersOutside`). */
   readonly bundledCsiControllers: readonly CsiControllerEndpoint[];
+  /** This server's holderIdentity as a candidate for the controllers' Lease, under leader election. */
+  readonly leaderIdentity: string | undefined;
+  /** Resolves with `leaderelection lost` when this replica could not renew its Lease in time; never otherwise. */
+  readonly leadershipLost: Promise<string>;
   private readonly pacer: WallClockPacer;
   private readonly logSink: LogFileSink;
   private readonly temporaryDir: boolean;
@@ -134,9 +141,13 @@ export class EmbeddedCluster {
     etcdServers: readonly string[] | undefined;
     closeCsiControllers: () => void;
     bundledCsiControllers: readonly CsiControllerEndpoint[];
+    leadershipLost: Promise<string>;
+    leaderIdentity: string | undefined;
   }) {
     this.closeCsiControllers = parts.closeCsiControllers;
     this.bundledCsiControllers = parts.bundledCsiControllers;
+    this.leadershipLost = parts.leadershipLost;
+    this.leaderIdentity = parts.leaderIdentity;
     this.dataDir = parts.dataDir;
     this.cluster = parts.cluster;
     this.server = parts.server;
@@ -219,6 +230,12 @@ export class EmbeddedCluster {
       );
     }
     const etcdServers = options.etcdServers;
+    let onLost: (message: string) => void = () => undefined;
+    const leadershipLost = new Promise<string>((resolve) => (onLost = resolve));
+    // kube-controller-manager's identity: the host name and a fresh uuid, so a restart is a new candidate.
+    const leaderElection = options.leaderElect
+      ? { identities: [`${hostname()}_${randomUUID()}`], onLost: () => onLost(leadershipLostMessage) }
+      : undefined;
     const etcd = etcdServers === undefined ? undefined : await EtcdBackend.open({ endpoints: etcdServers, clock });
     if (etcd !== undefined) undo.push(() => etcd.close());
     const cluster = await options.progress.step(
@@ -235,6 +252,7 @@ export class EmbeddedCluster {
           externalCsiControllers: external.drivers,
           logLevel: options.logLevel,
           logSink,
+          ...(leaderElection === undefined ? {} : { leaderElection }),
           ...(options.ephemeral
             ? {}
             : {
@@ -314,6 +332,8 @@ export class EmbeddedCluster {
       etcdServers: options.etcdServers,
       closeCsiControllers: () => external.close(),
       bundledCsiControllers: bundledOutside,
+      leadershipLost,
+      leaderIdentity: leaderElection?.identities[0],
     });
     options.onListening(embedded);
     for (const name of nodeNames) {

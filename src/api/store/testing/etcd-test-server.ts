@@ -46,7 +46,7 @@ export function etcdTestOptions(): { skip?: string } {
 }
 
 /** A loopback port that was free a moment ago (bound to port 0, then released). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on("error", reject);
@@ -59,7 +59,7 @@ function freePort(): Promise<number> {
 }
 
 /** Resolves once etcd logs that it serves clients; rejects with its output when it exits first. */
-function ready(child: ChildProcess): Promise<void> {
+export function ready(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = "";
     const onData = (chunk: Buffer): void => {
