@@ -60,6 +60,31 @@ describe("kvol csi-driver: arguments", () => {
     );
   });
 
+  it("takes the API server, its token file and the kubelet's root directory for fuse.csi.kvol.io", () => {
+    assert.deepEqual(
+      parseCsiDriverArguments([
+        "fuse.csi.kvol.io",
+        "--endpoint",
+        "unix:///run/csi/csi.sock",
+        "--node-id=node-1",
+        "--server",
+        "https://10.0.0.1:6443",
+        "--token-file",
+        "/var/run/secrets/token",
+        "--kubelet-root-dir",
+        "/srv/kubelet",
+      ]),
+      {
+        driverName: "fuse.csi.kvol.io",
+        endpoint: "unix:///run/csi/csi.sock",
+        nodeId: "node-1",
+        serverUrl: "https://10.0.0.1:6443",
+        tokenFile: "/var/run/secrets/token",
+        kubeletRootDir: "/srv/kubelet",
+      },
+    );
+  });
+
   const badArguments: Array<[string[], RegExp]> = [
     [[], /the driver NAME is missing/],
     [["hostpath.csi.kvol.io"], /--endpoint is required/],
@@ -73,6 +98,19 @@ describe("kvol csi-driver: arguments", () => {
       /--state-dir must be an absolute path/,
     ],
     [["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--colour"], /Unknown option '--colour'/],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--server", "127.0.0.1:8080"],
+      /--server must be an http:\/\/ or https:\/\/ URL, got "127.0.0.1:8080"/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--server", "http://a:1", "--token-file", "token"],
+      /--token-file must be an absolute path, got "token"/,
+    ],
+    [["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--token-file", "/token"], /--token-file needs --server/],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--kubelet-root-dir", "kubelet"],
+      /--kubelet-root-dir must be an absolute path, got "kubelet"/,
+    ],
     [["hostpath.csi.kvol.io", "extra", "--endpoint", "unix:///x.sock"], /unexpected argument "extra"/],
   ];
   for (const [argv, message] of badArguments) {

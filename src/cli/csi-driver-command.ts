@@ -2,13 +2,18 @@
  * `kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]`: runs one
  * bundled CSI driver as its own process, on a real Unix socket with the real gRPC server, acting
  * on this machine (LinuxHost) on real time — what a driver container does in a cluster.
+ * With `--server`, fuse.csi.kvol.io reads from the API, when it starts, which mounts it served on
+ * this node, and re-establishes those whose FUSE daemon died with a previous run (seed 003).
  * SIGTERM or SIGINT stop it cleanly: calls in flight are answered, then the plugin stops.
  * Bad arguments print the usage and exit 2.
  */
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { parseArgs } from "node:util";
+import { HttpClient } from "../api/client/http-client.ts";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { socketPathOf } from "../csi/grpc/endpoint.ts";
 import { serveCsi } from "../csi/grpc/server.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
@@ -16,12 +21,17 @@ import { RealClock } from "../runtime/real-clock.ts";
 
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
+                 [--server URL [--token-file F]] [--kubelet-root-dir D]
 
 Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
-  NAME          ${bundledDriverNames.join(", ")}
-  --endpoint    the socket to serve, unix:///absolute/path (required)
-  --node-id     NodeGetInfo's node id (default: this machine's host name)
-  --state-dir   where the driver keeps its volumes and catalog (default: the driver's own)
+  NAME               ${bundledDriverNames.join(", ")}
+  --endpoint         the socket to serve, unix:///absolute/path (required)
+  --node-id          NodeGetInfo's node id, and the node whose pods it serves (default: this machine's host name)
+  --state-dir        where the driver keeps its volumes and catalog (default: the driver's own)
+  --server           the API server (http://host:port), read by ${fuseDriverName} on start to
+                     re-establish the FUSE mounts a previous run served
+  --token-file       a file holding the bearer token for --server
+  --kubelet-root-dir the kubelet's root directory, where those mounts are (default: /var/lib/kubelet)
 `;
 
 /** Exit status for bad arguments, as for every kvol command. */
@@ -36,6 +46,9 @@ export interface CsiDriverArguments {
   endpoint: string;
   nodeId: string;
   stateDir?: string;
+  serverUrl?: string;
+  tokenFile?: string;
+  kubeletRootDir?: string;
 }
 
 /** The parsed arguments, or the sentence saying what is wrong with them. */
@@ -62,14 +75,26 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     return { error: error instanceof Error ? error.message : String(error) };
   }
   if (values["node-id"] === "") return { error: "--node-id must not be empty" };
-  if (values["state-dir"] !== undefined && !values["state-dir"].startsWith("/")) {
-    return { error: `--state-dir must be an absolute path, got ${JSON.stringify(values["state-dir"])}` };
+  for (const flag of ["state-dir", "kubelet-root-dir", "token-file"] as const) {
+    const value = values[flag];
+    if (value !== undefined && !value.startsWith("/")) {
+      return { error: `--${flag} must be an absolute path, got ${JSON.stringify(value)}` };
+    }
+  }
+  if (values.server !== undefined && !/^https?:\/\/./.test(values.server)) {
+    return { error: `--server must be an http:// or https:// URL, got ${JSON.stringify(values.server)}` };
+  }
+  if (values["token-file"] !== undefined && values.server === undefined) {
+    return { error: "--token-file needs --server" };
   }
   return {
     driverName,
     endpoint: values.endpoint,
     nodeId: values["node-id"] ?? hostname(),
     ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
+    ...(values.server === undefined ? {} : { serverUrl: values.server }),
+    ...(values["token-file"] === undefined ? {} : { tokenFile: values["token-file"] }),
+    ...(values["kubelet-root-dir"] === undefined ? {} : { kubeletRootDir: values["kubelet-root-dir"] }),
   };
 }
 
@@ -82,6 +107,9 @@ function parseArgsStrictly(argv: readonly string[]) {
       endpoint: { type: "string" },
       "node-id": { type: "string" },
       "state-dir": { type: "string" },
+      server: { type: "string" },
+      "token-file": { type: "string" },
+      "kubelet-root-dir": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -137,6 +165,10 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
     fuseProgram: realNodeFuseProgram,
     onWarning: warn,
     ...(args.stateDir === undefined ? {} : { stateDir: args.stateDir }),
+    ...(args.serverUrl === undefined
+      ? {}
+      : { api: recoveryApiFromClient(apiClientOf(args.serverUrl, args.tokenFile)) }),
+    ...(args.kubeletRootDir === undefined ? {} : { kubeletRootDir: args.kubeletRootDir }),
   });
   if (driver === undefined) throw new Error(`no bundled driver is named ${args.driverName}`);
   const stopRequested = io.stopRequested();
@@ -148,4 +180,15 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
   await server.stop();
   await driver.stop();
   return 0;
+}
+
+function apiClientOf(url: string, tokenFile: string | undefined): HttpClient {
+  if (tokenFile === undefined) return new HttpClient({ url });
+  let token: string;
+  try {
+    token = readFileSync(tokenFile, "utf8").trim();
+  } catch (error) {
+    throw new Error(`cannot read --token-file ${tokenFile}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return new HttpClient({ url, bearerToken: token });
 }

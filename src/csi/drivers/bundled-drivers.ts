@@ -30,6 +30,8 @@ export interface BundledDriverContext {
   fuseProgram?: string;
   /** Lets fuse.csi.kvol.io re-establish its mounts after a restart. */
   api?: FuseRecoveryApi;
+  /** Where fuse.csi.kvol.io finds the mounts to re-establish (default /var/lib/kubelet). */
+  kubeletRootDir?: string;
   onWarning?: (message: string) => void;
   /** The simulated cloud's disks, which disk.csi.kvol.io attaches; it cannot run without them. */
   disks?: DiskBackend;
@@ -52,6 +54,7 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
         ...withStateDir,
         ...(context.fuseProgram === undefined ? {} : { fuseProgram: context.fuseProgram }),
         ...(context.api === undefined ? {} : { api: context.api }),
+        ...(context.kubeletRootDir === undefined ? {} : { kubeletRootDir: context.kubeletRootDir }),
         ...(context.onWarning === undefined ? {} : { onWarning: context.onWarning }),
       });
     case mockDriverName:
