@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { connectCsiSocket } from "../csi/grpc/client.ts";
@@ -40,6 +40,8 @@ function capturedIo(): CapturedIo {
   };
 }
 
+const s3Flags = ["--s3-url", "http://127.0.0.1:9000", "--s3-bucket", "volumes", "--s3-passwd-file", "/etc/passwd-s3fs"];
+
 describe("kvol csi-driver: arguments", () => {
   it("accepts a bundled driver with an endpoint, node id and state dir", () => {
     assert.deepEqual(
@@ -58,6 +60,15 @@ describe("kvol csi-driver: arguments", () => {
         stateDir: "/srv/volumes",
       },
     );
+  });
+
+  it("takes an S3 store for fuse.csi.kvol.io, to serve volumes with s3fs", () => {
+    assert.deepEqual(parseCsiDriverArguments(["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags]), {
+      driverName: "fuse.csi.kvol.io",
+      endpoint: "unix:///x.sock",
+      nodeId: hostname(),
+      s3: { url: "http://127.0.0.1:9000", bucket: "volumes", passwdFile: "/etc/passwd-s3fs" },
+    });
   });
 
   it("takes the API server, its token file and the kubelet's root directory for fuse.csi.kvol.io", () => {
@@ -107,6 +118,26 @@ describe("kvol csi-driver: arguments", () => {
       /--token-file must be an absolute path, got "token"/,
     ],
     [["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--token-file", "/token"], /--token-file needs --server/],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--s3-url", "http://127.0.0.1:9000"],
+      /--s3-url, --s3-bucket and --s3-passwd-file go together; give all three/,
+    ],
+    [
+      ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags],
+      /--s3-url, --s3-bucket and --s3-passwd-file are for fuse.csi.kvol.io only/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags, "--s3-url", "minio:9000"],
+      /--s3-url must be an http:\/\/ or https:\/\/ URL, got "minio:9000"/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags, "--s3-bucket", "a/b"],
+      /--s3-bucket must be a bucket name, got "a\/b"/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags, "--s3-passwd-file", "passwd"],
+      /--s3-passwd-file must be an absolute path, got "passwd"/,
+    ],
     [
       ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--kubelet-root-dir", "kubelet"],
       /--kubelet-root-dir must be an absolute path, got "kubelet"/,
@@ -165,6 +196,22 @@ describe("kvol csi-driver: serving", () => {
       const endpoint = unixEndpoint(join(directory, "csi.sock"));
       assert.equal(await runCsiDriverCommand(["fuse.csi.kvol.io", "--endpoint", endpoint], io), 1);
       assert.match(io.err.join(""), /bindfs, which is not on PATH; install it first/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it("fuse.csi.kvol.io with an S3 store refuses to start where s3fs is missing, saying so", async () => {
+    const path = process.env.PATH;
+    process.env.PATH = directory;
+    try {
+      const io = capturedIo();
+      const endpoint = unixEndpoint(join(directory, "csi.sock"));
+      assert.equal(await runCsiDriverCommand(["fuse.csi.kvol.io", "--endpoint", endpoint, ...s3Flags], io), 1);
+      assert.match(
+        io.err.join(""),
+        /fuse.csi.kvol.io serves volumes with s3fs, which is not on PATH; install it first/,
+      );
     } finally {
       process.env.PATH = path;
     }

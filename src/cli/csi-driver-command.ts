@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { HttpClient } from "../api/client/http-client.ts";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { type S3fsOptions, s3fsCommand } from "../csi/drivers/fuse/fuse-program.ts";
 import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { socketPathOf } from "../csi/grpc/endpoint.ts";
 import { serveCsi } from "../csi/grpc/server.ts";
@@ -22,6 +23,7 @@ import { RealClock } from "../runtime/real-clock.ts";
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
                  [--server URL [--token-file F]] [--kubelet-root-dir D]
+                 [--s3-url URL --s3-bucket B --s3-passwd-file F]
 
 Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
   NAME               ${bundledDriverNames.join(", ")}
@@ -32,6 +34,9 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
                      re-establish the FUSE mounts a previous run served
   --token-file       a file holding the bearer token for --server
   --kubelet-root-dir the kubelet's root directory, where those mounts are (default: /var/lib/kubelet)
+  --s3-url, --s3-bucket, --s3-passwd-file
+                     ${fuseDriverName} serves each volume from a prefix of this bucket with s3fs
+                     (the file holds ACCESS_KEY:SECRET_KEY, mode 0600), instead of a directory with bindfs
 `;
 
 /** Exit status for bad arguments, as for every kvol command. */
@@ -49,6 +54,7 @@ export interface CsiDriverArguments {
   serverUrl?: string;
   tokenFile?: string;
   kubeletRootDir?: string;
+  s3?: S3fsOptions;
 }
 
 /** The parsed arguments, or the sentence saying what is wrong with them. */
@@ -75,7 +81,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     return { error: error instanceof Error ? error.message : String(error) };
   }
   if (values["node-id"] === "") return { error: "--node-id must not be empty" };
-  for (const flag of ["state-dir", "kubelet-root-dir", "token-file"] as const) {
+  for (const flag of ["state-dir", "kubelet-root-dir", "token-file", "s3-passwd-file"] as const) {
     const value = values[flag];
     if (value !== undefined && !value.startsWith("/")) {
       return { error: `--${flag} must be an absolute path, got ${JSON.stringify(value)}` };
@@ -87,6 +93,8 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
   if (values["token-file"] !== undefined && values.server === undefined) {
     return { error: "--token-file needs --server" };
   }
+  const s3 = s3OptionsOf(driverName, values);
+  if (typeof s3 === "string") return { error: s3 };
   return {
     driverName,
     endpoint: values.endpoint,
@@ -95,6 +103,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     ...(values.server === undefined ? {} : { serverUrl: values.server }),
     ...(values["token-file"] === undefined ? {} : { tokenFile: values["token-file"] }),
     ...(values["kubelet-root-dir"] === undefined ? {} : { kubeletRootDir: values["kubelet-root-dir"] }),
+    ...(s3 === undefined ? {} : { s3 }),
   };
 }
 
@@ -110,6 +119,9 @@ function parseArgsStrictly(argv: readonly string[]) {
       server: { type: "string" },
       "token-file": { type: "string" },
       "kubelet-root-dir": { type: "string" },
+      "s3-url": { type: "string" },
+      "s3-bucket": { type: "string" },
+      "s3-passwd-file": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -153,16 +165,16 @@ export async function runCsiDriverCommand(argv: readonly string[], io: CommandIo
 async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promise<number> {
   const warn = (message: string) => io.stderr(`kvol csi-driver: ${message}\n`);
   const host = new LinuxHost({ nodeName: args.nodeId, onWarning: warn });
-  if (args.driverName === fuseDriverName && !(await host.hasCommand(realNodeFuseProgram))) {
-    throw new Error(
-      `${fuseDriverName} serves volumes with ${realNodeFuseProgram}, which is not on PATH; install it first`,
-    );
+  const fuseProgram = args.s3 === undefined ? realNodeFuseProgram : s3fsCommand;
+  if (args.driverName === fuseDriverName && !(await host.hasCommand(fuseProgram))) {
+    throw new Error(`${fuseDriverName} serves volumes with ${fuseProgram}, which is not on PATH; install it first`);
   }
   const driver = createBundledDriver(args.driverName, {
     host,
     clock: new RealClock(),
     nodeId: args.nodeId,
-    fuseProgram: realNodeFuseProgram,
+    fuseProgram,
+    ...(args.s3 === undefined ? {} : { s3: args.s3 }),
     onWarning: warn,
     ...(args.stateDir === undefined ? {} : { stateDir: args.stateDir }),
     ...(args.serverUrl === undefined
@@ -191,4 +203,21 @@ function apiClientOf(url: string, tokenFile: string | undefined): HttpClient {
     throw new Error(`cannot read --token-file ${tokenFile}: ${error instanceof Error ? error.message : String(error)}`);
   }
   return new HttpClient({ url, bearerToken: token });
+}
+
+type ParsedValues = ReturnType<typeof parseArgsStrictly>["values"];
+
+/** The s3fs options: all three flags or none, and only for the FUSE driver; else what is wrong. */
+function s3OptionsOf(driverName: string, values: ParsedValues): S3fsOptions | undefined | string {
+  const url = values["s3-url"];
+  const bucket = values["s3-bucket"];
+  const passwdFile = values["s3-passwd-file"];
+  if (url === undefined && bucket === undefined && passwdFile === undefined) return undefined;
+  if (driverName !== fuseDriverName) return `--s3-url, --s3-bucket and --s3-passwd-file are for ${fuseDriverName} only`;
+  if (url === undefined || bucket === undefined || passwdFile === undefined) {
+    return "--s3-url, --s3-bucket and --s3-passwd-file go together; give all three";
+  }
+  if (!/^https?:\/\/./.test(url)) return `--s3-url must be an http:// or https:// URL, got ${JSON.stringify(url)}`;
+  if (bucket === "" || bucket.includes("/")) return `--s3-bucket must be a bucket name, got ${JSON.stringify(bucket)}`;
+  return { url, bucket, passwdFile };
 }
