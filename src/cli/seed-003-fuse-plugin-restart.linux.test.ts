@@ -5,7 +5,8 @@
  * volume. `kill -9` of the plugin and of its scope, as a container restart does, kills bindfs: the
  * reader gets "Transport endpoint is not connected" and the kubelet's check sees a corrupted mount.
  * The restarted plugin (kvol's fix, fuse-reestablish.ts) reads from the API which mounts it served,
- * re-establishes them, and the reader reads the file again.
+ * re-establishes them, and the reader reads the file again. The same story runs with bindfs (a
+ * directory per volume) and with s3fs against a local S3 server, as in the seed.
  *
  * Runs inside a private mount namespace, so nothing mounted here is seen outside or outlives it.
  */
@@ -13,7 +14,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { afterEach, beforeEach, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { HttpClient } from "../api/client/http-client.ts";
 import { testPod } from "../api/client/test-api.ts";
@@ -21,6 +22,7 @@ import { createMemoryStore } from "../api/store/memory-store.ts";
 import { type RunningApiServer, startApiServer } from "../apiserver/server.ts";
 import { killCgroup, removeCgroup } from "../cri/linux/container-cgroup.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { type LocalS3Server, startLocalS3Server } from "../csi/drivers/fuse/testing/local-s3-server.ts";
 import {
   createRequest,
   mountCapability,
@@ -49,6 +51,7 @@ const clock = new RealClock();
 const pluginStartTimeoutMs = 60_000;
 const pluginExitTimeoutMs = 30_000;
 const callTimeoutMs = 30_000;
+const readerTimeoutMs = 30_000;
 /** Between two looks at the plugin's cgroup emptying after cgroup.kill. */
 const cgroupPollPeriodMs = 20;
 const cgroupPollsMax = 1500;
@@ -57,7 +60,8 @@ const kubeletCheckPollPeriodMs = 100;
 const kubeletCheckPollsMax = 300;
 const nodeName = "node-1";
 const pvName = "pv-seed-003";
-const fileText = "index.html served through bindfs\n";
+const fileText = "index.html served through FUSE\n";
+const bucket = "volumes";
 const readWriteMany = mountCapability({ mode: "MULTI_NODE_MULTI_WRITER" });
 
 interface Plugin {
@@ -68,8 +72,8 @@ interface Plugin {
   exited: Promise<number | null>;
 }
 
-function whyCannotRun(): string | undefined {
-  const fuse = whyRealFuseCannotRun("bindfs");
+function whyCannotRun(program: string): string | undefined {
+  const fuse = whyRealFuseCannotRun(program);
   if (fuse !== undefined) return fuse;
   if (spawnSync("busybox", ["true"]).status !== 0)
     return "busybox is not installed (Debian: apt-get install busybox-static)";
@@ -137,11 +141,11 @@ async function killScope(cgroupDir: string): Promise<void> {
   assert.fail(`cgroup ${cgroupDir} still holds ${await cgroupPids(cgroupDir)} after cgroup.kill`);
 }
 
-/** Whether the plugin is in its scope, and how many bindfs processes are (a helper that came and went is not counted). */
-async function scopeOf(plugin: Plugin): Promise<{ plugin: boolean; bindfs: number }> {
+/** Whether the plugin is in its scope, and how many `program` daemons are (a helper that came and went is not counted). */
+async function scopeOf(plugin: Plugin, program: string): Promise<{ plugin: boolean; daemons: number }> {
   const pids = await cgroupPids(plugin.cgroupDir);
   const commands = await Promise.all(pids.map(commandOf));
-  return { plugin: pids.includes(plugin.child.pid ?? -1), bindfs: commands.filter((c) => c === "bindfs").length };
+  return { plugin: pids.includes(plugin.child.pid ?? -1), daemons: commands.filter((c) => c === program).length };
 }
 
 /** The process's command name; "" when it exited since its cgroup was listed. */
@@ -154,10 +158,34 @@ async function commandOf(pid: number): Promise<string> {
   }
 }
 
-/** The reader: a process of the node's mount namespace reading the pod's file. */
-function busyboxCat(path: string): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync("busybox", ["cat", path], { encoding: "utf8" });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+/**
+ * The reader: a process of the node's mount namespace reading the pod's file. Asynchronous, so the
+ * S3 server in this process keeps answering s3fs while the reader waits on it.
+ */
+function busyboxCat(path: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn("busybox", ["cat", path], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return new Promise((resolve, reject) => {
+    const timer = clock.setTimer(readerTimeoutMs, () => {
+      child.kill("SIGKILL");
+      reject(new Error(`busybox cat ${path} did not finish within ${readerTimeoutMs} ms`));
+    });
+    child.once("error", (error) => {
+      timer.cancel();
+      reject(error);
+    });
+    child.once("close", (status) => {
+      timer.cancel();
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 /**
@@ -178,29 +206,52 @@ async function fuseMountsAt(path: string) {
   return (await readMountInfo()).filter((mount) => mount.mountPoint === path);
 }
 
+interface Variant {
+  /** The FUSE program the plugin runs. */
+  program: "bindfs" | "s3fs";
+  /** What else the plugin is started with. */
+  pluginArgs: string[];
+  /** What the mount table names as the source of the volume's FUSE mount. */
+  mountSource: (volumeId: string) => string;
+  /** Where the volume's file is kept, read without FUSE. */
+  storedFile: (volumeId: string) => Promise<string | undefined>;
+}
+
 inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi.kvol.io plugin restart", () => {
   let scratch = "";
-  let cgroup2Mount = "";
   let server: RunningApiServer | undefined;
-  const plugins: Plugin[] = [];
+  let s3: LocalS3Server | undefined;
+  let plugins: Plugin[] = [];
   let client: CsiClient | undefined;
-  let pluginArgs: string[] = [];
-  let cannotRun: string | undefined;
 
-  before(async () => {
-    cannotRun = whyCannotRun();
-    if (cannotRun !== undefined) return;
+  beforeEach(async () => {
     scratch = await makeScratchDir("seed-003");
-    const found = findCgroup2Mount(await readMountInfo());
-    if (found === undefined) {
-      cannotRun = "no cgroup2 hierarchy is mounted (at /sys/fs/cgroup or /sys/fs/cgroup/unified)";
-      return;
+  });
+
+  afterEach(async () => {
+    client?.close();
+    client = undefined;
+    for (const plugin of plugins) {
+      if (plugin.child.exitCode === null && plugin.child.signalCode === null) plugin.child.kill("SIGKILL");
+      await killScope(plugin.cgroupDir);
     }
-    cgroup2Mount = found;
+    plugins = [];
+    await server?.close();
+    server = undefined;
+    await s3?.close();
+    s3 = undefined;
+    await removeScratchDir(scratch);
+  });
+
+  async function seed003(t: TestContext, variant: Variant): Promise<void> {
+    if (!requireOrSkip(t, whyCannotRun(variant.program))) return;
+    const cgroup2Mount = findCgroup2Mount(await readMountInfo());
+    const noCgroup2 = "no cgroup2 hierarchy is mounted (at /sys/fs/cgroup or /sys/fs/cgroup/unified)";
+    if (!requireOrSkip(t, cgroup2Mount === undefined ? noCgroup2 : undefined) || cgroup2Mount === undefined) return;
     const store = createMemoryStore({ clock, random: new Rng(3).stream("store") });
     server = await startApiServer({ store, clock, logger: new Logger({ clock, sink: new MemorySink() }), port: 0 });
     const endpoint = unixEndpoint(join(scratch, "csi.sock"));
-    pluginArgs = [
+    const pluginArgs = [
       "--endpoint",
       endpoint,
       "--node-id",
@@ -211,24 +262,12 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
       server.url,
       "--kubelet-root-dir",
       join(scratch, "kubelet"),
+      ...variant.pluginArgs,
     ];
     client = connectCsiSocket({ endpoint, clock, callTimeoutMs });
-  });
-
-  after(async () => {
-    client?.close();
-    for (const plugin of plugins) {
-      if (plugin.child.exitCode === null && plugin.child.signalCode === null) plugin.child.kill("SIGKILL");
-      await killScope(plugin.cgroupDir);
-    }
-    await server?.close();
-    if (scratch !== "") await removeScratchDir(scratch);
-  });
-
-  test("kill -9 of the plugin and its scope: the reader's cat fails with ENOTCONN; the restarted plugin re-establishes the mount and the reader reads again", async (t) => {
-    if (!requireOrSkip(t, cannotRun) || client === undefined || server === undefined) return;
+    const scopeDir = (n: number) => join(cgroup2Mount, `kvol-test-fuse-plugin-${process.pid}-${variant.program}-${n}`);
     const kubeletRoot = join(scratch, "kubelet");
-    const first = await startPlugin(join(cgroup2Mount, `kvol-test-fuse-plugin-${process.pid}-1`), pluginArgs);
+    const first = await startPlugin(scopeDir(1), pluginArgs);
     plugins.push(first);
 
     // The cluster's view: a fuse volume bound to claim `data`, used by pod `web` on this node.
@@ -265,13 +304,17 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
     await client.nodePublishVolume(publishRequest(volumeId, staging, target, { volumeCapability: readWriteMany }));
     await writeFile(join(target, "index.html"), fileText);
     const file = join(target, "index.html");
-    assert.deepEqual(busyboxCat(file), { status: 0, stdout: fileText, stderr: "" });
+    assert.deepEqual(await busyboxCat(file), { status: 0, stdout: fileText, stderr: "" });
 
     // bindfs serves the staging path (libfuse 3: type `fuse`), from inside the plugin's scope.
     const stagingMount = (await fuseMountsAt(staging))[0];
     assert.equal(stagingMount?.fsType, "fuse");
-    assert.equal(stagingMount?.source, join(scratch, "state", volumeId));
-    assert.deepEqual(await scopeOf(first), { plugin: true, bindfs: 1 }, "the plugin and its bindfs share its scope");
+    assert.equal(stagingMount?.source, variant.mountSource(volumeId));
+    assert.deepEqual(
+      await scopeOf(first, variant.program),
+      { plugin: true, daemons: 1 },
+      "the plugin and its daemon share its scope",
+    );
 
     // The plugin container restarts: kill -9 of the plugin, then of everything in its scope.
     first.child.kill("SIGKILL");
@@ -279,7 +322,7 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
     await killScope(first.cgroupDir);
 
     // The failure: the pod's reader, and the kubelet's corrupted-mount check.
-    assert.deepEqual(busyboxCat(file), {
+    assert.deepEqual(await busyboxCat(file), {
       status: 1,
       stdout: "",
       stderr: `cat: can't open '${file}': Transport endpoint is not connected\n`,
@@ -296,16 +339,17 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
     );
 
     // The fix: the restarted plugin re-establishes what the API says it served on this node.
-    const second = await startPlugin(join(cgroup2Mount, `kvol-test-fuse-plugin-${process.pid}-2`), pluginArgs);
+    const second = await startPlugin(scopeDir(2), pluginArgs);
     plugins.push(second);
-    assert.deepEqual(busyboxCat(file), { status: 0, stdout: fileText, stderr: "" });
+    assert.deepEqual(await busyboxCat(file), { status: 0, stdout: fileText, stderr: "" });
     assert.equal((await fuseMountsAt(target)).length, 1, "the dead mount was unmounted, not covered");
     assert.deepEqual(
-      await scopeOf(second),
-      { plugin: true, bindfs: 1 },
-      "the new bindfs runs in the new plugin's scope",
+      await scopeOf(second, variant.program),
+      { plugin: true, daemons: 1 },
+      "the new daemon runs in the new plugin's scope",
     );
     assert.doesNotMatch(second.output(), /could not re-establish/);
+    assert.equal(await variant.storedFile(volumeId), fileText);
 
     // And the kubelet's teardown still works on the repaired mounts.
     await client.nodeUnpublishVolume({ volumeId, targetPath: target });
@@ -314,5 +358,26 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
     await client.deleteVolume({ volumeId, secrets: {} });
     second.child.kill("SIGTERM");
     assert.equal(await within(second.exited, pluginExitTimeoutMs, "the plugin stopping on SIGTERM"), 0);
+  }
+
+  test("bindfs: kill -9 of the plugin and its scope gives the reader ENOTCONN; the restarted plugin re-establishes the mount", async (t) => {
+    await seed003(t, {
+      program: "bindfs",
+      pluginArgs: [],
+      mountSource: (volumeId) => join(scratch, "state", volumeId),
+      storedFile: (volumeId) => readFile(join(scratch, "state", volumeId, "index.html"), "utf8"),
+    });
+  });
+
+  test("s3fs, as in the seed: the same failure and the same repair, the data kept in the bucket", async (t) => {
+    if (whyCannotRun("s3fs") === undefined) s3 = await startLocalS3Server(scratch, bucket);
+    const s3Args =
+      s3 === undefined ? [] : ["--s3-url", s3.url, "--s3-bucket", bucket, "--s3-passwd-file", s3.passwdFile];
+    await seed003(t, {
+      program: "s3fs",
+      pluginArgs: s3Args,
+      mountSource: (volumeId) => `${bucket}:/${volumeId}`,
+      storedFile: async (volumeId) => s3?.getObject(`${volumeId}/index.html`),
+    });
   });
 });
