@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { connectCsiSocket } from "../csi/grpc/client.ts";
@@ -47,6 +47,8 @@ function capturedIo(): CapturedIo {
   };
 }
 
+const s3Flags = ["--s3-url", "http://127.0.0.1:9000", "--s3-bucket", "volumes", "--s3-passwd-file", "/etc/passwd-s3fs"];
+
 describe("kvol csi-driver: arguments", () => {
   it("accepts a bundled driver with an endpoint, node id and state dir", () => {
     assert.deepEqual(
@@ -63,6 +65,40 @@ describe("kvol csi-driver: arguments", () => {
         endpoint: "unix:///run/csi/csi.sock",
         nodeId: "node-1",
         stateDir: "/srv/volumes",
+      },
+    );
+  });
+
+  it("takes an S3 store for fuse.csi.kvol.io, to serve volumes with s3fs", () => {
+    assert.deepEqual(parseCsiDriverArguments(["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags]), {
+      driverName: "fuse.csi.kvol.io",
+      endpoint: "unix:///x.sock",
+      nodeId: hostname(),
+      s3: { url: "http://127.0.0.1:9000", bucket: "volumes", passwdFile: "/etc/passwd-s3fs" },
+    });
+  });
+
+  it("takes the API server, its token file and the kubelet's root directory for fuse.csi.kvol.io", () => {
+    assert.deepEqual(
+      parseCsiDriverArguments([
+        "fuse.csi.kvol.io",
+        "--endpoint",
+        "unix:///run/csi/csi.sock",
+        "--node-id=node-1",
+        "--server",
+        "https://10.0.0.1:6443",
+        "--token-file",
+        "/var/run/secrets/token",
+        "--kubelet-root-dir",
+        "/srv/kubelet",
+      ]),
+      {
+        driverName: "fuse.csi.kvol.io",
+        endpoint: "unix:///run/csi/csi.sock",
+        nodeId: "node-1",
+        serverUrl: "https://10.0.0.1:6443",
+        tokenFile: "/var/run/secrets/token",
+        kubeletRootDir: "/srv/kubelet",
       },
     );
   });
@@ -84,6 +120,39 @@ describe("kvol csi-driver: arguments", () => {
       /--registration-dir must be an absolute path, got "plugins_registry"/,
     ],
     [["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--colour"], /Unknown option '--colour'/],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--server", "127.0.0.1:8080"],
+      /--server must be an http:\/\/ or https:\/\/ URL, got "127.0.0.1:8080"/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--server", "http://a:1", "--token-file", "token"],
+      /--token-file must be an absolute path, got "token"/,
+    ],
+    [["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--token-file", "/token"], /--token-file needs --server/],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--s3-url", "http://127.0.0.1:9000"],
+      /--s3-url, --s3-bucket and --s3-passwd-file go together; give all three/,
+    ],
+    [
+      ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags],
+      /--s3-url, --s3-bucket and --s3-passwd-file are for fuse.csi.kvol.io only/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags, "--s3-url", "minio:9000"],
+      /--s3-url must be an http:\/\/ or https:\/\/ URL, got "minio:9000"/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags, "--s3-bucket", "a/b"],
+      /--s3-bucket must be a bucket name, got "a\/b"/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", ...s3Flags, "--s3-passwd-file", "passwd"],
+      /--s3-passwd-file must be an absolute path, got "passwd"/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--kubelet-root-dir", "kubelet"],
+      /--kubelet-root-dir must be an absolute path, got "kubelet"/,
+    ],
     [["hostpath.csi.kvol.io", "extra", "--endpoint", "unix:///x.sock"], /unexpected argument "extra"/],
   ];
   for (const [argv, message] of badArguments) {
@@ -177,5 +246,21 @@ describe("kvol csi-driver: serving", () => {
       /Registration process failed with error: RegisterPlugin error -- plugin validation failed with err: kubernetes\.io\/csi: ValidatePlugin for CSI driver "mock\.csi\.kvol\.io" failed\. Another driver with the same name is already registered with a higher supported version: "1\.0\.0", restarting registration container\./,
     );
     assert.equal(existsSync(socketPath), false, "the registration socket is removed");
+  });
+
+  it("fuse.csi.kvol.io with an S3 store refuses to start where s3fs is missing, saying so", async () => {
+    const path = process.env.PATH;
+    process.env.PATH = directory;
+    try {
+      const io = capturedIo();
+      const endpoint = unixEndpoint(join(directory, "csi.sock"));
+      assert.equal(await runCsiDriverCommand(["fuse.csi.kvol.io", "--endpoint", endpoint, ...s3Flags], io), 1);
+      assert.match(
+        io.err.join(""),
+        /fuse.csi.kvol.io serves volumes with s3fs, which is not on PATH; install it first/,
+      );
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });

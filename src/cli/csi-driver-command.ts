@@ -5,16 +5,22 @@
  * container does in a cluster. With `--registration-dir` (the kubelet's `plugins_registry/`) it also
  * runs node-driver-registrar's part, so the node's kubelet registers it; a refusal by the kubelet
  * ends the process with status 1, as the registrar container ends.
+ * With `--server`, fuse.csi.kvol.io reads from the API, when it starts, which mounts it served on
+ * this node, and re-establishes those whose FUSE daemon died with a previous run (seed 003).
  * SIGTERM or SIGINT stop it cleanly: the registration socket goes first (the kubelet deregisters
  * the driver), calls in flight are answered, then the plugin stops.
  * Bad arguments print the usage and exit 2.
  */
+import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
+import { HttpClient } from "../api/client/http-client.ts";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { type S3fsOptions, s3fsCommand } from "../csi/drivers/fuse/fuse-program.ts";
+import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { socketPathOf } from "../csi/grpc/endpoint.ts";
 import { serveCsi } from "../csi/grpc/server.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
@@ -24,16 +30,26 @@ import { NodeDriverRegistrar } from "../volume/plugins/csi/registration/node-dri
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
                        [--registration-dir DIR]
+                       [--server URL [--token-file F]] [--kubelet-root-dir D]
+                       [--s3-url URL --s3-bucket B --s3-passwd-file F]
 
 Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
   NAME                ${bundledDriverNames.join(", ")}
   --endpoint          the socket to serve, unix:///absolute/path (required)
-  --node-id           NodeGetInfo's node id (default: this machine's host name)
+  --node-id           NodeGetInfo's node id, and the node whose pods it serves (default: this
+                      machine's host name)
   --state-dir         where the driver keeps its volumes and catalog (disk.csi.kvol.io: its disks,
                       sparse files attached as loop devices) (default: the driver's own)
   --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
                       the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
                       does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses
+  --server            the API server (http://host:port), read by ${fuseDriverName} on start to
+                      re-establish the FUSE mounts a previous run served
+  --token-file        a file holding the bearer token for --server
+  --kubelet-root-dir  the kubelet's root directory, where those mounts are (default: /var/lib/kubelet)
+  --s3-url, --s3-bucket, --s3-passwd-file
+                      ${fuseDriverName} serves each volume from a prefix of this bucket with s3fs
+                      (the file holds ACCESS_KEY:SECRET_KEY, mode 0600), instead of a directory with bindfs
 `;
 
 /** Exit status for bad arguments, as for every kvol command. */
@@ -54,6 +70,10 @@ export interface CsiDriverArguments {
   stateDir?: string;
   /** The kubelet's plugins_registry directory: register with that node's kubelet. */
   registrationDir?: string;
+  serverUrl?: string;
+  tokenFile?: string;
+  kubeletRootDir?: string;
+  s3?: S3fsOptions;
 }
 
 /** The parsed arguments, or the sentence saying what is wrong with them. */
@@ -80,19 +100,34 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     return { error: error instanceof Error ? error.message : String(error) };
   }
   if (values["node-id"] === "") return { error: "--node-id must not be empty" };
-  if (values["state-dir"] !== undefined && !values["state-dir"].startsWith("/")) {
-    return { error: `--state-dir must be an absolute path, got ${JSON.stringify(values["state-dir"])}` };
+  for (const flag of ["state-dir", "kubelet-root-dir", "token-file", "s3-passwd-file"] as const) {
+    const value = values[flag];
+    if (value !== undefined && !value.startsWith("/")) {
+      return { error: `--${flag} must be an absolute path, got ${JSON.stringify(value)}` };
+    }
   }
   const registrationDir = values["registration-dir"];
   if (registrationDir !== undefined && !registrationDir.startsWith("/")) {
     return { error: `--registration-dir must be an absolute path, got ${JSON.stringify(registrationDir)}` };
   }
+  if (values.server !== undefined && !/^https?:\/\/./.test(values.server)) {
+    return { error: `--server must be an http:// or https:// URL, got ${JSON.stringify(values.server)}` };
+  }
+  if (values["token-file"] !== undefined && values.server === undefined) {
+    return { error: "--token-file needs --server" };
+  }
+  const s3 = s3OptionsOf(driverName, values);
+  if (typeof s3 === "string") return { error: s3 };
   return {
     driverName,
     endpoint: values.endpoint,
     nodeId: values["node-id"] ?? hostname(),
     ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
     ...(registrationDir === undefined ? {} : { registrationDir }),
+    ...(values.server === undefined ? {} : { serverUrl: values.server }),
+    ...(values["token-file"] === undefined ? {} : { tokenFile: values["token-file"] }),
+    ...(values["kubelet-root-dir"] === undefined ? {} : { kubeletRootDir: values["kubelet-root-dir"] }),
+    ...(s3 === undefined ? {} : { s3 }),
   };
 }
 
@@ -106,6 +141,12 @@ function parseArgsStrictly(argv: readonly string[]) {
       "node-id": { type: "string" },
       "state-dir": { type: "string" },
       "registration-dir": { type: "string" },
+      server: { type: "string" },
+      "token-file": { type: "string" },
+      "kubelet-root-dir": { type: "string" },
+      "s3-url": { type: "string" },
+      "s3-bucket": { type: "string" },
+      "s3-passwd-file": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -149,18 +190,22 @@ export async function runCsiDriverCommand(argv: readonly string[], io: CommandIo
 async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promise<number> {
   const warn = (message: string) => io.stderr(`kvol csi-driver: ${message}\n`);
   const host = new LinuxHost({ nodeName: args.nodeId, onWarning: warn });
-  if (args.driverName === fuseDriverName && !(await host.hasCommand(realNodeFuseProgram))) {
-    throw new Error(
-      `${fuseDriverName} serves volumes with ${realNodeFuseProgram}, which is not on PATH; install it first`,
-    );
+  const fuseProgram = args.s3 === undefined ? realNodeFuseProgram : s3fsCommand;
+  if (args.driverName === fuseDriverName && !(await host.hasCommand(fuseProgram))) {
+    throw new Error(`${fuseDriverName} serves volumes with ${fuseProgram}, which is not on PATH; install it first`);
   }
   const driver = createBundledDriver(args.driverName, {
     host,
     clock: new RealClock(),
     nodeId: args.nodeId,
-    fuseProgram: realNodeFuseProgram,
+    fuseProgram,
+    ...(args.s3 === undefined ? {} : { s3: args.s3 }),
     onWarning: warn,
     ...(args.stateDir === undefined ? {} : { stateDir: args.stateDir }),
+    ...(args.serverUrl === undefined
+      ? {}
+      : { api: recoveryApiFromClient(apiClientOf(args.serverUrl, args.tokenFile)) }),
+    ...(args.kubeletRootDir === undefined ? {} : { kubeletRootDir: args.kubeletRootDir }),
   });
   if (driver === undefined) throw new Error(`no bundled driver is named ${args.driverName}`);
   const stopRequested = io.stopRequested();
@@ -191,4 +236,32 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
     await server.stop();
     await driver.stop();
   }
+}
+
+function apiClientOf(url: string, tokenFile: string | undefined): HttpClient {
+  if (tokenFile === undefined) return new HttpClient({ url });
+  let token: string;
+  try {
+    token = readFileSync(tokenFile, "utf8").trim();
+  } catch (error) {
+    throw new Error(`cannot read --token-file ${tokenFile}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return new HttpClient({ url, bearerToken: token });
+}
+
+type ParsedValues = ReturnType<typeof parseArgsStrictly>["values"];
+
+/** The s3fs options: all three flags or none, and only for the FUSE driver; else what is wrong. */
+function s3OptionsOf(driverName: string, values: ParsedValues): S3fsOptions | undefined | string {
+  const url = values["s3-url"];
+  const bucket = values["s3-bucket"];
+  const passwdFile = values["s3-passwd-file"];
+  if (url === undefined && bucket === undefined && passwdFile === undefined) return undefined;
+  if (driverName !== fuseDriverName) return `--s3-url, --s3-bucket and --s3-passwd-file are for ${fuseDriverName} only`;
+  if (url === undefined || bucket === undefined || passwdFile === undefined) {
+    return "--s3-url, --s3-bucket and --s3-passwd-file go together; give all three";
+  }
+  if (!/^https?:\/\/./.test(url)) return `--s3-url must be an http:// or https:// URL, got ${JSON.stringify(url)}`;
+  if (bucket === "" || bucket.includes("/")) return `--s3-bucket must be a bucket name, got ${JSON.stringify(bucket)}`;
+  return { url, bucket, passwdFile };
 }

@@ -5,17 +5,24 @@
  *
  * Usage (in a *.test.ts file):
  *   describeHostContract("SimHost", async () => ({ host, root: "/contract", cleanup: async () => {} }), caps);
- * Each test gets a fresh `makeHost()`; everything happens under `root`, an empty directory.
+ * Each test gets a fresh `makeHost()`; everything happens under `root`, an empty directory. The FUSE
+ * cases live in host-contract-fuse.ts.
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { type Errno, type Host, isHostError } from "./host.ts";
+import { describeFuse } from "./host-contract-fuse.ts";
 
 export interface HostUnderTest {
   host: Host;
   /** An existing empty directory the suite may use. */
   root: string;
   cleanup(): Promise<void>;
+  /**
+   * Waits a moment between two looks at something a real kernel does asynchronously (a FUSE daemon
+   * mounting, or exiting after its unmount). The simulator does those at once; it passes a no-op.
+   */
+  pause(): Promise<void>;
 }
 
 export interface HostCapabilities {
@@ -27,6 +34,8 @@ export interface HostCapabilities {
   loop: boolean;
   /** startDaemon / killProcess work, and scopes are reported. */
   daemons: boolean;
+  /** bindfs can be started as a daemon and serve a directory through FUSE. */
+  fuse: boolean;
   /** A long-running command startDaemon can start (`sleep` on Linux, any installed binary on the simulator). */
   daemonCommand?: { command: string; args: string[] };
 }
@@ -63,6 +72,7 @@ export function describeHostContract(
     describeFiles(() => ({ host, root }));
     describeMounts(() => ({ host, root }), capabilities);
     if (capabilities.daemons) describeDaemons(() => ({ host }), capabilities);
+    if (capabilities.fuse) describeFuse(() => subject);
   });
 }
 

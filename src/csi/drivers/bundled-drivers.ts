@@ -17,6 +17,7 @@ import type { DiskBackend } from "./disk/disk-backend.ts";
 import { createDiskDriver } from "./disk/disk-driver.ts";
 import { LoopDiskBackend } from "./disk/loop-disk-backend.ts";
 import { createFuseDriver } from "./fuse/fuse-driver.ts";
+import type { S3fsOptions } from "./fuse/fuse-program.ts";
 import type { FuseRecoveryApi } from "./fuse/recovery-api.ts";
 import { createHostpathDriver } from "./hostpath/hostpath-driver.ts";
 import { MockDriver } from "./mock/mock-driver.ts";
@@ -36,8 +37,12 @@ export interface BundledDriverContext {
   stateDir?: string;
   /** The program of fuse.csi.kvol.io's daemons (`bindfs` on a real node). */
   fuseProgram?: string;
+  /** fuse.csi.kvol.io serves volumes from prefixes of this bucket with s3fs. */
+  s3?: S3fsOptions;
   /** Lets fuse.csi.kvol.io re-establish its mounts after a restart. */
   api?: FuseRecoveryApi;
+  /** Where fuse.csi.kvol.io finds the mounts to re-establish (default /var/lib/kubelet). */
+  kubeletRootDir?: string;
   onWarning?: (message: string) => void;
   /**
    * The disks disk.csi.kvol.io attaches: the simulated cloud's. Without them, on a LinuxHost, it
@@ -63,7 +68,9 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
         nodeId,
         ...withStateDir,
         ...(context.fuseProgram === undefined ? {} : { fuseProgram: context.fuseProgram }),
+        ...(context.s3 === undefined ? {} : { s3: context.s3 }),
         ...(context.api === undefined ? {} : { api: context.api }),
+        ...(context.kubeletRootDir === undefined ? {} : { kubeletRootDir: context.kubeletRootDir }),
         ...(context.onWarning === undefined ? {} : { onWarning: context.onWarning }),
       });
     case mockDriverName:

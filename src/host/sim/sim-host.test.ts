@@ -8,7 +8,8 @@ describeHostContract(
     const host = world.addNode("node-a");
     await host.mkdir("/contract", 0o755);
     // The world lives in memory and is dropped with the test: nothing to clean up.
-    return { host, root: "/contract", cleanup: () => Promise.resolve() };
+    // A simulated FUSE daemon mounts before startDaemon returns and exits with its unmount: no pause is needed.
+    return { host, root: "/contract", cleanup: () => Promise.resolve(), pause: () => Promise.resolve() };
   },
-  { tmpfs: true, bind: true, loop: true, daemons: true, daemonCommand: { command: "true", args: [] } },
+  { tmpfs: true, bind: true, loop: true, daemons: true, fuse: true, daemonCommand: { command: "true", args: [] } },
 );

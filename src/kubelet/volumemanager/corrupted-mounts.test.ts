@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { startFuseDaemon } from "../../csi/drivers/fuse/fuse-daemons.ts";
+import { directoryFuseProgram } from "../../csi/drivers/fuse/fuse-program.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { Logger, MemorySink } from "../../runtime/logger.ts";
@@ -15,12 +16,14 @@ const agent = "csi-node/fuse.csi.kvol.io";
 
 /** A pod path served by a FUSE daemon of the plugin's agent scope (`alive: false`: the daemon died). */
 async function fuseMount(host: SimHost, clock: Clock, name: string, alive: boolean): Promise<string> {
-  const source = `/var/lib/kvol/csi-fuse/${name}`;
+  const stateDir = "/var/lib/kvol/csi-fuse";
+  const source = `${stateDir}/${name}`;
   const mountPoint = `/var/lib/kubelet/pods/uid-a/volumes/kubernetes.io~csi/${name}/mount`;
   await host.mkdir(source, 0o755, { recursive: true });
   await host.mkdir(mountPoint, 0o750, { recursive: true });
   const daemonAgent = alive ? "csi-node/another-driver" : agent;
-  await startFuseDaemon(host, clock, { program: "kvolfs", agent: daemonAgent, volumeId: name, source, mountPoint });
+  const program = directoryFuseProgram("kvolfs", stateDir);
+  await startFuseDaemon(host, clock, { program, agent: daemonAgent, volumeId: name, mountPoint });
   return mountPoint;
 }
 

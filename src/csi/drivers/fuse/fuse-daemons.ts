@@ -5,21 +5,19 @@
  * That placement is the point of seed 003: when the container goes, its daemons go with it, and
  * the kernel mounts they served stay behind answering ENOTCONN.
  *
- * The program runs in the foreground (`-f`) so the Host tracks the daemon itself rather than a
- * parent that forks and exits. In the simulator it is `kvolfs`; on a real node `bindfs`.
+ * What the daemon runs is the driver's FuseProgram (fuse-program.ts): `kvolfs` in the simulator,
+ * `bindfs` or `s3fs` on a real node.
  */
 import type { Host, MountInfo, ProcessInfo } from "../../../host/host.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { fuseMountPollPeriodMs, fuseMountTimeoutMs } from "../common/constants.ts";
+import type { FuseProgram } from "./fuse-program.ts";
 
 export interface FuseDaemonSpec {
-  /** The FUSE program (`kvolfs`, `bindfs`). */
-  program: string;
+  program: FuseProgram;
   /** The agent scope the daemon joins (the node plugin's). */
   agent: string;
   volumeId: string;
-  /** The directory the daemon serves. */
-  source: string;
   /** Where it mounts. */
   mountPoint: string;
 }
@@ -34,28 +32,28 @@ export function isFuseMountOf(entry: MountInfo, source: string): boolean {
  * or does not mount within fuseMountTimeoutMs (then it is killed), is an Error.
  */
 export async function startFuseDaemon(host: Host, clock: Clock, spec: FuseDaemonSpec): Promise<ProcessInfo> {
+  const { program, volumeId, mountPoint } = spec;
+  const source = program.mountSource(volumeId);
   const daemon = await host.startDaemon({
-    name: `${spec.program}:${spec.volumeId}`,
-    command: spec.program,
-    args: ["-f", spec.source, spec.mountPoint],
+    name: `${program.command}:${volumeId}`,
+    command: program.command,
+    args: program.args(volumeId, mountPoint),
     scope: "agent",
     agent: spec.agent,
   });
   const deadlineMs = clock.now() + fuseMountTimeoutMs;
   for (;;) {
     const mounted = (await host.mountInfo()).some(
-      (entry) => entry.mountPoint === spec.mountPoint && isFuseMountOf(entry, spec.source),
+      (entry) => entry.mountPoint === mountPoint && isFuseMountOf(entry, source),
     );
     if (mounted) return daemon;
     if (!(await host.isProcessAlive(daemon.pid))) {
-      throw new Error(
-        `${spec.program} (pid ${daemon.pid}) exited before mounting ${spec.source} on ${spec.mountPoint}`,
-      );
+      throw new Error(`${program.command} (pid ${daemon.pid}) exited before mounting ${source} on ${mountPoint}`);
     }
     if (clock.now() >= deadlineMs) {
       await host.killProcess(daemon.pid);
       throw new Error(
-        `${spec.program} (pid ${daemon.pid}) did not mount ${spec.mountPoint} within ${fuseMountTimeoutMs} ms; killed it`,
+        `${program.command} (pid ${daemon.pid}) did not mount ${mountPoint} within ${fuseMountTimeoutMs} ms; killed it`,
       );
     }
     await clock.sleep(fuseMountPollPeriodMs);

@@ -14,7 +14,8 @@
  * Data: like hostpath, a volume is the directory `<stateDir>/<volumeId>` made by the controller on
  * its Host; every node plugin serves that path from its own Host, so in a multi-node cluster the
  * state directory is shared storage (in the simulator: run controller and node on one node).
- * The FUSE program is `kvolfs` (modelled by the simulator); on a real node pass `bindfs`.
+ * The FUSE program is `kvolfs` (modelled by the simulator); on a real node pass `bindfs`, or `s3`
+ * to serve each volume from a prefix of a bucket with s3fs (fuse-program.ts).
  */
 import type { Host } from "../../../host/host.ts";
 import type { MountLogger } from "../../../host/mount/logger.ts";
@@ -31,6 +32,7 @@ import { allAccessModes, type CapabilitySupport } from "../common/volume-capabil
 import type { VolumeCatalog } from "../common/volume-catalog.ts";
 import { HostDirectoryStorage } from "../common/volume-storage.ts";
 import { FuseNode } from "./fuse-node.ts";
+import { directoryFuseProgram, type FuseProgram, type S3fsOptions, s3fsCommand, s3fsProgram } from "./fuse-program.ts";
 import { type ReestablishReport, reestablishMounts, servedVolumes } from "./fuse-reestablish.ts";
 import type { FuseRecoveryApi } from "./recovery-api.ts";
 
@@ -46,8 +48,10 @@ export interface FuseDriverOptions extends CapacityOptions {
   stateDir?: string;
   /** Default: a HostFileVolumeCatalog in `stateDir`. */
   catalog?: VolumeCatalog;
-  /** Default `kvolfs`; `bindfs` on a real node. */
+  /** A program serving a node directory per volume: default `kvolfs`; `bindfs` on a real node. */
   fuseProgram?: string;
+  /** Serve each volume from a prefix of this bucket with s3fs instead (then `fuseProgram` must be unset or `s3fs`). */
+  s3?: S3fsOptions;
   /** Offer NodeStage/NodeUnstage, one daemon per staged volume (default true); else one daemon per publish. */
   stageUnstage?: boolean;
   /** On start, serve again every dead mount the API says this node uses (default true). */
@@ -90,10 +94,9 @@ export function createFuseDriver(options: FuseDriverOptions): FuseDriver {
     clock: options.clock,
     mounter: new Mounter(options.host, options.mountLogger === undefined ? {} : { logger: options.mountLogger }),
     nodeId: options.nodeId,
-    stateDir,
     catalog,
     support,
-    fuseProgram: options.fuseProgram ?? defaultFuseProgram,
+    program: fuseProgramOf(options, stateDir),
     agent: options.agent ?? `csi-node/${fuseDriverName}`,
     stageUnstage,
   });
@@ -132,4 +135,12 @@ export function createFuseDriver(options: FuseDriverOptions): FuseDriver {
     },
     stop: () => node.stop(),
   };
+}
+
+function fuseProgramOf(options: FuseDriverOptions, stateDir: string): FuseProgram {
+  if (options.s3 === undefined) return directoryFuseProgram(options.fuseProgram ?? defaultFuseProgram, stateDir);
+  if (options.fuseProgram !== undefined && options.fuseProgram !== s3fsCommand) {
+    throw new Error(`${fuseDriverName}: s3 options need the ${s3fsCommand} program, not ${options.fuseProgram}`);
+  }
+  return s3fsProgram(options.s3);
 }

@@ -57,20 +57,19 @@ import {
   requireCapability,
 } from "../common/volume-capabilities.ts";
 import type { VolumeCatalog, VolumeRecord } from "../common/volume-catalog.ts";
-import { volumeDataPath } from "../common/volume-storage.ts";
 import { treeUsage } from "../common/volume-tree.ts";
 import { isFuseMountOf, killDaemonsOfAgent, startFuseDaemon } from "./fuse-daemons.ts";
+import type { FuseProgram } from "./fuse-program.ts";
 
 export interface FuseNodeOptions {
   host: Host;
   clock: Clock;
   mounter: Mounter;
   nodeId: string;
-  stateDir: string;
   catalog: VolumeCatalog;
   support: CapabilitySupport;
-  /** The FUSE program the daemons run. */
-  fuseProgram: string;
+  /** The FUSE program the daemons run, and where a volume's data lives for it. */
+  program: FuseProgram;
   /** The agent scope of the plugin's daemons. */
   agent: string;
   stageUnstage: boolean;
@@ -165,7 +164,8 @@ export class FuseNode implements CsiNode {
         volumeCondition: { abnormal: true, message: `${volumePath} does not serve volume ${volumeId}: ${why}` },
       };
     }
-    const dataPath = volumeDataPath(this.options.stateDir, volumeId);
+    // A volume in a bucket is measured through its mount.
+    const dataPath = this.options.program.localDataPath(volumeId) ?? volumePath;
     const usage = await step(`${rpc}: measuring ${dataPath}`, () =>
       treeUsage(this.options.host, dataPath, volumeTreeEntriesMax),
     );
@@ -223,8 +223,8 @@ export class FuseNode implements CsiNode {
 
   /** Makes `mountPoint` a live FUSE mount of the volume: already one, repaired, or new. */
   async serveWithDaemon(volumeId: string, mountPoint: string, field: string, rpc: string): Promise<ServeOutcome> {
-    const { host } = this.options;
-    const source = volumeDataPath(this.options.stateDir, volumeId);
+    const { host, program } = this.options;
+    const source = program.mountSource(volumeId);
     const state = await step(`${rpc}: checking ${mountPoint}`, () => mountStateAt(host, mountPoint));
     if (state.kind === "mounted") {
       if (isFuseMountOf(state.entry, source)) return "alreadyMounted";
@@ -241,16 +241,16 @@ export class FuseNode implements CsiNode {
     if (state.kind === "absent") {
       await step(`${rpc}: creating ${mountPoint}`, () => host.mkdir(mountPoint, mountDirMode, { recursive: true }));
     }
-    const { clock, fuseProgram: program, agent } = this.options;
-    await step(`${rpc}: serving ${source} on ${mountPoint} with ${program}`, () =>
-      startFuseDaemon(host, clock, { program, agent, volumeId, source, mountPoint }),
+    const { clock, agent } = this.options;
+    await step(`${rpc}: serving ${source} on ${mountPoint} with ${program.command}`, () =>
+      startFuseDaemon(host, clock, { program, agent, volumeId, mountPoint }),
     );
     return state.kind === "corrupted" ? "repaired" : "mounted";
   }
 
   /** The staging path must hold the volume's FUSE mount; a dead one is served afresh. */
   private async requireStaged(volumeId: string, stagingPath: string, rpc: string): Promise<void> {
-    const source = volumeDataPath(this.options.stateDir, volumeId);
+    const source = this.options.program.mountSource(volumeId);
     const state = await step(`${rpc}: checking ${stagingPath}`, () => mountStateAt(this.options.host, stagingPath));
     if (state.kind === "corrupted" && isFuseMountOf(state.entry, source)) {
       await this.serveWithDaemon(volumeId, stagingPath, "staging_target_path", rpc);
@@ -283,7 +283,8 @@ export class FuseNode implements CsiNode {
   private async localVolume(volumeId: string, rpc: string): Promise<VolumeRecord> {
     const record = await this.options.catalog.get(volumeId);
     if (record === undefined) throw new CsiError("NotFound", `${rpc}: volume ${volumeId} does not exist`);
-    const dataPath = volumeDataPath(this.options.stateDir, volumeId);
+    const dataPath = this.options.program.localDataPath(volumeId);
+    if (dataPath === undefined) return record;
     if (!(await step(`${rpc}: checking ${dataPath}`, () => isPresent(this.options.host, dataPath)))) {
       throw new CsiError(
         "NotFound",

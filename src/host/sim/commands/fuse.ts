@@ -37,11 +37,32 @@ type BackingResolver = (
   cancellation: Cancellation,
 ) => Promise<FuseBacking | string>;
 
-const fusePrograms: ReadonlyMap<string, BackingResolver> = new Map<string, BackingResolver>([
-  ["s3fs", resolveBucket],
-  ["bindfs", resolveHostDirectory],
+/** A FUSE program the node model knows: what it serves, and how the kernel lists its mount. */
+interface FuseProgramModel {
+  resolve: BackingResolver;
+  /**
+   * The mount's type. A libfuse 2 program (s3fs 1.90) gets `fuse.<program>`; libfuse 3 adds no
+   * subtype unless the program asks, so Debian 12's bindfs 1.14 (libfuse 3) shows plain `fuse`.
+   */
+  fsType: string;
+  superOptions: readonly string[];
+}
+
+const fuseSuperOptions = ["rw", "user_id=0", "group_id=0"];
+
+const fusePrograms: ReadonlyMap<string, FuseProgramModel> = new Map<string, FuseProgramModel>([
+  ["s3fs", { resolve: resolveBucket, fsType: "fuse.s3fs", superOptions: fuseSuperOptions }],
+  // bindfs run by root adds allow_other (and so default_permissions), as on a real node.
+  [
+    "bindfs",
+    {
+      resolve: resolveHostDirectory,
+      fsType: "fuse",
+      superOptions: [...fuseSuperOptions, "default_permissions", "allow_other"],
+    },
+  ],
   // The FUSE filesystem of the bundled fuse.csi.kvol.io driver: serves a directory of the node, as bindfs does.
-  ["kvolfs", resolveHostDirectory],
+  ["kvolfs", { resolve: resolveHostDirectory, fsType: "fuse.kvolfs", superOptions: fuseSuperOptions }],
 ]);
 
 export const fuseProgramNames: readonly string[] = [...fusePrograms.keys()];
@@ -75,21 +96,21 @@ export async function startFuseDaemon(
     scope: request.scope,
     ...(request.agent === undefined ? {} : { agent: request.agent }),
   });
-  const resolver = fusePrograms.get(request.program);
+  const model = fusePrograms.get(request.program);
   const backing =
-    resolver === undefined
+    model === undefined
       ? `${request.program}: not a FUSE program\n`
-      : await resolver(kernel, state, request.source, request.cancellation);
-  if (typeof backing === "string") {
+      : await model.resolve(kernel, state, request.source, request.cancellation);
+  if (typeof backing === "string" || model === undefined) {
     state.processes.kill(process.info.pid);
-    return { process, error: backing };
+    return { process, error: typeof backing === "string" ? backing : `${request.program}: not a FUSE program\n` };
   }
   const pid = process.info.pid;
   const superblock = kernel.anonymousSuperblock({
     fs: backing.fs,
-    fsType: `fuse.${request.program}`,
+    fsType: model.fsType,
     source: backing.source,
-    superOptions: ["rw", "user_id=0", "group_id=0"],
+    superOptions: [...model.superOptions],
     accessCheck: async (_cancellation, syscall, path) => {
       if (!state.processes.isAlive(pid)) throw new HostError("ENOTCONN", syscall, path);
     },
