@@ -7,7 +7,11 @@
  */
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
+import { addressTowards, startKubeletServer } from "../cmd/kubelet-endpoint.ts";
 import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { LinuxHost } from "../host/linux/linux-host.ts";
+import type { KubeletServer } from "../kubelet/server/kubelet-server.ts";
+import { nodeStreaming } from "../kubelet/server/node-streaming.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { Rng } from "../runtime/rng.ts";
@@ -26,6 +30,8 @@ export interface LinuxNodeArguments {
   logLevel: LogLevel;
   dataDir: string | undefined;
   rootDir: string | undefined;
+  kubeletPort: number;
+  nodeIp: string | undefined;
 }
 
 export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): Promise<number> {
@@ -40,6 +46,15 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   const clock = new RealClock();
   const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
   const paths = linuxNodePaths(parsed.dataDir ?? defaultDataDir(), parsed.nodeName, parsed.rootDir);
+  let kubeletServer: KubeletServer;
+  let address: string;
+  try {
+    address = parsed.nodeIp ?? (await addressTowards(parsed.serverUrl));
+    kubeletServer = await startKubeletServer({ ...parsed, port: parsed.kubeletPort, clock, logger }, address);
+  } catch (error) {
+    io.stderr(`kvol node: ${errorText(error)}\n`);
+    return exitFailure;
+  }
   const agent = new LinuxNodeAgent({
     serverUrl: parsed.serverUrl,
     token: parsed.token,
@@ -49,19 +64,33 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
     clock,
     rng: new Rng(randomInt(1, maxSeed)),
     logger,
+    kubeletEndpoint: { address, port: kubeletServer.port },
   });
+  const { kubelet, runtime } = agent;
+  kubeletServer.serve(
+    nodeStreaming({
+      clock,
+      host: new LinuxHost({ nodeName: parsed.nodeName }),
+      podManager: kubelet.podManager,
+      runtime,
+    }),
+  );
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {
     await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => agent.start());
   } catch (error) {
     io.stderr(`kvol node: ${errorText(error)}\n`);
+    await kubeletServer.close();
     await agent.stop();
     return exitFailure;
   }
   io.stdout(`node ${parsed.nodeName} is running on this machine (root dir ${paths.rootDir}); press Ctrl-C to stop.\n`);
   const signal = await stop;
-  await progress.step(`stopping (${signal}): containers, cgroups, mounts`, () => agent.stop());
+  await progress.step(`stopping (${signal}): containers, cgroups, mounts`, async () => {
+    await kubeletServer.close();
+    await agent.stop();
+  });
   return exitOk;
 }
 

@@ -6,6 +6,7 @@
  * the status of the pods bound to it.
  */
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
@@ -16,7 +17,7 @@ import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
   kvol node --server URL --name N (--token T | --token-file F) [--log-level L]
-            [--host sim|linux] [--data-dir D] [--root-dir R]
+            [--host sim|linux] [--data-dir D] [--root-dir R] [--kubelet-port P] [--node-ip IP]
 
 Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
 Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
@@ -34,6 +35,11 @@ writes it to DATA/node-tokens/N.
                     $KVOL_DATA_DIR or ~/.kvol), and the image store, in images/
   --root-dir R      with --host linux: the kubelet's root directory (default D/nodes/N/kubelet;
                     /var/lib/kubelet for a machine of its own, whose logs then go to /var/log/pods)
+  --kubelet-port P  the port of the node's kubelet server (HTTPS; the API server reaches it for
+                    kubectl logs, exec and attach; the kubelet's --port, 10250 in Kubernetes);
+                    default 0, a free port, reported in the Node's status
+  --node-ip IP      the address the node reports as its InternalIP, where the API server reaches
+                    its kubelet (default: the address this machine reaches the API server from)
 `;
 
 export interface NodeArguments {
@@ -44,8 +50,11 @@ export interface NodeArguments {
   host: "sim" | "linux";
   dataDir: string | undefined;
   rootDir: string | undefined;
+  kubeletPort: number;
+  nodeIp: string | undefined;
 }
 
+const maxPort = 65_535;
 const logLevels = new Set(["debug", "info", "warn", "error"]);
 
 function tokenFrom(token: string | undefined, tokenFile: string | undefined): string {
@@ -62,6 +71,20 @@ function hostKind(text: string | undefined): "sim" | "linux" {
   throw new Error(`--host must be sim or linux, got "${text}"`);
 }
 
+function portOf(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > maxPort)
+    throw new Error(`--kubelet-port must be a port number from 0 to ${maxPort}, got "${text}"`);
+  return port;
+}
+
+function nodeIpOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (isIP(text) === 0) throw new Error(`--node-ip must be an IPv4 or IPv6 address, got "${text}"`);
+  return text;
+}
+
 export function parseNodeArguments(argv: readonly string[]): NodeArguments | { help: true } {
   const { values, positionals } = parseArgs({
     args: [...argv],
@@ -76,6 +99,8 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
       host: { type: "string" },
       "data-dir": { type: "string" },
       "root-dir": { type: "string" },
+      "kubelet-port": { type: "string" },
+      "node-ip": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -95,6 +120,8 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
     host: hostKind(values.host),
     dataDir: values["data-dir"],
     rootDir: values["root-dir"],
+    kubeletPort: portOf(values["kubelet-port"]),
+    nodeIp: nodeIpOf(values["node-ip"]),
   };
 }
 

@@ -87,6 +87,8 @@ export interface LinuxNodeAgentOptions {
   rng: Rng;
   logger: Logger;
   timers?: Timers;
+  /** The InternalIP and kubelet server port the Node reports (the API server reaches the kubelet there). */
+  kubeletEndpoint?: { address: string; port: number };
 }
 
 export class LinuxNodeAgent {
@@ -115,6 +117,9 @@ export class LinuxNodeAgent {
       timers: options.timers ?? timersWith({}),
       rootDir: paths.rootDir,
       runtime: this.runtime,
+      ...(options.kubeletEndpoint === undefined
+        ? {}
+        : { address: options.kubeletEndpoint.address, kubeletPort: options.kubeletEndpoint.port }),
     });
   }
 
