@@ -1,5 +1,5 @@
 /**
- * `kubectl logs`, `logs -f`, `exec` (its output, its exit code, its stdin) through the API server
+ * `kubectl logs`, `logs -f`, `exec` (its output, its exit code, its stdin) and `attach` through the API server
  * to the kubelet of a node joined as its own process: a real node (`kvol up --host linux`, a
  * busybox container with an emptyDir at /data) and a simulated one (`kvol node` joining `kvol
  * server`, where exec runs the simulated command). kubectl 1.30 and newer speak WebSockets
@@ -43,15 +43,15 @@ function kubectlFor(kubeconfig: string) {
     runCommand(binary, args, { ...process.env, ...env, KUBECONFIG: kubeconfig }, commandTimeoutMs, input);
 }
 
-/** `kubectl logs -f` until `count` lines came, then stopped as a user stops it (Ctrl-C). */
-function followLines(kubeconfig: string, args: readonly string[], count: number): Promise<string[]> {
+/** A kubectl that streams (`logs -f`, `attach`) until `count` lines came, then stopped as a user stops it (Ctrl-C). */
+function streamedLines(kubeconfig: string, args: readonly string[], count: number): Promise<string[]> {
   const clock = new RealClock();
   return new Promise((resolve, reject) => {
-    const child = spawn("kubectl", ["logs", "-f", ...args], { env: { ...process.env, KUBECONFIG: kubeconfig } });
+    const child = spawn("kubectl", args, { env: { ...process.env, KUBECONFIG: kubeconfig } });
     let text = "";
     const timer = clock.setTimer(commandTimeoutMs, () => {
       child.kill("SIGKILL");
-      reject(new Error(`kubectl logs -f printed ${JSON.stringify(text)} and no more`));
+      reject(new Error(`kubectl ${args.join(" ")} printed ${JSON.stringify(text)} and no more`));
     });
     child.stdout.on("data", (chunk: Buffer) => {
       text += chunk.toString("utf8");
@@ -86,7 +86,7 @@ describe("kubectl logs and exec on a real node", { skip: skipReasonOf() ?? false
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("logs, logs -f, exec ls /data, exit 3, and stdin through cat, with a busybox container", async (t) => {
+  it("logs, logs -f, attach, exec ls /data, exit 3, and stdin through cat, with a busybox container", async (t) => {
     const probe = await probeLinuxRuntime();
     if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined)) return;
     up = new KvolProcess(["up", "--host", "linux", "--nodes", "1", "--port", "0", "--data-dir", dir]);
@@ -108,9 +108,12 @@ describe("kubectl logs and exec on a real node", { skip: skipReasonOf() ?? false
     const stamped = await kubectl(["logs", "box", "--timestamps", "--tail=1"]);
     assert.match(stamped.stdout, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z line \d+\n$/);
 
-    const followed = await followLines(kubeconfigPath, ["box", "--tail=1"], 3);
+    const followed = await streamedLines(kubeconfigPath, ["logs", "-f", "box", "--tail=1"], 3);
     const numbers = followed.map((line) => Number(/^line (\d+)$/.exec(line)?.[1]));
     assert.deepEqual(numbers, [numbers[0], (numbers[0] ?? 0) + 1, (numbers[0] ?? 0) + 2], followed.join("\n"));
+
+    const attached = await streamedLines(kubeconfigPath, ["attach", "box"], 2);
+    assert.match(attached.join("\n"), /^line \d+\nline \d+$/, "attach shows what the container prints from now on");
 
     const ls = await kubectl(["exec", "box", "--", "ls", "/data"]);
     assert.deepEqual([ls.status, ls.stdout], [0, "greeting\n"], ls.stderr);
