@@ -75,13 +75,13 @@ describe("pods/log", () => {
     assert.deepEqual(asked.at(-1), { container: "main", previous: true });
   });
 
-  it("refuses a container the pod does not have, and a node it cannot reach, clearly", async () => {
+  it("refuses a container the pod does not have, and a node it does not know, clearly", async () => {
     const wrong = await get(`${pods}/web/log?container=nope`);
     assert.equal(wrong.status, 400);
     assert.match(wrong.text, /container nope is not valid for pod web/);
     const far = await get(`${pods}/far/log`);
-    assert.equal(far.status, 500);
-    assert.match(far.text, /cannot reach the kubelet of node \\"node-b\\"/);
+    assert.equal(far.status, 404);
+    assert.match(far.text, /nodes \\"node-b\\" not found/);
   });
 
   it("refuses a negative tailLines with the field", async () => {

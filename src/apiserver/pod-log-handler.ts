@@ -9,7 +9,8 @@ import { ApiError, badRequest } from "../api/errors.ts";
 import type { KObject, Pod } from "../api/objects.ts";
 import { formatRfc3339Micro } from "../runtime/clock.ts";
 import { msPerSecond } from "../runtime/duration.ts";
-import type { ContainerLogEntry, KubeletConnection } from "./kubelet-connection.ts";
+import type { ContainerLogEntry } from "./kubelet-connection.ts";
+import { proxyKubeletGet, remoteKubeletOf } from "./kubelet-proxy.ts";
 import type { ResourceRequest } from "./request-context.ts";
 
 /** How often a follower looks for new lines (the kubelet's log follower wakes on file changes; this polls). */
@@ -56,7 +57,7 @@ function logQuery(query: URLSearchParams, podName: string): LogQuery {
 }
 
 /** The container the request is about, checked as kube-apiserver's LogLocation checks it. */
-function containerOf(pod: Pod, requested: string): string {
+export function containerOf(pod: Pod, requested: string): string {
   const name = pod.metadata?.name ?? "";
   const containers = (pod.spec?.containers ?? []).map((c) => c.name);
   const initContainers = (pod.spec?.initContainers ?? []).map((c) => c.name);
@@ -71,6 +72,18 @@ function containerOf(pod: Pod, requested: string): string {
   throw badRequest(
     `a container name must be specified for pod ${name}, choose one of: [${containers.join(" ")}]${initText}`,
   );
+}
+
+/** The kubelet's query for these options, as kube-apiserver's LogLocation builds it. */
+function kubeletLogQuery(options: LogQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  if (options.follow) params.set("follow", "true");
+  if (options.previous) params.set("previous", "true");
+  if (options.timestamps) params.set("timestamps", "true");
+  if (options.sinceSeconds !== undefined) params.set("sinceSeconds", String(options.sinceSeconds));
+  if (options.tailLines !== undefined) params.set("tailLines", String(options.tailLines));
+  if (options.limitBytes !== undefined) params.set("limitBytes", String(options.limitBytes));
+  return params;
 }
 
 /** RFC 3339 with the fraction's trailing zeros dropped (Go's RFC3339Nano), as `--timestamps` prints it. */
@@ -91,17 +104,6 @@ function selected(entries: readonly ContainerLogEntry[], options: LogQuery, nowM
   return options.tailLines === undefined ? [...since] : since.slice(Math.max(0, since.length - options.tailLines));
 }
 
-function kubeletFor(context: ResourceRequest, nodeName: string): KubeletConnection {
-  const kubelet = context.server.kubelets?.kubeletOf(nodeName);
-  if (kubelet === undefined) {
-    throw new ApiError(
-      "InternalError",
-      `the API server cannot reach the kubelet of node "${nodeName}" for container logs: nodes joined with \`kvol node\` do not serve the kubelet API yet`,
-    );
-  }
-  return kubelet;
-}
-
 export async function handlePodLog(context: ResourceRequest): Promise<void> {
   const { server, path, query, request, response } = context;
   const options = logQuery(query, path.name);
@@ -114,7 +116,14 @@ export async function handlePodLog(context: ResourceRequest): Promise<void> {
     response.end();
     return;
   }
-  const kubelet = kubeletFor(context, nodeName);
+  const kubelet = context.server.kubelets?.kubeletOf(nodeName);
+  if (kubelet === undefined) {
+    // A node elsewhere (`kvol node`): its kubelet's containerLogs, streamed back as it answers.
+    const remote = await remoteKubeletOf(server, nodeName);
+    const segments = [path.namespace, path.name, container].map(encodeURIComponent).join("/");
+    await proxyKubeletGet(remote, `/containerLogs/${segments}?${kubeletLogQuery(options)}`, request, response);
+    return;
+  }
   const first = await kubelet.containerLog(pod, container, options.previous);
   const initial = selected(first.entries, options, server.clock.now());
   let budget = options.limitBytes ?? Number.POSITIVE_INFINITY;

@@ -25,6 +25,11 @@ export interface ServerContext {
   connectionClock?: Clock;
   /** The kubelets the server can reach (for `pods/log`); none: logs are refused with a message saying why. */
   kubelets?: KubeletConnections;
+  /**
+   * The token of a user (`system:node:<name>`): the API server presents a node's own token to that
+   * node's kubelet. Absent on a server without authentication, which cannot reach remote kubelets.
+   */
+  kubeletCredential?: (userName: string) => string | undefined;
   /** Issues service account tokens (TokenRequest); absent on a server without authentication. */
   tokens?: ServiceAccountTokens;
 }

@@ -20,6 +20,7 @@ import type { ServerContext } from "./request-context.ts";
 import { asApiError, sendError } from "./responses.ts";
 import { route } from "./router.ts";
 import { createDualProtocolListener, createHttpListener, type TlsIdentity } from "./tls/dual-protocol-listener.ts";
+import { upgradeListener } from "./upgrade-requests.ts";
 
 export interface ApiServerOptions {
   store: Store;
@@ -83,6 +84,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     logger: options.logger,
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
     ...(options.kubelets === undefined ? {} : { kubelets: options.kubelets }),
+    ...(options.authenticator?.tokenOf === undefined
+      ? {}
+      : { kubeletCredential: options.authenticator.tokenOf.bind(options.authenticator) }),
   };
   const access: AccessOptions = {
     ...(tokens === undefined ? {} : { authenticator: tokens }),
@@ -91,8 +95,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const handler: RequestListener = (request, response) => {
     void serve(context, access, request, response);
   };
+  const onUpgrade = upgradeListener(handler, options.logger);
   const listener =
-    options.tls === undefined ? createHttpListener(handler) : createDualProtocolListener(handler, options.tls);
+    options.tls === undefined
+      ? createHttpListener(handler, onUpgrade)
+      : createDualProtocolListener(handler, options.tls, onUpgrade);
   const host = options.host ?? "127.0.0.1";
   const address = await listener.listen(options.port ?? 0, host);
   // A server on every interface is reached on the loopback address from this machine.

@@ -152,7 +152,7 @@ describe("kubectl subresources and kinds against kvol up", { skip: skipReasonOf(
     assert.notEqual(exec.status, 0);
     assert.match(
       exec.stderr,
-      /kvol cannot run a command in container "nginx" of pod "web-0": kvol's containers are simulated/,
+      /kvol cannot run a command in container "nginx" of pod "web-0": the nodes kvol up simulates in its own process run no processes/,
     );
     const unknown = await kubectl(["apply", "-f", join(dataDir, "widget.yaml")]);
     assert.notEqual(unknown.status, 0);

@@ -9,8 +9,12 @@
  */
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
+import { addressTowards, startKubeletServer } from "../cmd/kubelet-endpoint.ts";
 import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
 import { nodeNamespaceHolder } from "../cmd/node-csi-plugins.ts";
+import { LinuxHost } from "../host/linux/linux-host.ts";
+import type { KubeletServer } from "../kubelet/server/kubelet-server.ts";
+import { nodeStreaming } from "../kubelet/server/node-streaming.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
@@ -31,6 +35,8 @@ export interface LinuxNodeArguments {
   dataDir: string | undefined;
   rootDir: string | undefined;
   csiNodePlugins?: readonly string[];
+  kubeletPort: number;
+  nodeIp: string | undefined;
 }
 
 export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): Promise<number> {
@@ -53,6 +59,15 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   }
   const clock = new RealClock();
   const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
+  let kubeletServer: KubeletServer;
+  let address: string;
+  try {
+    address = parsed.nodeIp ?? (await addressTowards(parsed.serverUrl));
+    kubeletServer = await startKubeletServer({ ...parsed, port: parsed.kubeletPort, clock, logger }, address);
+  } catch (error) {
+    io.stderr(`kvol node: ${errorMessage(error)}\n`);
+    return exitFailure;
+  }
   const agent = new LinuxNodeAgent({
     serverUrl: parsed.serverUrl,
     token: parsed.token,
@@ -63,19 +78,33 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
     rng: new Rng(randomInt(1, maxSeed)),
     logger,
     ...(parsed.csiNodePlugins === undefined ? {} : { csiNodePlugins: parsed.csiNodePlugins }),
+    kubeletEndpoint: { address, port: kubeletServer.port },
   });
+  const { kubelet, runtime } = agent;
+  kubeletServer.serve(
+    nodeStreaming({
+      clock,
+      host: new LinuxHost({ nodeName: parsed.nodeName }),
+      podManager: kubelet.podManager,
+      runtime,
+    }),
+  );
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {
     await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => agent.start());
   } catch (error) {
     io.stderr(`kvol node: ${errorMessage(error)}\n`);
+    await kubeletServer.close();
     await agent.stop();
     return exitFailure;
   }
   io.stdout(`node ${parsed.nodeName} is running on this machine (root dir ${paths.rootDir}); press Ctrl-C to stop.\n`);
   const signal = await stop;
-  await progress.step(`stopping (${signal}): containers, cgroups, mounts`, () => agent.stop());
+  await progress.step(`stopping (${signal}): containers, cgroups, mounts`, async () => {
+    await kubeletServer.close();
+    await agent.stop();
+  });
   return exitOk;
 }
 

@@ -33,7 +33,22 @@ describe("kvol server and kvol node arguments", () => {
           host: "sim",
           dataDir: undefined,
           rootDir: undefined,
+          kubeletPort: 0,
+          nodeIp: undefined,
         },
+      );
+      const endpoint = parseNodeArguments([
+        ...["--server", "http://h", "--name", "n1", "--token", "t"],
+        ...["--kubelet-port", "10250", "--node-ip", "10.0.0.7"],
+      ]);
+      assert.deepEqual("host" in endpoint && [endpoint.kubeletPort, endpoint.nodeIp], [10250, "10.0.0.7"]);
+      assert.throws(
+        () => parseNodeArguments(["--server", "http://h", "--name", "n1", "--token", "t", "--kubelet-port", "70000"]),
+        /--kubelet-port must be a port number from 0 to 65535, got "70000"/,
+      );
+      assert.throws(
+        () => parseNodeArguments(["--server", "http://h", "--name", "n1", "--token", "t", "--node-ip", "node-a"]),
+        /--node-ip must be an IPv4 or IPv6 address, got "node-a"/,
       );
       const linux = parseNodeArguments(["--server", "http://h", "--name", "n1", "--token", "t", "--host", "linux"]);
       assert.deepEqual("host" in linux && [linux.host, linux.rootDir], ["linux", undefined]);

@@ -6,6 +6,7 @@
  * the status of the pods bound to it.
  */
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { defaultCsiNodePlugins } from "../cmd/linux-node-agent.ts";
 import { errorMessage } from "../runtime/error-message.ts";
@@ -19,6 +20,7 @@ import { StepProgress } from "./step-progress.ts";
 export const nodeUsage = `Usage:
   kvol node --server URL[,URL…] --name N (--token T | --token-file F) [--log-level L]
             [--host sim|linux] [--data-dir D] [--root-dir R] [--csi-node-plugins NAMES|none]
+            [--kubelet-port P] [--node-ip IP]
 
 Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
 Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
@@ -42,6 +44,11 @@ writes it to DATA/node-tokens/N.
                     kvol csi-driver processes registered through plugins_registry/ (comma-separated;
                     default ${defaultCsiNodePlugins.join(",")}, each where it can run; none for
                     none, e.g. to run your own build of one of them)
+  --kubelet-port P  the port of the node's kubelet server (HTTPS; the API server reaches it for
+                    kubectl logs, exec and attach; the kubelet's --port, 10250 in Kubernetes);
+                    default 0, a free port, reported in the Node's status
+  --node-ip IP      the address the node reports as its InternalIP, where the API server reaches
+                    its kubelet (default: the address this machine reaches the API server from)
 `;
 
 export interface NodeArguments {
@@ -54,8 +61,11 @@ export interface NodeArguments {
   rootDir: string | undefined;
   /** `--csi-node-plugins`; absent means the default set. */
   csiNodePlugins?: readonly string[];
+  kubeletPort: number;
+  nodeIp: string | undefined;
 }
 
+const maxPort = 65_535;
 const logLevels = new Set(["debug", "info", "warn", "error"]);
 
 function tokenFrom(token: string | undefined, tokenFile: string | undefined): string {
@@ -70,6 +80,20 @@ function tokenFrom(token: string | undefined, tokenFile: string | undefined): st
 function hostKind(text: string | undefined): "sim" | "linux" {
   if (text === undefined || text === "sim" || text === "linux") return text ?? "sim";
   throw new Error(`--host must be sim or linux, got "${text}"`);
+}
+
+function portOf(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > maxPort)
+    throw new Error(`--kubelet-port must be a port number from 0 to ${maxPort}, got "${text}"`);
+  return port;
+}
+
+function nodeIpOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (isIP(text) === 0) throw new Error(`--node-ip must be an IPv4 or IPv6 address, got "${text}"`);
+  return text;
 }
 
 export function parseNodeArguments(argv: readonly string[]): NodeArguments | { help: true } {
@@ -87,6 +111,8 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
       "data-dir": { type: "string" },
       "root-dir": { type: "string" },
       "csi-node-plugins": { type: "string" },
+      "kubelet-port": { type: "string" },
+      "node-ip": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -110,6 +136,8 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
     ...(values["csi-node-plugins"] === undefined
       ? {}
       : { csiNodePlugins: csiNodePluginNames(values["csi-node-plugins"]) }),
+    kubeletPort: portOf(values["kubelet-port"]),
+    nodeIp: nodeIpOf(values["node-ip"]),
   };
 }
 

@@ -110,6 +110,8 @@ export interface LinuxNodeAgentOptions {
   csiNodePlugins?: readonly string[];
   /** How to run kvol for the plugins' processes (default: the way this process was run). */
   kvolCommand?: readonly string[];
+  /** The InternalIP and kubelet server port the Node reports (the API server reaches the kubelet there). */
+  kubeletEndpoint?: { address: string; port: number };
 }
 
 export class LinuxNodeAgent {
@@ -139,6 +141,9 @@ export class LinuxNodeAgent {
       timers: options.timers ?? timersWith({}),
       rootDir: paths.rootDir,
       runtime: this.runtime,
+      ...(options.kubeletEndpoint === undefined
+        ? {}
+        : { address: options.kubeletEndpoint.address, kubeletPort: options.kubeletEndpoint.port }),
     });
     this.csiPlugins = new NodeCsiPlugins({
       driverNames: options.csiNodePlugins ?? defaultCsiNodePlugins,

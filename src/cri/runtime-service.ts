@@ -87,6 +87,26 @@ export interface ExecSyncResponse {
   exitCode: number;
 }
 
+/** A command to run in a container with its streams attached (CRI's Exec, streamed). */
+export interface ExecRequest {
+  cmd: readonly string[];
+  /** Keep the command's stdin open for the caller to write. */
+  stdin: boolean;
+  /** Run it on a terminal (stdout and stderr then are one stream). */
+  tty: boolean;
+}
+
+/** A command running in a container, its streams open. */
+export interface ExecSession {
+  stdin?: NodeJS.WritableStream;
+  stdout: NodeJS.ReadableStream;
+  stderr: NodeJS.ReadableStream;
+  /** The exit code once the command and its streams have ended. */
+  exited: Promise<number>;
+  /** Kills the command (the client went away). */
+  kill(): void;
+}
+
 /** Hears about containers that exited (CRI's container events, CONTAINER_STOPPED_EVENT). */
 export type ContainerExitHandler = (status: ContainerStatus) => void;
 
@@ -107,6 +127,8 @@ export interface RuntimeService {
   listContainers(podSandboxId?: string): Promise<ContainerStatus[]>;
   /** Runs `cmd` inside the container and waits for it, at most `timeoutMs` (0: no limit). */
   execSync(containerId: string, cmd: readonly string[], timeoutMs: number): Promise<ExecSyncResponse>;
+  /** Starts `request.cmd` inside the container with its streams open (absent: only ExecSync). */
+  exec?(containerId: string, request: ExecRequest): Promise<ExecSession>;
   /** Subscribes to container exits; returns the unsubscribe function. */
   onContainerExit(handler: ContainerExitHandler): () => void;
 }

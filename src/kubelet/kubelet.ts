@@ -79,6 +79,8 @@ export interface KubeletOptions {
   rootDir?: string;
   /** The node's InternalIP; a simulated node's own address by default. */
   address?: string;
+  /** The port of the kubelet's server, reported in the Node's daemonEndpoints; 10250 by default. */
+  kubeletPort?: number;
   zone?: string;
   region?: string;
   /** `--node-labels`. */
@@ -430,6 +432,7 @@ export class Kubelet {
     return {
       nodeName: this.nodeName,
       address,
+      ...(this.options.kubeletPort === undefined ? {} : { kubeletPort: this.options.kubeletPort }),
       ...(this.options.zone === undefined ? {} : { zone: this.options.zone }),
       ...(this.options.region === undefined ? {} : { region: this.options.region }),
       ...(this.options.labels === undefined ? {} : { labels: this.options.labels }),

@@ -21,6 +21,8 @@ export type SimKubeletSettings = Partial<
     KubeletOptions,
     | "zone"
     | "region"
+    | "address"
+    | "kubeletPort"
     | "labels"
     | "taints"
     | "capacity"

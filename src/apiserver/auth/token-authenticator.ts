@@ -11,6 +11,8 @@ import type { UserInfo } from "./user-info.ts";
 export interface Authenticator {
   /** The user the `Authorization` header proves, or a thrown 401 ApiError. */
   authenticate(authorization: string | undefined): UserInfo;
+  /** The token of user `name` (a node's, which the API server presents to that node's kubelet). */
+  tokenOf?(name: string): string | undefined;
 }
 
 /** Users known from a list of entries (tests, and the token file's contents). */
@@ -27,6 +29,16 @@ export class StaticTokenAuthenticator implements Authenticator {
     const user = this.users.get(token) ?? this.lookUpAgain(token);
     if (user === undefined) throw unauthorized();
     return user;
+  }
+
+  tokenOf(name: string): string | undefined {
+    const find = () => [...this.users].find(([, user]) => user.name === name)?.[0];
+    return find() ?? (this.reload() ? find() : undefined);
+  }
+
+  /** Reads the source again if it changed; true when it did. Nothing to reload for a fixed list. */
+  protected reload(): boolean {
+    return false;
   }
 
   /** A second chance for an unknown token; nothing to reload for a fixed list. */
@@ -54,19 +66,23 @@ export class TokenFileAuthenticator extends StaticTokenAuthenticator {
   }
 
   protected override lookUpAgain(token: string): UserInfo | undefined {
+    return this.reload() ? this.users.get(token) : undefined;
+  }
+
+  protected override reload(): boolean {
     const modifiedMs = statSync(this.path, { throwIfNoEntry: false })?.mtimeMs;
-    if (modifiedMs === undefined || modifiedMs === this.loadedModifiedMs) return undefined;
+    if (modifiedMs === undefined || modifiedMs === this.loadedModifiedMs) return false;
     let entries: TokenEntry[];
     try {
       entries = parseTokenFile(readFileSync(this.path, "utf8"), this.path);
     } catch (error) {
       // A half-written or broken file keeps the users read before; the next change is read again.
       this.lastReloadError = error instanceof Error ? error.message : String(error);
-      return undefined;
+      return false;
     }
     this.loadedModifiedMs = modifiedMs;
     this.lastReloadError = undefined;
     this.replace(entries);
-    return this.users.get(token);
+    return true;
   }
 }

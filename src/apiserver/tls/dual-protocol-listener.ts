@@ -3,9 +3,23 @@
  * handshake record, or the letter of an HTTP method). kubectl needs TLS to send its bearer token;
  * kvol's own clients, curl and client libraries may use plain HTTP on the same address.
  */
-import { createServer as createHttpServer, type RequestListener } from "node:http";
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type RequestListener,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
+
+/** Takes over a request to switch protocols (`Connection: Upgrade`: exec and attach streams). */
+export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+function withUpgrades<T extends HttpServer>(server: T, onUpgrade: UpgradeListener | undefined): T {
+  if (onUpgrade !== undefined) server.on("upgrade", onUpgrade);
+  return server;
+}
 
 /** The content type byte of a TLS handshake record: the first byte of every ClientHello. */
 const tlsHandshakeRecordType = 22;
@@ -32,8 +46,8 @@ function listenOn(server: NetServer, port: number, host: string): Promise<Addres
 }
 
 /** Plain HTTP only: a server started without a certificate. */
-export function createHttpListener(handler: RequestListener): Listener {
-  const server = createHttpServer(handler);
+export function createHttpListener(handler: RequestListener, onUpgrade?: UpgradeListener): Listener {
+  const server = withUpgrades(createHttpServer(handler), onUpgrade);
   return {
     listen: (port, host) => listenOn(server, port, host),
     close: () =>
@@ -44,9 +58,16 @@ export function createHttpListener(handler: RequestListener): Listener {
   };
 }
 
-export function createDualProtocolListener(handler: RequestListener, tls: TlsIdentity): Listener {
-  const http = createHttpServer(handler);
-  const https = createHttpsServer({ cert: tls.certificatePem, key: tls.privateKeyPem }, handler);
+export function createDualProtocolListener(
+  handler: RequestListener,
+  tls: TlsIdentity,
+  onUpgrade?: UpgradeListener,
+): Listener {
+  const http = withUpgrades(createHttpServer(handler), onUpgrade);
+  const https = withUpgrades(
+    createHttpsServer({ cert: tls.certificatePem, key: tls.privateKeyPem }, handler),
+    onUpgrade,
+  );
   const sockets = new Set<Socket>();
   const dispatch = (socket: Socket): void => {
     sockets.add(socket);

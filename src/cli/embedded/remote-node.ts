@@ -1,7 +1,8 @@
 /**
  * One simulated node joined to an API server over HTTP — what `kvol node` runs: a machine of its
  * own simulated world (SimHost) with a real kubelet on it (SimNodeAgent), talking to the server
- * through HttpClient as `system:node:<name>`, on the wall clock.
+ * through HttpClient as `system:node:<name>`, on the wall clock. Its kubelet server (logs, and
+ * exec running the simulated command) listens on a real port, reported in the Node's status.
  *
  * The node's world is its own: volumes that need nothing from outside the machine (hostPath, local,
  * emptyDir, configMap, secret, projected) work; simulated cloud disks and storage servers live in
@@ -10,7 +11,11 @@
 import { randomInt } from "node:crypto";
 import { HttpClient } from "../../api/client/http-client.ts";
 import { timersWith } from "../../api/timers.ts";
+import { addressTowards, startKubeletServer } from "../../cmd/kubelet-endpoint.ts";
+import type { SimHost } from "../../host/sim/sim-host.ts";
 import { SimWorld } from "../../host/sim/sim-world.ts";
+import type { KubeletServer } from "../../kubelet/server/kubelet-server.ts";
+import { nodeStreaming } from "../../kubelet/server/node-streaming.ts";
 import { SimNodeAgent } from "../../kubelet/sim-node-agent.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { RealClock } from "../../runtime/real-clock.ts";
@@ -24,30 +29,59 @@ export interface RemoteNodeOptions {
   token: string;
   clock: RealClock;
   logger: Logger;
+  /** The kubelet server's port; 0 picks a free one. */
+  kubeletPort: number;
+  /** The address reported as InternalIP; by default the one this machine reaches the server from. */
+  nodeIp: string | undefined;
 }
 
 export class RemoteNode {
-  readonly agent: SimNodeAgent;
+  private readonly rng = new Rng(randomInt(1, maxSeed));
+  private readonly host: SimHost;
+  private agentStarted: SimNodeAgent | undefined;
+  private kubeletServer: KubeletServer | undefined;
 
-  constructor(options: RemoteNodeOptions) {
-    const rng = new Rng(randomInt(1, maxSeed));
-    const world = new SimWorld(options.clock, rng.stream("world"));
-    this.agent = new SimNodeAgent({
-      host: world.addNode(options.nodeName),
+  constructor(private readonly options: RemoteNodeOptions) {
+    const world = new SimWorld(options.clock, this.rng.stream("world"));
+    this.host = world.addNode(options.nodeName);
+  }
+
+  get agent(): SimNodeAgent | undefined {
+    return this.agentStarted;
+  }
+
+  /** Starts the kubelet server and the kubelet; resolves once it has registered the Node. */
+  async start(): Promise<void> {
+    const { options } = this;
+    const address = options.nodeIp ?? (await addressTowards(options.serverUrl));
+    const server = await startKubeletServer({ ...options, port: options.kubeletPort }, address);
+    this.kubeletServer = server;
+    const agent = new SimNodeAgent({
+      host: this.host,
       client: new HttpClient({ url: options.serverUrl, bearerToken: options.token }),
       clock: options.clock,
-      rng: rng.stream(`node-agent/${options.nodeName}`),
+      rng: this.rng.stream(`node-agent/${options.nodeName}`),
       logger: options.logger,
       timers: timersWith({}),
+      kubelet: { address, kubeletPort: server.port },
     });
+    this.agentStarted = agent;
+    await agent.start();
+    const kubelet = agent.kubelet;
+    if (kubelet !== undefined) {
+      server.serve(
+        nodeStreaming({
+          clock: options.clock,
+          host: this.host,
+          podManager: kubelet.podManager,
+          runtime: kubelet.runtime,
+        }),
+      );
+    }
   }
 
-  /** Starts the kubelet; resolves once it has registered the Node. */
-  start(): Promise<void> {
-    return this.agent.start();
-  }
-
-  stop(): Promise<void> {
-    return this.agent.stop();
+  async stop(): Promise<void> {
+    await this.kubeletServer?.close();
+    await this.agentStarted?.stop();
   }
 }

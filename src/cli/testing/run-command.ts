@@ -18,15 +18,18 @@ export function runCommand(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
+  /** Written to the command's stdin, which then closes; without it, stdin is /dev/null. */
+  input?: string,
 ): Promise<CommandRun> {
   return new Promise((resolve) => {
-    const child = spawn(command, [...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, [...args], { env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    child.stdin?.end(input);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8");
     });
-    child.stderr.on("data", (chunk: Buffer) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
     });
     const timer = clock.setTimer(timeoutMs, () => child.kill("SIGKILL"));

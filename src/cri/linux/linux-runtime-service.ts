@@ -22,6 +22,8 @@ import {
   type ContainerConfig,
   type ContainerExitHandler,
   type ContainerStatus,
+  type ExecRequest,
+  type ExecSession,
   type ExecSyncResponse,
   type PodSandboxConfig,
   RuntimeError,
@@ -301,11 +303,7 @@ export class LinuxRuntimeService implements RuntimeService {
     const init = record.status.state === "CONTAINER_RUNNING" ? await namespaceInitPid(record.cgroupDir) : undefined;
     if (init === undefined) throw new RuntimeError("FailedPrecondition", `container ${containerId} is not running`);
     if (cmd.length === 0) throw new RuntimeError("InvalidArgument", "exec command is empty");
-    const joinThenEnter = [
-      `echo $$ > ${shellQuote(`${record.cgroupDir}/cgroup.procs`)} || exit 126`,
-      `exec ${shellQuote(this.options.tools.nsenter)} --target ${init} --mount --uts --pid --root --wd -- "$@"`,
-    ].join("\n");
-    const child = spawn("/bin/sh", ["-c", joinThenEnter, "kvol-exec", ...cmd], {
+    const child = spawn("/bin/sh", ["-c", this.joinThenEnter(record, init), "kvol-exec", ...cmd], {
       env: record.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -330,6 +328,46 @@ export class LinuxRuntimeService implements RuntimeService {
       throw new RuntimeError("DeadlineExceeded", `command ${JSON.stringify(cmd)} timed out after ${timeoutMs} ms`);
     }
     return { stdout: await stdout, stderr: await stderr, exitCode };
+  }
+
+  async exec(containerId: string, request: ExecRequest): Promise<ExecSession> {
+    const record = this.container(containerId);
+    const init = record.status.state === "CONTAINER_RUNNING" ? await namespaceInitPid(record.cgroupDir) : undefined;
+    if (init === undefined) throw new RuntimeError("FailedPrecondition", `container ${containerId} is not running`);
+    if (request.cmd.length === 0) throw new RuntimeError("InvalidArgument", "exec command is empty");
+    const script = this.joinThenEnter(record, init, request.tty ? request.cmd : undefined);
+    const child = spawn("/bin/sh", ["-c", script, "kvol-exec", ...request.cmd], {
+      env: request.tty ? { TERM: "xterm", ...record.env } : record.env,
+      detached: true,
+      stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code, sig) => resolve(exitCodeOf(code, sig)));
+    });
+    return {
+      ...(child.stdin === null ? {} : { stdin: child.stdin }),
+      stdout: child.stdout as Readable,
+      stderr: child.stderr as Readable,
+      exited,
+      kill: () => {
+        if (child.exitCode === null && child.signalCode === null) signal(-(child.pid as number), "SIGKILL");
+      },
+    };
+  }
+
+  /**
+   * The shell program that joins the container's cgroup, then enters its namespaces and root
+   * (`nsenter --root --wd`) and execs its arguments; on a terminal (util-linux `script`) for a tty.
+   */
+  private joinThenEnter(record: ContainerRecord, init: number, ttyCommand?: readonly string[]): string {
+    const enter = `${shellQuote(this.options.tools.nsenter)} --target ${init} --mount --uts --pid --root --wd --`;
+    const direct = `exec ${enter} "$@"`;
+    const run =
+      ttyCommand === undefined
+        ? direct
+        : `command -v script >/dev/null && exec script --quiet --return --command ${shellQuote(`${enter} ${ttyCommand.map(shellQuote).join(" ")}`)} /dev/null\n${direct}`;
+    return [`echo $$ > ${shellQuote(`${record.cgroupDir}/cgroup.procs`)} || exit 126`, run].join("\n");
   }
 
   private markRunning(record: ContainerRecord): void {

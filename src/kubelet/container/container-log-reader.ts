@@ -6,7 +6,12 @@
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { type LogEntry, parseCriLog } from "./container-log.ts";
-import type { SimContainerRuntime } from "./sim-container-runtime.ts";
+import type { KubeletContainerRuntime } from "./container-runtime.ts";
+
+/** What the reader needs of a runtime: its container instances and where their log files are read. */
+export type LogReadableRuntime = Pick<KubeletContainerRuntime, "current" | "previous"> & {
+  readonly logs?: { flushed(): Promise<void>; read(path: string): Promise<string> } | undefined;
+};
 
 /** A log request the kubelet refuses (the API server answers it as a 400 with this text). */
 export class ContainerLogUnavailable extends Error {}
@@ -24,7 +29,7 @@ function waitingReason(pod: Pod, container: string): string {
 }
 
 export async function readContainerLog(
-  runtime: SimContainerRuntime,
+  runtime: LogReadableRuntime,
   pod: Pod,
   container: string,
   previous: boolean,

@@ -6,6 +6,7 @@
  * such as the Linux one (src/cri/).
  */
 import type { Container, Pod } from "kubernetes-types/core/v1.js";
+import type { ExecRequest, ExecSession } from "../../cri/runtime-service.ts";
 import type { ContainerMount } from "./container-mounts.ts";
 import type { ContainerExitListener, ContainerInstance } from "./sim-container-runtime.ts";
 
@@ -57,4 +58,6 @@ export interface KubeletContainerRuntime {
    * probes run against the node paths behind the container's volumes.
    */
   exec?(instance: ContainerInstance, command: readonly string[], timeoutMs: number): Promise<ExecResult>;
+  /** Starts a command inside the container with its streams open (`kubectl exec`); absent on the simulated runtime. */
+  execStream?(instance: ContainerInstance, request: ExecRequest): Promise<ExecSession>;
 }

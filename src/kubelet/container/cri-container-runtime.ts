@@ -10,6 +10,8 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import {
   type ContainerConfig,
   type ContainerStatus,
+  type ExecRequest,
+  type ExecSession,
   type Mount,
   RuntimeError,
   type RuntimeService,
@@ -174,6 +176,14 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
   async exec(instance: ContainerInstance, command: readonly string[], timeoutMs: number): Promise<ExecResult> {
     const response = await this.options.service.execSync(criId(instance), command, timeoutMs);
     return { exitCode: response.exitCode, output: `${response.stdout.toString()}${response.stderr.toString()}` };
+  }
+
+  /** CRI's Exec, streamed: the command runs inside the container with its streams open. */
+  async execStream(instance: ContainerInstance, request: ExecRequest): Promise<ExecSession> {
+    const exec = this.options.service.exec;
+    if (exec === undefined)
+      throw new Error("the container runtime runs commands only to their end (ExecSync), not streamed");
+    return exec.call(this.options.service, criId(instance), request);
   }
 
   /** Stops every container and removes every sandbox (the node is shutting down). */

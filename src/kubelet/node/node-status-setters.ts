@@ -33,6 +33,8 @@ export interface NodeIdentity {
   nodeName: string;
   /** The node's InternalIP. */
   address: string;
+  /** The port the kubelet's server listens on (`status.daemonEndpoints.kubeletEndpoint.Port`); 10250 by default. */
+  kubeletPort?: number;
   zone?: string;
   region?: string;
   /** Extra labels (`--node-labels`). */
@@ -151,7 +153,7 @@ export function setNodeStatus(previous: NodeStatus | undefined, identity: NodeId
       { type: "InternalIP", address: identity.address },
       { type: "Hostname", address: identity.nodeName },
     ],
-    daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } },
+    daemonEndpoints: { kubeletEndpoint: { Port: identity.kubeletPort ?? kubeletPort } },
     nodeInfo: {
       machineID: identity.nodeName,
       systemUUID: identity.nodeName,
