@@ -52,7 +52,10 @@ function criId(instance: ContainerInstance): string {
   return instance.id.slice(`${containerIdScheme}://`.length);
 }
 
-/** The container's environment: literal values (values from configMaps, secrets and fields are not resolved yet). */
+/**
+ * The container's environment. The kubelet resolved every value before (container-env.ts): the
+ * container it passes holds literal values only, and no envFrom.
+ */
 function literalEnv(container: Container): ContainerConfig["envs"] {
   return (container.env ?? [])
     .filter((entry) => entry.valueFrom === undefined)
