@@ -7,6 +7,7 @@ import type {
   ContainerStatus,
   ExecSyncResponse,
   PodSandboxConfig,
+  PodSandboxStatus,
   RuntimeService,
 } from "../../cri/runtime-service.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
@@ -31,6 +32,15 @@ class RecordingRuntimeService implements RuntimeService {
   }
   async removePodSandbox(id: string): Promise<void> {
     this.calls.push(`removePodSandbox ${id}`);
+  }
+  async listPodSandbox(): Promise<PodSandboxStatus[]> {
+    return this.sandboxes.map((config) => ({
+      id: "sandbox-1",
+      metadata: config.metadata,
+      hostname: config.hostname,
+      logDirectory: config.logDirectory,
+      createdAtMs: 0,
+    }));
   }
   async createContainer(_sandbox: string, config: ContainerConfig): Promise<string> {
     const id = `c${++this.next}`;
