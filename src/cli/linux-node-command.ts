@@ -70,7 +70,9 @@ async function runInOwnMountNamespace(unshare: string, io: CommandIo): Promise<n
   const child = spawn(
     unshare,
     ["--mount", "--propagation", "slave", process.execPath, ...process.execArgv, ...process.argv.slice(1)],
-    { stdio: "inherit", env: { ...process.env, [ownMountNamespaceEnvName]: "1" } },
+    // A process group of its own: a terminal's Ctrl-C reaches this process, which passes it on
+    // once; a second signal would make the agent leave without stopping its containers.
+    { stdio: "inherit", env: { ...process.env, [ownMountNamespaceEnvName]: "1" }, detached: true },
   );
   const exited = new Promise<number>((resolve) => {
     child.on("close", (code) => resolve(code ?? exitFailure));

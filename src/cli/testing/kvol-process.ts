@@ -34,6 +34,11 @@ export class KvolProcess {
     return this.stderrText;
   }
 
+  /** The process id of the `kvol` process. */
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
