@@ -3,11 +3,13 @@
  * own. The command checks the machine first and refuses, saying what is missing, without root or a
  * needed tool; then it runs itself again under `unshare --mount --propagation slave`, so the
  * node's mounts are invisible to the machine and to other nodes while the machine's mounts still
- * reach the node, and everything it mounted goes away with it.
+ * reach the node, and everything it mounted goes away with it. An agent started after one that was
+ * killed joins the namespace its containers' monitors still hold (nsenter), where its mounts are.
  */
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { liveMonitorPid } from "../cri/linux/live-monitor.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { Rng } from "../runtime/rng.ts";
@@ -36,10 +38,18 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
     io.stderr(`kvol node: ${errorText(error)}\n`);
     return exitFailure;
   }
-  if (process.env[ownMountNamespaceEnvName] !== "1") return runInOwnMountNamespace(environment.tools.unshare, io);
+  const paths = linuxNodePaths(parsed.dataDir ?? defaultDataDir(), parsed.nodeName, parsed.rootDir);
+  if (process.env[ownMountNamespaceEnvName] !== "1") {
+    // After the agent was killed, its containers' monitors keep the node's namespace: join it.
+    const monitor = await liveMonitorPid(paths.containersDir);
+    const enter =
+      monitor === undefined
+        ? [environment.tools.unshare, "--mount", "--propagation", "slave"]
+        : [environment.tools.nsenter, `--mount=/proc/${monitor}/ns/mnt`, "--"];
+    return runInOwnMountNamespace(enter, io);
+  }
   const clock = new RealClock();
   const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
-  const paths = linuxNodePaths(parsed.dataDir ?? defaultDataDir(), parsed.nodeName, parsed.rootDir);
   const agent = new LinuxNodeAgent({
     serverUrl: parsed.serverUrl,
     token: parsed.token,
@@ -65,11 +75,15 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   return exitOk;
 }
 
-/** Runs this same command again inside a new mount namespace and passes on its exit status and stop signal. */
-async function runInOwnMountNamespace(unshare: string, io: CommandIo): Promise<number> {
+/**
+ * Runs this same command again inside the node's mount namespace (`enter`: unshare for a new one,
+ * nsenter for the one a killed agent left) and passes on its exit status and stop signal.
+ */
+async function runInOwnMountNamespace(enter: readonly string[], io: CommandIo): Promise<number> {
+  const [program = "", ...programArgs] = enter;
   const child = spawn(
-    unshare,
-    ["--mount", "--propagation", "slave", process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    program,
+    [...programArgs, process.execPath, ...process.execArgv, ...process.argv.slice(1)],
     // A process group of its own: a terminal's Ctrl-C reaches this process, which passes it on
     // once; a second signal would make the agent leave without stopping its containers.
     { stdio: "inherit", env: { ...process.env, [ownMountNamespaceEnvName]: "1" }, detached: true },
@@ -77,7 +91,7 @@ async function runInOwnMountNamespace(unshare: string, io: CommandIo): Promise<n
   const exited = new Promise<number>((resolve) => {
     child.on("close", (code) => resolve(code ?? exitFailure));
     child.on("error", (error) => {
-      io.stderr(`kvol node: could not start ${unshare}: ${error.message}\n`);
+      io.stderr(`kvol node: could not start ${program}: ${error.message}\n`);
       resolve(exitFailure);
     });
   });

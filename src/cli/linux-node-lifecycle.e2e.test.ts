@@ -258,9 +258,11 @@ describe("a real node's containers: env, and adoption after the agent is killed"
     const init = await containerInitPid(nodeCgroup, pod);
     const [agent] = childrenOf(node.pid);
     assert.ok(agent !== undefined, "the node agent runs as the command's child");
+    const nodeNamespace = readlinkSync(`/proc/${agent}/ns/mnt`);
     process.kill(agent, "SIGKILL");
-    await waitFor("the node command ends with its agent", () => !node.running || undefined, waitMs);
-    assert.equal(await isProcessAlive(agent), false);
+    await waitFor("the agent gone", async () => !(await isProcessAlive(agent)) || undefined, waitMs);
+    // The command around it only passes on signals and its agent's exit status; it goes too.
+    await node.stop("SIGKILL");
     assert.equal(await isProcessAlive(init), true, "the container runs on without its agent");
     const lengthAtKill = logOf(dir, nodeName, pod).length;
     await waitFor(
@@ -270,6 +272,12 @@ describe("a real node's containers: env, and adoption after the agent is killed"
     );
 
     const restarted = await startNode();
+    const [newAgent] = childrenOf(restarted.pid);
+    assert.equal(
+      readlinkSync(`/proc/${newAgent}/ns/mnt`),
+      nodeNamespace,
+      "the restarted agent joined the node's mount namespace its containers' monitors kept",
+    );
     // A pod created after the restart runs once the kubelet synced its pods, the adopted one included.
     await api.create("/api/v1/namespaces/default/pods", sleeper("after-restart", undefined));
     await api.runningPod("after-restart");

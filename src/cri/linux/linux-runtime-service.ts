@@ -121,7 +121,7 @@ function firstLine(child: ChildProcess): Promise<string> {
 }
 
 /** Whether `pid` is alive and is the monitor of the container in `containerDir` (not a reused pid). */
-async function isMonitorOf(pid: number, containerDir: string): Promise<boolean> {
+export async function isMonitorOf(pid: number, containerDir: string): Promise<boolean> {
   if (!(await isProcessAlive(pid))) return false;
   try {
     return (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0").includes(containerDir);
