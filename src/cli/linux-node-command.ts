@@ -3,15 +3,16 @@
  * own. The command checks the machine first and refuses, saying what is missing, without root or a
  * needed tool; then it runs itself again under `unshare --mount --propagation slave`, so the
  * node's mounts are invisible to the machine and to other nodes while the machine's mounts still
- * reach the node, and everything it mounted goes away with it. When CSI node plugins of an earlier
- * agent of this node still run (it was killed), it enters their mount namespace instead, so what
- * was mounted there stays in view.
+ * reach the node, and everything it mounted goes away with it. An agent started after one that was
+ * killed joins the namespace its containers' monitors, or its CSI node plugins, still hold
+ * (nsenter), so what was mounted there stays in view.
  */
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { addressTowards, startKubeletServer } from "../cmd/kubelet-endpoint.ts";
 import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
 import { nodeNamespaceHolder } from "../cmd/node-csi-plugins.ts";
+import { liveMonitorPid } from "../cri/linux/live-monitor.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
 import type { KubeletServer } from "../kubelet/server/kubelet-server.ts";
 import { nodeStreaming } from "../kubelet/server/node-streaming.ts";
@@ -49,12 +50,13 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   }
   const paths = linuxNodePaths(parsed.dataDir ?? defaultDataDir(), parsed.nodeName, parsed.rootDir);
   if (process.env[ownMountNamespaceEnvName] !== "1") {
-    // CSI node plugins an earlier agent of this node left running hold its mount namespace: join it.
-    const holder = await nodeNamespaceHolder(paths.csiPluginsDir);
+    // After the agent was killed, its containers' monitors and its CSI node plugins keep the node's
+    // mount namespace: join it.
+    const holder = (await liveMonitorPid(paths.containersDir)) ?? (await nodeNamespaceHolder(paths.csiPluginsDir));
     const enter =
       holder === undefined
         ? [environment.tools.unshare, "--mount", "--propagation", "slave"]
-        : [environment.tools.nsenter, "-t", String(holder), "-m", "--"];
+        : [environment.tools.nsenter, `--mount=/proc/${holder}/ns/mnt`, "--"];
     return runInOwnMountNamespace(enter, io);
   }
   const clock = new RealClock();
@@ -108,13 +110,19 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   return exitOk;
 }
 
-/** Runs this same command again inside a new mount namespace and passes on its exit status and stop signal. */
+/**
+ * Runs this same command again inside the node's mount namespace (`enter`: unshare for a new one,
+ * nsenter for the one a killed agent left) and passes on its exit status and stop signal.
+ */
 async function runInOwnMountNamespace(enter: readonly string[], io: CommandIo): Promise<number> {
-  const [program = "unshare", ...enterArgs] = enter;
-  const child = spawn(program, [...enterArgs, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: "inherit",
-    env: { ...process.env, [ownMountNamespaceEnvName]: "1" },
-  });
+  const [program = "", ...programArgs] = enter;
+  const child = spawn(
+    program,
+    [...programArgs, process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    // A process group of its own: a terminal's Ctrl-C reaches this process, which passes it on
+    // once; a second signal would make the agent leave without stopping its containers.
+    { stdio: "inherit", env: { ...process.env, [ownMountNamespaceEnvName]: "1" }, detached: true },
+  );
   const exited = new Promise<number>((resolve) => {
     child.on("close", (code) => resolve(code ?? exitFailure));
     child.on("error", (error) => {

@@ -34,8 +34,10 @@ function startNodeProcess(name: string, serverUrl: string, tokenFile: string, da
   const log = openSync(join(nodeDir, "node.log"), "a");
   const script = process.argv[1] ?? "";
   const args = ["node", "--host", "linux", "--server", serverUrl, "--name", name, "--token-file", tokenFile];
+  // A process group of its own: a terminal's Ctrl-C reaches `kvol up` only, which stops each node once.
   const child = spawn(process.execPath, [...process.execArgv, script, ...args, "--data-dir", dataDir], {
     stdio: ["ignore", "pipe", log],
+    detached: true,
   });
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -12,7 +12,9 @@
  *                                shows the node's mounts)
  *
  * and images in a store shared by the nodes of one data directory. Stopping it (Ctrl-C) stops every
- * container and removes its cgroups; the mounts go with the node's own mount namespace.
+ * container and removes its cgroups; the mounts go with the node's own mount namespace. An agent
+ * killed outright leaves its containers running; the next one adopts them (LinuxRuntimeService
+ * recover, CriContainerRuntime adoptExisting) instead of starting them again.
  */
 import { mkdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -29,7 +31,6 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
 import { csiPluginName, pluginDir, pluginsDir, podsDir, sha256Hex } from "../volume/paths.ts";
-import { removeLeftoverContainers } from "./leftover-containers.ts";
 import { NodeCsiPlugins } from "./node-csi-plugins.ts";
 
 /** How long containers get to stop when the node shuts down (the pods' own grace periods are not waited for). */
@@ -118,6 +119,7 @@ export class LinuxNodeAgent {
   readonly kubelet: Kubelet;
   readonly runtime: CriContainerRuntime;
   readonly csiPlugins: NodeCsiPlugins;
+  private readonly service: LinuxRuntimeService;
   private readonly cgroupRoot: string;
 
   constructor(private readonly options: LinuxNodeAgentOptions) {
@@ -131,6 +133,7 @@ export class LinuxNodeAgent {
       cgroupRoot: this.cgroupRoot,
       tools: environment.tools,
     });
+    this.service = service;
     this.runtime = new CriContainerRuntime({ service, clock, podLogsDir: paths.podLogsDir });
     this.kubelet = new Kubelet({
       client: new HttpClient({ url: options.serverUrl, bearerToken: options.token }),
@@ -171,12 +174,10 @@ export class LinuxNodeAgent {
       await mkdir(dir, { recursive: true, mode: 0o750 });
     }
     await mkdir(this.cgroupRoot, { recursive: true });
-    const killed = await removeLeftoverContainers(this.cgroupRoot, containersDir, this.options.clock);
-    if (killed > 0) {
-      this.options.logger.warn("Killed containers a previous node agent left running; their pods start again", {
-        containers: killed,
-      });
-    }
+    // The runtime is the truth: containers a killed predecessor left keep running and are adopted.
+    await this.service.recover();
+    const adopted = await this.runtime.adoptExisting();
+    if (adopted > 0) this.options.logger.info("Adopted running containers", { containers: adopted });
     await writeFile(this.options.paths.agentPidFile, `${process.pid}\n`);
     // Before the kubelet: a plugin left in another mount namespace is replaced before it is seen.
     await this.csiPlugins.start();

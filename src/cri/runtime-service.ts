@@ -40,6 +40,15 @@ export interface PodSandboxConfig {
   logDirectory: string;
 }
 
+/** A sandbox as ListPodSandbox reports it. */
+export interface PodSandboxStatus {
+  id: string;
+  metadata: PodSandboxMetadata;
+  hostname: string;
+  logDirectory: string;
+  createdAtMs: number;
+}
+
 export interface KeyValue {
   key: string;
   value: string;
@@ -79,6 +88,8 @@ export interface ContainerStatus {
   message: string;
   /** Absolute path of the log file. */
   logPath: string;
+  /** The container's mounts, as created (CRI's ContainerStatus.mounts). */
+  mounts?: Mount[];
 }
 
 export interface ExecSyncResponse {
@@ -117,6 +128,8 @@ export interface RuntimeService {
   stopPodSandbox(podSandboxId: string): Promise<void>;
   /** Removes the sandbox and its containers (stopping them first). */
   removePodSandbox(podSandboxId: string): Promise<void>;
+  /** Every sandbox the runtime has, including those created before the agent (re)started. */
+  listPodSandbox(): Promise<PodSandboxStatus[]>;
   createContainer(podSandboxId: string, config: ContainerConfig): Promise<string>;
   startContainer(containerId: string): Promise<void>;
   /** SIGTERM to the container's main process, SIGKILL to all of it after `timeoutMs`. */

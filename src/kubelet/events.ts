@@ -15,6 +15,7 @@ export const eventReason = {
   starting: "Starting",
   nodeReady: "NodeReady",
   registeredNode: "RegisteredNode",
+  invalidEnvironmentVariableNames: "InvalidEnvironmentVariableNames",
 } as const;
 
 /** `Unable to attach or mount volumes: <error>` (kubelet.go syncPod). */

@@ -3,7 +3,8 @@
  * source is synced:
  * - pod workers that finished a pod which has left the API are forgotten;
  * - containers still running for pods the kubelet does not know (deleted while it was down) are
- *   stopped, through a worker of their own so their volumes are torn down the usual way;
+ *   stopped, through a worker of their own so their volumes are torn down the usual way; exited
+ *   ones of such pods are removed (the container garbage collector's part);
  * - pod directories of unknown pods are removed once their volumes are gone (the volume manager's
  *   cleanupOrphanedPodDirs); what prevents it is logged once per distinct problem.
  */
@@ -54,6 +55,16 @@ export class Housekeeping {
   private stopOrphanedContainers(): void {
     const { runtime, podWorkers, logger } = this.options;
     const known = new Set(podWorkers.knownUIDs());
+    for (const uid of runtime.podUIDs()) {
+      if (known.has(uid) || runtime.isPodRunning(uid)) continue;
+      // Exited containers of a pod that is gone (found in the runtime after a restart): collected.
+      const removed = runtime.removePod(uid);
+      if (removed instanceof Promise) {
+        removed.catch((error: unknown) =>
+          logger.error("Failed to remove the containers of a pod that is no longer known", { podUID: uid, error }),
+        );
+      }
+    }
     for (const uid of runtime.runningPodUIDs()) {
       if (known.has(uid)) continue;
       const podKey = runtime.containersOf(uid)[0]?.podKey ?? "/";

@@ -61,6 +61,7 @@ import { ProcessLifetime } from "./process-lifetime.ts";
 import { retryUntilStopped } from "./retry-until-stopped.ts";
 import { StatusManager } from "./status/status-manager.ts";
 import { volumeLogger, wireNodeVolumes } from "./volume-wiring.ts";
+import { ClientVolumeApi } from "./volumemanager/client-volume-api.ts";
 import {
   createVolumeManager,
   type KubeletVolumeManager,
@@ -288,6 +289,9 @@ export class Kubelet {
       rootDir,
       mounter: wiring.node.mounter,
       resyncAfter: (uid, delayMs) => workers().requestSyncAfter(uid, delayMs),
+      envObjects: new ClientVolumeApi(client),
+      hostIP: identity.address,
+      ...(options.capacity === undefined ? {} : { nodeAllocatable: options.capacity }),
     });
     const podSync = new PodSync({
       clock,

@@ -36,8 +36,9 @@ export class KvolProcess {
     return this.stderrText;
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
+  /** The process id of the `kvol` process. */
+  get pid(): number {
+    return this.child.pid ?? 0;
   }
 
   get running(): boolean {

@@ -10,7 +10,7 @@ import { RealClock } from "../../runtime/real-clock.ts";
 import { Rng } from "../../runtime/rng.ts";
 import { ImageStore } from "../images/image-store.ts";
 import type { ContainerConfig, Mount, RuntimeService } from "../runtime-service.ts";
-import { cgroupPids } from "./container-cgroup.ts";
+import { cgroupPids, namespaceInitPid } from "./container-cgroup.ts";
 import { LinuxRuntimeService } from "./linux-runtime-service.ts";
 import { probeLinuxRuntime } from "./runtime-requirements.ts";
 
@@ -210,6 +210,49 @@ inPrivateMountNamespace(import.meta.filename, "Linux container runtime", () => {
     await service.removePodSandbox(pod.id);
     await assert.rejects(stat(cgroupDir), { code: "ENOENT" });
     assert.deepEqual(await mountsUnder(scratch), []);
+    assert.deepEqual(await readdir(join(scratch, "containers")), []);
+  });
+
+  test("a runtime started over the same state adopts a running container: same process, its exit heard, its log continued", async (t) => {
+    const first = requireRuntime(t);
+    if (first === undefined) return;
+    const probe = await probeLinuxRuntime();
+    if ("problems" in probe) return;
+    const pod = await sandbox(first, "adopted");
+    const id = await first.createContainer(
+      pod.id,
+      busybox("ticker", ["sh", "-c", "trap 'echo bye; exit 0' TERM; echo one; while true; do sleep 0.1; done"]),
+    );
+    await first.startContainer(id);
+    const cgroupDir = join(cgroupRoot, `pod${"0".repeat(8)}-0000-0000-0000-${String(podCount).padStart(12, "0")}`, id);
+    await waitFor(async () => (await namespaceInitPid(cgroupDir)) !== undefined);
+    const init = await namespaceInitPid(cgroupDir);
+    const { logPath } = await first.containerStatus(id);
+
+    // The agent that started it is gone: a new runtime over the same state directory and cgroups.
+    const second = new LinuxRuntimeService({
+      clock: new RealClock(),
+      rng: new Rng(process.pid + 1),
+      images: new ImageStore(join(scratch, "images")),
+      stateDir: join(scratch, "containers"),
+      cgroupRoot,
+      tools: probe.tools,
+    });
+    await second.recover();
+    const sandboxes = await second.listPodSandbox();
+    assert.deepEqual(
+      sandboxes.map((s) => [s.id, s.metadata.name]),
+      [[pod.id, "adopted"]],
+    );
+    const [adopted] = await second.listContainers(pod.id);
+    assert.equal(adopted?.id, id);
+    assert.equal(adopted?.state, "CONTAINER_RUNNING");
+    assert.equal(await namespaceInitPid(cgroupDir), init, "the same process runs on");
+    const exit = new Promise<number>((resolve) => second.onContainerExit((status) => resolve(status.exitCode)));
+    await second.stopContainer(id, 5000);
+    assert.equal(await exit, 0);
+    assert.match(await readFile(logPath, "utf8"), / stdout F one\n.* stdout F bye\n/s);
+    await second.removePodSandbox(pod.id);
     assert.deepEqual(await readdir(join(scratch, "containers")), []);
   });
 

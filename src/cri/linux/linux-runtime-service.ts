@@ -1,22 +1,27 @@
 /**
  * A CRI runtime made of plain Linux processes: each container is a process tree in its own PID,
  * mount and UTS namespaces and its own cgroup v2, pivot_rooted into its image's root filesystem
- * (container-setup-script.ts), with its volumes bound in. stdout and stderr go to the container's
- * log file in CRI format. Container processes are started in a session of their own, so a signal
- * to the agent's process group does not reach them.
+ * (container-setup-script.ts), with its volumes bound in. Each container has a monitor process of
+ * its own (container-shim.ts) that runs it, writes its stdout and stderr to its log file in CRI
+ * format and records its exit; monitor and container are in sessions of their own, so neither a
+ * signal to the agent's process group nor the agent's death reaches them.
  *
- * Kept on disk under `stateDir`: `<id>/rootfs` (the mount point, mounted only inside the
- * container's namespace), `<id>/upper` and `<id>/work` (its writable layer).
+ * Everything is on disk under `stateDir` (container-state-files.ts): an agent started after
+ * another was killed calls `recover()` and finds every sandbox and container again, running ones
+ * included, whose exits it then hears about by reading their monitors' reports.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, rm } from "node:fs/promises";
-import { constants } from "node:os";
+import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { LinuxHost } from "../../host/linux/linux-host.ts";
 import { readMountInfo } from "../../host/linux/mount-info-reader.ts";
+import { isProcessAlive } from "../../host/linux/process-state.ts";
 import { isPathWithin } from "../../host/mount/mount-points.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Rng } from "../../runtime/rng.ts";
+import { removeAllOneFilesystem } from "../../volume/util/remove-all.ts";
 import { type Image, ImageNotFoundError, type ImageStore } from "../images/image-store.ts";
 import {
   type ContainerConfig,
@@ -26,17 +31,28 @@ import {
   type ExecSession,
   type ExecSyncResponse,
   type PodSandboxConfig,
+  type PodSandboxStatus,
   RuntimeError,
   type RuntimeService,
 } from "../runtime-service.ts";
 import { cgroupPids, killCgroup, makeCgroup, namespaceInitPid, removeCgroup } from "./container-cgroup.ts";
 import { containerArgv, containerEnv } from "./container-command.ts";
-import { ContainerLogWriter } from "./container-log-writer.ts";
-import { containerSetupCommand, readyLine, type SetupTools } from "./container-setup-script.ts";
+import { containerSetupCommand, type SetupTools } from "./container-setup-script.ts";
+import { exitCodeOf, shimExitedLine, shimRunningLine } from "./container-shim.ts";
+import {
+  type ContainerFile,
+  containerDirs,
+  readContainerFile,
+  readSandboxFiles,
+  readShimState,
+  removeSandboxFile,
+  type SandboxFile,
+  type ShimState,
+  writeContainerFile,
+  writeSandboxFile,
+} from "./container-state-files.ts";
 import { shellQuote } from "./shell-quote.ts";
 
-/** Exit code and reason of a container whose setup failed before its command ran (runc's). */
-const startErrorExitCode = 128;
 /** Output of ExecSync kept per stream; the rest is dropped. */
 export const maxExecOutputBytes = 1024 * 1024;
 /** After SIGKILL, how long to wait for the processes to be gone before giving up. */
@@ -44,12 +60,23 @@ const killWaitMs = 10_000;
 /** Polls of an emptied cgroup before it can be removed (its processes are being reaped). */
 const cgroupRemoveAttempts = 50;
 const cgroupRemovePollMs = 20;
+/**
+ * How often the exit of a container this agent did not start is looked for (its monitor is not
+ * this process's child): the kubelet's PLEG relists the runtime every second, too.
+ */
+export const adoptedContainerPollMs = 1000;
+/** The exit code reported when a container's monitor died without recording the container's exit. */
+const lostMonitorExitCode = 255;
+
+/** The monitor's program and the loader that runs TypeScript, as the agent itself is run. */
+const shimMainPath = fileURLToPath(new URL("./container-shim-main.ts", import.meta.url));
+const typeScriptLoader = import.meta.resolve("tsx");
 
 export interface LinuxRuntimeServiceOptions {
   clock: Clock;
   rng: Rng;
   images: ImageStore;
-  /** Where containers' writable layers live. */
+  /** Where containers' state and writable layers live. */
   stateDir: string;
   /** The cgroup v2 directory under which pods get theirs (`<cgroup2>/kvol/<node>`). */
   cgroupRoot: string;
@@ -57,31 +84,20 @@ export interface LinuxRuntimeServiceOptions {
 }
 
 interface Sandbox {
-  id: string;
-  config: PodSandboxConfig;
-  cgroupDir: string;
+  file: SandboxFile;
   containers: Set<string>;
 }
 
 interface ContainerRecord {
   status: ContainerStatus;
   sandbox: Sandbox;
-  config: ContainerConfig;
-  image: Image;
+  file: ContainerFile;
   dir: string;
-  cgroupDir: string;
-  env: Record<string, string>;
-  argv: string[];
-  child?: ChildProcess;
+  /** Resolves once the container's exit is recorded; undefined until it was started. */
   exited?: Promise<void>;
 }
 
-function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
-  if (code !== null) return code;
-  return 128 + (signal === null ? 0 : constants.signals[signal]);
-}
-
-function readAll(stream: Readable, limitBytes: number): Promise<Buffer> {
+function readAll(stream: NodeJS.ReadableStream, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -94,26 +110,37 @@ function readAll(stream: Readable, limitBytes: number): Promise<Buffer> {
   });
 }
 
-/**
- * The setup's report on fd 3: settles at the "ready" line (unshare, which waits for the container,
- * keeps the pipe open, so its end never comes while the container runs) or when the pipe closes.
- * The pipe stays read to its end: unshare's own stderr is on it.
- */
-function readSetupReport(stream: Readable): Promise<string> {
+/** The monitor's first line: it runs, or it has already ended (or the monitor died). */
+function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve) => {
-    let text = "";
-    stream.on("data", (chunk: Buffer) => {
-      if (text.length < maxExecOutputBytes) text += chunk.toString("utf8");
-      if (text.split("\n").includes(readyLine)) resolve(text);
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      const line = output.split("\n");
+      if (line.length > 1) resolve(line[0] ?? "");
     });
-    stream.on("close", () => resolve(text));
+    child.on("close", () => resolve(output.split("\n")[0] ?? ""));
   });
+}
+
+/** Whether `pid` is alive and is the monitor of the container in `containerDir` (not a reused pid). */
+export async function isMonitorOf(pid: number, containerDir: string): Promise<boolean> {
+  if (!(await isProcessAlive(pid))) return false;
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0").includes(containerDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
 }
 
 export class LinuxRuntimeService implements RuntimeService {
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly containers = new Map<string, ContainerRecord>();
   private readonly exitHandlers = new Set<ContainerExitHandler>();
+  /** Recursive removal that never descends into a mount point. */
+  private readonly host = new LinuxHost({ nodeName: "container-runtime" });
+  private closed = false;
 
   constructor(private readonly options: LinuxRuntimeServiceOptions) {}
 
@@ -122,12 +149,46 @@ export class LinuxRuntimeService implements RuntimeService {
     return () => this.exitHandlers.delete(handler);
   }
 
+  /**
+   * Reads back every sandbox and container a previous agent left: running containers stay running
+   * (their exits are heard from then on), exited ones keep their exit status.
+   */
+  async recover(): Promise<void> {
+    const { stateDir } = this.options;
+    for (const file of await readSandboxFiles(stateDir)) {
+      if (!this.sandboxes.has(file.id)) this.sandboxes.set(file.id, { file, containers: new Set() });
+    }
+    for (const dir of await containerDirs(stateDir)) {
+      const file = await readContainerFile(dir);
+      if (file === undefined || this.containers.has(file.id)) {
+        if (file === undefined) await this.removeLayer(dir);
+        continue;
+      }
+      const sandbox = this.sandboxes.get(file.podSandboxId);
+      if (sandbox === undefined) {
+        await this.killAndRemoveLeftover(dir, file);
+        continue;
+      }
+      const record: ContainerRecord = { status: this.initialStatus(file), sandbox, file, dir };
+      this.containers.set(file.id, record);
+      sandbox.containers.add(file.id);
+      await this.adoptState(record);
+    }
+  }
+
+  /** Stops hearing about adopted containers (the agent stops; the containers keep running). */
+  close(): void {
+    this.closed = true;
+  }
+
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
     const id = this.newId();
     const cgroupDir = join(this.options.cgroupRoot, `pod${config.metadata.uid}`);
     await makeCgroup(cgroupDir);
     await mkdir(config.logDirectory, { recursive: true, mode: 0o755 });
-    this.sandboxes.set(id, { id, config, cgroupDir, containers: new Set() });
+    const file: SandboxFile = { id, config, cgroupDir, createdAtMs: this.options.clock.now() };
+    await writeSandboxFile(this.options.stateDir, file);
+    this.sandboxes.set(id, { file, containers: new Set() });
     return id;
   }
 
@@ -140,9 +201,20 @@ export class LinuxRuntimeService implements RuntimeService {
     const sandbox = this.sandboxes.get(podSandboxId);
     if (sandbox === undefined) return;
     for (const id of [...sandbox.containers]) await this.removeContainer(id);
-    await this.removeCgroupWhenEmpty(sandbox.cgroupDir);
-    await rm(sandbox.config.logDirectory, { recursive: true, force: true });
+    await this.removeCgroupWhenEmpty(sandbox.file.cgroupDir);
+    await removeAllOneFilesystem(this.host, sandbox.file.config.logDirectory);
+    await removeSandboxFile(this.options.stateDir, podSandboxId);
     this.sandboxes.delete(podSandboxId);
+  }
+
+  async listPodSandbox(): Promise<PodSandboxStatus[]> {
+    return [...this.sandboxes.values()].map(({ file }) => ({
+      id: file.id,
+      metadata: { ...file.config.metadata },
+      hostname: file.config.hostname,
+      logDirectory: file.config.logDirectory,
+      createdAtMs: file.createdAtMs,
+    }));
   }
 
   async createContainer(podSandboxId: string, config: ContainerConfig): Promise<string> {
@@ -159,110 +231,90 @@ export class LinuxRuntimeService implements RuntimeService {
     const id = this.newId();
     const dir = join(this.options.stateDir, id);
     for (const sub of ["rootfs", "upper", "work"]) await mkdir(join(dir, sub), { recursive: true });
-    const logPath = join(sandbox.config.logDirectory, config.logPath);
+    const logPath = join(sandbox.file.config.logDirectory, config.logPath);
     await mkdir(dirname(logPath), { recursive: true });
-    const status: ContainerStatus = {
+    const cgroupDir = join(sandbox.file.cgroupDir, id);
+    const file: ContainerFile = {
       id,
       podSandboxId,
-      name: config.metadata.name,
-      attempt: config.metadata.attempt,
-      state: "CONTAINER_CREATED",
+      config,
       image: image.name,
       createdAtMs: this.options.clock.now(),
-      startedAtMs: 0,
-      finishedAtMs: 0,
-      exitCode: 0,
-      reason: "",
-      message: "",
       logPath,
+      cgroupDir,
+      env: containerEnv(image.config, config.envs, sandbox.file.config.hostname),
+      spawn: containerSetupCommand(
+        this.options.tools,
+        {
+          cgroupDir,
+          hostname: sandbox.file.config.hostname,
+          imageRootfs: image.rootfs,
+          containerDir: dir,
+          mounts: config.mounts,
+          devices: config.devices,
+          workingDir: config.workingDir || image.config.workingDir || "/",
+        },
+        argv,
+      ),
     };
-    const env = containerEnv(image.config, config.envs, sandbox.config.hostname);
-    const record: ContainerRecord = {
-      status,
-      sandbox,
-      config,
-      image,
-      dir,
-      cgroupDir: join(sandbox.cgroupDir, id),
-      env,
-      argv,
-    };
-    this.containers.set(id, record);
+    await writeContainerFile(dir, file);
+    this.containers.set(id, { status: this.initialStatus(file), sandbox, file, dir });
     sandbox.containers.add(id);
     return id;
   }
 
   async startContainer(containerId: string): Promise<void> {
     const record = this.container(containerId);
-    if (record.status.state !== "CONTAINER_CREATED") {
+    if (record.status.state !== "CONTAINER_CREATED" || record.exited !== undefined) {
       throw new RuntimeError("FailedPrecondition", `container ${containerId} is ${record.status.state}, not created`);
     }
-    await makeCgroup(record.cgroupDir);
-    const { command, args } = containerSetupCommand(
-      this.options.tools,
-      {
-        cgroupDir: record.cgroupDir,
-        hostname: record.sandbox.config.hostname,
-        imageRootfs: record.image.rootfs,
-        containerDir: record.dir,
-        mounts: record.config.mounts,
-        devices: record.config.devices,
-        workingDir: record.config.workingDir || record.image.config.workingDir || "/",
-      },
-      record.argv,
-    );
-    const child = spawn(command, args, {
-      env: record.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe", "pipe"],
-    });
-    record.child = child;
-    const log = new ContainerLogWriter(record.status.logPath, this.options.clock);
-    log.attach("stdout", child.stdout as Readable);
-    log.attach("stderr", child.stderr as Readable);
-    const setupReport = readSetupReport(child.stdio[3] as Readable);
-    const isReady = (report: string) => report.split("\n").includes(readyLine);
+    await makeCgroup(record.file.cgroupDir);
+    const monitorLog = await open(join(record.dir, "monitor.log"), "a", 0o600);
+    let monitor: ChildProcess;
+    try {
+      monitor = spawn(process.execPath, ["--import", typeScriptLoader, shimMainPath, record.dir], {
+        detached: true,
+        stdio: ["ignore", "pipe", monitorLog.fd],
+      });
+    } finally {
+      await monitorLog.close();
+    }
+    const line = firstLine(monitor);
     record.exited = new Promise((resolve) => {
-      child.on("close", (code, signal) => {
-        void Promise.all([log.closed, setupReport]).then(([, report]) => {
-          if (isReady(report)) {
-            this.markRunning(record);
-            this.markExited(record, exitCodeOf(code, signal));
-          } else {
-            this.markStartFailed(record, report);
-          }
-          resolve();
-        });
-      });
-      child.on("error", (error) => {
-        record.status.message = error.message;
-      });
+      monitor.on("close", () => void this.settleFromMonitor(record).then(resolve));
     });
-    if (isReady(await setupReport)) {
-      this.markRunning(record);
+    monitor.on("error", (error) => {
+      record.status.message = error.message;
+    });
+    if ((await line) === shimRunningLine) {
+      const state = await readShimState(record.dir);
+      this.markRunning(record, state?.phase === "running" ? state.startedAtMs : this.options.clock.now());
       return;
     }
     await record.exited;
+    if (record.status.reason !== "StartError" && (await line) === shimExitedLine) return;
     throw new RuntimeError(
       "Unknown",
-      `failed to start container "${record.config.metadata.name}": ${record.status.message}`,
+      `failed to start container "${record.file.config.metadata.name}": ${record.status.message}`,
     );
   }
 
   async stopContainer(containerId: string, timeoutMs: number): Promise<void> {
     const record = this.container(containerId);
     if (record.status.state !== "CONTAINER_RUNNING" || record.exited === undefined) return;
+    const cgroupDir = record.file.cgroupDir;
     if (timeoutMs > 0) {
-      const init = await namespaceInitPid(record.cgroupDir);
+      const init = await namespaceInitPid(cgroupDir);
       if (init !== undefined) signal(init, "SIGTERM");
-      if ((await this.exitsWithin(record, timeoutMs)) && (await this.cgroupEmptiesWithin(record, killWaitMs))) return;
+      if ((await this.exitsWithin(record, timeoutMs)) && (await this.cgroupEmptiesWithin(cgroupDir, killWaitMs)))
+        return;
     }
     // SIGKILL to PID 1 of the namespace takes every process of it along, and unshare, its parent,
     // reaps it; only then the cgroup's stragglers (none, unless something left the namespace).
-    const init = await namespaceInitPid(record.cgroupDir);
+    const init = await namespaceInitPid(cgroupDir);
     if (init !== undefined) signal(init, "SIGKILL");
-    if (init === undefined || !(await this.exitsWithin(record, killWaitMs))) await killCgroup(record.cgroupDir);
-    if (!(await this.exitsWithin(record, killWaitMs)) || !(await this.cgroupEmptiesWithin(record, killWaitMs))) {
+    if (init === undefined || !(await this.exitsWithin(record, killWaitMs))) await killCgroup(cgroupDir);
+    if (!(await this.exitsWithin(record, killWaitMs)) || !(await this.cgroupEmptiesWithin(cgroupDir, killWaitMs))) {
       throw new RuntimeError(
         "DeadlineExceeded",
         `container ${containerId} did not exit ${killWaitMs} ms after SIGKILL`,
@@ -274,16 +326,8 @@ export class LinuxRuntimeService implements RuntimeService {
     const record = this.containers.get(containerId);
     if (record === undefined) return;
     await this.stopContainer(containerId, 0);
-    await this.removeCgroupWhenEmpty(record.cgroupDir);
-    // The rootfs is mounted only inside the container's namespace; never delete through a mount.
-    const mounted = (await readMountInfo()).filter((mount) => isPathWithin(mount.mountPoint, record.dir));
-    if (mounted.length > 0) {
-      throw new RuntimeError(
-        "FailedPrecondition",
-        `container ${containerId}: ${mounted[0]?.mountPoint} is still mounted; not removing ${record.dir}`,
-      );
-    }
-    await rm(record.dir, { recursive: true, force: true });
+    await this.removeCgroupWhenEmpty(record.file.cgroupDir);
+    await this.removeLayer(record.dir);
     record.sandbox.containers.delete(containerId);
     this.containers.delete(containerId);
   }
@@ -300,11 +344,12 @@ export class LinuxRuntimeService implements RuntimeService {
 
   async execSync(containerId: string, cmd: readonly string[], timeoutMs: number): Promise<ExecSyncResponse> {
     const record = this.container(containerId);
-    const init = record.status.state === "CONTAINER_RUNNING" ? await namespaceInitPid(record.cgroupDir) : undefined;
+    const cgroupDir = record.file.cgroupDir;
+    const init = record.status.state === "CONTAINER_RUNNING" ? await namespaceInitPid(cgroupDir) : undefined;
     if (init === undefined) throw new RuntimeError("FailedPrecondition", `container ${containerId} is not running`);
     if (cmd.length === 0) throw new RuntimeError("InvalidArgument", "exec command is empty");
     const child = spawn("/bin/sh", ["-c", this.joinThenEnter(record, init), "kvol-exec", ...cmd], {
-      env: record.env,
+      env: record.file.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -332,12 +377,13 @@ export class LinuxRuntimeService implements RuntimeService {
 
   async exec(containerId: string, request: ExecRequest): Promise<ExecSession> {
     const record = this.container(containerId);
-    const init = record.status.state === "CONTAINER_RUNNING" ? await namespaceInitPid(record.cgroupDir) : undefined;
+    const init =
+      record.status.state === "CONTAINER_RUNNING" ? await namespaceInitPid(record.file.cgroupDir) : undefined;
     if (init === undefined) throw new RuntimeError("FailedPrecondition", `container ${containerId} is not running`);
     if (request.cmd.length === 0) throw new RuntimeError("InvalidArgument", "exec command is empty");
     const script = this.joinThenEnter(record, init, request.tty ? request.cmd : undefined);
     const child = spawn("/bin/sh", ["-c", script, "kvol-exec", ...request.cmd], {
-      env: request.tty ? { TERM: "xterm", ...record.env } : record.env,
+      env: request.tty ? { TERM: "xterm", ...record.file.env } : record.file.env,
       detached: true,
       stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
     });
@@ -367,30 +413,102 @@ export class LinuxRuntimeService implements RuntimeService {
       ttyCommand === undefined
         ? direct
         : `command -v script >/dev/null && exec script --quiet --return --command ${shellQuote(`${enter} ${ttyCommand.map(shellQuote).join(" ")}`)} /dev/null\n${direct}`;
-    return [`echo $$ > ${shellQuote(`${record.cgroupDir}/cgroup.procs`)} || exit 126`, run].join("\n");
+    return [`echo $$ > ${shellQuote(`${record.file.cgroupDir}/cgroup.procs`)} || exit 126`, run].join("\n");
   }
 
-  private markRunning(record: ContainerRecord): void {
+  private initialStatus(file: ContainerFile): ContainerStatus {
+    return {
+      id: file.id,
+      podSandboxId: file.podSandboxId,
+      name: file.config.metadata.name,
+      attempt: file.config.metadata.attempt,
+      state: "CONTAINER_CREATED",
+      // CRI's ContainerStatus.image is the image as asked for, not as resolved.
+      image: file.config.image,
+      createdAtMs: file.createdAtMs,
+      startedAtMs: 0,
+      finishedAtMs: 0,
+      exitCode: 0,
+      reason: "",
+      message: "",
+      logPath: file.logPath,
+      mounts: file.config.mounts.map((mount) => ({ ...mount })),
+    };
+  }
+
+  /** A recovered container: its monitor's last report, and, while it runs, a watch for its exit. */
+  private async adoptState(record: ContainerRecord): Promise<void> {
+    const state = await readShimState(record.dir);
+    if (state?.phase === "exited") {
+      this.applyExit(record, state);
+      record.exited = Promise.resolve();
+      return;
+    }
+    const monitorPid = state?.shimPid;
+    if (state === undefined || monitorPid === undefined) {
+      // Created, never started (or its monitor died before reporting): nothing of it runs.
+      if ((await cgroupPids(record.file.cgroupDir).catch(() => [])).length === 0) return;
+    }
+    this.markRunning(record, state?.startedAtMs ?? record.file.createdAtMs);
+    record.exited = this.watchAdopted(record, monitorPid);
+  }
+
+  /** Polls the monitor's report until the container exited (or its monitor is gone). */
+  private async watchAdopted(record: ContainerRecord, monitorPid: number | undefined): Promise<void> {
+    while (!this.closed) {
+      const state = await readShimState(record.dir);
+      if (state?.phase === "exited") {
+        this.markExited(record, state);
+        return;
+      }
+      if (monitorPid === undefined || !(await isMonitorOf(monitorPid, record.dir))) {
+        await this.settleFromMonitor(record);
+        return;
+      }
+      await this.options.clock.sleep(adoptedContainerPollMs);
+    }
+  }
+
+  /** The monitor ended: its final report, or, without one, the container is taken as lost. */
+  private async settleFromMonitor(record: ContainerRecord): Promise<void> {
+    const state = await readShimState(record.dir);
+    if (state?.phase === "exited") {
+      this.markExited(record, state);
+      return;
+    }
+    // Without its monitor nobody records the container's exit or writes its log: it is stopped.
+    await killCgroup(record.file.cgroupDir).catch(() => undefined);
+    this.markExited(record, {
+      phase: "exited",
+      shimPid: state?.shimPid ?? 0,
+      startedAtMs: record.status.startedAtMs,
+      finishedAtMs: this.options.clock.now(),
+      exitCode: lostMonitorExitCode,
+      reason: "Error",
+      message: record.status.message || "the container's monitor exited before the container did",
+    });
+  }
+
+  private markRunning(record: ContainerRecord, startedAtMs: number): void {
     if (record.status.state !== "CONTAINER_CREATED") return;
     record.status.state = "CONTAINER_RUNNING";
-    record.status.startedAtMs = this.options.clock.now();
+    record.status.startedAtMs = startedAtMs;
   }
 
-  /** The setup failed before the command ran: runc's StartError, exit code 128. */
-  private markStartFailed(record: ContainerRecord, report: string): void {
-    record.status.reason = "StartError";
-    record.status.message = report.trim() || "container setup exited before the command started";
-    this.markExited(record, startErrorExitCode);
-  }
-
-  private markExited(record: ContainerRecord, exitCode: number): void {
+  private applyExit(record: ContainerRecord, state: Extract<ShimState, { phase: "exited" }>): void {
     const status = record.status;
     status.state = "CONTAINER_EXITED";
-    status.finishedAtMs = this.options.clock.now();
-    status.exitCode = exitCode;
-    if (status.reason !== "StartError") status.reason = exitCode === 0 ? "Completed" : "Error";
-    record.child = undefined;
-    for (const handler of this.exitHandlers) handler({ ...status });
+    if (state.startedAtMs > 0) status.startedAtMs = state.startedAtMs;
+    status.finishedAtMs = state.finishedAtMs;
+    status.exitCode = state.exitCode;
+    status.reason = state.reason;
+    status.message = state.message;
+  }
+
+  private markExited(record: ContainerRecord, state: Extract<ShimState, { phase: "exited" }>): void {
+    if (record.status.state === "CONTAINER_EXITED") return;
+    this.applyExit(record, state);
+    for (const handler of this.exitHandlers) handler({ ...record.status });
   }
 
   private async exitsWithin(record: ContainerRecord, timeoutMs: number): Promise<boolean> {
@@ -404,9 +522,9 @@ export class LinuxRuntimeService implements RuntimeService {
     return exited;
   }
 
-  private async cgroupEmptiesWithin(record: ContainerRecord, timeoutMs: number): Promise<boolean> {
+  private async cgroupEmptiesWithin(cgroupDir: string, timeoutMs: number): Promise<boolean> {
     for (let waitedMs = 0; waitedMs <= timeoutMs; waitedMs += cgroupRemovePollMs) {
-      if ((await cgroupPids(record.cgroupDir)).length === 0) return true;
+      if ((await cgroupPids(cgroupDir)).length === 0) return true;
       await this.options.clock.sleep(cgroupRemovePollMs);
     }
     return false;
@@ -418,6 +536,26 @@ export class LinuxRuntimeService implements RuntimeService {
       await this.options.clock.sleep(cgroupRemovePollMs);
     }
     throw new RuntimeError("FailedPrecondition", `cgroup ${dir} still holds processes`);
+  }
+
+  /** Removes a container's directory; never through a mount (its rootfs is mounted only in its own namespace). */
+  private async removeLayer(dir: string): Promise<void> {
+    const mounted = (await readMountInfo()).filter((mount) => isPathWithin(mount.mountPoint, dir));
+    if (mounted.length > 0) {
+      throw new RuntimeError(
+        "FailedPrecondition",
+        `${mounted[0]?.mountPoint} is still mounted; not removing container directory ${dir}`,
+      );
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  /** A container whose sandbox is gone (the agent died between the two removals): killed and removed. */
+  private async killAndRemoveLeftover(dir: string, file: ContainerFile): Promise<void> {
+    await killCgroup(file.cgroupDir).catch(() => undefined);
+    await this.cgroupEmptiesWithin(file.cgroupDir, killWaitMs);
+    await this.removeCgroupWhenEmpty(file.cgroupDir);
+    await this.removeLayer(dir);
   }
 
   private sandbox(id: string): Sandbox {

@@ -7,6 +7,7 @@ import type {
   ContainerStatus,
   ExecSyncResponse,
   PodSandboxConfig,
+  PodSandboxStatus,
   RuntimeService,
 } from "../../cri/runtime-service.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
@@ -31,6 +32,15 @@ class RecordingRuntimeService implements RuntimeService {
   }
   async removePodSandbox(id: string): Promise<void> {
     this.calls.push(`removePodSandbox ${id}`);
+  }
+  async listPodSandbox(): Promise<PodSandboxStatus[]> {
+    return this.sandboxes.map((config) => ({
+      id: "sandbox-1",
+      metadata: config.metadata,
+      hostname: config.hostname,
+      logDirectory: config.logDirectory,
+      createdAtMs: 0,
+    }));
   }
   async createContainer(_sandbox: string, config: ContainerConfig): Promise<string> {
     const id = `c${++this.next}`;
@@ -180,6 +190,57 @@ describe("CriContainerRuntime", () => {
     await runtime.removePod("uid-1");
     assert.equal(service.calls.at(-1), "removePodSandbox sandbox-1");
     assert.deepEqual(runtime.podUIDs(), []);
+  });
+
+  it("adopts what the runtime already runs: current and previous instance by attempt, exits heard, the rest removed", async () => {
+    const service = new RecordingRuntimeService();
+    const status = (id: string, attempt: number, state: ContainerStatus["state"], exitCode = 0): ContainerStatus => ({
+      id,
+      podSandboxId: "sandbox-1",
+      name: "main",
+      attempt,
+      state,
+      image: "busybox",
+      createdAtMs: 1000 * attempt,
+      startedAtMs: 1000 * attempt + 10,
+      finishedAtMs: state === "CONTAINER_EXITED" ? 1000 * attempt + 500 : 0,
+      exitCode,
+      reason: state === "CONTAINER_EXITED" ? "Error" : "",
+      message: "",
+      logPath: `/var/log/pods/shop_web_uid-1/main/${attempt}.log`,
+      mounts: [{ containerPath: "/data", hostPath: "/node/data", readonly: true, propagation: "PROPAGATION_PRIVATE" }],
+    });
+    service.sandboxes.push({
+      metadata: { name: "web", namespace: "shop", uid: "uid-1", attempt: 0 },
+      hostname: "web",
+      logDirectory: "/var/log/pods/shop_web_uid-1",
+    });
+    service.listContainers = async () => [
+      status("old", 0, "CONTAINER_EXITED", 1),
+      status("running", 2, "CONTAINER_RUNNING"),
+      status("never-started", 3, "CONTAINER_CREATED"),
+      status("before", 1, "CONTAINER_EXITED", 2),
+    ];
+    const runtime = new CriContainerRuntime({ service, clock: new VirtualClock(), podLogsDir: "/var/log/pods" });
+    assert.equal(await runtime.adoptExisting(), 1);
+    const current = runtime.current("uid-1", "main");
+    assert.equal(current?.id, "containerd://running");
+    assert.equal(current?.state, "running");
+    assert.equal(current?.attempt, 2, "the restart count the pod reports stays as it was");
+    assert.equal(current?.startedAtMs, 2010);
+    assert.equal(current?.podKey, "shop/web");
+    assert.deepEqual(
+      current?.mounts.map((m) => [m.containerPath, m.readOnly, m.propagation]),
+      [["/data", true, "None"]],
+    );
+    assert.equal(runtime.previous("uid-1", "main")?.exitCode, 2);
+    assert.ok(service.calls.includes("removeContainer never-started"));
+    assert.ok(service.calls.includes("removeContainer old"));
+    assert.equal(runtime.isPodRunning("uid-1"), true);
+    const exits: string[] = [];
+    runtime.subscribe({ containerExited: (instance) => exits.push(`${instance.id} ${instance.exitCode}`) });
+    service.exit("running", 137);
+    assert.deepEqual(exits, ["containerd://running 137"]);
   });
 
   it("runs exec probe commands with ExecSync, stdout then stderr", async () => {

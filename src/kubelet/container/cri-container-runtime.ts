@@ -31,6 +31,12 @@ const propagation: Readonly<Record<ContainerMount["propagation"], Mount["propaga
   Bidirectional: "PROPAGATION_BIDIRECTIONAL",
 };
 
+const propagationName: Readonly<Record<Mount["propagation"], ContainerMount["propagation"]>> = {
+  PROPAGATION_PRIVATE: "None",
+  PROPAGATION_HOST_TO_CONTAINER: "HostToContainer",
+  PROPAGATION_BIDIRECTIONAL: "Bidirectional",
+};
+
 interface PodRecord {
   sandboxId: Promise<string>;
   /** container name → current and previous instance, with their CRI ids. */
@@ -54,7 +60,10 @@ function criId(instance: ContainerInstance): string {
   return instance.id.slice(`${containerIdScheme}://`.length);
 }
 
-/** The container's environment: literal values (values from configMaps, secrets and fields are not resolved yet). */
+/**
+ * The container's environment. The kubelet resolved every value before (container-env.ts): the
+ * container it passes holds literal values only, and no envFrom.
+ */
 function literalEnv(container: Container): ContainerConfig["envs"] {
   return (container.env ?? [])
     .filter((entry) => entry.valueFrom === undefined)
@@ -186,6 +195,44 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
     return exec.call(this.options.service, criId(instance), request);
   }
 
+  /**
+   * Takes over what the runtime already runs (an agent restarted after it was killed): each
+   * sandbox's containers become the pod's current and previous instances again, by pod UID,
+   * container name and attempt, so the kubelet finds them running and does not start them again;
+   * their exits are heard from now on. Older instances, and containers created but never started,
+   * are removed. Returns how many running containers were adopted.
+   */
+  async adoptExisting(): Promise<number> {
+    const containers = await this.options.service.listContainers();
+    let running = 0;
+    for (const sandbox of await this.options.service.listPodSandbox()) {
+      const { uid, namespace, name } = sandbox.metadata;
+      if (this.pods.has(uid)) continue;
+      const record: PodRecord = { sandboxId: Promise.resolve(sandbox.id), slots: new Map() };
+      this.pods.set(uid, record);
+      const byName = new Map<string, ContainerStatus[]>();
+      for (const status of containers.filter((c) => c.podSandboxId === sandbox.id)) {
+        if (status.state === "CONTAINER_CREATED" || status.state === "CONTAINER_UNKNOWN") {
+          await this.options.service.removeContainer(status.id);
+          continue;
+        }
+        byName.set(status.name, [...(byName.get(status.name) ?? []), status]);
+      }
+      for (const [containerName, statuses] of byName) {
+        const [current, previous, ...older] = statuses.sort((a, b) => b.attempt - a.attempt);
+        if (current === undefined) continue;
+        for (const old of older) await this.options.service.removeContainer(old.id);
+        const toInstance = (status: ContainerStatus) => this.adoptedInstance(status, uid, `${namespace}/${name}`);
+        record.slots.set(containerName, {
+          current: toInstance(current),
+          ...(previous === undefined ? {} : { previous: toInstance(previous) }),
+        });
+        if (current.state === "CONTAINER_RUNNING") running += 1;
+      }
+    }
+    return running;
+  }
+
   /** Stops every container and removes every sandbox (the node is shutting down). */
   async shutdown(gracePeriodMs: number): Promise<void> {
     // Every container gets the same grace period at once, as on a node shutdown.
@@ -224,6 +271,34 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
   private async removeInstance(instance: ContainerInstance): Promise<void> {
     this.byId.delete(criId(instance));
     await this.options.service.removeContainer(criId(instance));
+  }
+
+  private adoptedInstance(status: ContainerStatus, podUID: string, podKey: string): ContainerInstance {
+    const instance: ContainerInstance = {
+      id: `${containerIdScheme}://${status.id}`,
+      podUID,
+      podKey,
+      name: status.name,
+      image: status.image,
+      attempt: status.attempt,
+      startedAtMs: status.startedAtMs,
+      mounts: (status.mounts ?? []).map((mount) => ({
+        volumeName: "",
+        containerPath: mount.containerPath,
+        hostPath: mount.hostPath,
+        readOnly: mount.readonly,
+        followsHostMounts: mount.propagation !== "PROPAGATION_PRIVATE",
+        propagation: propagationName[mount.propagation],
+        mountIdAtStart: undefined,
+      })),
+      state: status.state === "CONTAINER_RUNNING" ? "running" : "exited",
+      logPath: status.logPath,
+      ...(status.state === "CONTAINER_RUNNING"
+        ? {}
+        : { exitCode: status.exitCode, reason: status.reason, finishedAtMs: status.finishedAtMs }),
+    };
+    this.byId.set(status.id, instance);
+    return instance;
   }
 
   private exited(status: ContainerStatus): void {

@@ -18,6 +18,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import { formatGoDuration } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { killedContainerExitCode } from "../constants.ts";
+import { ContainerConfigError, type EnvObjectSource, resolveContainerEnvironment } from "../container/container-env.ts";
 import { ContainerCreateError, prepareContainerMounts, type SubpathBinder } from "../container/container-mounts.ts";
 import { containerDevices, type KubeletContainerRuntime } from "../container/container-runtime.ts";
 import type { ContainerInstance } from "../container/sim-container-runtime.ts";
@@ -53,6 +54,12 @@ export interface ContainerSyncOptions {
   mounter: Mounter;
   /** Asks for another sync of the pod after `delayMs` (when a restart back-off ends). */
   resyncAfter(podUID: string, delayMs: number): void;
+  /** Where env values from configMaps and secrets are read. */
+  envObjects: EnvObjectSource;
+  /** The node's address: status.hostIP, and status.podIP while pods share the node's network. */
+  hostIP: string;
+  /** What an unset limit reads as in an env resourceFieldRef. */
+  nodeAllocatable?: Readonly<Record<string, string>>;
 }
 
 function uidOf(pod: Pod): string {
@@ -186,15 +193,44 @@ export class ContainerSync {
     if (previous !== undefined) this.backoff.next(restartBackoffKey(uid, container.name), nowMs);
     const image = container.image ?? "";
     this.containerEvent(pod, container.name, "Normal", eventReason.pulled, imagePresentMessage(image));
+    const configuring = this.configureContainer(pod, container);
+    const configured = configuring instanceof Promise ? await configuring : configuring;
     this.containerEvent(pod, container.name, "Normal", eventReason.created, createdContainerMessage(container.name));
     const devices = containerDevices(container, this.options.mountedVolumes(uid));
     const attempt = previous === undefined ? 0 : previous.attempt + 1;
-    const started = this.options.runtime.start(pod, container, attempt, mounts, devices);
+    const started = this.options.runtime.start(pod, configured, attempt, mounts, devices);
     // The simulated runtime answers at once; awaiting it anyway would reorder the simulated timeline.
     const instance = started instanceof Promise ? await started : started;
     this.setWaiting(uid, container.name, undefined);
     this.containerEvent(pod, container.name, "Normal", eventReason.started, startedContainerMessage(container.name));
     this.options.prober.addContainer(pod, instance);
+  }
+
+  /**
+   * The container with its environment resolved and command and args expanded; a missing configMap,
+   * secret or key leaves it waiting (CreateContainerConfigError) until a later sync finds it.
+   */
+  private configureContainer(pod: Pod, container: Container): Container | Promise<Container> {
+    const uid = uidOf(pod);
+    const { envObjects, hostIP, nodeAllocatable, recorder } = this.options;
+    const failed = (error: unknown): never => {
+      if (!(error instanceof ContainerConfigError)) throw error;
+      this.setWaiting(uid, container.name, { reason: error.reason, message: error.message });
+      this.containerEvent(pod, container.name, "Warning", eventReason.failed, failedToStartMessage(error.message));
+      throw error;
+    };
+    try {
+      const resolved = resolveContainerEnvironment(pod, container, {
+        source: envObjects,
+        hostIP,
+        podIP: pod.status?.podIP || hostIP,
+        nodeAllocatable,
+        invalidNames: (message) => recorder.event(pod, "Warning", eventReason.invalidEnvironmentVariableNames, message),
+      });
+      return resolved instanceof Promise ? resolved.catch(failed) : resolved;
+    } catch (error) {
+      return failed(error);
+    }
   }
 
   private subpathBinder(podUID: string, containerName: string): SubpathBinder {

@@ -1,8 +1,13 @@
 /**
  * Recursive removal over a Host that never crosses into another filesystem (Kubernetes'
- * removeall.RemoveAllOneFilesystem). A directory that is still a mount point is refused instead of
- * emptied, so tearing down a pod directory can never delete the data of a volume still mounted
- * below it.
+ * removeall.RemoveAllOneFilesystem). A directory that is a mount point is not descended into: it
+ * is left with its contents, the rest of the tree is still removed, and the first such refusal is
+ * the error (`cannot delete directory <dir>: it is a mount point`). So tearing down a pod directory
+ * can never delete the data of a volume still mounted below it.
+ *
+ * A mount point is a directory on another device than its parent (Kubernetes' st_dev test) or one
+ * the mount table lists: a bind mount from the same filesystem keeps the device number, and only
+ * the table shows it.
  */
 import { posix } from "node:path";
 import { type FileStat, type Host, isHostError } from "../../host/host.ts";
@@ -18,34 +23,48 @@ export async function removeAllOneFilesystem(host: Host, path: string): Promise<
     await unlinkIfPresent(host, path);
     return;
   }
-  await removeDirectory(host, path, top.dev, 0);
+  const mountPoints = new Set((await host.mountInfo()).map((mount) => mount.mountPoint));
+  const firstError = await removeDirectory(host, path, mountPoints, 0);
+  if (firstError !== undefined) throw firstError;
 }
 
-async function removeDirectory(host: Host, dir: string, dev: number, depth: number): Promise<void> {
+/** Removes what it can below `dir`, then `dir`; returns the first error instead of stopping at it. */
+async function removeDirectory(
+  host: Host,
+  dir: string,
+  mountPoints: ReadonlySet<string>,
+  depth: number,
+): Promise<Error | undefined> {
   if (depth > maxRemoveAllDepth)
-    throw new Error(`cannot delete directory ${dir}: nested deeper than ${maxRemoveAllDepth}`);
-  if (await isMountPoint(host, dir, dev)) throw new Error(`cannot delete directory ${dir}: it is a mount point`);
+    return new Error(`cannot delete directory ${dir}: nested deeper than ${maxRemoveAllDepth}`);
+  if (await isMountPoint(host, dir, mountPoints))
+    return new Error(`cannot delete directory ${dir}: it is a mount point`);
+  let firstError: Error | undefined;
   for (const name of await host.readdir(dir)) {
     const child = posix.join(dir, name);
     const stat = await lstatOrUndefined(host, child);
     if (stat === undefined) continue;
-    if (stat.type === "directory") await removeDirectory(host, child, dev, depth + 1);
-    else await unlinkIfPresent(host, child);
+    if (stat.type !== "directory") {
+      await unlinkIfPresent(host, child);
+      continue;
+    }
+    const error = await removeDirectory(host, child, mountPoints, depth + 1);
+    firstError ??= error;
   }
+  if (firstError !== undefined) return firstError;
   try {
     await host.rmdir(dir);
   } catch (err) {
     if (!isHostError(err, "ENOENT")) throw err;
   }
+  return undefined;
 }
 
-/** A directory on another device than the tree's top, or the top itself mounted over its parent. */
-async function isMountPoint(host: Host, dir: string, treeDev: number): Promise<boolean> {
-  const stat = await host.lstat(dir);
-  if (stat.dev !== treeDev) return true;
+async function isMountPoint(host: Host, dir: string, mountPoints: ReadonlySet<string>): Promise<boolean> {
+  if (mountPoints.has(dir)) return true;
   const parent = posix.dirname(dir);
   if (parent === dir) return true;
-  const parentStat = await host.stat(parent);
+  const [stat, parentStat] = await Promise.all([host.lstat(dir), host.stat(parent)]);
   return parentStat.dev !== stat.dev;
 }
 
