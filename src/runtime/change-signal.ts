@@ -24,3 +24,26 @@ export class ChangeSignal {
     for (const listener of this.listeners) listener();
   }
 }
+
+/**
+ * A cache whose changes a loop waits on: the generation and `onChange` its readers see, and
+ * `changed()` for its own mutations. The four volume caches extend it.
+ */
+export abstract class ChangeSignalledCache {
+  private readonly changes = new ChangeSignal();
+
+  /** Bumped on every change signalled to the listeners. */
+  get generation(): number {
+    return this.changes.generation;
+  }
+
+  /** Calls `listener` after every change that can affect a decision (the reconciler parks until one). */
+  onChange(listener: () => void): void {
+    this.changes.subscribe(listener);
+  }
+
+  /** Records a change and wakes the listeners. */
+  protected changed(): void {
+    this.changes.changed();
+  }
+}

@@ -39,7 +39,8 @@ export function findEtcdBinary(path = process.env.PATH ?? ""): string | undefine
   return undefined;
 }
 
-function freeLoopbackPort(): Promise<number> {
+/** A loopback port that was free a moment ago (bound to port 0, then released). */
+export function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on("error", reject);

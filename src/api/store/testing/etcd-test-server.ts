@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
+import { freeLoopbackPort } from "../../../cli/embedded/local-etcd.ts";
 export interface TestEtcd {
   endpoint: string;
   /** Kills etcd with SIGKILL (a crash, as far as etcd can tell) and removes its data. */
@@ -46,17 +46,7 @@ export function etcdTestOptions(): { skip?: string } {
 }
 
 /** A loopback port that was free a moment ago (bound to port 0, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = freeLoopbackPort;
 
 /** Resolves once etcd logs that it serves clients; rejects with its output when it exits first. */
 export function ready(child: ChildProcess): Promise<void> {

@@ -17,7 +17,7 @@
  */
 import type { AttachedVolume as NodeAttachedVolume } from "kubernetes-types/core/v1.js";
 import { invariant } from "../../../runtime/assert.ts";
-import { ChangeSignal } from "../../../runtime/change-signal.ts";
+import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
@@ -48,27 +48,14 @@ export interface AttachedVolumeOnNode extends AttachedVolume {
   attachState: Exclude<AttachState, "Detached">;
 }
 
-export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
+export class ActualStateOfWorld extends ChangeSignalledCache implements ActualStateOfWorldAttacherUpdater {
   private readonly attachedVolumes = new Map<string, AttachedVolumeState>();
   /** node → volumes attached (confirmed or uncertain) to it. */
   private readonly volumesByNode = new Map<string, Set<string>>();
   private readonly nodesToUpdateStatusFor = new Map<string, NodeStatusReport>();
-  private readonly changes = new ChangeSignal();
 
-  constructor(private readonly clock: Clock) {}
-
-  /** Bumped on every change signalled to the listeners. */
-  get generation(): number {
-    return this.changes.generation;
-  }
-
-  /** Calls `listener` after every change that can affect a decision (the reconciler parks until one). */
-  onChange(listener: () => void): void {
-    this.changes.subscribe(listener);
-  }
-
-  private changed(): void {
-    this.changes.changed();
+  constructor(private readonly clock: Clock) {
+    super();
   }
 
   /**

@@ -10,7 +10,7 @@
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { invariant } from "../../../runtime/assert.ts";
-import { ChangeSignal } from "../../../runtime/change-signal.ts";
+import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import type { VolumeToAttach } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
@@ -50,23 +50,8 @@ export interface PodToAdd {
   nodeName: string;
 }
 
-export class DesiredStateOfWorld {
+export class DesiredStateOfWorld extends ChangeSignalledCache {
   private readonly nodes = new Map<string, ManagedNode>();
-  private readonly changes = new ChangeSignal();
-
-  /** Bumped on every change signalled to the listeners. */
-  get generation(): number {
-    return this.changes.generation;
-  }
-
-  /** Calls `listener` after every change that can affect a decision (the reconciler parks until one). */
-  onChange(listener: () => void): void {
-    this.changes.subscribe(listener);
-  }
-
-  private changed(): void {
-    this.changes.changed();
-  }
 
   /** Starts managing `nodeName`; idempotent: an existing node keeps its volumes (only the flag is updated). */
   addNode(nodeName: string, keepTerminatedPodVolumes: boolean): void {

@@ -13,7 +13,7 @@
  */
 
 import { invariant } from "../../../runtime/assert.ts";
-import { ChangeSignal } from "../../../runtime/change-signal.ts";
+import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import type {
   AttachedVolume,
@@ -80,29 +80,16 @@ interface AttachedVolumeEntry {
   mountedPods: Map<string, MountedPod>;
 }
 
-export class ActualStateOfWorld implements KubeletActualStateOfWorldUpdater {
+export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletActualStateOfWorldUpdater {
   private readonly attachedVolumes = new Map<string, AttachedVolumeEntry>();
   /** volume → pods whose mount was found on disk by reconstruction and not yet mounted again. */
   private readonly foundDuringReconstruction = new Map<string, Set<string>>();
-  private readonly changes = new ChangeSignal();
 
   constructor(
     private readonly nodeName: string,
     private readonly plugins: VolumePluginManager,
-  ) {}
-
-  /** Bumped on every change. */
-  get generation(): number {
-    return this.changes.generation;
-  }
-
-  /** Calls `listener` after every change, so the loops that read this state can park until one. */
-  onChange(listener: () => void): void {
-    this.changes.subscribe(listener);
-  }
-
-  private changed(): void {
-    this.changes.changed();
+  ) {
+    super();
   }
 
   // ---- Attacher updater -----------------------------------------------------------------------

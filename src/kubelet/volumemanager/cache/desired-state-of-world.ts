@@ -8,7 +8,7 @@
  * Errors met while processing a pod are kept here until WaitForAttachAndMount pops them.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { ChangeSignal } from "../../../runtime/change-signal.ts";
+import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import type { VolumeToMount } from "../../../volume/operationexecutor/types.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
@@ -35,25 +35,12 @@ interface DesiredVolume {
   podsToMount: Map<string, PodToMount>;
 }
 
-export class DesiredStateOfWorld {
+export class DesiredStateOfWorld extends ChangeSignalledCache {
   private readonly volumes = new Map<string, DesiredVolume>();
   private readonly podErrors = new Map<string, Set<string>>();
-  private readonly changes = new ChangeSignal();
 
-  constructor(private readonly plugins: VolumePluginManager) {}
-
-  /** Bumped on every change, so a loop can tell cheaply that nothing changed since its last pass. */
-  get generation(): number {
-    return this.changes.generation;
-  }
-
-  /** Calls `listener` after every change, so the loops that read this state can park until one. */
-  onChange(listener: () => void): void {
-    this.changes.subscribe(listener);
-  }
-
-  private changed(): void {
-    this.changes.changed();
+  constructor(private readonly plugins: VolumePluginManager) {
+    super();
   }
 
   /**
