@@ -26,6 +26,7 @@ import { nodeCgroupDir } from "../cmd/linux-node-agent.ts";
 import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { cgroupPids } from "../host/linux/cgroup.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
+import { suiteSkip } from "../testing/requirements.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
 import { type CommandRun, runCommand } from "./testing/run-command.ts";
 import { sleepMs, waitFor } from "./testing/wait-for.ts";
@@ -35,7 +36,6 @@ const podTimeoutMs = 240_000;
 const commandTimeoutMs = 90_000;
 /** Per case: the machine is shared and loaded; seed 004 alone takes over a minute. */
 const caseTimeoutMs = 600_000;
-const underCi = process.env.CI === "true";
 const examplesDir = fileURLToPath(new URL("../../examples/", import.meta.url));
 const nodeNames = ["node-1", "node-2"] as const;
 
@@ -49,9 +49,6 @@ function skipReason(): string | undefined {
   return undefined;
 }
 
-const reason = skipReason();
-if (reason !== undefined && !underCi) process.stdout.write(`# skipping the real cluster: ${reason}\n`);
-
 interface PodJson {
   metadata: { name: string; uid: string; namespace: string; deletionTimestamp?: string };
   spec: { nodeName?: string; volumes?: { name: string; persistentVolumeClaim?: { claimName: string } }[] };
@@ -64,7 +61,9 @@ interface EventJson {
   involvedObject?: { name?: string; kind?: string };
 }
 
-describe("the seeds on a real two-node cluster", { skip: underCi ? false : (reason ?? false) }, () => {
+const suiteTitle = "the seeds on a real two-node cluster";
+
+describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
   const dir = mkdtempSync(join(tmpdir(), "kvol-real-cluster-"));
   const disksDir = join(dir, "disks");
   let up: KvolProcess | undefined;
