@@ -10,7 +10,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { disksDirName } from "../cmd/bundled-driver-state-dir.ts";
 import { requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { releaseDiskLoopDevices } from "../cmd/release-disk-loop-devices.ts";
+import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk } from "./command-io.ts";
@@ -58,6 +61,10 @@ function nodeRunning(node: NodeProcess, dataDir: string): Promise<void> {
   });
 }
 
+function warnOf(io: CommandIo): (message: string) => void {
+  return (message) => io.stderr(`kvol up: ${message}\n`);
+}
+
 export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promise<number> {
   try {
     await requireLinuxNodeEnvironment();
@@ -97,7 +104,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
     }
   } catch (error) {
     io.stderr(`kvol up: ${errorMessage(error)}\n`);
-    await stopAll(nodes, controllers, embedded);
+    await stopAll(nodes, controllers, embedded, warnOf(io));
     return exitFailure;
   }
   io.stdout(
@@ -106,7 +113,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   );
   const signal = await stop;
   await progress.step(`stopping (${signal}): nodes, then the control plane`, () =>
-    stopAll(nodes, controllers, embedded),
+    stopAll(nodes, controllers, embedded, warnOf(io)),
   );
   return exitOk;
 }
@@ -115,9 +122,13 @@ async function stopAll(
   nodes: readonly NodeProcess[],
   controllers: BundledCsiControllers,
   embedded: EmbeddedCluster,
+  warn: (message: string) => void,
 ): Promise<void> {
+  const dataDir = embedded.dataDir.path;
   for (const node of nodes) if (node.child.exitCode === null) node.child.kill("SIGTERM");
   await Promise.all(nodes.map((node) => node.exited));
   await controllers.stop();
+  const released = await releaseDiskLoopDevices(new LinuxHost({ nodeName: "kvol-up" }), join(dataDir, disksDirName));
+  if (released.length > 0) warn(`released the loop devices of ${released.length} disk(s) still attached`);
   await embedded.stop();
 }

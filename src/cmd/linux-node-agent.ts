@@ -31,12 +31,17 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
 import { csiPluginName, pluginDir, pluginsDir, podsDir, sha256Hex } from "../volume/paths.ts";
+import { bundledDriverStateDir } from "./bundled-driver-state-dir.ts";
 import { NodeCsiPlugins } from "./node-csi-plugins.ts";
 
 /** How long containers get to stop when the node shuts down (the pods' own grace periods are not waited for). */
 export const nodeShutdownGracePeriodMs = 10_000;
 /** The cgroup v2 directory under which each node's pods get theirs: `<cgroup2>/kvol/<node>-<root hash>`. */
 export const nodesCgroupDirName = "kvol";
+/** The node's CSI node plugins get their cgroups beside its pods': `<node cgroup>-csi-plugins/<driver>`. */
+export const csiPluginsCgroupSuffix = "-csi-plugins";
+/** The node's token, for the plugins that read the API (mode 0600), in the plugins' directory. */
+const pluginTokenFileName = "token";
 /** Hex digits of the root directory's hash in a node's cgroup name. */
 const rootHashHexDigits = 8;
 
@@ -64,8 +69,8 @@ export interface LinuxNodePaths {
   agentPidFile: string;
   /** Pid and log files of the bundled CSI node plugins. */
   csiPluginsDir: string;
-  /** The bundled CSI drivers' state, `<dir>/<driver>`, shared with their controllers on this machine. */
-  csiStateDir: string;
+  /** The data directory: the bundled CSI drivers' state is in it, shared with their controllers (bundled-driver-state-dir.ts). */
+  dataDir: string;
 }
 
 /** The default layout of node `nodeName` in data directory `dataDir`. */
@@ -78,7 +83,7 @@ export function linuxNodePaths(dataDir: string, nodeName: string, rootDir?: stri
     imagesDir: join(dataDir, "images"),
     agentPidFile: join(nodeDir, agentPidFileName),
     csiPluginsDir: join(nodeDir, "csi-plugins"),
-    csiStateDir: join(dataDir, "csi"),
+    dataDir,
   };
 }
 
@@ -153,7 +158,9 @@ export class LinuxNodeAgent {
       nodeName,
       rootDir: paths.rootDir,
       pluginsDir: paths.csiPluginsDir,
-      stateDir: paths.csiStateDir,
+      stateDirOf: (driverName) => bundledDriverStateDir(paths.dataDir, driverName),
+      cgroupDir: `${this.cgroupRoot}${csiPluginsCgroupSuffix}`,
+      apiAccess: { serverUrl: options.serverUrl, tokenFile: join(paths.csiPluginsDir, pluginTokenFileName) },
       kvolCommand: options.kvolCommand ?? thisKvolCommand(),
       clock,
       logger: options.logger.with({ component: "csi-node-plugins" }),
@@ -179,6 +186,10 @@ export class LinuxNodeAgent {
     const adopted = await this.runtime.adoptExisting();
     if (adopted > 0) this.options.logger.info("Adopted running containers", { containers: adopted });
     await writeFile(this.options.paths.agentPidFile, `${process.pid}\n`);
+    await mkdir(this.options.paths.csiPluginsDir, { recursive: true, mode: 0o750 });
+    await writeFile(join(this.options.paths.csiPluginsDir, pluginTokenFileName), `${this.options.token}\n`, {
+      mode: 0o600,
+    });
     // Before the kubelet: a plugin left in another mount namespace is replaced before it is seen.
     await this.csiPlugins.start();
     await this.kubelet.start();

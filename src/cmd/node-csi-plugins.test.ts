@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { waitFor } from "../cli/testing/wait-for.ts";
+import { findCgroup2Mount } from "../host/linux/cgroup.ts";
+import { readMountInfo } from "../host/linux/mount-info-reader.ts";
 import { Logger, MemorySink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
-import { NodeCsiPlugins } from "./node-csi-plugins.ts";
+import { NodeCsiPlugins, type NodeCsiPluginsOptions } from "./node-csi-plugins.ts";
 
 const clock = new RealClock();
 const waitMs = 30_000;
@@ -18,20 +20,72 @@ describe("the CSI node plugins of a real node", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  function plugins(script: string, logs: MemorySink): NodeCsiPlugins {
+  function plugins(script: string, logs: MemorySink, extra: Partial<NodeCsiPluginsOptions> = {}): NodeCsiPlugins {
     return new NodeCsiPlugins({
       driverNames: ["example.csi.vendor.io"],
       nodeName: "node-1",
       rootDir: join(dir, "kubelet"),
       pluginsDir: join(dir, "csi-plugins"),
-      stateDir: join(dir, "csi"),
+      stateDirOf: (driverName) => join(dir, "csi", driverName),
       // Stands in for `kvol`: the plugin's arguments follow as $1…
       kvolCommand: ["/bin/sh", "-c", script, "kvol"],
       clock,
       logger: new Logger({ clock, sink: logs, level: "info" }),
       restartBackoff: { initialMs: 50, maxMs: 200 },
+      ...extra,
     });
   }
+
+  it("gives fuse.csi.kvol.io the API server, token file and kubelet root it re-establishes mounts from", async () => {
+    const runs = join(dir, "runs");
+    const node = plugins(`echo "$*" >> ${runs}; trap 'exit 0' TERM; sleep 600 & wait`, new MemorySink(), {
+      driverNames: ["fuse.csi.kvol.io"],
+      apiAccess: { serverUrl: "http://127.0.0.1:8080", tokenFile: "/data/node-1.token" },
+    });
+    await node.start();
+    await waitFor("the plugin's run", () => (existsSync(runs) && readFileSync(runs, "utf8")) || undefined, waitMs);
+    await node.stop();
+    assert.match(
+      readFileSync(runs, "utf8"),
+      new RegExp(
+        ` --server http://127.0.0.1:8080 --token-file /data/node-1.token --kubelet-root-dir ${dir}/kubelet\n$`,
+      ),
+    );
+  });
+
+  it("runs each plugin in a cgroup of its own and kills what the plugin left there when it exits", async (t) => {
+    const cgroup2 = findCgroup2Mount(await readMountInfo());
+    if (process.getuid?.() !== 0 || cgroup2 === undefined) {
+      const reason = "needs root and a cgroup v2 hierarchy";
+      if (process.env.CI === "true") assert.fail(reason);
+      t.skip(reason);
+      return;
+    }
+    const cgroupDir = join(cgroup2, `kvol-test-plugins-${process.pid}`);
+    const leftPid = join(dir, "left.pid");
+    // The plugin starts a daemon of its own (as a FUSE daemon), then dies.
+    const node = plugins(`sleep 600 & echo $! > ${leftPid}; sleep 0.3; exit 1`, new MemorySink(), { cgroupDir });
+    await node.start();
+    const daemon = Number(
+      await waitFor(
+        "the daemon",
+        () => (existsSync(leftPid) && readFileSync(leftPid, "utf8").trim()) || undefined,
+        waitMs,
+      ),
+    );
+    assert.equal(
+      readFileSync(`/proc/${daemon}/cgroup`, "utf8").includes(`kvol-test-plugins-${process.pid}/example.csi.vendor.io`),
+      true,
+      "the daemon runs in the plugin's cgroup",
+    );
+    await waitFor(
+      "the daemon killed with its plugin",
+      () => (existsSync(`/proc/${daemon}`) ? undefined : true),
+      waitMs,
+    );
+    await node.stop();
+    assert.equal(existsSync(cgroupDir), false, "stop removes the plugins' cgroups");
+  });
 
   it("starts a plugin that exited again after the back-off, and no more once stopped", async () => {
     const runs = join(dir, "runs");

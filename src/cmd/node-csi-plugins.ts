@@ -14,11 +14,21 @@
  * again after the kubelet's container restart back-off (10 s doubling to 5 min), as a DaemonSet's
  * pod is; one that cannot run on this machine (a missing program, a backend it lacks) exits at once
  * each time, and its log says why. Stopping the agent (Ctrl-C) stops every plugin.
+ *
+ * Given a cgroup directory, each plugin runs in a cgroup v2 directory of its own, `<dir>/<driver>`,
+ * as a DaemonSet pod's container does, and so do the FUSE daemons it starts: when the plugin exits,
+ * everything left in its cgroup is killed before it is started again (a container restart), and
+ * stopping kills and removes the cgroups. fuse.csi.kvol.io is given the API server, a token file
+ * and the kubelet's root, so that a restarted plugin re-establishes the mounts its predecessor's
+ * daemons served.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { mkdir, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { killCgroup, removeCgroup } from "../cri/linux/container-cgroup.ts";
+import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { cgroupPids } from "../host/linux/cgroup.ts";
 import { isProcessAlive } from "../host/linux/process-state.ts";
 import {
   containerRestartBackoffInitialMs,
@@ -33,6 +43,11 @@ import { csiDriverSocketPath, pluginsRegistryDir } from "../volume/paths.ts";
 export const csiPluginStopGracePeriodMs = 10_000;
 /** How often a stopping plugin is checked. */
 const stopPollIntervalMs = 100;
+/** How long a killed plugin cgroup gets to empty before it is left for the next stop. */
+const cgroupEmptyTimeoutMs = 10_000;
+/** The shell that joins a cgroup and then becomes the plugin: not one instruction runs outside it. */
+const joinCgroupThenExec = 'echo $$ > "$0/cgroup.procs" && exec "$@"';
+const posixShell = "/bin/sh";
 
 export interface NodeCsiPluginsOptions {
   /** The bundled drivers whose node plugins run here. */
@@ -42,8 +57,12 @@ export interface NodeCsiPluginsOptions {
   rootDir: string;
   /** Pid and log files of the plugins. */
   pluginsDir: string;
-  /** The drivers' state directories: `<dir>/<driver>` (shared with their controllers on this machine). */
-  stateDir: string;
+  /** Each driver's state directory (shared with its controller on this machine). */
+  stateDirOf: (driverName: string) => string;
+  /** Where each plugin gets a cgroup of its own, `<dir>/<driver>`; without it they share the agent's. */
+  cgroupDir?: string;
+  /** The API server, for the plugins that re-establish mounts on restart (fuse.csi.kvol.io). */
+  apiAccess?: { serverUrl: string; tokenFile: string };
   /** The command that runs kvol: program and leading arguments (this process's node, tsx and script). */
   kvolCommand: readonly string[];
   clock: Clock;
@@ -104,6 +123,36 @@ export class NodeCsiPlugins {
       }),
     );
     this.running.clear();
+    for (const driverName of this.options.driverNames) await this.emptyCgroup(driverName, { remove: true });
+    if (this.options.cgroupDir !== undefined) await removeCgroup(this.options.cgroupDir);
+  }
+
+  /** The cgroup of the driver's plugin, when plugins get their own. */
+  cgroupOf(driverName: string): string | undefined {
+    return this.options.cgroupDir === undefined ? undefined : join(this.options.cgroupDir, driverName);
+  }
+
+  /** Kills what is left in the plugin's cgroup and waits until it is empty; removes it when asked. */
+  private async emptyCgroup(driverName: string, { remove = false } = {}): Promise<void> {
+    const cgroup = this.cgroupOf(driverName);
+    if (cgroup === undefined || (await cgroupPids(cgroup)).length === 0) {
+      if (cgroup !== undefined && remove) await removeCgroup(cgroup);
+      return;
+    }
+    await killCgroup(cgroup);
+    const { clock } = this.options;
+    const deadlineMs = clock.now() + cgroupEmptyTimeoutMs;
+    while ((await cgroupPids(cgroup)).length > 0 && clock.now() < deadlineMs) await clock.sleep(stopPollIntervalMs);
+    if (remove && !(await removeCgroup(cgroup))) {
+      this.options.logger.warn("A CSI node plugin's cgroup still holds processes after SIGKILL", { cgroup });
+    }
+  }
+
+  /** `--server`, `--token-file` and `--kubelet-root-dir` for a plugin that re-establishes its mounts. */
+  private apiArguments(driverName: string): string[] {
+    const access = this.options.apiAccess;
+    if (access === undefined || driverName !== fuseDriverName) return [];
+    return ["--server", access.serverUrl, "--token-file", access.tokenFile, "--kubelet-root-dir", this.options.rootDir];
   }
 
   /** The process ids of the plugins running now, by driver. */
@@ -147,16 +196,21 @@ export class NodeCsiPlugins {
       "--node-id",
       nodeName,
       "--state-dir",
-      join(this.options.stateDir, driverName),
+      this.options.stateDirOf(driverName),
       "--registration-dir",
       pluginsRegistryDir(rootDir),
+      ...this.apiArguments(driverName),
     ];
+    const cgroup = this.cgroupOf(driverName);
+    if (cgroup !== undefined) await mkdir(cgroup, { recursive: true });
+    const [command, commandArgs] =
+      cgroup === undefined ? [program, args] : [posixShell, ["-c", joinCgroupThenExec, cgroup, program, ...args]];
     const log = openSync(this.logFile(driverName), "a");
     let child: ChildProcess;
     try {
       // detached: a session and process group of its own, so the agent's death (or its terminal's
       // Ctrl-C) does not reach it; output to a file, so no pipe breaks when the agent is gone.
-      child = spawn(program, args, { detached: true, stdio: ["ignore", log, log] });
+      child = spawn(command, commandArgs, { detached: true, stdio: ["ignore", log, log] });
     } finally {
       closeSync(log);
     }
@@ -171,6 +225,10 @@ export class NodeCsiPlugins {
       void rm(this.pidFile(driverName), { force: true }).catch((error: unknown) =>
         logger.warn("Could not remove a CSI node plugin's pid file", { driver: driverName, error }),
       );
+      // The plugin's container is gone: whatever it left in its cgroup (FUSE daemons) goes with it.
+      const emptied = this.emptyCgroup(driverName).catch((error: unknown) =>
+        logger.warn("Could not empty a CSI node plugin's cgroup", { driver: driverName, error }),
+      );
       const delayMs = this.restartDelayMs(driverName, this.options.clock.now() - startedAtMs);
       logger.warn("CSI node plugin exited; starting it again after the back-off (its log says why)", {
         driver: driverName,
@@ -183,9 +241,11 @@ export class NodeCsiPlugins {
         this.options.clock.setTimer(delayMs, () => {
           this.restartTimers.delete(driverName);
           if (this.stopping) return;
-          this.launch(driverName).catch((error: unknown) =>
-            logger.error("Could not start CSI node plugin again", { driver: driverName, error }),
-          );
+          emptied
+            .then(() => (this.stopping ? undefined : this.launch(driverName)))
+            .catch((error: unknown) =>
+              logger.error("Could not start CSI node plugin again", { driver: driverName, error }),
+            );
         }),
       );
     });

@@ -1,7 +1,8 @@
 /**
  * The controller plugins of the bundled drivers for `kvol up --host linux`: each a `kvol csi-driver`
- * process on `DATA/csi-controllers/<driver>.sock`, its volumes in `DATA/csi/<driver>` (the state
- * directory the nodes' plugins of the same driver use), its output in
+ * process on `DATA/csi-controllers/<driver>.sock`, its volumes in `DATA/disks` for the disks,
+ * `DATA/csi/<driver>` for the others (the state directory the nodes' plugins of the same driver
+ * use: bundled-driver-state-dir.ts), its output in
  * `DATA/csi-controllers/<driver>.log`. The control plane's provisioner and attacher reach it over
  * real gRPC, as for any `--csi-controller`. A driver that cannot run on this machine exits at once;
  * the caller is told why, and the classes using it stay unprovisioned.
@@ -9,6 +10,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { bundledDriverStateDir } from "../../cmd/bundled-driver-state-dir.ts";
 import { socketPathOf } from "../../csi/grpc/endpoint.ts";
 import type { RealClock } from "../../runtime/real-clock.ts";
 import type { CsiControllerEndpoint } from "./csi-controller-flag.ts";
@@ -94,7 +96,7 @@ function startProcess(entry: CsiControllerEndpoint, dataDirPath: string): Contro
     "--node-id",
     controllerNodeId,
     "--state-dir",
-    join(dataDirPath, "csi", entry.driverName),
+    bundledDriverStateDir(dataDirPath, entry.driverName),
   ];
   let child: ChildProcess;
   try {

@@ -8,6 +8,7 @@
  * nodes register again, and their simulated machines start blank, as after a reboot (the disks of
  * the simulated cloud are recreated empty: `restore-sim-disks.ts`).
  */
+
 import { randomInt, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
@@ -23,6 +24,7 @@ import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts"
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
 import { Cluster } from "../../cmd/cluster.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
+import { fuseDriverName } from "../../csi/drivers/common/constants.ts";
 import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
@@ -384,10 +386,17 @@ export class EmbeddedCluster {
 }
 
 /** Where the bundled drivers' controller processes listen: `DATA/csi-controllers/<driver>.sock`. */
+/**
+ * The bundled drivers whose controllers `kvol up --host linux` runs: the disks of the default
+ * classes, and fuse.csi.kvol.io, whose node plugins every real node runs (a class naming it
+ * provisions; none is created by default).
+ */
+const realNodeControllerDrivers: readonly string[] = [...embeddedCsiDrivers.map((entry) => entry.name), fuseDriverName];
+
 function bundledControllerEndpoints(dataDirPath: string): CsiControllerEndpoint[] {
-  return embeddedCsiDrivers.map((entry) => ({
-    driverName: entry.name,
-    endpoint: `unix://${join(dataDirPath, csiControllersDirName, `${entry.name}.sock`)}`,
+  return realNodeControllerDrivers.map((driverName) => ({
+    driverName,
+    endpoint: `unix://${join(dataDirPath, csiControllersDirName, `${driverName}.sock`)}`,
   }));
 }
 

@@ -2,7 +2,8 @@
  * The shell program that turns a process into a container. It runs under /bin/sh on the node and:
  * 1. joins the container's cgroup, so every process of the container is in it from its first
  *    instruction;
- * 2. starts, through `unshare --mount --uts --pid`, PID 1 of new PID, mount and UTS namespaces; the copied mount tree is made a slave of the node's (`--make-rslave /`), so
+ * 2. starts, through `unshare --mount --uts --pid --net`, PID 1 of new PID, mount, UTS and network
+ *    namespaces (the network one holds only a loopback device); the copied mount tree is made a slave of the node's (`--make-rslave /`), so
  *    nothing the container mounts reaches the node while the node's unmounts reach the container;
  * 3. mounts the root filesystem (overlayfs over the image, or a private copy where overlayfs is
  *    refused), /proc, a small /dev, /sys read-only, and each volume: `--rbind`, remounted read-only
@@ -154,7 +155,9 @@ export function containerSetupCommand(
     // Setup errors go to fd 3; the container's own stderr waits in fd 5 until the command runs.
     "exec 5>&2 2>&3",
     `echo $$ > ${q(`${setup.cgroupDir}/cgroup.procs`)} || exit 125`,
-    `exec ${q(tools.unshare)} --mount --uts --pid --propagation unchanged /bin/sh -c ${q(waitForInitScript(tools, setup))} kvol-setup "$@"`,
+    // --net: a network namespace of its own (loopback only), so two pods serving one port (the
+    // examples' nginx pods) do not meet on the machine's; pods have no network beyond it yet.
+    `exec ${q(tools.unshare)} --mount --uts --pid --net --propagation unchanged /bin/sh -c ${q(waitForInitScript(tools, setup))} kvol-setup "$@"`,
   ].join("\n");
   return { command: "/bin/sh", args: ["-c", outer, "kvol-container", setup.workingDir, ...argv] };
 }

@@ -169,7 +169,7 @@ inPrivateMountNamespace(import.meta.filename, "Linux container runtime", () => {
     await service.removePodSandbox(pod.id);
   });
 
-  test("ExecSync runs a command inside the running container: its files, its hostname, its exit code", async (t) => {
+  test("ExecSync runs a command inside the running container: its files, its hostname, its network, its exit code", async (t) => {
     const service = requireRuntime(t);
     if (service === undefined) return;
     const data = await volumeDir("exec");
@@ -184,6 +184,9 @@ inPrivateMountNamespace(import.meta.filename, "Linux container runtime", () => {
     assert.equal(host.stdout.toString(), "exec-target\n");
     const ps = await service.execSync(id, ["sh", "-c", "ls /proc | grep -c '^[0-9]'"], 5000);
     assert.ok(Number(ps.stdout.toString()) <= 4, `only the container's processes are visible: ${ps.stdout}`);
+    // A network namespace of its own: the loopback device only, not the machine's interfaces.
+    const net = await service.execSync(id, ["sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"], 5000);
+    assert.equal(net.stdout.toString(), "lo\n");
     const failing = await service.execSync(id, ["sh", "-c", "echo bad >&2; exit 4"], 5000);
     assert.deepEqual([failing.stderr.toString(), failing.exitCode], ["bad\n", 4]);
     await service.removePodSandbox(pod.id);

@@ -407,7 +407,7 @@ export class LinuxRuntimeService implements RuntimeService {
    * (`nsenter --root --wd`) and execs its arguments; on a terminal (util-linux `script`) for a tty.
    */
   private joinThenEnter(record: ContainerRecord, init: number, ttyCommand?: readonly string[]): string {
-    const enter = `${shellQuote(this.options.tools.nsenter)} --target ${init} --mount --uts --pid --root --wd --`;
+    const enter = `${shellQuote(this.options.tools.nsenter)} --target ${init} --mount --uts --pid --net --root --wd --`;
     const direct = `exec ${enter} "$@"`;
     const run =
       ttyCommand === undefined
