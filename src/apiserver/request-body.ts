@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { ApiError, badRequest } from "../api/errors.ts";
 import { decodeObject, ProtobufCodecError, type TypeMeta } from "../api/protobuf/envelope.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import { maxRequestBodyBytes } from "./constants.ts";
 import { type JsonKeyScan, scanJsonKeys } from "./json-key-scan.ts";
 import { mediaTypeOf, protobufMediaType, serializersFor } from "./media-types.ts";
@@ -81,7 +82,7 @@ function decode(text: string, format: BodyFormat): unknown {
   try {
     return format === "yaml" ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     const name = format === "yaml" ? "YAML" : "JSON";
     throw badRequest(`the request body is not valid ${name}: ${why}`);
   }

@@ -10,6 +10,7 @@
  */
 import type { Clock } from "./clock.ts";
 import { formatRfc3339Micro } from "./clock.ts";
+import { errorMessage } from "./error-message.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFields = Readonly<Record<string, unknown>>;
@@ -62,7 +63,7 @@ function renderObject(value: object): string {
       key !== "" && isSensitiveKey(key) ? maskedText : nested instanceof Error ? nested.message : nested,
     );
   } catch (error) {
-    return `<unrenderable object: ${error instanceof Error ? error.message : String(error)}>`;
+    return `<unrenderable object: ${errorMessage(error)}>`;
   }
 }
 

@@ -4,6 +4,8 @@
  * watch timeout, a restart) the watcher receives an ERROR event, so an informer lists again
  * instead of waiting on a closed stream; after `stop` nothing more is delivered.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { WatchEvent } from "../store/store.ts";
 import type { Watch } from "./client.ts";
 import { deepFreeze } from "./copy.ts";
@@ -48,7 +50,7 @@ export class HttpWatch<T> implements Watch {
       if (this.stopped) return;
       // A broken line or a failing handler ends this watch; release the connection with it.
       this.abort.abort();
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       this.deliver({ type: "ERROR", object: endedStatus(`the watch stream failed: ${why}`) });
     }
   }

@@ -14,6 +14,7 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { ApiObject, Client } from "../client/client.ts";
 import { ApiError, isAlreadyExists, isNotFound } from "../errors.ts";
@@ -74,7 +75,7 @@ export class EventRecorder {
     try {
       reference = referenceTo(object);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       this.logger.error("dropping event", { reason, eventMessage: message, error: why });
       return;
     }

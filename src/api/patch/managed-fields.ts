@@ -4,6 +4,8 @@
  * apply and update algorithms and encoded back in Kubernetes' order (Apply entries first, then by
  * time, manager, apiVersion, subresource).
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { badRequest, isApiError } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { FieldSet } from "./field-set.ts";
@@ -50,7 +52,7 @@ function decodeEntry(entry: EncodedEntry, index: number): ManagerEntry {
   try {
     fields = FieldSet.fromFieldsV1(entry.fieldsV1 ?? {});
   } catch (error) {
-    throw badRequest(`${where}.fieldsV1 is not valid: ${error instanceof Error ? error.message : String(error)}`);
+    throw badRequest(`${where}.fieldsV1 is not valid: ${errorMessage(error)}`);
   }
   return {
     manager: entry.manager,

@@ -8,6 +8,7 @@
  * the client retries once etcd is back.
  */
 import { GRPCDeadlineExceededError, GRPCUnavailableError } from "etcd3";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { ApiError } from "../errors.ts";
 
 /** Messages of etcd (and of the client's circuit breaker) that mean "not reachable now". */
@@ -21,9 +22,6 @@ const unavailableMessages = [
 
 export type StorageOperation = "get" | "list" | "create" | "update" | "delete";
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export function isEtcdDeadlineExceeded(error: unknown): boolean {
   return error instanceof GRPCDeadlineExceededError;
@@ -31,7 +29,7 @@ export function isEtcdDeadlineExceeded(error: unknown): boolean {
 
 export function isEtcdUnavailable(error: unknown): boolean {
   if (error instanceof GRPCUnavailableError) return true;
-  const message = messageOf(error);
+  const message = errorMessage(error);
   return unavailableMessages.some((text) => message.includes(text));
 }
 
@@ -51,6 +49,6 @@ export function storageError(operation: StorageOperation, key: string, endpoints
   if (!isEtcdUnavailable(error)) return error;
   return new ApiError(
     "ServiceUnavailable",
-    `The ${operation} operation against ${resourceOfKey(key)} could not be completed at this time, please try again. (etcd at ${endpoints} is unavailable: ${messageOf(error)})`,
+    `The ${operation} operation against ${resourceOfKey(key)} could not be completed at this time, please try again. (etcd at ${endpoints} is unavailable: ${errorMessage(error)})`,
   );
 }

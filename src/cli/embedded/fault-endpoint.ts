@@ -16,6 +16,7 @@ import { isAdmin, type UserInfo } from "../../apiserver/auth/user-info.ts";
 import { isPlainObject, readBodyObject } from "../../apiserver/request-body.ts";
 import { sendJson } from "../../apiserver/responses.ts";
 import type { Cluster } from "../../cmd/cluster.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { faultCatalogue } from "../../sim/faults/catalogue.ts";
 import type { FaultDefinition, FaultParams, FaultParamValue } from "../../sim/faults/fault.ts";
@@ -86,7 +87,7 @@ async function apply(cluster: Cluster, request: FaultRequest): Promise<void> {
     if (request.heal) await fault.heal?.(cluster, request.params);
     else await fault.inject(cluster, request.params);
   } catch (error) {
-    throw badRequest(error instanceof Error ? error.message : String(error));
+    throw badRequest(errorMessage(error));
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { type Duplex, PassThrough, type Readable, Writable } from "node:stream";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { isWebSocketRequest, offeredSubprotocols, WebSocketConnection } from "./websocket-connection.ts";
 
 export const remoteCommandChannel = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
@@ -194,7 +195,5 @@ export function serveRemoteCommand(
     connection.send(channelMessage(remoteCommandChannel.error, JSON.stringify(remoteCommandStatus(result))));
     connection.close();
   };
-  run(streams).then(finish, (error: unknown) =>
-    finish({ error: error instanceof Error ? error.message : String(error) }),
-  );
+  run(streams).then(finish, (error: unknown) => finish({ error: errorMessage(error) }));
 }

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { KindName } from "../../api/objects.ts";
 import { type Manifest, parseManifests } from "../../cmd/manifests.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { type ObjectRef, parseObjectRef, parseRefName } from "../conditions/object-ref.ts";
 import { describeValue, Fields, isMapping } from "./fields.ts";
 import { recordManifestNames } from "./manifest-names.ts";
@@ -190,7 +191,7 @@ function readApply(
   try {
     parsed = parseManifests(manifests);
   } catch (error) {
-    source.fail(path, error instanceof Error ? error.message : String(error));
+    source.fail(path, errorMessage(error));
   }
   recordManifestNames(source, path, parsed, atMs);
   return { type: "apply", manifests, source: origin };

@@ -7,6 +7,7 @@
 import { posix } from "node:path";
 import { type FileStat, type Host, isHostError } from "../../host/host.ts";
 import type { Mounter } from "../../host/mount/mounter.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { removeAllOneFilesystem } from "../util/remove-all.ts";
 import type { VolumeLogger } from "../volume-host.ts";
 
@@ -59,10 +60,9 @@ async function mapBindMountDevice(context: BlockPathContext, devicePath: string,
     // A device file needs no helper daemon, so no systemd scope.
     await context.mounter.mount(devicePath, linkPath, "", ["bind"], { withSystemd: false });
   } catch (err) {
-    throw new Error(
-      `failed to bind mount devicePath: ${devicePath} to linkPath ${linkPath}: ${err instanceof Error ? err.message : err}`,
-      { cause: err },
-    );
+    throw new Error(`failed to bind mount devicePath: ${devicePath} to linkPath ${linkPath}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -98,7 +98,7 @@ async function unmapBindMountDevice(context: BlockPathContext, linkPath: string)
   try {
     await context.mounter.unmount(linkPath);
   } catch (err) {
-    throw new Error(`failed to unmount linkPath ${linkPath}: ${err instanceof Error ? err.message : err}`, {
+    throw new Error(`failed to unmount linkPath ${linkPath}: ${errorMessage(err)}`, {
       cause: err,
     });
   }
@@ -119,7 +119,7 @@ export async function removeMapPath(host: Host, mapPath: string): Promise<void> 
   try {
     await removeAllOneFilesystem(host, mapPath);
   } catch (err) {
-    throw new Error(`failed to remove directory ${mapPath}: ${err instanceof Error ? err.message : err}`, {
+    throw new Error(`failed to remove directory ${mapPath}: ${errorMessage(err)}`, {
       cause: err,
     });
   }

@@ -9,6 +9,7 @@
  * Provider errors carry a code; `csiErrorOfDisk` turns them into the CSI status the spec gives.
  */
 import { CloudDiskError, type DiskErrorCode } from "../../../host/sim/world/disk-provider.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { CsiError, type CsiStatusName } from "../../grpc/errors.ts";
 
 export interface DiskAttachmentView {
@@ -62,7 +63,7 @@ const statusOfDiskError: Readonly<Record<DiskErrorCode, CsiStatusName>> = {
 export function csiErrorOfDisk(error: unknown, rpc: string): CsiError {
   if (error instanceof CsiError) return error;
   if (error instanceof CloudDiskError) return new CsiError(statusOfDiskError[error.code], `${rpc}: ${error.message}`);
-  return new CsiError("Internal", `${rpc}: ${error instanceof Error ? error.message : String(error)}`);
+  return new CsiError("Internal", `${rpc}: ${errorMessage(error)}`);
 }
 
 /** Runs a provider call, turning its failure into the CSI status. */

@@ -7,6 +7,7 @@ import { formatQuantity, parseQuantity, type Quantity } from "../../../api/quant
 import type { MountInfo } from "../../../host/host.ts";
 import { isPathWithin } from "../../../host/mount/mount-points.ts";
 import type { Mounter } from "../../../host/mount/mounter.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 
 /** `""` (node disk), `Memory` (tmpfs), `HugePages` or `HugePages-<size>` (hugetlbfs). */
 export type StorageMedium = string;
@@ -74,7 +75,7 @@ export async function getMountMedium(
   try {
     notMountPoint = await mounter.isLikelyNotMountPoint(path);
   } catch (err) {
-    throw new Error(`IsLikelyNotMountPoint("${path}"): ${err instanceof Error ? err.message : err}`, { cause: err });
+    throw new Error(`IsLikelyNotMountPoint("${path}"): ${errorMessage(err)}`, { cause: err });
   }
   const isMountPoint = !notMountPoint;
   const holder = mountHolding(path, await mounter.list());
