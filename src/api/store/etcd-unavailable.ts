@@ -22,7 +22,6 @@ const unavailableMessages = [
 
 export type StorageOperation = "get" | "list" | "create" | "update" | "delete";
 
-
 export function isEtcdDeadlineExceeded(error: unknown): boolean {
   return error instanceof GRPCDeadlineExceededError;
 }

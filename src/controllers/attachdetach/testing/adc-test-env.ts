@@ -13,7 +13,7 @@ import type {
   Pod,
   Taint,
 } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Event } from "../../../api/objects.ts";
 import { DEFAULT_TIMERS, type Timers } from "../../../api/timers.ts";

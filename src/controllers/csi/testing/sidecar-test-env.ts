@@ -7,7 +7,7 @@
  * read what a user would see.
  */
 import type { TopologySelectorTerm } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { isNotFound } from "../../../api/errors.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type {

@@ -8,7 +8,7 @@ import type { PersistentVolumeSpec, TopologySelectorTerm } from "kubernetes-type
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import type { Client } from "../../../api/client/client.ts";
 import { InProcessClient } from "../../../api/client/in-process-client.ts";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { isNotFound } from "../../../api/errors.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../../api/objects.ts";

@@ -6,7 +6,7 @@
  * would write it.
  */
 import type { Taint, Toleration } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Event, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../../api/objects.ts";
 import { DEFAULT_TIMERS, type Timers } from "../../../api/timers.ts";
