@@ -14,7 +14,7 @@ import { type JsonKeyScan, scanJsonKeys } from "./json-key-scan.ts";
 import { mediaTypeOf, protobufMediaType, serializersFor } from "./media-types.ts";
 import { decodeYamlWithKeys } from "./yaml-key-scan.ts";
 
-export type BodyFormat = "json" | "yaml" | "protobuf";
+type BodyFormat = "json" | "yaml" | "protobuf";
 
 export interface BodyOptions {
   /** The resource reads protobuf bodies (a built-in kind, a DeleteOptions, an Eviction). */
@@ -54,7 +54,7 @@ export function mediaType(request: IncomingMessage): string {
   return (request.headers["content-type"] ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
-export function unsupportedMediaType(protobuf: boolean): ApiError {
+function unsupportedMediaType(protobuf: boolean): ApiError {
   const accepted = serializersFor(protobuf).map((serializer) => mediaTypeOf[serializer]);
   return new ApiError(
     "UnsupportedMediaType",
@@ -88,7 +88,7 @@ function decode(text: string, format: BodyFormat): unknown {
   }
 }
 
-export interface ScannedBody {
+interface ScannedBody {
   value: unknown;
   /** Repeated keys and where fields appear, for field validation (none in a protobuf body). */
   scan: JsonKeyScan;

@@ -46,7 +46,7 @@ export function outputChoice(context: ResourceRequest): OutputChoice {
   return negotiateOutput(context.request, context.query, resourceHasProtobuf(context));
 }
 
-export type Reply = (code: number, body: unknown) => void;
+type Reply = (code: number, body: unknown) => void;
 
 /**
  * Negotiates now (a 406 before anything is written, as kube-apiserver refuses before acting) and

@@ -22,7 +22,7 @@ import { errorMessage } from "../runtime/error-message.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { standInContainerStopDelayMs, standInPodStartDelayMs } from "./constants.ts";
 
-export interface StandInKubeletOptions {
+interface StandInKubeletOptions {
   client: Client;
   clock: Clock;
   logger: Logger;

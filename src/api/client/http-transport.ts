@@ -18,7 +18,7 @@ export interface HttpTransportOptions {
   bearerToken?: string;
 }
 
-export interface HttpRequest {
+interface HttpRequest {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: URLSearchParams;

@@ -11,7 +11,7 @@ import type { Watch } from "./client.ts";
 import { deepFreeze } from "./copy.ts";
 
 /** One line of a watch stream may not grow past this (3 MiB object limit plus its envelope). */
-export const maxWatchLineBytes = 4 * 1024 * 1024;
+const maxWatchLineBytes = 4 * 1024 * 1024;
 
 function endedStatus(message: string): Record<string, unknown> {
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Timeout", code: 504, message };

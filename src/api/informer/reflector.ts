@@ -33,7 +33,7 @@ export interface ReflectorSink<T> {
   apply(event: WatchEvent<T>): void;
 }
 
-export interface ReflectorOptions {
+interface ReflectorOptions {
   clock: Clock;
   /** Draws the backoff jitter, so a seed replays the same relist times. */
   rng: Rng;

@@ -10,7 +10,7 @@ import { badRequest, isApiError } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { FieldSet } from "./field-set.ts";
 
-export type ManagedOperation = "Apply" | "Update";
+type ManagedOperation = "Apply" | "Update";
 
 export interface ManagerEntry {
   manager: string;
@@ -102,7 +102,7 @@ function entryOrder(a: ManagerEntry, b: ManagerEntry): number {
   );
 }
 
-export type EncodedManagedFields = NonNullable<NonNullable<KObject["metadata"]>["managedFields"]>;
+type EncodedManagedFields = NonNullable<NonNullable<KObject["metadata"]>["managedFields"]>;
 
 /** The managedFields list to store; entries that own nothing are left out, as Kubernetes drops them. */
 export function encodeManagedFields(managed: ManagedFields): EncodedManagedFields {

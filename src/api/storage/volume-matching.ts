@@ -31,7 +31,7 @@ import {
   volumeModeMismatch,
 } from "./pv-helpers.ts";
 
-export interface VolumeMatchOptions {
+interface VolumeMatchOptions {
   /** The scheduler path: the node the pod would run on. */
   node?: Node;
   /** Names of volumes already chosen for the pod's other claims in this scheduling attempt. */

@@ -22,18 +22,18 @@ const unavailableMessages = [
 
 export type StorageOperation = "get" | "list" | "create" | "update" | "delete";
 
-export function isEtcdDeadlineExceeded(error: unknown): boolean {
+function isEtcdDeadlineExceeded(error: unknown): boolean {
   return error instanceof GRPCDeadlineExceededError;
 }
 
-export function isEtcdUnavailable(error: unknown): boolean {
+function isEtcdUnavailable(error: unknown): boolean {
   if (error instanceof GRPCUnavailableError) return true;
   const message = errorMessage(error);
   return unavailableMessages.some((text) => message.includes(text));
 }
 
 /** The resource a Kubernetes key names: `/registry/pods/default/web` → `pods`. */
-export function resourceOfKey(key: string): string {
+function resourceOfKey(key: string): string {
   return key.split("/")[2] ?? "objects";
 }
 

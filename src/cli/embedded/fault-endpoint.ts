@@ -28,7 +28,7 @@ export const faultsPath = `/apis/${faultsGroup}/${faultsVersion}/faults`;
 /** What the 403 and 404 Statuses name: the `faults` resource of kvol.io. */
 const faultsResource = { group: faultsGroup, plural: "faults" };
 
-export interface FaultRequest {
+interface FaultRequest {
   fault: string;
   params: FaultParams;
   /** Ends a lasting fault instead of starting it. */
@@ -36,7 +36,7 @@ export interface FaultRequest {
 }
 
 /** The catalogue entry as the endpoint lists it. */
-export interface FaultSummary {
+interface FaultSummary {
   name: string;
   models: string;
   kubernetesReaction: string;
@@ -58,7 +58,7 @@ function isParamValue(value: unknown): value is FaultParamValue {
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 }
 
-export function parseFaultRequest(body: Record<string, unknown>): FaultRequest {
+function parseFaultRequest(body: Record<string, unknown>): FaultRequest {
   if (typeof body.fault !== "string" || body.fault === "") throw badRequest("fault: the name of a fault is required");
   const params = body.params ?? {};
   if (!isPlainObject(params)) throw badRequest("params: must be an object of parameter values");

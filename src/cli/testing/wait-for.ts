@@ -7,7 +7,7 @@ import { errorMessage } from "../../runtime/error-message.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 
 /** How often a condition is checked. */
-export const waitPollIntervalMs = 100;
+const waitPollIntervalMs = 100;
 
 const wallClock = new RealClock();
 
@@ -31,8 +31,4 @@ export async function waitFor<T>(
     }
     await wallClock.sleep(waitPollIntervalMs);
   }
-}
-
-export function sleepMs(durationMs: number): Promise<void> {
-  return wallClock.sleep(durationMs);
 }

@@ -12,9 +12,9 @@ import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
 import type { Controller, ControllerContext } from "../controller-context.ts";
 
-export const serviceAccountsControllerName = "serviceaccount-controller";
+const serviceAccountsControllerName = "serviceaccount-controller";
 /** The account every namespace gets, and the one pods run as when they name none. */
-export const defaultServiceAccountName = "default";
+const defaultServiceAccountName = "default";
 /** `--concurrent-serviceaccount-syncs`' default. */
 const serviceAccountSyncWorkerCount = 1;
 

@@ -13,11 +13,11 @@ import { WorkQueue } from "../../runtime/workqueue.ts";
 import type { ControllerContext } from "../controller-context.ts";
 
 /** What the loop waits for before its first sync: the informers the controller reads. */
-export interface Syncable {
+interface Syncable {
   waitForSync(): Promise<boolean>;
 }
 
-export interface SyncLoopOptions {
+interface SyncLoopOptions {
   name: string;
   context: ControllerContext;
   workerCount: number;

@@ -18,12 +18,12 @@ const maxTestOutputBytes = 64 * 1024 * 1024;
 /** Set in the environment of the re-executed file. */
 const insideNamespaceEnvName = "KVOL_INSIDE_PRIVATE_MOUNT_NAMESPACE";
 
-export function isInsidePrivateMountNamespace(): boolean {
+function isInsidePrivateMountNamespace(): boolean {
   return process.env[insideNamespaceEnvName] === "1";
 }
 
 /** Why tests that need root and real mounts cannot run here, or undefined when they can. */
-export function whyRealMountTestsCannotRun(): string | undefined {
+function whyRealMountTestsCannotRun(): string | undefined {
   if (process.getuid?.() !== 0) return "real-mount tests need root (uid 0)";
   const probe = spawnSync("unshare", ["--mount", "--propagation", "private", "true"], { encoding: "utf8" });
   if (probe.error !== undefined) return `unshare cannot run: ${probe.error.message}`;

@@ -58,7 +58,7 @@ export class StreamRefused extends Error {
   }
 }
 
-export interface KubeletServerOptions {
+interface KubeletServerOptions {
   /** The bearer token a caller must present. */
   token: string;
   /** Serve HTTPS with this certificate (as the kubelet does); plain HTTP without. */

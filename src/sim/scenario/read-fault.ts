@@ -13,7 +13,7 @@ import type { FieldPath, YamlSource } from "./yaml-source.ts";
 export const faultFields = ["name", "params", "healAfter"] as const;
 export const healFields = ["name", "params"] as const;
 
-export interface FaultUse {
+interface FaultUse {
   readonly fault: string;
   readonly params: FaultParams;
   readonly healAfterMs?: number;

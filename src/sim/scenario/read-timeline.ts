@@ -17,7 +17,7 @@ import { readNode, readTaint, taintEffects, taintFields } from "./read-cluster.t
 import { readFaultUse } from "./read-fault.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
-export const actionNames: readonly ActionType[] = [
+const actionNames: readonly ActionType[] = [
   "apply",
   "delete",
   "patch",
@@ -36,7 +36,7 @@ export const actionNames: readonly ActionType[] = [
   "write",
 ];
 export const stepFields = ["at", "note", ...actionNames] as const;
-export const applyFileFields = ["file"] as const;
+const applyFileFields = ["file"] as const;
 export const deleteFields = ["object", "gracePeriodSeconds", "force"] as const;
 export const patchFields = ["object", "merge"] as const;
 export const taintStepFields = ["node", ...taintFields] as const;
@@ -47,7 +47,7 @@ export const csiDriverStepFields = ["node", "driver"] as const;
 const scalableKinds: readonly KindName[] = ["StatefulSet", "Deployment", "ReplicaSet"];
 
 /** Where `file:` paths are resolved from: the scenario's directory. */
-export interface TimelineContext {
+interface TimelineContext {
   readonly baseDir: string;
 }
 

@@ -12,7 +12,7 @@ import { removeAllOneFilesystem } from "../util/remove-all.ts";
 import type { VolumeLogger } from "../volume-host.ts";
 
 /** Global map and pod device directories are private to the kubelet and its group. */
-export const mapPathDirMode = 0o750;
+const mapPathDirMode = 0o750;
 /** The placeholder file a device is bind-mounted onto. */
 const bindMountFileMode = 0o750;
 
@@ -126,7 +126,7 @@ export async function removeMapPath(host: Host, mapPath: string): Promise<void> 
 }
 
 /** True when `path` is a symlink; false when absent or something else. */
-export async function isSymlinkExist(host: Host, path: string): Promise<boolean> {
+async function isSymlinkExist(host: Host, path: string): Promise<boolean> {
   try {
     return (await host.lstat(path)).type === "symlink";
   } catch (err) {
@@ -136,7 +136,7 @@ export async function isSymlinkExist(host: Host, path: string): Promise<boolean>
 }
 
 /** True when `path` shows a device: the bind mount of a device onto the placeholder file is in place. */
-export async function isDeviceBindMountExist(host: Host, path: string): Promise<boolean> {
+async function isDeviceBindMountExist(host: Host, path: string): Promise<boolean> {
   try {
     const type = (await host.lstat(path)).type;
     return type === "blockDevice" || type === "charDevice";

@@ -8,7 +8,7 @@ import type { Host } from "../../host/host.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { VolumeLogger } from "../volume-host.ts";
 
-export const readyFileName = "ready";
+const readyFileName = "ready";
 const readyDirMode = 0o750;
 /** os.Create's 0666 under the usual 022 umask. */
 const readyFileMode = 0o644;

@@ -26,14 +26,14 @@ import { controllerManagedAttachAnnotation } from "../constants.ts";
 export const testNamespace = "shop";
 const diskSizeBytes = 64 << 20;
 
-export interface DiskVolumeOptions {
+interface DiskVolumeOptions {
   accessModes?: string[];
   namespace?: string;
   /** addDiskVolume: create the provider's disk too (default true). */
   createDisk?: boolean;
 }
 
-export interface PodOptions {
+interface PodOptions {
   namespace?: string;
   /** Container statuses show running (default true): what a kubelet last reported. */
   running?: boolean;

@@ -20,7 +20,7 @@ import { TaintEvictionController } from "../taint-eviction-controller.ts";
 
 export const testNamespace = "shop";
 
-export interface RunningPodOptions {
+interface RunningPodOptions {
   tolerations?: Toleration[];
   finalizers?: string[];
 }

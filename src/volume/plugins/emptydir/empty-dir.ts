@@ -27,9 +27,9 @@ import {
 
 export const emptyDirPluginName = "kubernetes.io/empty-dir";
 /** Everyone may write an emptyDir: containers run as arbitrary users. */
-export const emptyDirDirMode = 0o777;
+const emptyDirDirMode = 0o777;
 
-export interface EmptyDirOptions {
+interface EmptyDirOptions {
   node: NodeVolumeContext;
   logger: VolumeLogger;
   podUID: string;

@@ -17,7 +17,7 @@ export const mediumMemory = "Memory";
 export const mediumHugePages = "HugePages";
 const mediumHugePagesPrefix = "HugePages-";
 const hugePagesResourcePrefix = "hugepages-";
-export const hugePagesPageSizeMountOption = "pagesize";
+const hugePagesPageSizeMountOption = "pagesize";
 const tmpfsType = "tmpfs";
 const hugetlbfsType = "hugetlbfs";
 
@@ -34,7 +34,7 @@ export function hugePageSizeFromMedium(medium: StorageMedium): Quantity {
 }
 
 /** What the mount table says about a directory. */
-export interface MountMedium {
+interface MountMedium {
   medium: StorageMedium;
   /** True when the directory itself is a mount point. */
   isMountPoint: boolean;

@@ -29,7 +29,7 @@ import {
   simSocketTable,
 } from "./sim-socket-table.ts";
 
-export interface SimCsiConnectorOptions {
+interface SimCsiConnectorOptions {
   /** The node, as the caller sees it: where the socket files are looked up. */
   host: Host;
   /** The node's socket table; `simSocketTable(host)` by default (give it when `host` wraps the SimHost). */
