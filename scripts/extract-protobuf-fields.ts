@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FieldTable, fieldTablePath, type TableField } from "../src/api/protobuf/field-table.ts";
+import { errorMessage } from "../src/runtime/error-message.ts";
 
 /** Go import path → OpenAPI definition prefix. */
 const packages: Readonly<Record<string, string>> = {
@@ -170,7 +171,7 @@ function typeOrSkip(
   try {
     return normalize(all, pkg, owner, field.goType);
   } catch (error) {
-    console.warn(`skipping ${pkg.prefix}.${owner}.${field.json}: ${error instanceof Error ? error.message : error}`);
+    console.warn(`skipping ${pkg.prefix}.${owner}.${field.json}: ${errorMessage(error)}`);
     return undefined;
   }
 }

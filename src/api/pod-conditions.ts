@@ -7,9 +7,9 @@
 import type { PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
 import { formatRfc3339 } from "../runtime/clock.ts";
 
-export type { PodCondition, PodStatus };
+export type { PodCondition };
 
-export interface ConditionUpdate {
+interface ConditionUpdate {
   /** The status with the condition set (a new object; the input is not changed). */
   status: PodStatus;
   changed: boolean;

@@ -7,7 +7,7 @@
  * number of nano-units, and a binary suffix times any decimal fraction is a finite decimal.
  */
 
-export type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
+type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
 
 /** Kubernetes' resource.ErrFormatWrong text, word for word. */
 export const quantityFormatMessage =

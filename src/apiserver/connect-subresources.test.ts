@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import { createMemoryStore } from "../api/store/memory-store.ts";
 import { Logger, MemorySink } from "../runtime/logger.ts";
 import { Rng } from "../runtime/rng.ts";

@@ -19,7 +19,7 @@ const actionWords: Readonly<Record<string, string>> = {
   portforward: "forward a port to",
 };
 
-export function simulatedContainerMessage(subresource: string, pod: string, container: string): string {
+function simulatedContainerMessage(subresource: string, pod: string, container: string): string {
   const action = actionWords[subresource] ?? subresource;
   const target = container === "" ? `pod "${pod}"` : `container "${container}" of pod "${pod}"`;
   return (
@@ -34,7 +34,7 @@ function flag(query: URLSearchParams, name: string): boolean {
 }
 
 /** The kubelet's query for a PodExecOptions or PodAttachOptions, as kube-apiserver's streamParams builds it. */
-export function kubeletStreamQuery(query: URLSearchParams): URLSearchParams {
+function kubeletStreamQuery(query: URLSearchParams): URLSearchParams {
   const params = new URLSearchParams();
   for (const command of query.getAll("command")) params.append("command", command);
   if (flag(query, "stdin")) params.set("input", "1");

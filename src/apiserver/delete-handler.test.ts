@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import { SharedInformerFactory } from "../api/informer/shared-informer-factory.ts";
 import { DEFAULT_TIMERS } from "../api/timers.ts";
 import { GarbageCollector } from "../controllers/workloads/garbage-collector.ts";

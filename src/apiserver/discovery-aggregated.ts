@@ -8,7 +8,7 @@ import { bindingVerbs, categoriesOf, namedGroups, objectVerbs, reviewsIn, status
 import { reviewVerbs } from "./self-review-paths.ts";
 import { extraSubresourcesOf } from "./subresource-table.ts";
 
-export type AggregatedDiscoveryVersion = "v2" | "v2beta1";
+type AggregatedDiscoveryVersion = "v2" | "v2beta1";
 
 const discoveryGroup = "apidiscovery.k8s.io";
 const discoveryListKind = "APIGroupDiscoveryList";

@@ -90,7 +90,7 @@ function prune(node: SchemaNode, value: unknown, path: string, applyPath: string
   return changed ? result : value;
 }
 
-export interface PrunedObject {
+interface PrunedObject {
   object: Record<string, unknown>;
   /** Field paths of the dropped fields, in the order they appear (`spec.bogusField`). */
   unknown: string[];
@@ -153,16 +153,16 @@ export function enforceFieldValidation(
 }
 
 /** The max length of one warning's text, as kube-apiserver truncates it (4 KiB). */
-export const maxWarningTextBytes = 4 * 1024;
+const maxWarningTextBytes = 4 * 1024;
 
 /** RFC 7234 warning value `299 - "text"`, the text's quotes and backslashes escaped. */
-export function warningHeaderValue(text: string): string {
+function warningHeaderValue(text: string): string {
   const bounded = text.length > maxWarningTextBytes ? text.slice(0, maxWarningTextBytes) : text;
   return `299 - "${bounded.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
 /** Adds `Warning` headers (one per text, repeated texts once) to a response not yet sent. */
-export function addWarnings(response: ServerResponse, texts: readonly string[]): void {
+function addWarnings(response: ServerResponse, texts: readonly string[]): void {
   const existing = response.getHeader("Warning");
   const values = Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)];
   for (const text of texts) {

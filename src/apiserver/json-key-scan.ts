@@ -5,7 +5,7 @@
  * The text must already be valid JSON (it is parsed first), so the scanner only tracks structure.
  */
 
-export interface DuplicateKey {
+interface DuplicateKey {
   /** The report, in Kubernetes' words (`duplicate field "paused"`). */
   text: string;
   /** Its field path (`spec.paused`). */

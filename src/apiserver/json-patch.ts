@@ -20,7 +20,7 @@ interface Operation {
 }
 
 /** Upper bound on operations in one patch, so a request cannot make the server loop for long. */
-export const maxJsonPatchOperations = 10_000;
+const maxJsonPatchOperations = 10_000;
 
 function parsePointer(pointer: string): string[] {
   if (pointer === "") return [];

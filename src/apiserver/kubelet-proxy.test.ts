@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Node, Pod } from "kubernetes-types/core/v1.js";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import type { KObject } from "../api/objects.ts";
 import { resourceForKind } from "../api/resources.ts";
 import { createMemoryStore } from "../api/store/memory-store.ts";

@@ -18,7 +18,7 @@ import type { Upgrade } from "./upgrade-requests.ts";
 /** The most of a kubelet's error answer kept as the message (kube-apiserver reads a bounded amount too). */
 const maxErrorBodyBytes = 16 * 1024;
 
-export interface RemoteKubelet {
+interface RemoteKubelet {
   nodeName: string;
   host: string;
   port: number;

@@ -12,12 +12,12 @@ import { resourceForKind } from "../api/resources.ts";
 import { kubernetesServiceIp } from "../api/store/create-strategies.ts";
 import type { Store } from "../api/store/store.ts";
 
-export const kubernetesServiceName = "kubernetes";
-export const kubernetesServiceNamespace = "default";
+const kubernetesServiceName = "kubernetes";
+const kubernetesServiceNamespace = "default";
 /** The Service's port: clients in pods reach the API on 443 whatever port the server listens on. */
-export const kubernetesServicePort = 443;
+const kubernetesServicePort = 443;
 
-export interface ApiServerEndpoint {
+interface ApiServerEndpoint {
   /** The address the API server is reached at (its advertise address). */
   ip: string;
   port: number;

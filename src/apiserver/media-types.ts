@@ -6,7 +6,8 @@
 import { protobufMediaType } from "../api/protobuf/envelope.ts";
 
 export const jsonMediaType = "application/json";
-export const yamlMediaType = "application/yaml";
+const yamlMediaType = "application/yaml";
+
 export { protobufMediaType };
 export const protobufWatchMediaType = `${protobufMediaType};stream=watch`;
 

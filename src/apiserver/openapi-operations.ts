@@ -11,7 +11,7 @@ import { resourcesOf } from "./openapi-schemas.ts";
 import type { GroupVersionPath } from "./request-path.ts";
 import { findExtraSubresource } from "./subresource-table.ts";
 
-export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
 export interface OperationSpec {
   readonly method: HttpMethod;
@@ -35,7 +35,7 @@ export interface PathSpec {
 }
 
 /** The patch content types kube-apiserver accepts; kubectl apply looks for the strategic one. */
-export const patchContentTypes = [
+const patchContentTypes = [
   "application/json-patch+json",
   "application/merge-patch+json",
   "application/strategic-merge-patch+json",

@@ -60,7 +60,7 @@ export function toV3Definition(name: string, definition: OpenApiDefinition): Rec
 }
 
 /** A schema in OpenAPI v3 form: references that carry siblings are wrapped in `allOf`. */
-export function toV3Schema(schema: OpenApiSchema): Record<string, unknown> {
+function toV3Schema(schema: OpenApiSchema): Record<string, unknown> {
   const { $ref, items, additionalProperties, properties, ...rest } = schema;
   const converted: Record<string, unknown> = { ...rest };
   if (items !== undefined) converted.items = toV3Schema(items);

@@ -96,7 +96,7 @@ function buildDocument(gv: GroupVersionPath): Record<string, unknown> {
 }
 
 /** A served document: its JSON text and the hash clients use to cache it. */
-export interface RenderedDocument {
+interface RenderedDocument {
   readonly text: string;
   readonly hash: string;
 }
@@ -107,7 +107,7 @@ function render(document: unknown): RenderedDocument {
 }
 
 /** `api/v1` or `apis/<group>/<version>`: the path of a group/version under /openapi/v3/. */
-export function documentPath(gv: GroupVersionPath): string {
+function documentPath(gv: GroupVersionPath): string {
   return gv.group === "" ? `api/${gv.version}` : `apis/${gv.group}/${gv.version}`;
 }
 

@@ -9,7 +9,7 @@ import type { KObject } from "../api/objects.ts";
 import type { ResourceType } from "../api/resources.ts";
 import type { MetadataRequest } from "./table-negotiation.ts";
 
-export function partialObjectMetadata(object: KObject, apiVersion: string): KObject {
+function partialObjectMetadata(object: KObject, apiVersion: string): KObject {
   return { kind: "PartialObjectMetadata", apiVersion, metadata: object.metadata ?? {} };
 }
 

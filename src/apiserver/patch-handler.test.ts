@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { parseAllDocuments } from "yaml";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import { resourceForKind } from "../api/resources.ts";
 import { startTestServer, type TestServer } from "./test-server.ts";
 

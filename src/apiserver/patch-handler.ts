@@ -37,10 +37,10 @@ import { isPlainObject, mediaType, readBodyScanned } from "./request-body.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { replyFor } from "./responses.ts";
 
-export const mergePatchType = "application/merge-patch+json";
-export const jsonPatchType = "application/json-patch+json";
-export const strategicMergePatchType = "application/strategic-merge-patch+json";
-export const applyPatchType = "application/apply-patch+yaml";
+const mergePatchType = "application/merge-patch+json";
+const jsonPatchType = "application/json-patch+json";
+const strategicMergePatchType = "application/strategic-merge-patch+json";
+const applyPatchType = "application/apply-patch+yaml";
 
 const servedPatchTypes = [jsonPatchType, mergePatchType, strategicMergePatchType, applyPatchType];
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import { badRequest } from "../api/errors.ts";
 import type { KObject, Pod } from "../api/objects.ts";
 import { type ResourceType, resourceForPlural } from "../api/resources.ts";

@@ -14,7 +14,7 @@ import { proxyKubeletGet, remoteKubeletOf } from "./kubelet-proxy.ts";
 import type { ResourceRequest } from "./request-context.ts";
 
 /** How often a follower looks for new lines (the kubelet's log follower wakes on file changes; this polls). */
-export const logFollowPollMs = 250;
+const logFollowPollMs = 250;
 
 interface LogQuery {
   container: string;

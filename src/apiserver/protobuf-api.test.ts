@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import { decodeObject, decodeUnknown, decodeWatchEvent, encodeObject } from "../api/protobuf/envelope.ts";
 import { startTestServer, type TestServer } from "./test-server.ts";
 

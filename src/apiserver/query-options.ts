@@ -113,7 +113,7 @@ export function isDryRun(query: URLSearchParams, kind: WriteOptionsKind, body?: 
 }
 
 /** Kubernetes' limit on a field manager's name. */
-export const maxFieldManagerLength = 128;
+const maxFieldManagerLength = 128;
 
 /**
  * The manager a write is recorded under: `fieldManager` from the query, else the client's

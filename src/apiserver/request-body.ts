@@ -8,12 +8,13 @@ import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { ApiError, badRequest } from "../api/errors.ts";
 import { decodeObject, ProtobufCodecError, type TypeMeta } from "../api/protobuf/envelope.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import { maxRequestBodyBytes } from "./constants.ts";
 import { type JsonKeyScan, scanJsonKeys } from "./json-key-scan.ts";
 import { mediaTypeOf, protobufMediaType, serializersFor } from "./media-types.ts";
 import { decodeYamlWithKeys } from "./yaml-key-scan.ts";
 
-export type BodyFormat = "json" | "yaml" | "protobuf";
+type BodyFormat = "json" | "yaml" | "protobuf";
 
 export interface BodyOptions {
   /** The resource reads protobuf bodies (a built-in kind, a DeleteOptions, an Eviction). */
@@ -53,7 +54,7 @@ export function mediaType(request: IncomingMessage): string {
   return (request.headers["content-type"] ?? "application/json").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
-export function unsupportedMediaType(protobuf: boolean): ApiError {
+function unsupportedMediaType(protobuf: boolean): ApiError {
   const accepted = serializersFor(protobuf).map((serializer) => mediaTypeOf[serializer]);
   return new ApiError(
     "UnsupportedMediaType",
@@ -81,13 +82,13 @@ function decode(text: string, format: BodyFormat): unknown {
   try {
     return format === "yaml" ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     const name = format === "yaml" ? "YAML" : "JSON";
     throw badRequest(`the request body is not valid ${name}: ${why}`);
   }
 }
 
-export interface ScannedBody {
+interface ScannedBody {
   value: unknown;
   /** Repeated keys and where fields appear, for field validation (none in a protobuf body). */
   scan: JsonKeyScan;

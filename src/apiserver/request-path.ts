@@ -5,7 +5,7 @@
 import { RESOURCES, type ResourceType } from "../api/resources.ts";
 import { type ExtraSubresourceName, findExtraSubresource } from "./subresource-table.ts";
 
-export type Subresource = "status" | "binding" | ExtraSubresourceName;
+type Subresource = "status" | "binding" | ExtraSubresourceName;
 
 export interface ResourcePath {
   type: ResourceType;

@@ -9,6 +9,7 @@ import { stringify as toYaml } from "yaml";
 import { ApiError } from "../api/errors.ts";
 import { encodeObject, hasProtobuf } from "../api/protobuf/envelope.ts";
 import { apiVersionOf } from "../api/resources.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import { mediaTypeOf, type Serializer } from "./media-types.ts";
 import type { ResourceRequest } from "./request-context.ts";
 import { parseResourcePath, pathSegments } from "./request-path.ts";
@@ -45,7 +46,7 @@ export function outputChoice(context: ResourceRequest): OutputChoice {
   return negotiateOutput(context.request, context.query, resourceHasProtobuf(context));
 }
 
-export type Reply = (code: number, body: unknown) => void;
+type Reply = (code: number, body: unknown) => void;
 
 /**
  * Negotiates now (a 406 before anything is written, as kube-apiserver refuses before acting) and
@@ -59,7 +60,7 @@ export function replyFor(context: ResourceRequest): Reply {
 /** An ApiError as it is; anything else as a 500 InternalError naming what went wrong. */
 export function asApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new ApiError("InternalError", `Internal error occurred: ${message}`);
 }
 

@@ -40,7 +40,7 @@ function selectorString(selector: unknown): string {
   return text === "<none>" ? "" : text;
 }
 
-export function scaleOf(workload: KObject): Json {
+function scaleOf(workload: KObject): Json {
   const meta = workload.metadata ?? {};
   const spec = record(workload.spec);
   const status = record(workload.status);

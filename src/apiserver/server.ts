@@ -22,7 +22,7 @@ import { route } from "./router.ts";
 import { createDualProtocolListener, createHttpListener, type TlsIdentity } from "./tls/dual-protocol-listener.ts";
 import { upgradeListener } from "./upgrade-requests.ts";
 
-export interface ApiServerOptions {
+interface ApiServerOptions {
   store: Store;
   clock: Clock;
   logger: Logger;

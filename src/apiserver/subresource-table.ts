@@ -17,7 +17,7 @@ export type ExtraSubresourceName =
   | "portforward"
   | "token";
 
-export interface ExtraSubresource {
+interface ExtraSubresource {
   name: ExtraSubresourceName;
   kinds: readonly KindName[];
   /** The kind its requests and answers carry (discovery's `group`, `version`, `kind`). */
@@ -27,7 +27,7 @@ export interface ExtraSubresource {
 
 const connectVerbs = ["create", "get"] as const;
 
-export const extraSubresources: readonly ExtraSubresource[] = [
+const extraSubresources: readonly ExtraSubresource[] = [
   {
     name: "scale",
     kinds: ["StatefulSet", "Deployment", "ReplicaSet"],

@@ -19,7 +19,7 @@ import {
   serializersFor,
 } from "./media-types.ts";
 
-export type IncludeObject = "None" | "Metadata" | "Object";
+type IncludeObject = "None" | "Metadata" | "Object";
 
 export interface TableRequest {
   /** `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`, as the client asked. */
@@ -55,7 +55,7 @@ function includeObjectOf(query: URLSearchParams): IncludeObject {
   return given as IncludeObject;
 }
 
-export function notAcceptable(serializers: readonly Serializer[]): ApiError {
+function notAcceptable(serializers: readonly Serializer[]): ApiError {
   const accepted = serializers.map((serializer) => mediaTypeOf[serializer]).join(", ");
   return new ApiError("NotAcceptable", `only the following media types are accepted: ${accepted}`);
 }

@@ -8,13 +8,13 @@ import { printerFor } from "../api/printers/printers.ts";
 import type { TableCell, TableColumnDefinition, TableRowCondition } from "../api/printers/table-types.ts";
 import type { TableRequest } from "./table-negotiation.ts";
 
-export interface TableRow {
+interface TableRow {
   cells: TableCell[];
   conditions?: TableRowCondition[];
   object?: KObject;
 }
 
-export interface Table {
+interface Table {
   kind: "Table";
   apiVersion: string;
   metadata: { resourceVersion?: string; continue?: string };
@@ -33,7 +33,7 @@ function rowObject(object: KObject, table: TableRequest): KObject | undefined {
   }
 }
 
-export interface TableOptions {
+interface TableOptions {
   kind: string;
   table: TableRequest;
   nowMs: number;

@@ -24,13 +24,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export interface RawAnswer {
+interface RawAnswer {
   status: number;
   // Test assertions read arbitrary fields of the answer.
   body: Record<string, unknown> & { items?: Record<string, unknown>[] };
 }
 
-export interface TestServerOptions {
+interface TestServerOptions {
   seed?: number;
   /** A small window makes 410 Gone easy to reach. */
   historyWindowRevisions?: number;

@@ -31,11 +31,6 @@ export function upgradeListener(handler: RequestListener, logger: Logger): Upgra
   };
 }
 
-/** Whether the request asks to switch protocols (and arrived as an upgrade). */
-export function isUpgrade(request: IncomingMessage): boolean {
-  return upgrades.has(request);
-}
-
 /** Takes the socket of an upgrade over from its response; undefined for an ordinary request. */
 export function takeUpgrade(request: IncomingMessage, response: ServerResponse): Upgrade | undefined {
   const upgrade = upgrades.get(request);

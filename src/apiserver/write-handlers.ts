@@ -24,7 +24,7 @@ import type { ResourceRequest } from "./request-context.ts";
 import { replyFor, resourceHasProtobuf } from "./responses.ts";
 
 /** How the request's body may come: protobuf for a kind that has that form, typed as the URL's kind. */
-export function bodyOptionsFor(context: ResourceRequest): BodyOptions {
+function bodyOptionsFor(context: ResourceRequest): BodyOptions {
   const type = context.path.type;
   return { protobuf: resourceHasProtobuf(context), expected: { apiVersion: apiVersionOf(type), kind: type.kind } };
 }

@@ -4,7 +4,7 @@
  * 1 failure (an expectation failed, the server refused), 2 a usage error.
  */
 
-export interface CommandEntry {
+interface CommandEntry {
   /** One line for `kvol help`. */
   readonly summary: string;
   readonly run: (args: readonly string[]) => Promise<number>;

@@ -24,6 +24,7 @@ import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { socketPathOf } from "../csi/grpc/endpoint.ts";
 import { serveCsi } from "../csi/grpc/server.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { NodeDriverRegistrar } from "../volume/plugins/csi/registration/node-driver-registrar.ts";
 
@@ -82,7 +83,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
   try {
     parsed = parseArgsStrictly(argv);
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: errorMessage(error) };
   }
   const { positionals, values } = parsed;
   const [driverName, ...extra] = positionals;
@@ -97,7 +98,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
   try {
     socketPathOf(values.endpoint);
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: errorMessage(error) };
   }
   if (values["node-id"] === "") return { error: "--node-id must not be empty" };
   for (const flag of ["state-dir", "kubelet-root-dir", "token-file", "s3-passwd-file"] as const) {
@@ -182,7 +183,7 @@ export async function runCsiDriverCommand(argv: readonly string[], io: CommandIo
   try {
     return await serveUntilStopped(parsed, io);
   } catch (error) {
-    io.stderr(`kvol csi-driver: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`kvol csi-driver: ${errorMessage(error)}\n`);
     return startFailureExitStatus;
   }
 }
@@ -244,7 +245,7 @@ function apiClientOf(url: string, tokenFile: string | undefined): HttpClient {
   try {
     token = readFileSync(tokenFile, "utf8").trim();
   } catch (error) {
-    throw new Error(`cannot read --token-file ${tokenFile}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cannot read --token-file ${tokenFile}: ${errorMessage(error)}`);
   }
   return new HttpClient({ url, bearerToken: token });
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { parse } from "yaml";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import { type CliTestServer, startCliTestServer } from "./client/testing/cli-test-support.ts";
 import { runGetCommand } from "./get-command.ts";
 

@@ -176,7 +176,8 @@ describe("kubectl against kvol up", { skip: suiteSkip("kubectl against kvol up",
 
     const watched = await watchUntilAllRunning(kubeconfig);
     assert.ok(allExamplePodsRunning(podStatuses(watched)), `not every pod reached Running:\n${watched}`);
-    assert.match(watched, /ContainerCreating|Running/);
+    // What the watch ends on for a one-container pod that started: READY 1/1, Running, no restart.
+    assert.match(watched, /^default\s+busybox1\s+1\/1\s+Running\s+0\s+\S+$/m);
 
     const described = await kubectl(kubeconfig, ["describe", "pod", "busybox1"]);
     assertSucceeded(described, "kubectl describe pod busybox1");

@@ -25,10 +25,10 @@ import { defaultDataDir } from "./embedded/data-dir.ts";
 import { StepProgress } from "./step-progress.ts";
 
 /** Set in the environment of the node process running inside its own mount namespace. */
-export const ownMountNamespaceEnvName = "KVOL_NODE_IN_OWN_MOUNT_NAMESPACE";
+const ownMountNamespaceEnvName = "KVOL_NODE_IN_OWN_MOUNT_NAMESPACE";
 const maxSeed = 2 ** 31 - 1;
 
-export interface LinuxNodeArguments {
+interface LinuxNodeArguments {
   serverUrl: string;
   nodeName: string;
   token: string;

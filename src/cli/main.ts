@@ -23,7 +23,7 @@ function packageVersion(): string {
   return typeof version === "string" ? version : "unknown";
 }
 
-export function main(argv: readonly string[]): number | Promise<number> {
+function main(argv: readonly string[]): number | Promise<number> {
   const [command] = argv;
   const entry = command === undefined ? undefined : commands.get(command);
   if (entry !== undefined) return entry.run(argv.slice(1));

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, type TestContext, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { HttpClient } from "../api/client/http-client.ts";
-import { testPod } from "../api/client/test-api.ts";
+import { testPod } from "../api/client/testing/test-api.ts";
 import { createMemoryStore } from "../api/store/memory-store.ts";
 import { type RunningApiServer, startApiServer } from "../apiserver/server.ts";
 import { killCgroup, removeCgroup } from "../cri/linux/container-cgroup.ts";

@@ -8,6 +8,7 @@
  * invariant was violated, 2 a usage error or a scenario that cannot be read (message, no stack).
  */
 import { parseArgs } from "node:util";
+import { errorMessage } from "../runtime/error-message.ts";
 import { ScenarioError } from "../sim/scenario/scenario-error.ts";
 
 export interface SimSubcommand {
@@ -75,7 +76,7 @@ export async function parseRunArguments(args: readonly string[]): Promise<RunArg
   try {
     parsed = parseRunOptions(args);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
   const { values, positionals } = parsed;
   if (positionals.length === 0) return "name at least one scenario file";

@@ -12,6 +12,7 @@
  */
 import { parseArgs } from "node:util";
 import { brokenMultiAttachPolicy } from "../controllers/attachdetach/testing/broken-multi-attach-policy.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import type { FaultDefinition } from "../sim/faults/fault.ts";
 import { ScenarioError } from "../sim/scenario/scenario-error.ts";
 
@@ -104,7 +105,7 @@ export async function parseExploreArguments(args: readonly string[]): Promise<Pa
   try {
     parsed = parseOptions(args);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
   const { values, positionals } = parsed;
   const [file, ...extra] = positionals;

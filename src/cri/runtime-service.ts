@@ -25,7 +25,7 @@ export interface Device {
   hostPath: string;
 }
 
-export interface PodSandboxMetadata {
+interface PodSandboxMetadata {
   name: string;
   namespace: string;
   uid: string;
@@ -69,7 +69,7 @@ export interface ContainerConfig {
   logPath: string;
 }
 
-export type ContainerState = "CONTAINER_CREATED" | "CONTAINER_RUNNING" | "CONTAINER_EXITED" | "CONTAINER_UNKNOWN";
+type ContainerState = "CONTAINER_CREATED" | "CONTAINER_RUNNING" | "CONTAINER_EXITED" | "CONTAINER_UNKNOWN";
 
 export interface ContainerStatus {
   id: string;

@@ -25,7 +25,7 @@ export interface HostUnderTest {
   pause(): Promise<void>;
 }
 
-export interface HostCapabilities {
+interface HostCapabilities {
   /** `mount -t tmpfs` works. */
   tmpfs: boolean;
   /** `mount --bind` works. */

@@ -16,11 +16,11 @@ import type { BoundPodManager } from "./pod/pod-manager.ts";
 import type { PodWorkers } from "./pod/pod-workers.ts";
 
 /** The volume manager's orphaned pod directory cleanup: returns the problems met, one sentence each. */
-export interface OrphanedPodDirCleaner {
+interface OrphanedPodDirCleaner {
   cleanupOrphanedPodDirs(knownPodUIDs: ReadonlySet<string>): Promise<string[]>;
 }
 
-export interface HousekeepingOptions {
+interface HousekeepingOptions {
   logger: Logger;
   podManager: BoundPodManager;
   podWorkers: PodWorkers;

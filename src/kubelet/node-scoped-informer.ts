@@ -11,10 +11,7 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Rng } from "../runtime/rng.ts";
 
 /** `resource` with every list and watch restricted to `fieldSelector`. */
-export function selectingFields<T extends ApiObject>(
-  resource: ResourceClient<T>,
-  fieldSelector: string,
-): ResourceClient<T> {
+function selectingFields<T extends ApiObject>(resource: ResourceClient<T>, fieldSelector: string): ResourceClient<T> {
   return {
     type: resource.type,
     get: (namespace, name) => resource.get(namespace, name),
@@ -29,7 +26,7 @@ export function selectingFields<T extends ApiObject>(
   };
 }
 
-export interface NodeScopedInformerOptions {
+interface NodeScopedInformerOptions {
   clock: Clock;
   rng: Rng;
   logger: Logger;

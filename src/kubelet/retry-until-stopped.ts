@@ -5,7 +5,7 @@
  */
 import type { Clock } from "../runtime/clock.ts";
 
-export interface RetryUntilStoppedOptions {
+interface RetryUntilStoppedOptions {
   clock: Clock;
   initialMs: number;
   maxMs: number;

@@ -16,7 +16,7 @@ import type { Rng } from "../runtime/rng.ts";
 import { Kubelet, type KubeletOptions } from "./kubelet.ts";
 
 /** What a scenario may set on a node's kubelet (`--node-labels`, `--register-with-taints`, …). */
-export type SimKubeletSettings = Partial<
+type SimKubeletSettings = Partial<
   Pick<
     KubeletOptions,
     | "zone"
@@ -32,7 +32,7 @@ export type SimKubeletSettings = Partial<
   >
 >;
 
-export interface SimNodeAgentOptions {
+interface SimNodeAgentOptions {
   host: SimHost;
   client: Client;
   clock: Clock;

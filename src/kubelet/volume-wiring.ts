@@ -24,7 +24,7 @@ export function volumeLogger(logger: Logger): VolumeLogger {
   };
 }
 
-export interface NodeVolumeWiringOptions {
+interface NodeVolumeWiringOptions {
   client: Client;
   clock: Clock;
   rng: Rng;
@@ -39,7 +39,7 @@ export interface NodeVolumeWiringOptions {
   csi?: CsiPluginOptions;
 }
 
-export interface NodeVolumeWiring {
+interface NodeVolumeWiring {
   node: NodeVolumeContext;
   plugins: VolumePluginManager;
 }

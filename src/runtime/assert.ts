@@ -42,7 +42,7 @@ export function invariant(condition: boolean, key: string, violation: string | (
 }
 
 /** The legal moves between the states of one state machine: `from → [to, …]`. */
-export type Transitions<State extends string> = Readonly<Record<State, readonly State[]>>;
+type Transitions<State extends string> = Readonly<Record<State, readonly State[]>>;
 
 /** Throws unless the machine allows `from → to`; `what` names the state (`device mount state`). */
 export function invariantTransition<State extends string>(

@@ -9,7 +9,7 @@ import { errorMessage } from "./error-message.ts";
 import { goQuote } from "./go-quote.ts";
 
 export const initialDurationBeforeRetryMs = 500;
-export const durationBeforeRetryFactor = 2;
+const durationBeforeRetryFactor = 2;
 /** 2 min 2 s: the first doubling past two minutes (128 s) is clipped here. */
 export const maxDurationBeforeRetryMs = 122_000;
 

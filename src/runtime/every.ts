@@ -17,7 +17,7 @@ export const reportPassErrorToStderr: PassErrorHandler = (error) => {
 /** Delay before the first pass: it runs on the clock's next turn, at the current time. */
 const firstPassDelayMs = 0;
 
-export function validatePeriodMs(periodMs: number): void {
+function validatePeriodMs(periodMs: number): void {
   if (!Number.isFinite(periodMs) || periodMs < 0) {
     throw new RangeError(`every: periodMs must be a finite number >= 0, got ${periodMs}`);
   }

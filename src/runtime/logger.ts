@@ -10,9 +10,10 @@
  */
 import type { Clock } from "./clock.ts";
 import { formatRfc3339Micro } from "./clock.ts";
+import { errorMessage } from "./error-message.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
-export type LogFields = Readonly<Record<string, unknown>>;
+type LogFields = Readonly<Record<string, unknown>>;
 
 /** A record after rendering and redaction: sinks only ever see masked text. */
 export interface LogRecord {
@@ -29,13 +30,13 @@ export interface LogSink {
   write(record: LogRecord): void;
 }
 
-export const maskedText = "<masked>";
+const maskedText = "<masked>";
 const levelRank: Readonly<Record<LogLevel, number>> = { debug: 0, info: 1, warn: 2, error: 3 };
 const sensitiveKeyPattern = /secret|password|passwd|token|credential|private[-_]?key|api[-_]?key/i;
 const componentKey = "component";
 
 /** A value that must never be printed; the logger renders it as `<masked>`. */
-export class Sensitive {
+class Sensitive {
   constructor(readonly value: unknown) {}
 
   toString(): string {
@@ -52,7 +53,7 @@ export function sensitive(value: unknown): Sensitive {
   return new Sensitive(value);
 }
 
-export function isSensitiveKey(key: string): boolean {
+function isSensitiveKey(key: string): boolean {
   return sensitiveKeyPattern.test(key);
 }
 
@@ -62,7 +63,7 @@ function renderObject(value: object): string {
       key !== "" && isSensitiveKey(key) ? maskedText : nested instanceof Error ? nested.message : nested,
     );
   } catch (error) {
-    return `<unrenderable object: ${error instanceof Error ? error.message : String(error)}>`;
+    return `<unrenderable object: ${errorMessage(error)}>`;
   }
 }
 
@@ -94,15 +95,8 @@ export const stderrSink: LogSink = {
   },
 };
 
-/** Drops every record (for components whose logs nobody reads, e.g. in benchmarks). */
-export const discardSink: LogSink = {
-  write() {
-    // Nothing to do: discarding is the purpose of this sink.
-  },
-};
-
 /** Default bound on records kept by a MemorySink. */
-export const defaultMemorySinkMaxRecords = 100_000;
+const defaultMemorySinkMaxRecords = 100_000;
 
 /** Keeps records in memory for tests and the simulator timeline; beyond its bound the oldest go first. */
 export class MemorySink implements LogSink {
@@ -138,7 +132,7 @@ export class MemorySink implements LogSink {
   }
 }
 
-export interface LoggerOptions {
+interface LoggerOptions {
   clock: Clock;
   sink?: LogSink;
   /** Records below this level are dropped; default "info". */

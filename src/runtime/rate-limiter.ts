@@ -16,10 +16,10 @@ export interface RateLimiter<K> {
   numRequeues(key: K): number;
 }
 
-export const defaultItemBaseDelayMs = 5;
-export const defaultItemMaxDelayMs = 1_000_000;
-export const defaultBucketQps = 10;
-export const defaultBucketBurst = 100;
+const defaultItemBaseDelayMs = 5;
+const defaultItemMaxDelayMs = 1_000_000;
+const defaultBucketQps = 10;
+const defaultBucketBurst = 100;
 
 /** Per-key exponential backoff: base × 2^(failures so far), capped at max. */
 export class ItemExponentialFailureRateLimiter<K> implements RateLimiter<K> {

@@ -28,7 +28,7 @@ function rotateLeft(word: number, bits: number): number {
 }
 
 /** The four 32-bit words of xoshiro128** state a generator starts from. */
-export type RngKey = readonly [number, number, number, number];
+type RngKey = readonly [number, number, number, number];
 
 function keyFromSeed(seed: number): RngKey {
   const wide = BigInt.asUintN(64, BigInt(seed));

@@ -6,7 +6,7 @@
 import type { WorkQueue, WorkQueueKey } from "./workqueue.ts";
 
 /** Receives a key whose handler failed; the key has already been re-added with backoff. */
-export type HandlerErrorReporter<K> = (key: K, error: unknown) => void;
+type HandlerErrorReporter<K> = (key: K, error: unknown) => void;
 
 function reportHandlerErrorToStderr<K>(key: K, error: unknown): void {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -14,11 +14,11 @@ import { type ScheduledTask, TaskQueue } from "./task-queue.ts";
 /** 2026-01-01T00:00:00Z: every simulation starts at the same instant unless told otherwise. */
 export const defaultVirtualEpochMs = Date.UTC(2026, 0, 1, 0, 0, 0);
 /** runUntilIdle's default bound: enough for any finite workload, small enough to stop a loop quickly. */
-export const defaultMaxTasksUntilIdle = 100_000;
+const defaultMaxTasksUntilIdle = 100_000;
 /** More tasks than this at one virtual instant means zero-delay rescheduling that never lets time move. */
-export const defaultMaxTasksAtOneInstant = 1_000_000;
+const defaultMaxTasksAtOneInstant = 1_000_000;
 /** Upper bound on live timers; a simulation of 150,000 pods stays far below it. */
-export const defaultMaxPendingTimers = 10_000_000;
+const defaultMaxPendingTimers = 10_000_000;
 /**
  * Event-loop turns allowed for work started by one task to settle. One turn drains every promise
  * chain; further turns are taken only while the previous one scheduled new timers (work driven by
@@ -26,7 +26,7 @@ export const defaultMaxPendingTimers = 10_000_000;
  */
 const maxSettleTurnsPerTask = 100;
 
-export interface VirtualClockOptions {
+interface VirtualClockOptions {
   /** Virtual time at construction, in epoch milliseconds. */
   startTimeMs?: number;
   /** Receives errors thrown by `every` passes; defaults to a line on stderr. */
@@ -35,7 +35,7 @@ export interface VirtualClockOptions {
   maxTasksAtOneInstant?: number;
 }
 
-export interface RunOptions {
+interface RunOptions {
   /** Stop with an error after this many tasks (runUntilIdle defaults to `defaultMaxTasksUntilIdle`). */
   maxTasks?: number;
 }

@@ -14,12 +14,12 @@ import type { RateLimiter } from "./rate-limiter.ts";
  * Default bound on distinct keys queued or waiting to be queued. Keys are deduplicated, so this is a
  * bound on distinct objects: 150,000 pods plus their claims and volumes stay well below it.
  */
-export const defaultWorkQueueMaxLength = 1_000_000;
+const defaultWorkQueueMaxLength = 1_000_000;
 
 /** Anything but null and undefined, which `get` uses to say "shut down". */
 export type WorkQueueKey = string | number | bigint | boolean | symbol | object;
 
-export interface WorkQueueOptions<K> {
+interface WorkQueueOptions<K> {
   /** Appears in errors, to tell queues apart. */
   name: string;
   clock: Clock;

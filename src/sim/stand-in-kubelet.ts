@@ -18,10 +18,11 @@ import type { HandlerRegistration, SharedInformer } from "../api/informer/shared
 import type { Pod } from "../api/objects.ts";
 import { type Clock, formatRfc3339, type Timer } from "../runtime/clock.ts";
 import { msPerSecond } from "../runtime/duration.ts";
+import { errorMessage } from "../runtime/error-message.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { standInContainerStopDelayMs, standInPodStartDelayMs } from "./constants.ts";
 
-export interface StandInKubeletOptions {
+interface StandInKubeletOptions {
   client: Client;
   clock: Clock;
   logger: Logger;
@@ -107,7 +108,7 @@ export class StandInKubelet {
     } catch (error) {
       // Gone or changed meanwhile: the informer event that follows decides again.
       if (isNotFound(error) || isConflict(error)) return;
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       this.options.logger.warn("stand-in kubelet could not update a pod", {
         pod: `${namespace}/${name}`,
         action,

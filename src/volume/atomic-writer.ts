@@ -28,8 +28,8 @@ export interface FileProjection {
 /** Relative path (as in a Secret's `items[].path`) → file. */
 export type Payload = ReadonlyMap<string, FileProjection>;
 
-export const dataDirName = "..data";
-export const newDataDirName = "..data_tmp";
+const dataDirName = "..data";
+const newDataDirName = "..data_tmp";
 const maxFileNameLength = 255;
 const maxPathLength = 4096;
 /** Timestamped directories are readable and traversable by the container's user, whatever the umask. */
@@ -39,7 +39,7 @@ const payloadSubdirMode = 0o755;
 /** os.MkdirTemp gives up after this many name collisions. */
 const maxTimestampDirAttempts = 10_000;
 
-export interface AtomicWriterOptions {
+interface AtomicWriterOptions {
   clock: Clock;
   rng: Rng;
   logger?: VolumeLogger;

@@ -10,7 +10,7 @@
  * - anything else is final: the operation finished and failed.
  */
 
-export interface VolumeErrorOptions {
+interface VolumeErrorOptions {
   /** The lower-level error this one reports (kept for diagnosis, not part of the message). */
   cause?: unknown;
 }

@@ -4,6 +4,8 @@
  * (not an error) when the matching plugin lacks the capability for this spec, as Kubernetes does:
  * "not attachable" is an ordinary answer.
  */
+
+import { errorMessage } from "../runtime/error-message.ts";
 import {
   type AttachableVolumePlugin,
   type BlockVolumePlugin,
@@ -55,9 +57,7 @@ export class VolumePluginManager {
       try {
         plugin.init(host);
       } catch (err) {
-        problems.push(
-          `volume plugin "${plugin.name}" failed to initialise: ${err instanceof Error ? err.message : err}`,
-        );
+        problems.push(`volume plugin "${plugin.name}" failed to initialise: ${errorMessage(err)}`);
         continue;
       }
       this.plugins.set(plugin.name, plugin);

@@ -114,7 +114,7 @@ export interface AttachableVolumePlugin extends DeviceMountableVolumePlugin {
 }
 
 /** The paths of a raw block volume: one global map directory per volume, one link per pod. */
-export interface BlockVolume {
+interface BlockVolume {
   /** `plugins/<plugin>/volumeDevices/<volume id>`: holds one bind-mounted device file per pod. */
   getGlobalMapPath(spec: VolumeSpec): Promise<string>;
   /** The pod's device directory and the link name inside it (`pods/<uid>/volumeDevices/<plugin>`, spec name). */

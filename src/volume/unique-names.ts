@@ -4,6 +4,8 @@
  * pods use it (`<plugin>/<volume name>`); any other volume belongs to one pod
  * (`<plugin>/<pod uid>-<spec name>`).
  */
+
+import { errorMessage } from "../runtime/error-message.ts";
 import type { VolumePlugin } from "./plugin.ts";
 import type { VolumeSpec } from "./spec.ts";
 
@@ -19,7 +21,7 @@ export function uniqueVolumeNameFromSpec(plugin: VolumePlugin, spec: VolumeSpec)
     volumeName = plugin.getVolumeName(spec);
   } catch (err) {
     throw new Error(
-      `failed to GetVolumeName from volumePlugin for volumeSpec "${spec.name()}" err=${err instanceof Error ? err.message : err}`,
+      `failed to GetVolumeName from volumePlugin for volumeSpec "${spec.name()}" err=${errorMessage(err)}`,
       { cause: err },
     );
   }

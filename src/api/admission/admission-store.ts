@@ -29,7 +29,7 @@ import { withDefaultStorageClass } from "./default-storage-class.ts";
 import { admitCreateInNamespace, admitNamespaceDelete } from "./namespace-lifecycle.ts";
 import { withProtectionFinalizer } from "./object-in-use-protection.ts";
 
-export class AdmissionStore implements Store {
+class AdmissionStore implements Store {
   readonly backendKind: string;
 
   constructor(private readonly inner: Store) {

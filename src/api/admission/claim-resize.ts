@@ -11,7 +11,7 @@ import { claimClassName } from "../storage/pv-helpers.ts";
 import type { Store } from "../store/store.ts";
 import { admissionForbidden } from "./admission-errors.ts";
 
-export const resizeRefusedMessage =
+const resizeRefusedMessage =
   "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize";
 
 function storageRequest(claim: PersistentVolumeClaim): string | undefined {

@@ -8,8 +8,8 @@ import type { KObject, StorageClass } from "../objects.ts";
 import { resourceForKind } from "../resources.ts";
 import type { Store } from "../store/store.ts";
 
-export const isDefaultClassAnnotation = "storageclass.kubernetes.io/is-default-class";
-export const betaIsDefaultClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class";
+const isDefaultClassAnnotation = "storageclass.kubernetes.io/is-default-class";
+const betaIsDefaultClassAnnotation = "storageclass.beta.kubernetes.io/is-default-class";
 const betaClaimClassAnnotation = "volume.beta.kubernetes.io/storage-class";
 
 function isDefault(storageClass: StorageClass): boolean {
@@ -24,7 +24,7 @@ function newestFirst(a: StorageClass, b: StorageClass): number {
 }
 
 /** The default StorageClass, or undefined when no class is marked default. */
-export async function defaultStorageClassOf(store: Store): Promise<StorageClass | undefined> {
+async function defaultStorageClassOf(store: Store): Promise<StorageClass | undefined> {
   const type = resourceForKind("StorageClass");
   if (type === undefined) return undefined;
   const { items } = await store.list<StorageClass & KObject>(type);

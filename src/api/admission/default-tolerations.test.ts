@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { testPod } from "../client/test-api.ts";
+import { testPod } from "../client/testing/test-api.ts";
 import { DEFAULT_TIMERS } from "../timers.ts";
 import { effectiveTolerations, withDefaultTolerations } from "./default-tolerations.ts";
 

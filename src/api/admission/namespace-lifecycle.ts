@@ -14,7 +14,7 @@ import type { Store } from "../store/store.ts";
 import { admissionForbidden } from "./admission-errors.ts";
 
 /** The StatusCause type kube-apiserver attaches to the refusal (`v1.NamespaceTerminatingCause`). */
-export const namespaceTerminatingCause = "NamespaceTerminating";
+const namespaceTerminatingCause = "NamespaceTerminating";
 
 function namespaceType(): ResourceType {
   const type = resourceForKind("Namespace");

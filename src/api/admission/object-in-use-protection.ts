@@ -6,8 +6,8 @@
 import type { KObject } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
 
-export const pvcProtectionFinalizer = "kubernetes.io/pvc-protection";
-export const pvProtectionFinalizer = "kubernetes.io/pv-protection";
+const pvcProtectionFinalizer = "kubernetes.io/pvc-protection";
+const pvProtectionFinalizer = "kubernetes.io/pv-protection";
 
 function protectionFinalizer(type: ResourceType): string | undefined {
   if (type.kind === "PersistentVolumeClaim") return pvcProtectionFinalizer;

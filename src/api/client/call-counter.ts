@@ -6,10 +6,10 @@
 
 export type ApiVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
 
-export const API_VERBS: readonly ApiVerb[] = ["get", "list", "watch", "create", "update", "patch", "delete"];
+const API_VERBS: readonly ApiVerb[] = ["get", "list", "watch", "create", "update", "patch", "delete"];
 
 /** One counted call site: `resource` is the plural name, with `/status` for the status subresource. */
-export interface CallCount {
+interface CallCount {
   verb: ApiVerb;
   resource: string;
   count: number;

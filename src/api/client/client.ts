@@ -39,7 +39,7 @@ import type { CallCounter } from "./call-counter.ts";
 import type { Mutable } from "./copy.ts";
 import type { MergePatch } from "./merge-patch.ts";
 
-export type { DeleteOptions, ListOptions, ObjectList, WatchEvent, WatchOptions };
+export type { WatchEvent, WatchOptions };
 
 /**
  * What a client needs of an object. `KObject` (objects.ts) carries an index signature that the

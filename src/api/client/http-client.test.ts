@@ -11,7 +11,7 @@ import type { Pod } from "../objects.ts";
 import type { WatchEvent } from "./client.ts";
 import { clone } from "./copy.ts";
 import { HttpClient } from "./http-client.ts";
-import { testPod } from "./test-api.ts";
+import { testPod } from "./testing/test-api.ts";
 
 describe("HttpClient", () => {
   let t: TestServer;

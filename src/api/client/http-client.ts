@@ -26,7 +26,7 @@ import { HttpWatch } from "./http-watch.ts";
 import type { MergePatch } from "./merge-patch.ts";
 import { mutateWithRetry } from "./retry-on-conflict.ts";
 
-export interface HttpClientOptions extends HttpTransportOptions {
+interface HttpClientOptions extends HttpTransportOptions {
   /** Share one counter between clients; a new one by default. */
   calls?: CallCounter;
 }

@@ -3,6 +3,8 @@
  * optional bearer token, and failures turned back into the ApiError the server's Status describes
  * (same reason, code, message and details), so callers branch on `reason` as in-process.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { ApiError, type StatusDetails, type StatusReason } from "../errors.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
 
@@ -16,7 +18,7 @@ export interface HttpTransportOptions {
   bearerToken?: string;
 }
 
-export interface HttpRequest {
+interface HttpRequest {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: URLSearchParams;
@@ -68,7 +70,7 @@ async function errorFromResponse(response: Response): Promise<ApiError> {
     status = JSON.parse(text) as StatusBody;
   } catch (parseError) {
     // Not a Status (a proxy's page, say): keep the text as the message.
-    const why = parseError instanceof Error ? parseError.message : String(parseError);
+    const why = errorMessage(parseError);
     status = { message: `HTTP ${response.status}: ${text.slice(0, 200)} (${why})` };
   }
   return apiErrorFromStatus(status, response.status);

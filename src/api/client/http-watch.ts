@@ -4,12 +4,14 @@
  * watch timeout, a restart) the watcher receives an ERROR event, so an informer lists again
  * instead of waiting on a closed stream; after `stop` nothing more is delivered.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { WatchEvent } from "../store/store.ts";
 import type { Watch } from "./client.ts";
 import { deepFreeze } from "./copy.ts";
 
 /** One line of a watch stream may not grow past this (3 MiB object limit plus its envelope). */
-export const maxWatchLineBytes = 4 * 1024 * 1024;
+const maxWatchLineBytes = 4 * 1024 * 1024;
 
 function endedStatus(message: string): Record<string, unknown> {
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Timeout", code: 504, message };
@@ -48,7 +50,7 @@ export class HttpWatch<T> implements Watch {
       if (this.stopped) return;
       // A broken line or a failing handler ends this watch; release the connection with it.
       this.abort.abort();
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       this.deliver({ type: "ERROR", object: endedStatus(`the watch stream failed: ${why}`) });
     }
   }

@@ -7,7 +7,7 @@ import type { Store, UpdateOptions } from "../store/store.ts";
 import { clone } from "./copy.ts";
 import { InProcessClient } from "./in-process-client.ts";
 import { conflictRetryMaxAttempts } from "./retry-on-conflict.ts";
-import { newTestApi, testPod } from "./test-api.ts";
+import { newTestApi, testPod } from "./testing/test-api.ts";
 
 /**
  * A store whose next `races` updates are each preceded by a competing write to the same object

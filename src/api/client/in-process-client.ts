@@ -22,7 +22,7 @@ import { ClientBase } from "./client-base.ts";
 import { applyMergePatch, type MergePatch } from "./merge-patch.ts";
 import { conflictRetryMaxAttempts, mutateWithRetry, retryOnConflict } from "./retry-on-conflict.ts";
 
-export interface InProcessClientOptions {
+interface InProcessClientOptions {
   /** Share one counter between clients (e.g. every controller of a simulation); a new one by default. */
   calls?: CallCounter;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestApi } from "../client/test-api.ts";
+import { newTestApi } from "../client/testing/test-api.ts";
 import type { Pod } from "../objects.ts";
 import { applyDefaults } from "./defaults.ts";
 

@@ -20,7 +20,7 @@ export function fillMissing<T extends Fields>(record: T, defaults: Fields): T {
 }
 
 /** Maps each record of `items` (leaving non-records alone); the same array when nothing changed. */
-export function mapRecords(items: unknown, fn: (item: Fields) => Fields): unknown {
+function mapRecords(items: unknown, fn: (item: Fields) => Fields): unknown {
   if (!Array.isArray(items)) return items;
   let changed = false;
   const mapped = items.map((item) => {

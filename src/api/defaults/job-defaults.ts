@@ -7,7 +7,7 @@ import { type Fields, fillMissing, isRecord, updateField } from "./fill.ts";
 import { defaultPodSpec } from "./pod-defaults.ts";
 
 /** Kubernetes retries a failing Job's pods six times before marking it Failed. */
-export const defaultJobBackoffLimit = 6;
+const defaultJobBackoffLimit = 6;
 
 function defaultJobSpec(spec: Fields): Fields {
   const counts: Fields =

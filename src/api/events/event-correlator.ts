@@ -17,11 +17,11 @@ import { LruCache } from "./lru-cache.ts";
 import { SpamFilter } from "./spam-filter.ts";
 
 /** Entries in each correlator cache (client-go's `maxLruCacheEntries`). */
-export const maxCacheEntries = 4096;
+const maxCacheEntries = 4096;
 /** Distinct messages for one reason within the interval before they are combined (`defaultAggregateMaxEvents`). */
 export const aggregateMaxEvents = 10;
 /** A similar event older than this starts a fresh aggregation (`defaultAggregateIntervalInSeconds` = 600). */
-export const aggregateIntervalMs = 600_000;
+const aggregateIntervalMs = 600_000;
 /** Prefix of a combined Event's message (`EventAggregatorByReasonMessageFunc`). */
 export const combinedEventMessagePrefix = "(combined from similar events): ";
 /** Events one source may write about one object at once (`defaultSpamBurst`). */
@@ -30,7 +30,7 @@ export const spamBurst = 25;
 export const spamRefillPerSecond = 1 / 300;
 
 /** The fields an update of a repeated Event changes (client-go sends them as a patch). */
-export interface EventPatch {
+interface EventPatch {
   count: number;
   lastTimestamp: string;
   message: string;

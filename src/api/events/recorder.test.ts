@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import type { Client, ResourceClient } from "../client/client.ts";
-import { newTestApi, type TestApi, testPod } from "../client/test-api.ts";
+import { newTestApi, type TestApi, testPod } from "../client/testing/test-api.ts";
 import type { Event, Pod } from "../objects.ts";
 import { aggregateMaxEvents, combinedEventMessagePrefix, spamBurst, spamRefillPerSecond } from "./event-correlator.ts";
 import { EventRecorder, eventWriteRetrySleepMs } from "./recorder.ts";

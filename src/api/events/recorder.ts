@@ -14,6 +14,7 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { ApiObject, Client } from "../client/client.ts";
 import { ApiError, isAlreadyExists, isNotFound } from "../errors.ts";
@@ -24,12 +25,12 @@ import { type ObjectReference, referenceTo } from "./object-reference.ts";
 export type EventType = "Normal" | "Warning";
 
 /** Who reports: `component` (`kubelet`, `attachdetach-controller`) and, for node agents, `host`. */
-export interface EventSource {
+interface EventSource {
   component: string;
   host?: string;
 }
 
-export interface EventRecorderOptions {
+interface EventRecorderOptions {
   client: Client;
   clock: Clock;
   logger: Logger;
@@ -37,15 +38,15 @@ export interface EventRecorderOptions {
 }
 
 /** Namespace of Events about cluster-scoped objects (metav1.NamespaceDefault). */
-export const clusterScopedEventNamespace = "default";
+const clusterScopedEventNamespace = "default";
 /** Events waiting to be written before new ones are dropped (client-go's `maxQueuedEvents`). */
-export const maxQueuedEvents = 1000;
+const maxQueuedEvents = 1000;
 /** Attempts to write one Event when the API cannot be reached (client-go's `maxTriesPerEvent`). */
-export const eventWriteMaxTries = 12;
+const eventWriteMaxTries = 12;
 /** Pause between those attempts (client-go's `defaultSleepDuration`; its random first pause is not reproduced). */
 export const eventWriteRetrySleepMs = 10_000;
 /** Fresh names tried when a planned Event name is taken by another recorder at the same instant. */
-export const eventNameCollisionMaxAttempts = 5;
+const eventNameCollisionMaxAttempts = 5;
 
 const nanosecondsPerMillisecond = 1_000_000n;
 
@@ -74,7 +75,7 @@ export class EventRecorder {
     try {
       reference = referenceTo(object);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       this.logger.error("dropping event", { reason, eventMessage: message, error: why });
       return;
     }

@@ -6,7 +6,7 @@
 import { msPerSecond } from "../../runtime/duration.ts";
 import { LruCache } from "./lru-cache.ts";
 
-export interface SpamFilterOptions {
+interface SpamFilterOptions {
   /** Events allowed at once per source and object. */
   burst: number;
   /** Tokens refilled per second. */

@@ -5,6 +5,7 @@
  * against the fresh list (`ReflectorSink.replace`), so vanished objects are noticed as deletions.
  */
 import type { Clock, Timer } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { Rng } from "../../runtime/rng.ts";
 import { Backoff, type BackoffOptions } from "../../runtime/wait-backoff.ts";
@@ -32,7 +33,7 @@ export interface ReflectorSink<T> {
   apply(event: WatchEvent<T>): void;
 }
 
-export interface ReflectorOptions {
+interface ReflectorOptions {
   clock: Clock;
   /** Draws the backoff jitter, so a seed replays the same relist times. */
   rng: Rng;
@@ -132,7 +133,7 @@ export class Reflector<T extends ApiObject> {
   }
 
   private failed(attempt: number, stage: "list" | "watch", error: unknown): void {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     const level = isGone(error) ? "info" : "warn";
     this.relistAfterBackoff(attempt, level, `${stage} failed; listing again`, why);
   }

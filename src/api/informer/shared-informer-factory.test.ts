@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestApi, testPod } from "../client/test-api.ts";
+import { newTestApi, testPod } from "../client/testing/test-api.ts";
 import { SharedInformerFactory } from "./shared-informer-factory.ts";
 
 describe("SharedInformerFactory", () => {

@@ -12,7 +12,7 @@ import type { Client } from "../client/client.ts";
 import type { KindMap, KindName } from "../objects.ts";
 import { SharedInformer } from "./shared-informer.ts";
 
-export interface SharedInformerFactoryOptions {
+interface SharedInformerFactoryOptions {
   /** How often informers redeliver every cached object as an update; 0 disables resync. */
   resyncPeriodMs: number;
   /** Draws the relist backoff jitter; each informer gets its own stream named after its kind. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ResourceClient, Watch, WatchEvent, WatchOptions } from "../client/client.ts";
-import { newTestApi, type TestApi, testPod } from "../client/test-api.ts";
+import { newTestApi, type TestApi, testPod } from "../client/testing/test-api.ts";
 import { gone } from "../errors.ts";
 import type { Pod } from "../objects.ts";
 import { indexers, podsByNode } from "./indexes.ts";

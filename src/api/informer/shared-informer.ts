@@ -32,7 +32,7 @@ export interface HandlerRegistration {
   remove(): void;
 }
 
-export interface SharedInformerOptions {
+interface SharedInformerOptions {
   clock: Clock;
   rng: Rng;
   logger: Logger;

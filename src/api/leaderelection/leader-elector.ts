@@ -20,7 +20,7 @@ import { clone } from "../client/copy.ts";
 import { isNotFound } from "../errors.ts";
 import { leaderElectionJitterFactor, releasedLeaseDurationSeconds } from "./constants.ts";
 
-export interface LeaderElectorOptions {
+interface LeaderElectorOptions {
   client: Client;
   clock: Clock;
   /** Draws the jitter of the candidates' retries. */

@@ -24,7 +24,7 @@ import { decodeStoredManagedFields, encodeManagedFields, type ManagedFields, man
 import type { PatchSchemaNode } from "./patch-schema.ts";
 import { type TrackingScope, trackedView } from "./tracked-fields.ts";
 
-export const beforeFirstApplyManager = "before-first-apply";
+const beforeFirstApplyManager = "before-first-apply";
 
 export interface ApplyInput {
   /** The stored object; undefined when the apply creates it. */

@@ -18,7 +18,7 @@ function isMap(value: unknown): value is Record<string, unknown> {
 }
 
 /** The key fields of a list-map element, defaults filled in; undefined when the element has none of them. */
-export function elementKeys(
+function elementKeys(
   element: unknown,
   keys: readonly string[],
   item: PatchSchemaNode | undefined,

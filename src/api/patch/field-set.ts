@@ -26,10 +26,6 @@ export function valueElement(value: unknown): PathElement {
   return `v:${JSON.stringify(value)}`;
 }
 
-export function indexElement(index: number): PathElement {
-  return `i:${index}`;
-}
-
 /** One path element as structured-merge-diff prints it in messages: `.replicas`, `[name="web"]`, `[="a"]`, `[0]`. */
 function printElement(element: PathElement): string {
   const body = element.slice(2);

@@ -19,7 +19,7 @@ import {
   type PatchSchemaNode,
 } from "./patch-schema.ts";
 
-export interface Comparison {
+interface Comparison {
   added: FieldSet;
   modified: FieldSet;
   removed: FieldSet;

@@ -4,11 +4,13 @@
  * apply and update algorithms and encoded back in Kubernetes' order (Apply entries first, then by
  * time, manager, apiVersion, subresource).
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { badRequest, isApiError } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { FieldSet } from "./field-set.ts";
 
-export type ManagedOperation = "Apply" | "Update";
+type ManagedOperation = "Apply" | "Update";
 
 export interface ManagerEntry {
   manager: string;
@@ -50,7 +52,7 @@ function decodeEntry(entry: EncodedEntry, index: number): ManagerEntry {
   try {
     fields = FieldSet.fromFieldsV1(entry.fieldsV1 ?? {});
   } catch (error) {
-    throw badRequest(`${where}.fieldsV1 is not valid: ${error instanceof Error ? error.message : String(error)}`);
+    throw badRequest(`${where}.fieldsV1 is not valid: ${errorMessage(error)}`);
   }
   return {
     manager: entry.manager,
@@ -100,7 +102,7 @@ function entryOrder(a: ManagerEntry, b: ManagerEntry): number {
   );
 }
 
-export type EncodedManagedFields = NonNullable<NonNullable<KObject["metadata"]>["managedFields"]>;
+type EncodedManagedFields = NonNullable<NonNullable<KObject["metadata"]>["managedFields"]>;
 
 /** The managedFields list to store; entries that own nothing are left out, as Kubernetes drops them. */
 export function encodeManagedFields(managed: ManagedFields): EncodedManagedFields {

@@ -19,7 +19,7 @@ import {
 import type { PatchSchemaNode } from "./patch-schema.ts";
 import { type TrackingScope, trackedView } from "./tracked-fields.ts";
 
-export interface UpdateInput {
+interface UpdateInput {
   /** The stored object; undefined for a create. */
   live: KObject | undefined;
   /** The object the write will store. */

@@ -39,14 +39,14 @@ export function eventSourceText(event: Event): string {
 }
 
 /** `pod/web-0`: the involved object's lower-case kind and name. */
-export function eventObjectText(event: Event): string {
+function eventObjectText(event: Event): string {
   const kind = (event.involvedObject.kind ?? "").toLowerCase();
   const name = event.involvedObject.name ?? "";
   return name === "" ? kind : `${kind}/${name}`;
 }
 
 /** When the event was first and last seen, and how often, by whichever fields the recorder set. */
-export function eventTimes(event: Event, nowMs: number): { firstSeen: string; lastSeen: string; count: number } {
+function eventTimes(event: Event, nowMs: number): { firstSeen: string; lastSeen: string; count: number } {
   const firstSeen = event.firstTimestamp
     ? ageSince(event.firstTimestamp, nowMs)
     : ageSince(event.eventTime ?? undefined, nowMs);

@@ -16,7 +16,7 @@ function hasCondition(conditions: readonly JobCondition[] | undefined, type: str
 }
 
 /** The STATUS cell, in the order kubectl checks the conditions. */
-export function jobStatusText(job: Job): string {
+function jobStatusText(job: Job): string {
   const conditions = job.status?.conditions;
   if (hasCondition(conditions, "Complete")) return "Complete";
   if (hasCondition(conditions, "Failed")) return "Failed";

@@ -29,7 +29,7 @@ const columns = [
 ];
 
 /** `Ready`, `NotReady` or `Unknown` (no Ready condition), `,SchedulingDisabled` when cordoned. */
-export function nodeStatusText(node: Node): string {
+function nodeStatusText(node: Node): string {
   const ready = (node.status?.conditions ?? []).find((c) => c.type === "Ready");
   const status = [ready === undefined ? "Unknown" : ready.status === "True" ? "Ready" : "NotReady"];
   if (node.spec?.unschedulable) status.push("SchedulingDisabled");

@@ -75,7 +75,7 @@ export const servicePrinter: ObjectPrinter<Service> = {
 };
 
 /** `10.0.0.1:443,10.0.0.2:443 + 2 more...`: each ready address with each port. */
-export function endpointsText(endpoints: Endpoints): string {
+function endpointsText(endpoints: Endpoints): string {
   const all: string[] = [];
   for (const subset of endpoints.subsets ?? []) {
     const ports = subset.ports ?? [];

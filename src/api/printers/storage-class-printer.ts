@@ -26,7 +26,7 @@ const columns = [
   ageColumn,
 ];
 
-export function isDefaultStorageClass(storageClass: StorageClass): boolean {
+function isDefaultStorageClass(storageClass: StorageClass): boolean {
   const annotations = storageClass.metadata?.annotations ?? {};
   return defaultClassAnnotations.some((key) => annotations[key] === "true");
 }

@@ -12,7 +12,7 @@ import { WireReader, WireWriter } from "./wire.ts";
 export const protobufMediaType = "application/vnd.kubernetes.protobuf";
 
 /** `k8s\0` */
-export const protobufMagic = Uint8Array.from([0x6b, 0x38, 0x73, 0x00]);
+const protobufMagic = Uint8Array.from([0x6b, 0x38, 0x73, 0x00]);
 
 const schema = JSON.parse(readFileSync(new URL("./schema.json", import.meta.url), "utf8")) as ProtobufSchema;
 const codec = new MessageCodec(schema.messages);
@@ -33,7 +33,7 @@ export interface TypeMeta {
 const everyGroupVersionKinds = new Set(["DeleteOptions", "Status", "WatchEvent"]);
 
 /** The message name of a kind, or undefined when it has no protobuf form. */
-export function protobufMessageFor(apiVersion: string, kind: string): string | undefined {
+function protobufMessageFor(apiVersion: string, kind: string): string | undefined {
   const found = schema.kinds[`${apiVersion}/${kind}`];
   if (found !== undefined || !everyGroupVersionKinds.has(kind)) return found;
   return schema.kinds[`meta.k8s.io/v1/${kind}`];
@@ -82,14 +82,14 @@ export function watchEventMessage(type: string, enveloped: Uint8Array): Uint8Arr
   return writer.finish();
 }
 
-export interface Unknown {
+interface Unknown {
   typeMeta: TypeMeta;
   raw: Uint8Array;
   contentEncoding: string;
   contentType: string;
 }
 
-export function startsWithMagic(data: Uint8Array): boolean {
+function startsWithMagic(data: Uint8Array): boolean {
   return data.length >= protobufMagic.length && protobufMagic.every((byte, index) => data[index] === byte);
 }
 
@@ -140,13 +140,6 @@ export function decodeObject(data: Uint8Array, fallback?: TypeMeta): Json {
     throw new ProtobufCodecError(`no kind "${typeMeta.kind}" is registered for version "${typeMeta.apiVersion}"`);
   }
   return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...codec.decode(message, unknown.raw) };
-}
-
-/** Decodes a message of the schema without an envelope (tests, nested raw fields). */
-export function decodeMessage(apiVersion: string, kind: string, raw: Uint8Array): Json {
-  const message = protobufMessageFor(apiVersion, kind);
-  if (message === undefined) throw new ProtobufCodecError(`${apiVersion} ${kind} has no protobuf form`);
-  return codec.decode(message, raw);
 }
 
 /** Every apiVersion/kind pair with a protobuf form (the round-trip test walks them). */

@@ -9,6 +9,7 @@
  * bytes (base64 in JSON), maps as repeated key/value entries sorted by key.
  */
 import { formatRfc3339, parseRfc3339 } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { FieldTable } from "./field-table.ts";
 import {
   asDouble,
@@ -350,6 +351,6 @@ function decodeRawJson(data: Uint8Array): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ProtobufCodecError(`raw JSON bytes do not parse: ${error instanceof Error ? error.message : error}`);
+    throw new ProtobufCodecError(`raw JSON bytes do not parse: ${errorMessage(error)}`);
   }
 }

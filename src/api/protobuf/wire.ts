@@ -4,10 +4,10 @@
  * proto2 and never packed; the reader accepts packed repeated scalars all the same.
  */
 
-export const varintWire = 0;
-export const fixed64Wire = 1;
+const varintWire = 0;
+const fixed64Wire = 1;
 export const bytesWire = 2;
-export const fixed32Wire = 5;
+const fixed32Wire = 5;
 
 export class WireWriter {
   private readonly parts: Uint8Array[] = [];
@@ -93,7 +93,7 @@ export interface WireField {
 /** A body or field that is not the protobuf the schema describes. */
 export class ProtobufCodecError extends Error {}
 
-export class WireError extends ProtobufCodecError {}
+class WireError extends ProtobufCodecError {}
 
 export class WireReader {
   private offset = 0;

@@ -20,8 +20,6 @@ export const taintNodePidPressure = "node.kubernetes.io/pid-pressure";
 /** Added by an administrator to a node that is shut down for good (non-graceful node shutdown). */
 export const taintNodeOutOfService = "node.kubernetes.io/out-of-service";
 
-export type TaintEffect = "NoSchedule" | "PreferNoSchedule" | "NoExecute";
-
 /** Toleration.ToleratesTaint: effect and key match when set; Equal (or empty) compares values, Exists does not. */
 export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
   if (toleration.effect && toleration.effect !== taint.effect) return false;
@@ -38,7 +36,7 @@ export function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
 }
 
 /** The first toleration in `tolerations` that tolerates `taint`, or undefined. */
-export function tolerationFor(tolerations: readonly Toleration[], taint: Taint): Toleration | undefined {
+function tolerationFor(tolerations: readonly Toleration[], taint: Taint): Toleration | undefined {
   return tolerations.find((toleration) => toleratesTaint(toleration, taint));
 }
 

@@ -7,7 +7,7 @@ import type { OpenApiDefinition, OpenApiSchema } from "./openapi-types.ts";
 import { refName } from "./openapi-types.ts";
 
 /** The definition names a schema refers to directly (not through other definitions). */
-export function referencedDefinitions(schema: OpenApiSchema, found: string[] = []): string[] {
+function referencedDefinitions(schema: OpenApiSchema, found: string[] = []): string[] {
   if (schema.$ref !== undefined) found.push(refName(schema.$ref));
   if (schema.items !== undefined) referencedDefinitions(schema.items, found);
   if (schema.additionalProperties !== undefined) referencedDefinitions(schema.additionalProperties, found);

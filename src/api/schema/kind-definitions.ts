@@ -15,7 +15,7 @@ export function kindModulePath(type: ResourceType): string {
 }
 
 /** `io.k8s.api.<short group>.<version>` (`storage.k8s.io` → `io.k8s.api.storage.v1`). */
-export function kindDefinitionPrefix(type: ResourceType): string {
+function kindDefinitionPrefix(type: ResourceType): string {
   return `io.k8s.api.${shortGroupName(type)}.${type.version}`;
 }
 

@@ -17,7 +17,7 @@ function definitionPrefix(modulePath: string): string {
   return `io.k8s.api.${modulePath.replaceAll("/", ".")}`;
 }
 
-export const intOrStringDefinition = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
+const intOrStringDefinition = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
 
 /** The Go type has no TypeScript declaration (it is an inline `number | string`), so its text is Kubernetes'. */
 const intOrStringDescription =
@@ -29,7 +29,7 @@ const stringFormats: Readonly<Record<string, string>> = {
   "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": "date-time",
 };
 
-export interface DeclarationReader {
+interface DeclarationReader {
   /** Every definition found, by OpenAPI name. */
   readonly definitions: ReadonlyMap<string, OpenApiDefinition>;
 }

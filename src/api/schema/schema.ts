@@ -127,7 +127,7 @@ function toNode(schema: OpenApiSchema): SchemaNode {
 }
 
 /** The node of one definition, shared by every field of that type. */
-export function definitionNode(name: string): SchemaNode {
+function definitionNode(name: string): SchemaNode {
   const cached = definitionNodes.get(name);
   if (cached !== undefined) return cached;
   const definition = openApiDefinitions()[name];
@@ -139,7 +139,7 @@ export function definitionNode(name: string): SchemaNode {
 }
 
 /** The OpenAPI definition name of a kind (`v1`, `Pod` → `io.k8s.api.core.v1.Pod`). */
-export function definitionNameForKind(apiVersion: string, kind: string): string | undefined {
+function definitionNameForKind(apiVersion: string, kind: string): string | undefined {
   indexKinds();
   return definitionByKind.get(kindKey(apiVersion, kind));
 }

@@ -6,7 +6,7 @@
 import { badRequest } from "../errors.ts";
 import { type FieldReader, selectableFields } from "./selectable-fields.ts";
 
-export interface FieldRequirement {
+interface FieldRequirement {
   field: string;
   operator: "=" | "!=";
   value: string;
@@ -129,5 +129,3 @@ export function parseFieldSelector(kind: string, text: string | undefined): Fiel
   });
   return new FieldMatcher(compiled);
 }
-
-export const everythingFieldMatcher = new FieldMatcher([]);

@@ -10,16 +10,16 @@ import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import { badRequest } from "../errors.ts";
 import { labelValueProblems, qualifiedNameProblems } from "../validation/names.ts";
 
-export type LabelOperator = "=" | "!=" | "in" | "notin" | "exists" | "!" | ">" | "<";
+type LabelOperator = "=" | "!=" | "in" | "notin" | "exists" | "!" | ">" | "<";
 
-export interface LabelRequirement {
+interface LabelRequirement {
   key: string;
   operator: LabelOperator;
   /** One value for `=`, `!=`, `>`, `<`; one or more for `in`/`notin`; none for `exists`/`!`. */
   values: readonly string[];
 }
 
-export type Labels = Readonly<Record<string, string>> | undefined;
+type Labels = Readonly<Record<string, string>> | undefined;
 
 function ownLabel(labels: Labels, key: string): string | undefined {
   return labels !== undefined && Object.hasOwn(labels, key) ? labels[key] : undefined;
@@ -99,16 +99,16 @@ export class LabelMatcher {
   }
 }
 
-export const everythingLabelMatcher = new LabelMatcher([]);
-export const nothingLabelMatcher = new LabelMatcher([], false);
+const everythingLabelMatcher = new LabelMatcher([]);
+const nothingLabelMatcher = new LabelMatcher([], false);
 
 /** Why a label key is not valid, or undefined when it is (Kubernetes' qualified-name rule and words). */
-export function labelKeyProblem(key: string): string | undefined {
+function labelKeyProblem(key: string): string | undefined {
   return qualifiedNameProblems(key).join("; ") || undefined;
 }
 
 /** Why a label value is not valid, or undefined when it is (empty is valid). */
-export function labelValueProblem(value: string): string | undefined {
+function labelValueProblem(value: string): string | undefined {
   return labelValueProblems(value).join("; ") || undefined;
 }
 

@@ -13,6 +13,8 @@
  *   access mode the claim asks for (the PV controller's index already sorted volumes by mode).
  * - The smallest candidate wins, the first one met among equals.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim } from "../objects.ts";
 import type { Quantity } from "../quantity.ts";
@@ -29,7 +31,7 @@ import {
   volumeModeMismatch,
 } from "./pv-helpers.ts";
 
-export interface VolumeMatchOptions {
+interface VolumeMatchOptions {
   /** The scheduler path: the node the pod would run on. */
   node?: Node;
   /** Names of volumes already chosen for the pod's other claims in this scheduling attempt. */
@@ -46,7 +48,7 @@ function selectorMatcher(claim: PersistentVolumeClaim): ((volume: PersistentVolu
     return (volume) => matcher.matches(volume.metadata?.labels);
   } catch (error) {
     const claimKey = `${claim.metadata?.namespace ?? ""}/${claim.metadata?.name ?? ""}`;
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     throw new Error(`error creating internal label selector for claim: ${claimKey}: ${why}`);
   }
 }

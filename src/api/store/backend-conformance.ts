@@ -10,14 +10,14 @@ import { isApiError } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { BackendConflict, type BackendEntry, type BackendEvent, type KVBackend } from "./backend.ts";
 
-export interface BackendFixture {
+interface BackendFixture {
   backend: KVBackend;
   /** Closes the backend and opens it again on the same data; absent for backends that keep nothing. */
   reopen?: () => Promise<KVBackend>;
   dispose(): Promise<void>;
 }
 
-export type MakeBackend = (options: { historyWindowRevisions: number }) => Promise<BackendFixture>;
+type MakeBackend = (options: { historyWindowRevisions: number }) => Promise<BackendFixture>;
 
 /** Large enough that no scenario but the compaction one reaches it. */
 const roomyWindowRevisions = 100_000;
@@ -39,7 +39,7 @@ function summary(events: readonly BackendEvent[]): string[] {
   return events.map((event) => `${event.revision} ${event.type} ${event.key}`);
 }
 
-export interface BackendConformanceOptions {
+interface BackendConformanceOptions {
   /** The backend keeps its data across a close and reopen (the fixture provides `reopen`). */
   persistent?: boolean;
   /** The revision of a fresh, empty backend: 0, or 1 for etcd (whose first write is revision 2). */

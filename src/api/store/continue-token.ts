@@ -7,7 +7,7 @@ import { ApiError, badRequest } from "../errors.ts";
 
 const tokenVersion = "meta.k8s.io/v1";
 
-export interface ContinuePosition {
+interface ContinuePosition {
   revision: number;
   /** The first key of the next page (absolute). */
   startKey: string;

@@ -36,7 +36,7 @@ const initialStatus: Partial<Record<KindName, (nowMs: number) => unknown>> = {
   Service: () => ({ loadBalancer: {} }),
 };
 
-export interface CreateStamp {
+interface CreateStamp {
   nowMs: number;
   uid: string;
 }

@@ -9,12 +9,12 @@
 import type { KindName, KObject } from "../objects.ts";
 
 /** kubeadm's default service range, 10.96.0.0/12. */
-export const serviceRangeBase = [10, 96, 0, 0] as const;
-export const serviceRangeSize = 2 ** 20;
+const serviceRangeBase = [10, 96, 0, 0] as const;
+const serviceRangeSize = 2 ** 20;
 /** The `kubernetes` Service always holds the first address of the range. */
 export const kubernetesServiceIp = "10.96.0.1";
-export const jobControllerUidLabel = "batch.kubernetes.io/controller-uid";
-export const jobNameLabel = "batch.kubernetes.io/job-name";
+const jobControllerUidLabel = "batch.kubernetes.io/controller-uid";
+const jobNameLabel = "batch.kubernetes.io/job-name";
 const legacyControllerUidLabel = "controller-uid";
 const legacyJobNameLabel = "job-name";
 
@@ -47,7 +47,7 @@ function generateJobSelector(job: KObject): void {
 }
 
 /** An address of the service range picked from the uid: random like Kubernetes' allocator, stable per object. */
-export function clusterIpFor(uid: string): string {
+function clusterIpFor(uid: string): string {
   let hash = 0;
   for (const char of uid) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
   // Skip the network address and the `kubernetes` Service's, and the broadcast address at the end.

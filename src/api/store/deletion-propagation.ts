@@ -13,7 +13,7 @@ export const orphanFinalizer = "orphan";
 export const foregroundDeletionFinalizer = "foregroundDeletion";
 
 /** Kinds the workload garbage collector treats as owners (see controllers/workloads/garbage-collector.ts). */
-export const propagationPolicyKinds: ReadonlySet<KindName> = new Set([
+const propagationPolicyKinds: ReadonlySet<KindName> = new Set([
   "Deployment",
   "ReplicaSet",
   "StatefulSet",

@@ -40,7 +40,7 @@ import { reportHandlerError } from "./handler-errors.ts";
 import { checkWatchableRevision, tooLargeResourceVersion } from "./revision-checks.ts";
 import { WatchHub } from "./watch-hub.ts";
 
-export interface EtcdBackendOptions {
+interface EtcdBackendOptions {
   /** Client URLs of the etcd members (`http://127.0.0.1:2379`). */
   endpoints: readonly string[];
   /** Revisions of history kept for watches from the past (default `historyWindowRevisions`). */

@@ -8,6 +8,7 @@
  * the client retries once etcd is back.
  */
 import { GRPCDeadlineExceededError, GRPCUnavailableError } from "etcd3";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { ApiError } from "../errors.ts";
 
 /** Messages of etcd (and of the client's circuit breaker) that mean "not reachable now". */
@@ -21,22 +22,18 @@ const unavailableMessages = [
 
 export type StorageOperation = "get" | "list" | "create" | "update" | "delete";
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-export function isEtcdDeadlineExceeded(error: unknown): boolean {
+function isEtcdDeadlineExceeded(error: unknown): boolean {
   return error instanceof GRPCDeadlineExceededError;
 }
 
-export function isEtcdUnavailable(error: unknown): boolean {
+function isEtcdUnavailable(error: unknown): boolean {
   if (error instanceof GRPCUnavailableError) return true;
-  const message = messageOf(error);
+  const message = errorMessage(error);
   return unavailableMessages.some((text) => message.includes(text));
 }
 
 /** The resource a Kubernetes key names: `/registry/pods/default/web` → `pods`. */
-export function resourceOfKey(key: string): string {
+function resourceOfKey(key: string): string {
   return key.split("/")[2] ?? "objects";
 }
 
@@ -51,6 +48,6 @@ export function storageError(operation: StorageOperation, key: string, endpoints
   if (!isEtcdUnavailable(error)) return error;
   return new ApiError(
     "ServiceUnavailable",
-    `The ${operation} operation against ${resourceOfKey(key)} could not be completed at this time, please try again. (etcd at ${endpoints} is unavailable: ${messageOf(error)})`,
+    `The ${operation} operation against ${resourceOfKey(key)} could not be completed at this time, please try again. (etcd at ${endpoints} is unavailable: ${errorMessage(error)})`,
   );
 }

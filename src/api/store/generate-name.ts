@@ -7,7 +7,7 @@ import { generateNameAlphabet, generateNameSuffixLength } from "./constants.ts";
 /** Kubernetes truncates the prefix so prefix + suffix fits a 63-character DNS label. */
 const maxGeneratedNameLength = 63 - generateNameSuffixLength;
 
-export interface NameRandom {
+interface NameRandom {
   /** A uniform integer in [min, maxInclusive]. */
   int(min: number, maxInclusive: number): number;
 }

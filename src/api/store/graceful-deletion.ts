@@ -23,7 +23,7 @@ import { markNamespaceTerminating, namespaceSpecFinalizers } from "./namespace-r
 import type { MutableMeta } from "./object-shape.ts";
 import type { DeleteOptions } from "./store.ts";
 
-export type DeletionPlan =
+type DeletionPlan =
   /** Remove the object now. */
   | { action: "remove" }
   /** Store `object` (deletion metadata set); then remove it when `thenRemove`. */

@@ -62,7 +62,7 @@ export interface StoreRandom {
 
 export type Validator = (type: ResourceType, object: KObject, old?: KObject) => FieldCause[];
 
-export interface KubeStoreOptions {
+interface KubeStoreOptions {
   backend: KVBackend;
   clock: Clock;
   random: StoreRandom;

@@ -25,7 +25,7 @@ import { rewindEntries } from "./rewind.ts";
 import { SortedKeys } from "./sorted-keys.ts";
 import { WatchHub } from "./watch-hub.ts";
 
-export interface MemoryBackendOptions {
+interface MemoryBackendOptions {
   /** Revisions of history kept for watches and lists from the past (default `historyWindowRevisions`). */
   historyWindowRevisions?: number;
 }

@@ -5,7 +5,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import { KubeStore, type StoreRandom, type Validator } from "./kube-store.ts";
 import { MemoryBackend } from "./memory-backend.ts";
 
-export interface MemoryStoreOptions {
+interface MemoryStoreOptions {
   clock: Clock;
   /** uids and generated names; pass the run's seeded Rng (or a stream of it). */
   random: StoreRandom;

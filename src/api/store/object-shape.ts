@@ -11,7 +11,7 @@ import { setOwnField } from "../own-field.ts";
 export type MutableMeta = { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] };
 
 /** The metadata fields the API server owns; everything else comes from the request. */
-export interface SystemMeta {
+interface SystemMeta {
   name: string | undefined;
   namespace: string | undefined;
   uid: string | undefined;

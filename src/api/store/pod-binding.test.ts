@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { formatRfc3339 } from "../../runtime/clock.ts";
-import { newTestApi, testPod } from "../client/test-api.ts";
+import { newTestApi, testPod } from "../client/testing/test-api.ts";
 import { ApiError } from "../errors.ts";
 
 function rejectsWith(reason: string, message: string) {

@@ -26,7 +26,7 @@ export interface BindPodOptions {
 }
 
 /** What the binding needs of the store it runs in. */
-export interface PodBindingContext {
+interface PodBindingContext {
   backend: KVBackend;
   clock: Clock;
 }

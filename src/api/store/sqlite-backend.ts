@@ -28,7 +28,7 @@ import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
 import { WatchHub } from "./watch-hub.ts";
 
-export interface SqliteBackendOptions {
+interface SqliteBackendOptions {
   /** Revisions of history kept for watches and lists from the past (default `historyWindowRevisions`). */
   historyWindowRevisions?: number;
   /** Compact once this many revisions have fallen out of the window (default `sqliteCompactionBatchRevisions`). */

@@ -13,7 +13,7 @@
 import Database from "better-sqlite3";
 
 /** Bumped when the tables change incompatibly; a file of another version is refused, not migrated blindly. */
-export const sqliteSchemaVersion = 1;
+const sqliteSchemaVersion = 1;
 
 const schema = `
   CREATE TABLE IF NOT EXISTS meta (

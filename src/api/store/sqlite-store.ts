@@ -5,7 +5,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import { KubeStore, type StoreRandom, type Validator } from "./kube-store.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
 
-export interface SqliteStoreOptions {
+interface SqliteStoreOptions {
   /** The store file; created when missing (its directory must exist). */
   path: string;
   clock: Clock;

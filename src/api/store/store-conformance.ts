@@ -13,7 +13,7 @@ import type { KVBackend } from "./backend.ts";
 import { generateNameAlphabet, generateNameSuffixLength, watchBookmarkIntervalMs } from "./constants.ts";
 import type { Store, WatchEvent } from "./store.ts";
 
-export interface StoreFixture {
+interface StoreFixture {
   store: Store;
   /** The backend under `store`, for compaction. */
   backend: KVBackend;
@@ -106,7 +106,7 @@ class Recorder {
   }
 }
 
-export interface ConformanceOptions {
+interface ConformanceOptions {
   /** The store keeps its data across a close and reopen (the fixture provides `reopen`). */
   persistent?: boolean;
 }

@@ -11,7 +11,7 @@ import { reportHandlerError } from "./handler-errors.ts";
 import type { StoreWatch, WatchEvent } from "./store.ts";
 import type { WatchFilter } from "./watch-filter.ts";
 
-export interface WatchSessionOptions {
+interface WatchSessionOptions {
   backend: KVBackend;
   prefix: string;
   /** Deliver changes after this revision. */

@@ -33,7 +33,7 @@ import type { BindPodOptions } from "./pod-binding.ts";
 
 export type { BindPodOptions };
 
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
 export interface WatchEvent<T = KObject> {
   type: WatchEventType;

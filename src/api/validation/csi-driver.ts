@@ -22,8 +22,8 @@ import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./
 import { semanticEqual } from "./semantic-equal.ts";
 
 /** Sorted as Kubernetes lists them. */
-export const fsGroupPolicies = ["File", "None", "ReadWriteOnceWithFSType"] as const;
-export const volumeLifecycleModes = ["Persistent", "Ephemeral"] as const;
+const fsGroupPolicies = ["File", "None", "ReadWriteOnceWithFSType"] as const;
+const volumeLifecycleModes = ["Persistent", "Ephemeral"] as const;
 const minTokenExpirationSeconds = 10 * 60;
 const maxTokenExpirationSeconds = 2 ** 32;
 const minAllocatableUpdatePeriodSeconds = 10;

@@ -10,10 +10,10 @@ export const negativeMessage = "must be greater than or equal to 0";
 export const notPositiveMessage = "must be greater than zero";
 export const immutableMessage = "field is immutable";
 /** File modes of projected files: 0 to 0777 (octal). */
-export const maxFileMode = 0o777;
+const maxFileMode = 0o777;
 const fileModeMessage = "must be a number between 0 and 0777 (octal), both inclusive";
 /** CSI driver names are at most 63 characters (a CSI limit, not a DNS one). */
-export const csiDriverNameMaxLength = 63;
+const csiDriverNameMaxLength = 63;
 
 function eachProblem(problems: readonly string[], path: string, value: string, out: FieldCause[]): void {
   for (const problem of problems) out.push(invalid(path, value, problem));

@@ -7,7 +7,7 @@ import { goQuote } from "../../runtime/go-quote.ts";
 import type { FieldCause } from "../errors.ts";
 
 /** Kubernetes' field.ErrorType values (metav1.CauseType). */
-export type FieldReason =
+type FieldReason =
   | "FieldValueRequired"
   | "FieldValueInvalid"
   | "FieldValueNotSupported"
@@ -18,7 +18,7 @@ export type FieldReason =
   | "FieldValueTypeInvalid";
 
 /** A value already written out (a Go map literal, for instance), printed as it is. */
-export class RenderedValue {
+class RenderedValue {
   readonly text: string;
   constructor(text: string) {
     this.text = text;
@@ -26,7 +26,7 @@ export class RenderedValue {
 }
 
 /** How a bad value appears in a message: strings quoted as Go's %q, numbers bare, the rest as JSON. */
-export function renderValue(value: unknown): string {
+function renderValue(value: unknown): string {
   if (value instanceof RenderedValue) return value.text;
   if (typeof value === "string") return goQuote(value);
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
@@ -77,7 +77,7 @@ export function tooLong(field: string, maxLengthBytes: number): FieldCause {
 }
 
 /** The JSON type of a value, as OpenAPI names it. */
-export function jsonTypeName(value: unknown): string {
+function jsonTypeName(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (Array.isArray(value)) return "array";
   if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";

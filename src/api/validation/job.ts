@@ -22,7 +22,7 @@ import { validatePodSpec } from "./pod-spec.ts";
 import { semanticEqual } from "./semantic-equal.ts";
 
 const jobMeta: MetaRules = { namespaced: true, nameRule: nameIsDnsSubdomain };
-export const jobRestartPolicies = ["OnFailure", "Never"] as const;
+const jobRestartPolicies = ["OnFailure", "Never"] as const;
 
 function validateCounts(spec: JsonObject, out: FieldCause[]): void {
   for (const field of ["parallelism", "completions", "backoffLimit"]) {

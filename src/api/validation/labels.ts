@@ -19,7 +19,7 @@ import {
 import { byteLength, labelValueProblems, qualifiedNameProblems } from "./names.ts";
 
 /** Kubernetes' TotalAnnotationSizeLimitB: keys and values together. */
-export const totalAnnotationSizeLimitBytes = 256 * 1024;
+const totalAnnotationSizeLimitBytes = 256 * 1024;
 
 export function checkLabelValue(value: string, path: string, out: FieldCause[]): void {
   for (const problem of labelValueProblems(value)) out.push(invalid(path, value, problem));

@@ -4,10 +4,10 @@
  * it is valid.
  */
 
-export const dns1123LabelMaxLength = 63;
-export const dns1123SubdomainMaxLength = 253;
-export const qualifiedNameMaxLength = 63;
-export const labelValueMaxLength = 63;
+const dns1123LabelMaxLength = 63;
+const dns1123SubdomainMaxLength = 253;
+const qualifiedNameMaxLength = 63;
+const labelValueMaxLength = 63;
 
 const dns1123LabelFormat = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const dns1123SubdomainFormat = `${dns1123LabelFormat}(\\.${dns1123LabelFormat})*`;
@@ -39,7 +39,7 @@ const configKeyPattern = anchored(configKeyFormat);
 const percentPattern = anchored(percentFormat);
 
 /** Kubernetes' MaxLenError. */
-export function maxLengthMessage(maxLength: number): string {
+function maxLengthMessage(maxLength: number): string {
   return `must be no more than ${maxLength} characters`;
 }
 

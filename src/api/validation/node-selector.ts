@@ -60,7 +60,7 @@ function validateFieldExpression(requirement: JsonObject, path: string, out: Fie
   });
 }
 
-export function validateNodeSelectorTerm(term: JsonObject, path: string, out: FieldCause[]): void {
+function validateNodeSelectorTerm(term: JsonObject, path: string, out: FieldCause[]): void {
   for (const entry of readObjectList(term.matchExpressions, child(path, "matchExpressions"), out)) {
     validateExpression(entry.value, entry.path, out);
   }

@@ -15,7 +15,7 @@ import { checkNonNegativeQuantity, checkPositiveQuantity, readQuantity } from ".
 import { canonicalResourceList, differingFields, semanticEqual } from "./semantic-equal.ts";
 
 /** Sorted as Kubernetes lists them in its "supported values" message. */
-export const accessModes = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"] as const;
+const accessModes = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"] as const;
 export const volumeModes = ["Block", "Filesystem"] as const;
 const defaultVolumeMode = "Filesystem";
 const storageResource = "storage";

@@ -25,13 +25,13 @@ import {
 } from "./volume-source-checks.ts";
 
 /** Sorted as Kubernetes lists them. */
-export const reclaimPolicies = ["Delete", "Recycle", "Retain"] as const;
+const reclaimPolicies = ["Delete", "Recycle", "Retain"] as const;
 const defaultVolumeMode = "Filesystem";
 const storageResource = "storage";
 const volumeMeta: MetaRules = { namespaced: false, nameRule: nameIsDnsSubdomain };
 
 /** PersistentVolume source types, in the order Kubernetes checks them (the first one found wins). */
-export const persistentVolumeSourceTypes = [
+const persistentVolumeSourceTypes = [
   "hostPath",
   "gcePersistentDisk",
   "awsElasticBlockStore",

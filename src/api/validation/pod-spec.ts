@@ -14,11 +14,11 @@ import { validateNodeSelector } from "./node-selector.ts";
 import { validatePodVolumes } from "./pod-volumes.ts";
 import { validateTolerations } from "./tolerations.ts";
 
-export const restartPolicies = ["Always", "OnFailure", "Never"] as const;
+const restartPolicies = ["Always", "OnFailure", "Never"] as const;
 /** activeDeadlineSeconds must fit an int32 and be at least one second. */
 export const maxActiveDeadlineSeconds = 2 ** 31 - 1;
 
-export interface PodSpecContext {
+interface PodSpecContext {
   /** The pod's name; empty for templates, whose pods are named later. */
   podName: string;
   /** Volume names a workload adds as claims (a StatefulSet's volumeClaimTemplates). */

@@ -29,7 +29,7 @@ import {
 export type PodVolumes = ReadonlyMap<string, string>;
 
 /** Pod volume source types, in the order Kubernetes checks them (the first one found wins). */
-export const podVolumeSourceTypes = [
+const podVolumeSourceTypes = [
   "emptyDir",
   "hostPath",
   "gitRepo",

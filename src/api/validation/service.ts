@@ -20,7 +20,7 @@ import { nameIsDnsLabel } from "./names.ts";
 import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
 
 const serviceMeta: MetaRules = { namespaced: true, nameRule: nameIsDnsLabel };
-export const serviceTypes = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"] as const;
+const serviceTypes = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"] as const;
 export const serviceProtocols = ["SCTP", "TCP", "UDP"] as const;
 const maxPort = 65535;
 const headlessClusterIp = "None";

@@ -21,8 +21,8 @@ import { semanticEqual } from "./semantic-equal.ts";
 
 const classMeta: MetaRules = { namespaced: false, nameRule: nameIsDnsSubdomain };
 /** Sorted as Kubernetes lists them; a class cannot Recycle. */
-export const classReclaimPolicies = ["Delete", "Retain"] as const;
-export const volumeBindingModes = ["Immediate", "WaitForFirstConsumer"] as const;
+const classReclaimPolicies = ["Delete", "Retain"] as const;
+const volumeBindingModes = ["Immediate", "WaitForFirstConsumer"] as const;
 const defaultReclaimPolicy = "Delete";
 const defaultBindingMode = "Immediate";
 const maxParameterCount = 512;

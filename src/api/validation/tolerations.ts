@@ -10,10 +10,10 @@ import { child } from "./field-path.ts";
 import { type JsonObject, readInteger, readObjectList, readString } from "./json-reader.ts";
 import { labelValueProblems } from "./names.ts";
 
-export const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
+const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 const tolerationOperators = ["Equal", "Exists"] as const;
 
-export function checkTaintEffect(effect: string, allowEmpty: boolean, path: string, out: FieldCause[]): void {
+function checkTaintEffect(effect: string, allowEmpty: boolean, path: string, out: FieldCause[]): void {
   if (effect === "") {
     if (!allowEmpty) out.push(required(path));
     return;

@@ -28,7 +28,7 @@ import {
 import { readQuantity } from "./quantity-field.ts";
 
 /** Sorted as Kubernetes lists them (sets.List of HostPathType). */
-export const hostPathTypes = [
+const hostPathTypes = [
   "",
   "BlockDevice",
   "CharDevice",

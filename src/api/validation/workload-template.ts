@@ -17,7 +17,7 @@ import {
 } from "./labels.ts";
 import { validatePodSpec } from "./pod-spec.ts";
 
-export interface WorkloadRules {
+interface WorkloadRules {
   /** The kind as Kubernetes names it in "activeDeadlineSeconds in <Kind> is not Supported". */
   ownerKind: "StatefulSet" | "ReplicaSet";
   /** The word in "empty selector is invalid for <word>" (Kubernetes says deployment for ReplicaSets too). */

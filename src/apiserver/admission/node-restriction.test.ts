@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { testPod } from "../../api/client/test-api.ts";
+import { testPod } from "../../api/client/testing/test-api.ts";
 import type { Lease, Node, Pod, Secret } from "../../api/objects.ts";
 import { type AuthTestServer, adminToken, nodeATokenValue, startAuthTestServer } from "../auth/auth-test-server.ts";
 

@@ -32,7 +32,7 @@ function isSecretReferenceKey(key: string): boolean {
 }
 
 /** Every secret `spec` names; a reference without a namespace is in `defaultNamespace`. */
-export function secretReferences(spec: unknown, defaultNamespace: string): SecretName[] {
+function secretReferences(spec: unknown, defaultNamespace: string): SecretName[] {
   const found: SecretName[] = [];
   const visit = (value: unknown, key: string, depth: number): void => {
     if (depth > maxSpecDepth) return;

@@ -26,7 +26,7 @@ export interface AccessOptions {
   extensions: readonly ServerExtension[];
 }
 
-export interface AuthorizedRequest {
+interface AuthorizedRequest {
   user: UserInfo | undefined;
   /** The server context with the store this user may reach. */
   context: ServerContext;

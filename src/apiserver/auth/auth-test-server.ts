@@ -17,17 +17,17 @@ import { adminGroup, adminUserName, nodeUser } from "./user-info.ts";
 
 export const adminToken = "admin-token-0123456789";
 export const nodeATokenValue = "node-a-token-0123456789";
-export const nodeBTokenValue = "node-b-token-0123456789";
+const nodeBTokenValue = "node-b-token-0123456789";
 export const nobodyToken = "nobody-token-0123456789";
 
-export const testTokens: readonly TokenEntry[] = [
+const testTokens: readonly TokenEntry[] = [
   { token: adminToken, user: { name: adminUserName, uid: "admin", groups: [adminGroup] } },
   { token: nodeATokenValue, user: nodeUser("node-a") },
   { token: nodeBTokenValue, user: nodeUser("node-b") },
   { token: nobodyToken, user: { name: "nobody", uid: "nobody", groups: [] } },
 ];
 
-export interface RawAnswer {
+interface RawAnswer {
   status: number;
   body: Record<string, unknown>;
 }
@@ -49,7 +49,7 @@ export interface AuthTestServer {
   close(): Promise<void>;
 }
 
-export interface AuthTestServerOptions {
+interface AuthTestServerOptions {
   authenticator?: Authenticator;
   extensions?: readonly ServerExtension[];
 }

@@ -6,7 +6,7 @@
  */
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
 
-export interface ResourceAttributes {
+interface ResourceAttributes {
   verb: string;
   group: string;
   resource: string;
@@ -15,12 +15,12 @@ export interface ResourceAttributes {
   name: string;
 }
 
-export interface Decision {
+interface Decision {
   allowed: boolean;
   reason: string;
 }
 
-export interface ResourceRule {
+interface ResourceRule {
   verbs: string[];
   apiGroups: string[];
   resources: string[];
@@ -30,7 +30,7 @@ const readVerbs = ["get", "list", "watch"];
 const writeVerbs = ["create", "update", "patch", "delete"];
 
 /** What a node agent may do, as rules (its writes are further narrowed to its own objects by node restriction). */
-export const nodeRules: readonly ResourceRule[] = [
+const nodeRules: readonly ResourceRule[] = [
   {
     verbs: readVerbs,
     apiGroups: [""],

@@ -17,7 +17,7 @@ export function forbidden(type: Pick<ResourceType, "plural" | "group">, name: st
   return new ApiError("Forbidden", `${subject} is forbidden: ${why}`, { name, group: type.group, kind: type.plural });
 }
 
-export interface DeniedRequest {
+interface DeniedRequest {
   user: string;
   verb: Verb;
   type: ResourceType;

@@ -4,6 +4,7 @@
  * line added for a new node takes effect without a restart.
  */
 import { readFileSync, statSync } from "node:fs";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { bearerTokenOf, unauthorized } from "./bearer-token.ts";
 import { parseTokenFile, type TokenEntry } from "./token-file.ts";
 import type { UserInfo } from "./user-info.ts";
@@ -77,7 +78,7 @@ export class TokenFileAuthenticator extends StaticTokenAuthenticator {
       entries = parseTokenFile(readFileSync(this.path, "utf8"), this.path);
     } catch (error) {
       // A half-written or broken file keeps the users read before; the next change is read again.
-      this.lastReloadError = error instanceof Error ? error.message : String(error);
+      this.lastReloadError = errorMessage(error);
       return false;
     }
     this.loadedModifiedMs = modifiedMs;

@@ -7,6 +7,8 @@
  * starting with `#` are skipped. A malformed line is an error naming its line number, so a typo
  * cannot silently lock a user out.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { UserInfo } from "./user-info.ts";
 
 export interface TokenEntry {
@@ -65,7 +67,7 @@ export function parseTokenFile(text: string, source: string): TokenEntry[] {
     try {
       entry = parseLine(line);
     } catch (error) {
-      throw new Error(`${source} line ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`${source} line ${index + 1}: ${errorMessage(error)}`);
     }
     if (seen.has(entry.token))
       throw new Error(`${source} line ${index + 1}: this token is already used on an earlier line`);

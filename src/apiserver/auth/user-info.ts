@@ -13,7 +13,7 @@ export interface UserInfo {
 /** Members of this group may do anything, as in Kubernetes. */
 export const adminGroup = "system:masters";
 /** Every node agent is in this group. */
-export const nodesGroup = "system:nodes";
+const nodesGroup = "system:nodes";
 /** A node agent's user name is this prefix and the node's name. */
 export const nodeUserPrefix = "system:node:";
 /** The user name `kvol up` and `kvol server` write into the kubeconfig they create. */

@@ -29,7 +29,7 @@ export interface TlsIdentity {
   privateKeyPem: string;
 }
 
-export interface Listener {
+interface Listener {
   listen(port: number, host: string): Promise<AddressInfo>;
   /** Stops accepting connections and ends the open ones. */
   close(): Promise<void>;

@@ -22,9 +22,9 @@ import {
 } from "./der.ts";
 
 /** How long a generated certificate is valid (ten years; it is made again at every start anyway). */
-export const certificateValidityMs = 3650 * 24 * 60 * 60 * 1000;
+const certificateValidityMs = 3650 * 24 * 60 * 60 * 1000;
 /** Validity starts this much before now, so a client whose clock is a little behind accepts it. */
-export const certificateBackdateMs = 60 * 60 * 1000;
+const certificateBackdateMs = 60 * 60 * 1000;
 
 const oid = {
   commonName: "2.5.4.3",
@@ -41,13 +41,13 @@ const dnsNameTag = 0x82;
 const ipAddressTag = 0x87;
 const serialNumberBytes = 16;
 
-export interface ServingCertificate {
+interface ServingCertificate {
   /** PEM; the CA certificate too. */
   certificatePem: string;
   privateKeyPem: string;
 }
 
-export interface CertificateOptions {
+interface CertificateOptions {
   commonName: string;
   /** Host names and IP addresses clients connect to (`localhost`, `127.0.0.1`, `::1`, …). */
   hosts: readonly string[];

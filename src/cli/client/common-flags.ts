@@ -3,6 +3,7 @@
  * node:util's parseArgs, and the step from them to a connected KubeApi.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { ClientIo } from "./client-io.ts";
 import { KubeApi } from "./kube-api.ts";
 import { type ClusterAccess, loadClusterAccess } from "./kubeconfig.ts";
@@ -27,7 +28,7 @@ export function parseCommandArgs<T extends OptionSpec>(argv: readonly string[], 
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }
 

@@ -28,10 +28,10 @@ export interface ApiRequest {
 }
 
 /** The server could not be reached at all (nothing listening, a wrong address, a certificate refused). */
-export class ConnectionError extends Error {}
+class ConnectionError extends Error {}
 
 /** An answer whose body has not been read yet. */
-export class ApiResponse {
+class ApiResponse {
   constructor(private readonly message: IncomingMessage) {}
 
   get status(): number {

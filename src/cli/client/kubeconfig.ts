@@ -37,7 +37,7 @@ export interface ClusterAccess {
   source: string;
 }
 
-export interface KubeconfigChoice {
+interface KubeconfigChoice {
   kubeconfig?: string;
   context?: string;
   env: NodeJS.ProcessEnv;
@@ -73,7 +73,7 @@ interface FromFile<T> {
 }
 
 /** The kubeconfig files merged, first definition of each name winning. */
-export interface MergedKubeconfig {
+interface MergedKubeconfig {
   files: string[];
   clusters: Map<string, FromFile<ClusterEntry>>;
   users: Map<string, FromFile<UserEntry>>;
@@ -84,12 +84,12 @@ export interface MergedKubeconfig {
 export class KubeconfigError extends Error {}
 
 /** kubectl's default kubeconfig, `~/.kube/config` ($HOME as kubectl reads it). */
-export function kubectlDefaultKubeconfig(env: NodeJS.ProcessEnv): string {
+function kubectlDefaultKubeconfig(env: NodeJS.ProcessEnv): string {
   return join(env.HOME || homedir(), ".kube", "config");
 }
 
 /** The kubeconfig `kvol up` writes in its default data directory. */
-export function kvolDefaultKubeconfig(env: NodeJS.ProcessEnv): string {
+function kvolDefaultKubeconfig(env: NodeJS.ProcessEnv): string {
   return join(defaultDataDir(env), kubeconfigFileName);
 }
 
@@ -133,7 +133,7 @@ function addFirst<T>(
 }
 
 /** Reads and merges the chosen files; throws a KubeconfigError saying what to do when none exists. */
-export function loadKubeconfig(choice: KubeconfigChoice): MergedKubeconfig {
+function loadKubeconfig(choice: KubeconfigChoice): MergedKubeconfig {
   const candidates = kubeconfigFiles(choice);
   const files = candidates.filter((path) => existsSync(path));
   if (files.length === 0) {

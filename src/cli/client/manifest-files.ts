@@ -39,7 +39,7 @@ function filesOf(path: string, recursive: boolean): string[] {
 }
 
 /** The objects of one file's text. */
-export function objectsOfText(text: string, name: string): SourcedObject[] {
+function objectsOfText(text: string, name: string): SourcedObject[] {
   const documents = parseAllDocuments(text);
   const found: SourcedObject[] = [];
   documents.forEach((document, index) => {

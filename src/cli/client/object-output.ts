@@ -7,7 +7,7 @@ import type { KObject } from "../../api/objects.ts";
 import { apiVersionOf, type ResourceType } from "../../api/resources.ts";
 import { objectRef, UsageError } from "./resource-args.ts";
 
-export type ObjectFormat = "yaml" | "json" | "name";
+type ObjectFormat = "yaml" | "json" | "name";
 export type OutputFormat = ObjectFormat | "wide" | "table";
 
 export function parseOutputFormat(text: string | undefined): OutputFormat {
@@ -24,7 +24,7 @@ export interface TypedObject {
 }
 
 /** The object with its kind and apiVersion first, as kubectl prints it. */
-export function withTypeMeta({ type, object }: TypedObject): KObject {
+function withTypeMeta({ type, object }: TypedObject): KObject {
   const { apiVersion: _apiVersion, kind: _kind, ...rest } = object;
   return { apiVersion: apiVersionOf(type), kind: type.kind, ...rest };
 }

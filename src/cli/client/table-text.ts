@@ -17,7 +17,7 @@ export interface WireTable {
   rows?: { cells: (TableCell | null)[]; object?: { metadata?: { namespace?: string; name?: string } } }[];
 }
 
-export interface TableTextOptions {
+interface TableTextOptions {
   wide: boolean;
   withNamespace: boolean;
   /** Put before every name (`pod/`), when several kinds share the output. */

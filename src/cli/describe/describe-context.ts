@@ -11,7 +11,7 @@ export interface DescribeContext {
   nowMs: number;
 }
 
-export interface InvolvedObject {
+interface InvolvedObject {
   kind: string;
   name: string;
   namespace: string;

@@ -5,6 +5,7 @@
  * driver's controller Deployment runs csi-provisioner and csi-attacher beside its controller plugin.
  */
 import { socketPathOf } from "../../csi/grpc/endpoint.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 
 export interface CsiControllerEndpoint {
   /** The driver name StorageClasses (`provisioner`) and VolumeAttachments (`attacher`) use. */
@@ -38,9 +39,7 @@ export function parseCsiControllerFlags(values: readonly string[] | undefined): 
     try {
       socketPathOf(endpoint);
     } catch (error) {
-      throw new Error(
-        `${flagName} ${JSON.stringify(value)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new Error(`${flagName} ${JSON.stringify(value)}: ${errorMessage(error)}`);
     }
     if (parsed.some((entry) => entry.driverName === driverName)) {
       throw new Error(

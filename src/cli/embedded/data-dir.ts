@@ -72,7 +72,7 @@ export function defaultDataDir(environment: NodeJS.ProcessEnv = process.env): st
   return environment[dataDirEnvironmentVariable] || join(homedir(), defaultDataDirName);
 }
 
-export function newToken(): string {
+function newToken(): string {
   return randomBytes(tokenBytes).toString("base64url");
 }
 
@@ -235,7 +235,7 @@ const startTimeSlackMs = 2_000;
  * Whether process `pid` started after `writtenMs` (epoch ms): then it is not the process that
  * wrote a pid file at `writtenMs`, only one that got the same pid later. False when /proc cannot tell.
  */
-export function startedAfter(pid: number, writtenMs: number): boolean {
+function startedAfter(pid: number, writtenMs: number): boolean {
   const startMs = processStartMs(pid);
   return startMs !== undefined && startMs > writtenMs + startTimeSlackMs;
 }
@@ -276,9 +276,9 @@ export function isZombie(pid: number): boolean {
   return state === "Z" || state === "X";
 }
 
-export const kubeconfigClusterName = "kvol";
+const kubeconfigClusterName = "kvol";
 
-export function kubeconfigText(url: string, token: string, caPem: string): string {
+function kubeconfigText(url: string, token: string, caPem: string): string {
   const cluster = { server: url, "certificate-authority-data": Buffer.from(caPem).toString("base64") };
   return stringify({
     apiVersion: "v1",

@@ -52,7 +52,7 @@ import { WallClockPacer } from "./wall-clock-pacer.ts";
 /** Seeds for uids and generated names: a new one per start, so no uid of an earlier run comes back. */
 const maxSeed = 2 ** 31 - 1;
 
-export interface EmbeddedClusterOptions {
+interface EmbeddedClusterOptions {
   /** Where everything lives; with `ephemeral` and no directory, a temporary one removed at stop. */
   dataDir: string | undefined;
   /** A memory store: nothing is kept after stop. */
@@ -401,7 +401,7 @@ function bundledControllerEndpoints(dataDirPath: string): CsiControllerEndpoint[
 }
 
 /** The data directory's folder of controller sockets and logs of the bundled drivers. */
-export const csiControllersDirName = "csi-controllers";
+const csiControllersDirName = "csi-controllers";
 
 /**
  * A gRPC client per `--csi-controller` socket. Its deadlines are on the wall clock, which grpc-js

@@ -16,6 +16,7 @@ import { isAdmin, type UserInfo } from "../../apiserver/auth/user-info.ts";
 import { isPlainObject, readBodyObject } from "../../apiserver/request-body.ts";
 import { sendJson } from "../../apiserver/responses.ts";
 import type { Cluster } from "../../cmd/cluster.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { faultCatalogue } from "../../sim/faults/catalogue.ts";
 import type { FaultDefinition, FaultParams, FaultParamValue } from "../../sim/faults/fault.ts";
@@ -27,7 +28,7 @@ export const faultsPath = `/apis/${faultsGroup}/${faultsVersion}/faults`;
 /** What the 403 and 404 Statuses name: the `faults` resource of kvol.io. */
 const faultsResource = { group: faultsGroup, plural: "faults" };
 
-export interface FaultRequest {
+interface FaultRequest {
   fault: string;
   params: FaultParams;
   /** Ends a lasting fault instead of starting it. */
@@ -35,7 +36,7 @@ export interface FaultRequest {
 }
 
 /** The catalogue entry as the endpoint lists it. */
-export interface FaultSummary {
+interface FaultSummary {
   name: string;
   models: string;
   kubernetesReaction: string;
@@ -57,7 +58,7 @@ function isParamValue(value: unknown): value is FaultParamValue {
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 }
 
-export function parseFaultRequest(body: Record<string, unknown>): FaultRequest {
+function parseFaultRequest(body: Record<string, unknown>): FaultRequest {
   if (typeof body.fault !== "string" || body.fault === "") throw badRequest("fault: the name of a fault is required");
   const params = body.params ?? {};
   if (!isPlainObject(params)) throw badRequest("params: must be an object of parameter values");
@@ -86,7 +87,7 @@ async function apply(cluster: Cluster, request: FaultRequest): Promise<void> {
     if (request.heal) await fault.heal?.(cluster, request.params);
     else await fault.inject(cluster, request.params);
   } catch (error) {
-    throw badRequest(error instanceof Error ? error.message : String(error));
+    throw badRequest(errorMessage(error));
   }
 }
 

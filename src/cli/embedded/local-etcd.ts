@@ -11,16 +11,16 @@ import { delimiter, join } from "node:path";
 import type { Clock } from "../../runtime/clock.ts";
 
 /** etcd's data directory and the ports file, in kvol's data directory. */
-export const localEtcdDirName = "etcd";
-export const localEtcdPortsFileName = "etcd-ports";
+const localEtcdDirName = "etcd";
+const localEtcdPortsFileName = "etcd-ports";
 /** How long a starting etcd may take before kvol gives up on it. */
-export const localEtcdStartTimeoutMs = 60_000;
+const localEtcdStartTimeoutMs = 60_000;
 /** How long a stopping etcd (SIGTERM) may take before it is killed. */
-export const localEtcdStopTimeoutMs = 10_000;
+const localEtcdStopTimeoutMs = 10_000;
 /** The line etcd 3.4 and 3.5 log once clients may connect. */
 const readyLine = "ready to serve client requests";
 
-export const missingEtcdMessage =
+const missingEtcdMessage =
   "--etcd needs the etcd binary on PATH, and none was found; install it (Debian and Ubuntu: apt-get install etcd-server) or give --etcd-servers of an etcd you run";
 
 /** The `etcd` binary on `path` (a PATH value), or undefined. */

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
 
-export class PreflightError extends Error {}
+class PreflightError extends Error {}
 
 /** The directory, or the nearest existing folder above it, must be writable; a file is refused. */
 export function checkDataDir(path: string): void {

@@ -23,7 +23,7 @@ import { Rng } from "../../runtime/rng.ts";
 
 const maxSeed = 2 ** 31 - 1;
 
-export interface RemoteNodeOptions {
+interface RemoteNodeOptions {
   serverUrl: string;
   nodeName: string;
   token: string;

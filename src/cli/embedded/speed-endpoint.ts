@@ -19,6 +19,7 @@ import { isAdmin, type UserInfo } from "../../apiserver/auth/user-info.ts";
 import { readBodyObject } from "../../apiserver/request-body.ts";
 import { sendJson } from "../../apiserver/responses.ts";
 import { formatRfc3339Micro } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { faultsGroup, faultsVersion } from "./fault-endpoint.ts";
 
@@ -77,7 +78,7 @@ export function speedEndpoint(control: SpeedControl, logger: Logger): ServerExte
       try {
         control.setSpeed(speed);
       } catch (error) {
-        throw badRequest(`speed: ${error instanceof Error ? error.message : String(error)}`);
+        throw badRequest(`speed: ${errorMessage(error)}`);
       }
       logger.info("speed changed", { speed, user: user?.name ?? "" });
       sendJson(response, 200, answer(control));

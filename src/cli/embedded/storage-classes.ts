@@ -23,10 +23,10 @@ import { type DataDir, privateFileMode } from "./data-dir.ts";
 export const embeddedCsiDrivers: readonly ClusterCsiDriver[] = [{ name: diskDriverName }];
 
 /** The annotation that makes a class the one a claim without `storageClassName` gets. */
-export const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class";
+const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class";
 
 /** The file in the data directory recording that the classes were created once. */
-export const storageClassesMarkerFileName = "storage-classes-created";
+const storageClassesMarkerFileName = "storage-classes-created";
 
 function storageClass(
   name: string,
@@ -53,7 +53,7 @@ export function defaultStorageClasses(): StorageClass[] {
   ];
 }
 
-export interface StorageBootstrapOutcome {
+interface StorageBootstrapOutcome {
   /** The classes created now (none when the data directory had them created before). */
   created: string[];
 }

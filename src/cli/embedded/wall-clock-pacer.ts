@@ -14,7 +14,7 @@ import type { RealClock } from "../../runtime/real-clock.ts";
 import type { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { pacerMaxWaitMs } from "./constants.ts";
 
-export interface WallClockPacerOptions {
+interface WallClockPacerOptions {
   virtual: VirtualClock;
   real: RealClock;
   /** A timer callback of the cluster threw; the pacer goes on with the next ones. */
@@ -28,7 +28,7 @@ export const minSpeed = 0.1;
 export const maxSpeed = 1000;
 
 /** Throws a RangeError naming the allowed range unless `speed` is in it. */
-export function checkSpeed(speed: number): void {
+function checkSpeed(speed: number): void {
   if (!Number.isFinite(speed) || speed < minSpeed || speed > maxSpeed) {
     throw new RangeError(`the speed must be a number from ${minSpeed} to ${maxSpeed}, got ${speed}`);
   }

@@ -2,10 +2,12 @@
  * Waiting on real time in the tests of the long-running commands: polls a condition until it holds
  * or the time is up, then fails naming what it waited for.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 
 /** How often a condition is checked. */
-export const waitPollIntervalMs = 100;
+const waitPollIntervalMs = 100;
 
 const wallClock = new RealClock();
 
@@ -24,16 +26,9 @@ export async function waitFor<T>(
       lastError = error;
     }
     if (wallClock.now() >= deadlineMs) {
-      const why =
-        lastError === undefined
-          ? ""
-          : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
+      const why = lastError === undefined ? "" : ` (last error: ${errorMessage(lastError)})`;
       throw new Error(`${description} did not happen within ${timeoutMs} ms${why}`);
     }
     await wallClock.sleep(waitPollIntervalMs);
   }
-}
-
-export function sleepMs(durationMs: number): Promise<void> {
-  return wallClock.sleep(durationMs);
 }

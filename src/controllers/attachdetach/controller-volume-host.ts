@@ -39,7 +39,7 @@ function clientVolumeApi(client: Client): VolumeApi {
   };
 }
 
-export interface ControllerPluginsOptions {
+interface ControllerPluginsOptions {
   client: Client;
   clock: Clock;
   rng: Rng;

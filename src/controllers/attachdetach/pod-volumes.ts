@@ -22,7 +22,7 @@ export interface PodVolumeContext {
 }
 
 /** An attachable volume of a pod: its unique name and spec. */
-export interface AttachableVolume {
+interface AttachableVolume {
   volumeName: string;
   spec: VolumeSpec;
 }

@@ -5,6 +5,7 @@
  * be processed yet (claim unbound, PV missing) and are retried on the next event or populator pass.
  */
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from "kubernetes-types/core/v1.js";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { VolumeSpec } from "../../volume/spec.ts";
 
 /** The cached objects the lookup reads. */
@@ -60,7 +61,7 @@ export function volumeSpecFromPod(pod: Pod, volume: Volume, listers: VolumeSpecL
       volume.persistentVolumeClaim?.readOnly ?? false,
     );
   } catch (err) {
-    throw new Error(`error processing PVC ${namespace}/${claimName}: ${err instanceof Error ? err.message : err}`, {
+    throw new Error(`error processing PVC ${namespace}/${claimName}: ${errorMessage(err)}`, {
       cause: err,
     });
   }

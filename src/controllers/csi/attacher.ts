@@ -26,7 +26,7 @@ import { SidecarRun } from "./sidecar-run.ts";
 import { TrivialAttachHandler } from "./trivial-attach-handler.ts";
 import { shouldEnqueueVaChange } from "./va-change-filter.ts";
 
-export interface ExternalAttacherOptions {
+interface ExternalAttacherOptions {
   /** The driver's name, as VolumeAttachments' `spec.attacher` names it; the driver must report the same. */
   driverName: string;
   /** How the sidecar reaches the driver (socket or in-process). */
@@ -34,9 +34,9 @@ export interface ExternalAttacherOptions {
 }
 
 /** Which handler the driver's capabilities call for (external-attacher main.go). */
-export type AttachHandlerKind = "csi" | "trivial";
+type AttachHandlerKind = "csi" | "trivial";
 
-export function attachHandlerKindFor(info: DriverInfo): AttachHandlerKind {
+function attachHandlerKindFor(info: DriverInfo): AttachHandlerKind {
   if (!info.pluginCapabilities.has("CONTROLLER_SERVICE")) return "trivial";
   return info.controllerCapabilities.has("PUBLISH_UNPUBLISH_VOLUME") ? "csi" : "trivial";
 }

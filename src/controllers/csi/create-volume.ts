@@ -27,7 +27,7 @@ import { driverParameters, fsTypeFromParameters } from "./storage-class-paramete
 import { accessibilityRequirements } from "./topology.ts";
 import { capabilitiesForClaim } from "./volume-capability.ts";
 
-export interface ProvisionRequest {
+interface ProvisionRequest {
   pvName: string;
   claim: PersistentVolumeClaim;
   storageClass: StorageClass;

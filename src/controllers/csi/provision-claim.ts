@@ -31,7 +31,7 @@ import { ProvisioningError, type ProvisioningState } from "./provisioning-state.
  * How an attempt ended. `error` set: retry with backoff. `stop`: provisioning gave up on purpose
  * (the claim went back to the scheduler) and is not retried until the claim changes.
  */
-export interface ProvisionOutcome {
+interface ProvisionOutcome {
   state: ProvisioningState;
   error?: Error;
   stop?: boolean;
@@ -40,7 +40,7 @@ export interface ProvisionOutcome {
 const finishedOk: ProvisionOutcome = { state: "Finished" };
 
 /** `pvc-<claim uid>`: the same name on every attempt, which CreateVolume's idempotency relies on. */
-export function provisionedVolumeName(claim: PersistentVolumeClaim): string {
+function provisionedVolumeName(claim: PersistentVolumeClaim): string {
   return `${provisionedVolumeNamePrefix}-${claim.metadata?.uid ?? ""}`;
 }
 

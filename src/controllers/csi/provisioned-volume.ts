@@ -31,7 +31,7 @@ export interface VolumeSecretReferences {
   nodeExpand?: SecretReference;
 }
 
-export interface ProvisionedVolumeInput {
+interface ProvisionedVolumeInput {
   pvName: string;
   claim: PersistentVolumeClaim;
   storageClass: StorageClass;
@@ -47,7 +47,7 @@ export interface ProvisionedVolumeInput {
   withNodeAffinity: boolean;
 }
 
-export function reclaimPolicyOfClass(storageClass: StorageClass): string {
+function reclaimPolicyOfClass(storageClass: StorageClass): string {
   return storageClass.reclaimPolicy ?? defaultClassReclaimPolicy;
 }
 
@@ -107,7 +107,7 @@ function csiSourceFor(input: ProvisionedVolumeInput): CSIPersistentVolumeSource 
  * GenerateVolumeNodeAffinity: one node selector term per accessible topology (ORed), one `In`
  * expression per segment (ANDed); none when the volume is reachable from everywhere.
  */
-export function nodeAffinityFor(accessibleTopology: readonly Topology[]): VolumeNodeAffinity | undefined {
+function nodeAffinityFor(accessibleTopology: readonly Topology[]): VolumeNodeAffinity | undefined {
   const terms = accessibleTopology
     .filter((topology) => Object.keys(topology.segments).length > 0)
     .map((topology) => ({

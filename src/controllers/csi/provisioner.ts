@@ -34,7 +34,7 @@ import { shouldProvision } from "./should-provision.ts";
 import { SidecarRun } from "./sidecar-run.ts";
 import { syncProvisionerFinalizer } from "./volume-finalizer.ts";
 
-export interface ExternalProvisionerOptions {
+interface ExternalProvisionerOptions {
   /** The driver's name, as StorageClasses name it; the driver must report the same. */
   driverName: string;
   /** How the sidecar reaches the driver (socket or in-process). */

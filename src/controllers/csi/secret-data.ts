@@ -6,7 +6,7 @@
 import type { Client } from "../../api/client/client.ts";
 
 /** A Secret named by namespace and name, as in a PV's `controllerPublishSecretRef`. */
-export interface SecretName {
+interface SecretName {
   namespace: string;
   name: string;
 }

@@ -30,15 +30,6 @@ export const nodePublishSecretKeys = secretKeys("NodePublish", "node-publish");
 export const controllerExpandSecretKeys = secretKeys("ControllerExpand", "controller-expand");
 export const nodeExpandSecretKeys = secretKeys("NodeExpand", "node-expand");
 
-export const allSecretKeys: readonly SecretParameterKeys[] = [
-  provisionerSecretKeys,
-  controllerPublishSecretKeys,
-  nodeStageSecretKeys,
-  nodePublishSecretKeys,
-  controllerExpandSecretKeys,
-  nodeExpandSecretKeys,
-];
-
 const templateToken = /\$\{([^}]*)\}/g;
 const annotationToken = /^pvc\.annotations\['(.+)'\]$/;
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -18,7 +18,7 @@ export interface CsiControllerDriver {
   hostName?: string;
 }
 
-export class SidecarGroup implements Controller {
+class SidecarGroup implements Controller {
   constructor(
     readonly name: string,
     readonly members: readonly Controller[],

@@ -12,7 +12,7 @@ import { ItemExponentialFailureRateLimiter } from "../../runtime/rate-limiter.ts
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
 
-export interface SidecarRunOptions {
+interface SidecarRunOptions {
   /** The sidecar's name, in the error a second `start` throws. */
   name: string;
   driverName: string;
@@ -24,7 +24,7 @@ export interface SidecarRunOptions {
 }
 
 /** One queue and what the sidecar does with each of its keys. */
-export interface QueueWork {
+interface QueueWork {
   queue: WorkQueue<string>;
   process: (key: string) => Promise<void>;
 }

@@ -5,7 +5,7 @@
  * it is, including the deprecated `fsType`, which also sets the filesystem type.
  */
 export const csiParameterPrefix = "csi.storage.k8s.io/";
-export const prefixedFsTypeKey = `${csiParameterPrefix}fstype`;
+const prefixedFsTypeKey = `${csiParameterPrefix}fstype`;
 /** The deprecated, unprefixed form, matched without regard to case. */
 const legacyFsTypeKey = "fstype";
 

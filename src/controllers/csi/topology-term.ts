@@ -5,7 +5,7 @@
 import type { TopologySelectorTerm } from "kubernetes-types/core/v1.js";
 import type { Topology } from "../../csi/proto/types.ts";
 
-export type TopologySegment = readonly [key: string, value: string];
+type TopologySegment = readonly [key: string, value: string];
 export type TopologyTerm = readonly TopologySegment[];
 
 function compareText(a: string, b: string): number {
@@ -22,7 +22,7 @@ export function termFromSegments(segments: Readonly<Record<string, string>>): To
 }
 
 /** Segment by segment (key, then value); a term that is a prefix of another sorts first. */
-export function compareTerms(a: TopologyTerm, b: TopologyTerm): number {
+function compareTerms(a: TopologyTerm, b: TopologyTerm): number {
   const shared = Math.min(a.length, b.length);
   for (let index = 0; index < shared; index++) {
     const [keyA, valueA] = a[index] as TopologySegment;

@@ -32,7 +32,7 @@ const conditionTaintKeys: ReadonlySet<string> = new Set([
 ]);
 
 /** The NoSchedule taints the node's conditions and cordon call for. */
-export function desiredConditionTaints(node: Node): Taint[] {
+function desiredConditionTaints(node: Node): Taint[] {
   const taints: Taint[] = [];
   for (const condition of node.status?.conditions ?? []) {
     const key = taintKeyForCondition[condition.type]?.[condition.status];

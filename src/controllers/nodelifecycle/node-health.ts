@@ -19,12 +19,12 @@ import {
   reasonNodeStatusUnknown,
 } from "./constants.ts";
 
-export interface NodeHealthOptions {
+interface NodeHealthOptions {
   monitorGracePeriodMs: number;
   startupGracePeriodMs: number;
 }
 
-export interface NodeHealthVerdict {
+interface NodeHealthVerdict {
   /** Ready as found at the start of the pass (a stand-in Unknown one when the node never posted it). */
   observedReady: NodeCondition;
   /** Ready after the pass; undefined while a node that never posted Ready is within its startup grace. */
@@ -56,7 +56,7 @@ function renewMs(lease: Lease | undefined): number {
 }
 
 /** The conditions with every controller-managed one set to Unknown at `nowMs`. */
-export function silencedConditions(node: Node, nowMs: number): NodeCondition[] {
+function silencedConditions(node: Node, nowMs: number): NodeCondition[] {
   const conditions = [...(node.status?.conditions ?? [])];
   const now = formatRfc3339(nowMs);
   for (const type of conditionsSetUnknown) {

@@ -43,7 +43,7 @@ import { NodeHealthTracker } from "./node-health.ts";
 import { swapNodeTaints } from "./node-taints.ts";
 
 /** scheduler.UpdateWorkerSize: workers deriving NoSchedule taints from node updates. */
-export const noScheduleTaintWorkers = 8;
+const noScheduleTaintWorkers = 8;
 
 export class NodeLifecycleController implements Controller {
   readonly name = nodeLifecycleControllerName;

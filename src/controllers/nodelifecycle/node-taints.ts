@@ -10,7 +10,7 @@ import { sameTaint, type Taint, taintExists } from "../../api/scheduling/taints.
 import { formatRfc3339 } from "../../runtime/clock.ts";
 
 /** The taints after adding the missing ones (stamped `nowMs`) and removing `remove`. */
-export function taintsAfterSwap(
+function taintsAfterSwap(
   current: readonly Taint[],
   add: readonly Taint[],
   remove: readonly Taint[],

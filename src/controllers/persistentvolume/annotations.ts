@@ -23,7 +23,7 @@ export const annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-prov
 export const annPreResizeCapacity = "volume.alpha.kubernetes.io/pre-resize-capacity";
 /** On a StorageClass: claims without a class get this one. */
 export const annIsDefaultStorageClass = "storageclass.kubernetes.io/is-default-class";
-export const annBetaIsDefaultStorageClass = "storageclass.beta.kubernetes.io/is-default-class";
+const annBetaIsDefaultStorageClass = "storageclass.beta.kubernetes.io/is-default-class";
 
 /** Keeps a claim until no running pod uses it. */
 export const pvcProtectionFinalizer = "kubernetes.io/pvc-protection";
@@ -34,9 +34,6 @@ export const pvDeletionInTreeProtectionFinalizer = "kubernetes.io/pv-controller"
 
 /** The node label of a topology zone (well-known label `topology.kubernetes.io/zone`). */
 export const zoneLabel = "topology.kubernetes.io/zone";
-
-/** Provisioner name of local volumes: nothing provisions them; an administrator creates the PVs. */
-export const noProvisionerName = "kubernetes.io/no-provisioner";
 /** Provisioner names under this prefix are in-tree: when none is registered, provisioning fails. */
 export const inTreeProvisionerPrefix = "kubernetes.io/";
 

@@ -33,11 +33,11 @@ import { newProvisionedVolume, saveProvisionedVolume } from "./provisioned-volum
 import type { ProvisionedVolume, Provisioner } from "./provisioner.ts";
 
 /** `pvc-<claim uid>`: deterministic, so a repeated provisioning finds the PV of an earlier one. */
-export function provisionedVolumeName(claim: PersistentVolumeClaim): string {
+function provisionedVolumeName(claim: PersistentVolumeClaim): string {
   return `pvc-${claim.metadata?.uid ?? ""}`;
 }
 
-export function provisionOperationName(claim: PersistentVolumeClaim): string {
+function provisionOperationName(claim: PersistentVolumeClaim): string {
   return `provision-${claimKeyOf(claim)}[${claim.metadata?.uid ?? ""}]`;
 }
 

@@ -28,7 +28,7 @@ import type { ProvisionedVolume, Provisioner } from "./provisioner.ts";
 /** The StorageClass API default for reclaimPolicy. */
 const defaultClassReclaimPolicy = "Delete";
 
-export interface ProvisionedVolumeParts {
+interface ProvisionedVolumeParts {
   claim: PersistentVolumeClaim;
   pvName: string;
   provisioner: Provisioner;

@@ -58,7 +58,7 @@ export class DeletedVolumeInUseError extends Error {
 }
 
 /** How a class is to be provisioned. */
-export type ProvisionerLookup =
+type ProvisionerLookup =
   | { kind: "in-tree"; provisioner: Provisioner }
   | { kind: "external"; name: string }
   | { kind: "unsupported"; error: string };

@@ -34,7 +34,7 @@ import { VolumeIndex } from "./volume-index.ts";
 /** syncClaim and syncVolume must never run twice at once for the same kind. */
 const workersPerQueue = 1;
 
-export interface PersistentVolumeControllerOptions {
+interface PersistentVolumeControllerOptions {
   /** In-tree provisioners by the names StorageClasses use (e.g. a SimDiskProvisioner). */
   provisioners?: readonly Provisioner[];
 }

@@ -26,13 +26,13 @@ import { updateVolumePhaseWithEvent } from "./status-writes.ts";
 import { isVolumeReleased } from "./volume-released.ts";
 
 /** The PersistentVolume API default for persistentVolumeReclaimPolicy. */
-export const defaultVolumeReclaimPolicy = "Retain";
+const defaultVolumeReclaimPolicy = "Retain";
 
 export function reclaimPolicyOf(volume: PersistentVolume): string {
   return volume.spec?.persistentVolumeReclaimPolicy ?? defaultVolumeReclaimPolicy;
 }
 
-export function volumeOperationName(verb: "delete" | "recycle", volume: PersistentVolume): string {
+function volumeOperationName(verb: "delete" | "recycle", volume: PersistentVolume): string {
   return `${verb}-${volumeNameOf(volume)}[${volume.metadata?.uid ?? ""}]`;
 }
 
@@ -112,7 +112,7 @@ async function reportDeleteFailure(state: PvControllerState, volume: PersistentV
  * Deletes the asset behind `volume`; false when an external provisioner is responsible for it.
  * Throws when no registered provisioner can delete it.
  */
-export async function deleteStorageAsset(state: PvControllerState, volume: PersistentVolume): Promise<boolean> {
+async function deleteStorageAsset(state: PvControllerState, volume: PersistentVolume): Promise<boolean> {
   const provisioner = deleterFor(state, volume);
   if (provisioner === undefined) return false;
   await provisioner.delete(volume);

@@ -37,7 +37,7 @@ interface SimDiskParameters {
 }
 
 /** The class parameters, refusing names the provisioner does not know (as in-tree plugins do). */
-export function parseSimDiskParameters(parameters: Readonly<Record<string, string>> | undefined): SimDiskParameters {
+function parseSimDiskParameters(parameters: Readonly<Record<string, string>> | undefined): SimDiskParameters {
   const given = parameters ?? {};
   for (const name of Object.keys(given)) {
     if (!knownParameters.has(name)) throw new Error(`invalid option "${name}" for volume plugin ${simDiskPluginName}`);

@@ -13,8 +13,8 @@ import { formatRfc3339 } from "../../runtime/clock.ts";
 import { annotationOf, annPreResizeCapacity, volumeNameOf } from "./annotations.ts";
 import type { PvControllerState } from "./controller-state.ts";
 
-export type ClaimPhase = "Pending" | "Bound" | "Lost";
-export type VolumePhase = "Pending" | "Available" | "Bound" | "Released" | "Failed";
+type ClaimPhase = "Pending" | "Bound" | "Lost";
+type VolumePhase = "Pending" | "Available" | "Bound" | "Released" | "Failed";
 
 /**
  * Sets the claim's phase; with a volume (Bound) also its access modes, and its capacity when it is

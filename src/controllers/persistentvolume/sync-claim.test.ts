@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { testPod } from "../../api/client/test-api.ts";
+import { testPod } from "../../api/client/testing/test-api.ts";
 import {
   type PvCluster,
   persistentVolume,

@@ -9,7 +9,7 @@ import type { ApiObject } from "../../api/client/client.ts";
 import { objectKey } from "../../api/objects.ts";
 
 /** Called when an object is stored under a key; `previous` is what was there (undefined when new). */
-export type CacheChangeHandler<T> = (previous: T | undefined, next: T | undefined) => void;
+type CacheChangeHandler<T> = (previous: T | undefined, next: T | undefined) => void;
 
 export class VersionedCache<T extends ApiObject> {
   private readonly items = new Map<string, T>();

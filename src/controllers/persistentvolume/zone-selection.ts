@@ -7,7 +7,7 @@
 import type { Node, TopologySelectorTerm } from "kubernetes-types/core/v1.js";
 import { zoneLabel } from "./annotations.ts";
 
-export interface ZoneRequest {
+interface ZoneRequest {
   claimName: string;
   selectedNode?: Node;
   allowedTopologies?: readonly TopologySelectorTerm[];
@@ -28,7 +28,7 @@ export function chooseZone(request: ZoneRequest): string | undefined {
 }
 
 /** Every zone the class's allowedTopologies name, sorted. */
-export function allowedZones(terms: readonly TopologySelectorTerm[]): string[] {
+function allowedZones(terms: readonly TopologySelectorTerm[]): string[] {
   const zones = new Set<string>();
   for (const term of terms) {
     for (const expression of term.matchLabelExpressions ?? []) {

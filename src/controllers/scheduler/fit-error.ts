@@ -10,7 +10,7 @@
  * is shown. The `preemption: …` suffix is not produced: kvol does not model preemption.
  */
 
-export interface Diagnosis {
+interface Diagnosis {
   /** Set when PreFilter rejected the pod for every node (e.g. a missing claim). */
   preFilterMessage?: string;
   /** Each rejected node's reasons, in the order its filter gave them. */

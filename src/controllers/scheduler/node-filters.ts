@@ -27,14 +27,14 @@ import { errReasonNodeAffinity, errReasonUnschedulable, untoleratedTaintReason }
 const none: readonly string[] = [];
 
 /** The NoSchedule taint the node's Ready condition implies, or undefined for a Ready node. */
-export function readyConditionTaint(node: Node): Taint | undefined {
+function readyConditionTaint(node: Node): Taint | undefined {
   const ready = node.status?.conditions?.find((condition) => condition.type === "Ready");
   if (ready?.status === "True") return undefined;
   return { key: ready?.status === "Unknown" ? taintNodeUnreachable : taintNodeNotReady, effect: "NoSchedule" };
 }
 
 /** The node's taints plus the one its Ready condition implies, unless it already carries it. */
-export function effectiveTaints(node: Node): readonly Taint[] {
+function effectiveTaints(node: Node): readonly Taint[] {
   const taints = node.spec?.taints ?? [];
   const implied = readyConditionTaint(node);
   return implied === undefined || taintExists(taints, implied) ? taints : [...taints, implied];

@@ -17,12 +17,12 @@ import {
   type VolumeView,
 } from "./volume-binding.ts";
 
-export type PlacementResult =
+type PlacementResult =
   | { kind: "placed"; nodeName: string; podVolumes: PodVolumes }
   /** No node fits; `message` is what FailedScheduling and the PodScheduled condition say. */
   | { kind: "unschedulable"; message: string };
 
-export interface PodPlacementOptions {
+interface PodPlacementOptions {
   nodes: Lister<Node>;
   /** Node names in the order the filter pass walks them. */
   nodeNames: () => readonly string[];

@@ -8,7 +8,7 @@ import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Pod } from "../../api/objects.ts";
 
 /** Pods by node, without finished pods (kube-scheduler's pod informer excludes Succeeded and Failed). */
-export const activePodsByNodeIndex = "scheduler/active-pods-by-node";
+const activePodsByNodeIndex = "scheduler/active-pods-by-node";
 
 const none: readonly string[] = [];
 

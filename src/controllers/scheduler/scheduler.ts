@@ -43,7 +43,7 @@ import {
   volumeBoundToClaim,
 } from "./volume-binding.ts";
 
-export interface SchedulerOptions {
+interface SchedulerOptions {
   /** The `spec.schedulerName` this scheduler serves and the events' source; `default-scheduler` by default. */
   schedulerName?: string;
   /** Bound on pods waiting for a node at once. */
@@ -51,11 +51,11 @@ export interface SchedulerOptions {
 }
 
 /** Far above any simulated cluster (150,000 pods), small enough to stop a runaway creator. */
-export const defaultMaxPendingPods = 1_000_000;
+const defaultMaxPendingPods = 1_000_000;
 /** Messages longer than this are cut with " ..." (kube-scheduler's truncateMessage, for etcd-friendly events). */
-export const maxFailureMessageLength = 1024;
+const maxFailureMessageLength = 1024;
 /** Persistent volumes by class, for the volume matching of WaitForFirstConsumer claims. */
-export const volumesByClassIndex = "scheduler/persistentvolumes-by-class";
+const volumesByClassIndex = "scheduler/persistentvolumes-by-class";
 
 function truncateMessage(message: string): string {
   if (message.length <= maxFailureMessageLength) return message;

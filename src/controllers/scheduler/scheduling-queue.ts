@@ -17,7 +17,7 @@
  */
 import type { Clock, Timer } from "../../runtime/clock.ts";
 
-export type QueueLocation = "active" | "backoff" | "unschedulable" | "inFlight";
+type QueueLocation = "active" | "backoff" | "unschedulable" | "inFlight";
 
 export interface QueuedPod {
   /** `namespace/name`. */
@@ -33,7 +33,7 @@ export interface QueuedPod {
   timer?: Timer;
 }
 
-export interface SchedulingQueueOptions {
+interface SchedulingQueueOptions {
   clock: Clock;
   initialBackoffMs: number;
   maxBackoffMs: number;

@@ -18,7 +18,7 @@ import type { Clock, Timer } from "../../runtime/clock.ts";
 import { annSelectedNode } from "./constants.ts";
 import { isClaimFullyBound, type PodVolumes } from "./volume-binding.ts";
 
-export interface VolumeBinderOptions {
+interface VolumeBinderOptions {
   client: Client;
   clock: Clock;
   pods: Lister<Pod>;
@@ -39,7 +39,7 @@ function versionOf(object: { metadata?: { resourceVersion?: string } }): number 
   return Number(object.metadata?.resourceVersion ?? "0");
 }
 
-export class BindingWaitError extends Error {
+class BindingWaitError extends Error {
   constructor(why: string) {
     super(`binding volumes: ${why}`);
     this.name = "BindingWaitError";

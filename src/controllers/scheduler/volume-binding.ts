@@ -43,11 +43,11 @@ export interface PodVolumeClaims {
   unboundImmediate: PersistentVolumeClaim[];
 }
 
-export type PreFilterResult =
+type PreFilterResult =
   /** The pod uses no claims: volume binding has nothing to check. */
   { kind: "none" } | { kind: "rejected"; message: string } | { kind: "claims"; claims: PodVolumeClaims };
 
-export interface StaticBinding {
+interface StaticBinding {
   volume: PersistentVolume;
   claim: PersistentVolumeClaim;
 }
@@ -60,7 +60,7 @@ export interface PodVolumes {
   dynamicProvisions: PersistentVolumeClaim[];
 }
 
-export interface VolumeFilterResult {
+interface VolumeFilterResult {
   reasons: string[];
   podVolumes: PodVolumes;
 }

@@ -6,14 +6,15 @@
 import { isAlreadyExists } from "../../api/errors.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Namespace, ServiceAccount } from "../../api/objects.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { defaultControllerRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
 import type { Controller, ControllerContext } from "../controller-context.ts";
 
-export const serviceAccountsControllerName = "serviceaccount-controller";
+const serviceAccountsControllerName = "serviceaccount-controller";
 /** The account every namespace gets, and the one pods run as when they name none. */
-export const defaultServiceAccountName = "default";
+const defaultServiceAccountName = "default";
 /** `--concurrent-serviceaccount-syncs`' default. */
 const serviceAccountSyncWorkerCount = 1;
 
@@ -69,7 +70,7 @@ export class ServiceAccountsController implements Controller {
       serviceAccountSyncWorkerCount,
       (namespace) => this.sync(namespace),
       (key, error) => {
-        const why = error instanceof Error ? error.message : String(error);
+        const why = errorMessage(error);
         this.context.logger.warn("sync failed; will retry with backoff", { controller: this.name, key, error: why });
       },
     );

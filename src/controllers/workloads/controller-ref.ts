@@ -20,7 +20,7 @@ export function newControllerRef(owner: ApiObject, apiVersion: string, kind: str
 }
 
 /** The owner reference with `controller: true`, if any (metav1.GetControllerOf). */
-export function controllerRefOf(object: ApiObject): OwnerReference | undefined {
+function controllerRefOf(object: ApiObject): OwnerReference | undefined {
   return object.metadata?.ownerReferences?.find((reference) => reference.controller === true);
 }
 

@@ -16,8 +16,6 @@ import { foregroundDeletionFinalizer, orphanFinalizer } from "../../api/store/de
 import type { ControllerContext } from "../controller-context.ts";
 import { ownedBy } from "./owner-index.ts";
 
-export { foregroundDeletionFinalizer, orphanFinalizer };
-
 /** True when `owner` waits for the collector: being deleted with one of its finalizers. */
 export function awaitsPropagation(owner: ApiObject): boolean {
   const finalizers = owner.metadata?.finalizers ?? [];

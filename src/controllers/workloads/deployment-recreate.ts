@@ -10,7 +10,7 @@ import { desiredReplicas } from "./deployment-rollout-limits.ts";
 import type { ReplicaSetScaler } from "./deployment-scaler.ts";
 import { specReplicas, totalActualReplicas } from "./replicaset-totals.ts";
 
-export interface RecreateTools {
+interface RecreateTools {
   scaler: ReplicaSetScaler;
   writer: NewReplicaSetWriter;
   /** The pods a ReplicaSet controls, terminating ones included. */

@@ -10,6 +10,7 @@ import { clone } from "../../api/client/copy.ts";
 import { isAlreadyExists } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { Deployment, ReplicaSet } from "../../api/objects.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { podTemplateHashLabel, revisionAnnotation } from "./constants.ts";
 import { isControlledBy, newControllerRef } from "./controller-ref.ts";
 import { desiredReplicas, isRollingUpdate, maxSurge } from "./deployment-rollout-limits.ts";
@@ -130,7 +131,7 @@ export class NewReplicaSetWriter {
       created = await this.client.replicaSets.create(set);
     } catch (error) {
       if (isAlreadyExists(error)) return this.adoptOrCollide(deployment, set);
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       const message = `Failed to create new replica set "${set.metadata?.name ?? ""}": ${why}`;
       this.recorder.event(deployment, "Warning", "ReplicaSetCreateError", message);
       throw error;

@@ -14,7 +14,7 @@ import { desiredReplicasAnnotation, maxReplicasAnnotation } from "./constants.ts
 import { desiredReplicas, maxSurge } from "./deployment-rollout-limits.ts";
 import { specReplicas } from "./replicaset-totals.ts";
 
-export interface ScaleResult {
+interface ScaleResult {
   scaled: boolean;
   /** The set as written (or as given, when nothing was written). */
   set: ReplicaSet;

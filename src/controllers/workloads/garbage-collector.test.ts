@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { testPod } from "../../api/client/test-api.ts";
+import { testPod } from "../../api/client/testing/test-api.ts";
 import type { Pod } from "../../api/objects.ts";
 import { DeploymentController } from "./deployment-controller.ts";
 import { GarbageCollector } from "./garbage-collector.ts";

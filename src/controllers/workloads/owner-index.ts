@@ -7,7 +7,7 @@ import type { ApiObject } from "../../api/client/client.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import { isControlledBy } from "./controller-ref.ts";
 
-export const ownerUidIndexName = "workloads/by-owner-uid";
+const ownerUidIndexName = "workloads/by-owner-uid";
 
 const none: readonly string[] = [];
 

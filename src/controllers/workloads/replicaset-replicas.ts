@@ -18,7 +18,7 @@ import type { ControllerExpectations } from "./expectations.ts";
 import { podsToDelete } from "./pods-to-delete.ts";
 import type { ReplicaSetPodControl } from "./replicaset-pod-control.ts";
 
-export interface ManageReplicasInput {
+interface ManageReplicasInput {
   set: ReplicaSet;
   /** The set's queue key, under which expectations are kept. */
   key: string;

@@ -10,7 +10,7 @@ import type { Pod, ReplicaSet } from "../../api/objects.ts";
 import { labelMatcherFromSet } from "../../api/selectors/labels.ts";
 import { isPodAvailable, isPodReady } from "./pod-state.ts";
 
-export type ReplicaSetStatus = NonNullable<ReplicaSet["status"]>;
+type ReplicaSetStatus = NonNullable<ReplicaSet["status"]>;
 
 export function replicaSetStatusFrom(set: ReplicaSet, activePods: readonly Pod[], nowMs: number): ReplicaSetStatus {
   const templateLabels = labelMatcherFromSet(set.spec?.template?.metadata?.labels ?? {});

@@ -15,7 +15,7 @@ import { newControllerRef } from "./controller-ref.ts";
 import { statefulSetRevision } from "./statefulset-identity.ts";
 
 /** The label a ControllerRevision carries its hash in (the pods carry the name, `controller-revision-hash`). */
-export const controllerRevisionHashKey = "controller.kubernetes.io/hash";
+const controllerRevisionHashKey = "controller.kubernetes.io/hash";
 
 function revisionData(set: StatefulSet): Record<string, unknown> {
   return { spec: { template: { ...set.spec?.template, $patch: "replace" } } };

@@ -19,7 +19,7 @@ const ordinalNamePattern = /^(.*)-([0-9]+)$/;
 
 type Volume = NonNullable<NonNullable<Pod["spec"]>["volumes"]>[number];
 
-export function statefulSetPodName(set: StatefulSet, ordinal: number): string {
+function statefulSetPodName(set: StatefulSet, ordinal: number): string {
   return `${set.metadata?.name ?? ""}-${ordinal}`;
 }
 
@@ -31,7 +31,7 @@ export function parentAndOrdinal(pod: Pod): { parent: string; ordinal: number } 
   return Number.isSafeInteger(ordinal) ? { parent: match[1] ?? "", ordinal } : undefined;
 }
 
-export function claimNameFor(templateName: string, set: StatefulSet, ordinal: number): string {
+function claimNameFor(templateName: string, set: StatefulSet, ordinal: number): string {
   return `${templateName}-${set.metadata?.name ?? ""}-${ordinal}`;
 }
 

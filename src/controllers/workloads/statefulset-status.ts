@@ -9,7 +9,7 @@ import { isNotFound } from "../../api/errors.ts";
 import type { StatefulSet } from "../../api/objects.ts";
 import type { StatefulSetCounts } from "./statefulset-sync.ts";
 
-export type StatefulSetStatus = NonNullable<StatefulSet["status"]>;
+type StatefulSetStatus = NonNullable<StatefulSet["status"]>;
 
 export function statefulSetStatusFrom(set: StatefulSet, counts: StatefulSetCounts): StatefulSetStatus {
   const status: StatefulSetStatus = {

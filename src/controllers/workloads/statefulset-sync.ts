@@ -36,7 +36,7 @@ export interface StatefulSetCounts {
   updateRevision: string;
 }
 
-export interface StatefulSetSyncInput {
+interface StatefulSetSyncInput {
   set: StatefulSet;
   /** The pods this set controls (controller reference to its uid), terminating ones included. */
   pods: readonly Pod[];
@@ -226,7 +226,7 @@ function ordinalOf(pod: Pod): number {
   return parentAndOrdinal(pod)?.ordinal ?? -1;
 }
 
-export interface StatefulSetSyncResult {
+interface StatefulSetSyncResult {
   counts: StatefulSetCounts;
   /** The write that failed, if one did; the counts still describe what the pass saw and did. */
   error?: unknown;

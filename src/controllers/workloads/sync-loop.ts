@@ -6,17 +6,18 @@
  * controller's informer handler registrations, so that stopping it stops the keys coming too.
  */
 import type { HandlerRegistration } from "../../api/informer/shared-informer.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { defaultControllerRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
 import type { ControllerContext } from "../controller-context.ts";
 
 /** What the loop waits for before its first sync: the informers the controller reads. */
-export interface Syncable {
+interface Syncable {
   waitForSync(): Promise<boolean>;
 }
 
-export interface SyncLoopOptions {
+interface SyncLoopOptions {
   name: string;
   context: ControllerContext;
   workerCount: number;
@@ -63,7 +64,7 @@ export class SyncLoop {
       return;
     }
     await runWorkers(this.queue, workerCount, sync, (key, error) => {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       context.logger.warn("sync failed; will retry with backoff", { controller: name, key, error: why });
     });
   }

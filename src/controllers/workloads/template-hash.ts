@@ -17,14 +17,14 @@ const fnvOffsetBasis32 = 0x811c9dc5;
 const fnvPrime32 = 0x01000193;
 const utf8 = new TextEncoder();
 
-export function fnv1a32(text: string): number {
+function fnv1a32(text: string): number {
   let hash = fnvOffsetBasis32;
   for (const byte of utf8.encode(text)) hash = Math.imul(hash ^ byte, fnvPrime32);
   return hash >>> 0;
 }
 
 /** JSON with object keys sorted at every level and undefined fields left out. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const fields = Object.entries(value)

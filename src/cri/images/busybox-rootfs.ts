@@ -13,7 +13,7 @@ import { isStaticElf } from "./static-binary.ts";
 const run = promisify(execFile);
 
 /** Where a static busybox is looked for, in order. */
-export const staticBusyboxCandidates = ["/bin/busybox", "/usr/bin/busybox", "/usr/local/bin/busybox", "/sbin/busybox"];
+const staticBusyboxCandidates = ["/bin/busybox", "/usr/bin/busybox", "/usr/local/bin/busybox", "/sbin/busybox"];
 
 export const missingStaticBusyboxAdvice =
   "a statically linked busybox is needed to build container images (Debian: apt-get install busybox-static)";

@@ -8,16 +8,16 @@ import type { Readable } from "node:stream";
 import { type Clock, formatRfc3339Micro } from "../../runtime/clock.ts";
 
 /** A line longer than this is written in parts tagged P, as containerd's 16 KiB buffer does. */
-export const maxLogLineBytes = 16 * 1024;
+const maxLogLineBytes = 16 * 1024;
 
-export type LogStream = "stdout" | "stderr";
+type LogStream = "stdout" | "stderr";
 
 /** `2026-11-27T02:10:15.123000000Z`: Clock time has millisecond precision, written as nanoseconds. */
 export function formatCriLogTime(epochMs: number): string {
   return `${formatRfc3339Micro(epochMs).slice(0, -1)}000Z`;
 }
 
-export function criLogRecord(time: string, stream: LogStream, tag: "F" | "P", text: string): string {
+function criLogRecord(time: string, stream: LogStream, tag: "F" | "P", text: string): string {
   return `${time} ${stream} ${tag} ${text}\n`;
 }
 

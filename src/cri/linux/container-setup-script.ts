@@ -27,7 +27,7 @@ export interface SetupTools {
   busybox: string;
 }
 
-export interface ContainerSetup {
+interface ContainerSetup {
   cgroupDir: string;
   hostname: string;
   /** The image's root filesystem (the overlay's lower layer). */

@@ -2,6 +2,8 @@
  * The container monitor's process: `node --import tsx container-shim-main.ts <container dir>`,
  * started by LinuxRuntimeService (container-shim.ts says what it does).
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { runContainerShim } from "./container-shim.ts";
 
@@ -17,7 +19,7 @@ if (containerDir === undefined) {
       process.exitCode = 0;
     },
     (error: unknown) => {
-      process.stderr.write(`container monitor: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`container monitor: ${errorMessage(error)}\n`);
       process.exitCode = 1;
     },
   );

@@ -18,7 +18,7 @@ import { readyLine } from "./container-setup-script.ts";
 import { readContainerFile, type ShimState, writeShimState } from "./container-state-files.ts";
 
 /** Exit code of a container whose setup failed before its command ran (runc's). */
-export const startErrorExitCode = 128;
+const startErrorExitCode = 128;
 /** What the monitor reads of the setup's report before giving up on the rest. */
 const maxSetupReportChars = 1024 * 1024;
 /** The lines the monitor prints for the agent that started it. */

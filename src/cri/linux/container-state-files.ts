@@ -15,7 +15,7 @@ import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/
 import { join } from "node:path";
 import type { ContainerConfig, PodSandboxConfig } from "../runtime-service.ts";
 
-export const sandboxesDirName = "sandboxes";
+const sandboxesDirName = "sandboxes";
 const containerFileName = "container.json";
 const stateFileName = "state.json";
 
@@ -75,7 +75,7 @@ async function readJson<T>(path: string): Promise<T | undefined> {
   return JSON.parse(text) as T;
 }
 
-export function sandboxFilePath(stateDir: string, id: string): string {
+function sandboxFilePath(stateDir: string, id: string): string {
   return join(stateDir, sandboxesDirName, `${id}.json`);
 }
 

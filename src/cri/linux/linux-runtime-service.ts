@@ -54,7 +54,7 @@ import {
 import { shellQuote } from "./shell-quote.ts";
 
 /** Output of ExecSync kept per stream; the rest is dropped. */
-export const maxExecOutputBytes = 1024 * 1024;
+const maxExecOutputBytes = 1024 * 1024;
 /** After SIGKILL, how long to wait for the processes to be gone before giving up. */
 const killWaitMs = 10_000;
 /** Polls of an emptied cgroup before it can be removed (its processes are being reaped). */
@@ -64,7 +64,7 @@ const cgroupRemovePollMs = 20;
  * How often the exit of a container this agent did not start is looked for (its monitor is not
  * this process's child): the kubelet's PLEG relists the runtime every second, too.
  */
-export const adoptedContainerPollMs = 1000;
+const adoptedContainerPollMs = 1000;
 /** The exit code reported when a container's monitor died without recording the container's exit. */
 const lostMonitorExitCode = 255;
 
@@ -72,7 +72,7 @@ const lostMonitorExitCode = 255;
 const shimMainPath = fileURLToPath(new URL("./container-shim-main.ts", import.meta.url));
 const typeScriptLoader = import.meta.resolve("tsx");
 
-export interface LinuxRuntimeServiceOptions {
+interface LinuxRuntimeServiceOptions {
   clock: Clock;
   rng: Rng;
   images: ImageStore;

@@ -12,7 +12,7 @@ import { readMountInfo } from "../../host/linux/mount-info-reader.ts";
 import { findStaticBusybox, missingStaticBusyboxAdvice } from "../images/busybox-rootfs.ts";
 import type { SetupTools } from "./container-setup-script.ts";
 
-export type LinuxRuntimeTools = SetupTools & { nsenter: string };
+type LinuxRuntimeTools = SetupTools & { nsenter: string };
 
 export interface LinuxRuntimeEnvironment {
   tools: LinuxRuntimeTools;

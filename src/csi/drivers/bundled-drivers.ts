@@ -29,7 +29,7 @@ export const bundledDriverNames: readonly string[] = [
   diskDriverName,
 ];
 
-export interface BundledDriverContext {
+interface BundledDriverContext {
   host: Host;
   clock: Clock;
   nodeId: string;

@@ -14,7 +14,7 @@ import type { CsiClient } from "./services.ts";
 import { assembleCsiClient, type RpcDelivery } from "./typed-client.ts";
 
 /** Kubelet's `csiTimeout` (pkg/volume/csi/csi_plugin.go): the deadline of each of its CSI calls. */
-export const kubeletCsiTimeoutMs = DEFAULT_TIMERS.csiTimeoutMs;
+const kubeletCsiTimeoutMs = DEFAULT_TIMERS.csiTimeoutMs;
 
 /**
  * How grpc-js words the expiry of a deadline it enforced itself: `Deadline exceeded after 0.1s, …`
@@ -24,7 +24,7 @@ export const kubeletCsiTimeoutMs = DEFAULT_TIMERS.csiTimeoutMs;
 const grpcJsLocalDeadlinePrefix = "Deadline exceeded after";
 const grpcJsLocalDeadlineBare = "Deadline exceeded";
 
-export interface CsiSocketClientOptions {
+interface CsiSocketClientOptions {
   /** `unix:///abs/path/csi.sock`. */
   endpoint: string;
   /**

@@ -69,7 +69,7 @@ export class CsiError extends Error {
 }
 
 /** What Go's gRPC client reports when its own deadline passes; kubelet's messages quote this text. */
-export const clientDeadlineStatusMessage = "context deadline exceeded";
+const clientDeadlineStatusMessage = "context deadline exceeded";
 
 /** The error a caller sees when its deadline passes before the driver answered. */
 export function clientDeadlineExceeded(): CsiError {

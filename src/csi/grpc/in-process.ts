@@ -13,14 +13,14 @@ import { type CsiRpc, responseAsReceived } from "./rpcs.ts";
 import type { CsiClient, CsiImplementations } from "./services.ts";
 import { assembleCsiClient, type RpcDelivery } from "./typed-client.ts";
 
-export interface InProcessDeadline {
+interface InProcessDeadline {
   /** The clock the deadline runs on (a VirtualClock in the simulator). */
   clock: Clock;
   /** Deadline of each call, counted from its start. */
   callTimeoutMs: number;
 }
 
-export interface InProcessCsiOptions extends CsiImplementations {
+interface InProcessCsiOptions extends CsiImplementations {
   onCall?: CsiCallHook;
   /**
    * When set, a call the driver has not answered in time fails with DeadlineExceeded, as over a

@@ -19,7 +19,7 @@ import { toCsiError } from "./errors.ts";
 import { type CsiRpc, csiRpcsOf, responseAsReceived } from "./rpcs.ts";
 import { type CsiImplementations, csiServiceNames } from "./services.ts";
 
-export interface CsiServerOptions extends CsiImplementations {
+interface CsiServerOptions extends CsiImplementations {
   /** `unix:///abs/path/csi.sock`. */
   endpoint: string;
   /** Sees every answered call, as the client decoded it would see it. */

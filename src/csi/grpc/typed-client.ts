@@ -37,7 +37,7 @@ async function recordedCall(
 }
 
 /** The status a Go client returns for calls on a closed connection. */
-export const clientClosingStatusMessage = "grpc: the client connection is closing";
+const clientClosingStatusMessage = "grpc: the client connection is closing";
 
 /**
  * A CsiClient whose every method is `deliver` for its RPC. After `close()` calls fail with

@@ -4,7 +4,7 @@
  * Names are the proto's snake_case names; types are spelled as in the spec.
  */
 
-export interface SpecRpc {
+interface SpecRpc {
   /** The HTTP/2 `:path`. */
   path: string;
   request: string;
@@ -14,7 +14,7 @@ export interface SpecRpc {
   alpha: boolean;
 }
 
-export type SpecFieldFlag = "secret" | "alpha";
+type SpecFieldFlag = "secret" | "alpha";
 
 export interface SpecField {
   number: number;
@@ -27,13 +27,13 @@ export interface SpecField {
   flags?: readonly SpecFieldFlag[];
 }
 
-export interface SpecMessage {
+interface SpecMessage {
   /** Dotted path inside package csi.v1, e.g. `VolumeCapability.MountVolume`. */
   name: string;
   fields: readonly SpecField[];
 }
 
-export interface SpecEnum {
+interface SpecEnum {
   name: string;
   values: readonly { name: string; number: number }[];
 }

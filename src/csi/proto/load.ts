@@ -14,7 +14,7 @@ import {
 export const csiProtoPath = fileURLToPath(new URL("./csi.proto", import.meta.url));
 
 /** The proto package; part of every gRPC path (`/csi.v1.Node/NodeStageVolume`). */
-export const csiProtoPackage = "csi.v1";
+const csiProtoPackage = "csi.v1";
 
 /**
  * How decoded messages look (the TypeScript shapes in `types.ts` follow from these choices):
@@ -28,7 +28,7 @@ export const csiProtoPackage = "csi.v1";
  *   wire cannot distinguish them anyway), absent messages as null.
  * - oneofs false: no extra virtual property naming the chosen arm; the arm's presence says it.
  */
-export const csiLoaderOptions: Options = {
+const csiLoaderOptions: Options = {
   keepCase: false,
   longs: Number,
   enums: String,

@@ -25,19 +25,8 @@ export type EmptyMessage = Record<string, never>;
 export type EnumValue<Name extends string> = Name | number;
 
 /** google.protobuf.BoolValue: a bool whose absence is visible. */
-export interface BoolValue {
+interface BoolValue {
   value: boolean;
-}
-
-/** google.protobuf.Int64Value: an int64 whose absence is visible. */
-export interface Int64Value {
-  value: number;
-}
-
-/** google.protobuf.Timestamp. */
-export interface Timestamp {
-  seconds: number;
-  nanos: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -61,7 +50,7 @@ export type PluginServiceType =
   | "GROUP_CONTROLLER_SERVICE"
   | "SNAPSHOT_METADATA_SERVICE";
 
-export type VolumeExpansionType = "UNKNOWN" | "ONLINE" | "OFFLINE";
+type VolumeExpansionType = "UNKNOWN" | "ONLINE" | "OFFLINE";
 
 /** oneof `type`: exactly one of `service` / `volumeExpansion`. */
 export interface PluginCapability {
@@ -94,16 +83,16 @@ export type AccessModeName =
   | "SINGLE_NODE_SINGLE_WRITER"
   | "SINGLE_NODE_MULTI_WRITER";
 
-export type BlockVolume = EmptyMessage;
+type BlockVolume = EmptyMessage;
 
-export interface MountVolume {
+interface MountVolume {
   fsType: string;
   mountFlags: string[];
   /** The pod's fsGroup as a decimal string; honoured with the VOLUME_MOUNT_GROUP node capability. */
   volumeMountGroup: string;
 }
 
-export interface AccessMode {
+interface AccessMode {
   mode: EnumValue<AccessModeName>;
 }
 
@@ -129,7 +118,7 @@ export interface TopologyRequirement {
 }
 
 /** oneof `type`: exactly one of `snapshot` / `volume` must be set. */
-export interface VolumeContentSource {
+interface VolumeContentSource {
   snapshot?: { snapshotId: string };
   volume?: { volumeId: string };
 }
@@ -142,14 +131,14 @@ export interface Volume {
   accessibleTopology: Topology[];
 }
 
-export interface VolumeCondition {
+interface VolumeCondition {
   abnormal: boolean;
   message: string;
 }
 
-export type VolumeUsageUnit = "UNKNOWN" | "BYTES" | "INODES";
+type VolumeUsageUnit = "UNKNOWN" | "BYTES" | "INODES";
 
-export interface VolumeUsage {
+interface VolumeUsage {
   available: number;
   total: number;
   used: number;
@@ -213,7 +202,7 @@ export interface ValidateVolumeCapabilitiesRequest {
   mutableParameters: StringMap;
 }
 
-export interface ValidateVolumeCapabilitiesConfirmed {
+interface ValidateVolumeCapabilitiesConfirmed {
   volumeContext: StringMap;
   volumeCapabilities: VolumeCapability[];
   parameters: StringMap;
@@ -232,12 +221,12 @@ export interface ListVolumesRequest {
   startingToken: string;
 }
 
-export interface ListVolumesVolumeStatus {
+interface ListVolumesVolumeStatus {
   publishedNodeIds: string[];
   volumeCondition: VolumeCondition | null;
 }
 
-export interface ListVolumesEntry {
+interface ListVolumesEntry {
   volume: Volume | null;
   status: ListVolumesVolumeStatus | null;
 }
@@ -269,7 +258,7 @@ export type ControllerRpcType =
   | "GET_SNAPSHOT";
 
 /** oneof `type`: `rpc` is its only arm. */
-export interface ControllerServiceCapability {
+interface ControllerServiceCapability {
   rpc?: { type: EnumValue<ControllerRpcType> };
 }
 
@@ -369,7 +358,7 @@ export type NodeRpcType =
   | "VOLUME_MOUNT_GROUP";
 
 /** oneof `type`: `rpc` is its only arm. */
-export interface NodeServiceCapability {
+interface NodeServiceCapability {
   rpc?: { type: EnumValue<NodeRpcType> };
 }
 

@@ -49,7 +49,7 @@ interface Launch {
   cgroupDir?: string;
 }
 
-export interface DaemonSupervisorOptions {
+interface DaemonSupervisorOptions {
   env: NodeJS.ProcessEnv;
   readMountInfo: () => Promise<MountInfo[]>;
   warn: (message: string) => void;

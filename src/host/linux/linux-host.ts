@@ -42,7 +42,7 @@ import { readMountInfo } from "./mount-info-reader.ts";
 import { isProcessAlive } from "./process-state.ts";
 import { runToCompletion } from "./run-command.ts";
 
-export interface LinuxHostOptions {
+interface LinuxHostOptions {
   /** The node's name, as in its Node object. */
   nodeName: string;
   /** PATH for finding and running binaries (default: this process's PATH, else the usual sbin/bin dirs). */

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { requireOrSkip } from "../../testing/requirements.ts";
+import { requireOrSkip, underCi } from "../../testing/requirements.ts";
 
 /** The re-executed file's output is kept up to this size, for the failure message. */
 const maxTestOutputBytes = 64 * 1024 * 1024;
@@ -18,12 +18,12 @@ const maxTestOutputBytes = 64 * 1024 * 1024;
 /** Set in the environment of the re-executed file. */
 const insideNamespaceEnvName = "KVOL_INSIDE_PRIVATE_MOUNT_NAMESPACE";
 
-export function isInsidePrivateMountNamespace(): boolean {
+function isInsidePrivateMountNamespace(): boolean {
   return process.env[insideNamespaceEnvName] === "1";
 }
 
 /** Why tests that need root and real mounts cannot run here, or undefined when they can. */
-export function whyRealMountTestsCannotRun(): string | undefined {
+function whyRealMountTestsCannotRun(): string | undefined {
   if (process.getuid?.() !== 0) return "real-mount tests need root (uid 0)";
   const probe = spawnSync("unshare", ["--mount", "--propagation", "private", "true"], { encoding: "utf8" });
   if (probe.error !== undefined) return `unshare cannot run: ${probe.error.message}`;
@@ -58,5 +58,7 @@ export function inPrivateMountNamespace(testFile: string, title: string, defineT
     assert.equal(count("fail"), 0, `tests in the private mount namespace failed:\n${output}`);
     assert.equal(count("cancelled"), 0, `tests in the private mount namespace were cancelled:\n${output}`);
     assert.ok(count("tests") > 0, `no tests ran in the private mount namespace:\n${output}`);
+    // Under CI a skip inside would pass this outer test unseen; every test inside must have run.
+    if (underCi) assert.equal(count("skipped"), 0, `tests in the private mount namespace were skipped:\n${output}`);
   });
 }

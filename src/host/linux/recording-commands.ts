@@ -10,7 +10,7 @@ import { findCommand } from "./command-path.ts";
 import { defaultCommandSearchPath } from "./constants.ts";
 
 /** What a wrapper does after logging its arguments. */
-export type WrapperBehaviour =
+type WrapperBehaviour =
   /** Runs the real binary with the same arguments. */
   | { kind: "passThrough" }
   /** Plays systemd-run: the probe succeeds, a scope prints its unit line and runs the command after `--`. */

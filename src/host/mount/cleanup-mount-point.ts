@@ -8,7 +8,7 @@ import { type Host, isHostError } from "../host.ts";
 import { isCorruptedMnt, isLikelyNotMountPoint, isNotMountPoint, pathExists } from "./mount-points.ts";
 import type { Mounter } from "./mounter.ts";
 
-export interface CleanupOptions {
+interface CleanupOptions {
   /** Use the exact, mount-table check (NFS: stat may be denied by root_squash) instead of comparing devices. */
   extensiveMountPointCheck: boolean;
   /** When set, unmount with this deadline and then `umount -f` (CleanupMountWithForce). */

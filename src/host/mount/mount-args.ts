@@ -62,7 +62,7 @@ export function wrapInSystemdScope(target: string, line: MountCommandLine): Moun
 }
 
 /** How a bind request splits into the bind mount and the remount that applies the other flags. */
-export interface BindMountPlan {
+interface BindMountPlan {
   /** Options of the first mount: `bind` (plus `_netdev`, which the kernel would not carry over). */
   bindOptions: string[];
   /** Options of the second mount: `bind,remount` followed by every other requested option. */

@@ -15,7 +15,7 @@ const fixedLeadingFieldCount = 6;
 const trailingFieldCount = 3;
 const optionalFieldsSeparator = "-";
 
-export class MountInfoParseError extends Error {
+class MountInfoParseError extends Error {
   constructor(lineNumber: number, line: string, problem: string) {
     super(`mountinfo line ${lineNumber} ${problem}: ${JSON.stringify(line)}`);
     this.name = "MountInfoParseError";
@@ -23,7 +23,7 @@ export class MountInfoParseError extends Error {
 }
 
 /** Decodes the kernel's octal escapes (`\040` → space, `\134` → backslash). */
-export function unescapeMountInfoField(field: string): string {
+function unescapeMountInfoField(field: string): string {
   return field.replace(/\\([0-7]{3})/g, (_escape, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
 }
 

@@ -9,7 +9,7 @@ import { evalSymlinks } from "./eval-symlinks.ts";
 import { discardingMountLogger, type MountLogger } from "./logger.ts";
 
 /** Errnos that mean "a mount is here but its backend is gone" (dead FUSE daemon, stale NFS handle, ...). */
-export const corruptedMountErrnos: readonly Errno[] = [
+const corruptedMountErrnos: readonly Errno[] = [
   "ENOTCONN",
   "ESTALE",
   "EIO",
@@ -24,7 +24,7 @@ export function isCorruptedMnt(error: unknown): boolean {
   return error instanceof HostError && corruptedMountErrnos.includes(error.code);
 }
 
-export interface PathExistence {
+interface PathExistence {
   exists: boolean;
   /** Set when stat failed with anything but ENOENT; with `exists` true it is a corrupted mount. */
   error?: Error;

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { expectErrno } from "../host-contract.ts";
-import { newTestWorld } from "../sim/sim-test-world.ts";
 import type { SimNodeOptions } from "../sim/sim-world.ts";
+import { newTestWorld } from "../sim/testing/sim-test-world.ts";
 import { cleanupMountPoint } from "./cleanup-mount-point.ts";
 import type { MountLogger } from "./logger.ts";
 import { MountCommandError, Mounter } from "./mounter.ts";

@@ -29,7 +29,7 @@ import {
 } from "./mount-args.ts";
 import { getMountRefs, isLikelyNotMountPoint } from "./mount-points.ts";
 
-export interface MounterOptions {
+interface MounterOptions {
   /** Receives mount-utils' log lines (systemd detection, skipped cleanups, forced unmounts). */
   logger?: MountLogger;
   /**

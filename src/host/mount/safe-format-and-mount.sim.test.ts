@@ -1,7 +1,7 @@
 /** SafeFormatAndMount on simulated nodes: injected format failures and fsck results. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestWorld } from "../sim/sim-test-world.ts";
+import { newTestWorld } from "../sim/testing/sim-test-world.ts";
 import { Mounter } from "./mounter.ts";
 import { getDiskFormat, MountError, SafeFormatAndMount } from "./safe-format-and-mount.ts";
 

@@ -19,7 +19,7 @@ import { maskedOptionsText } from "./mount-args.ts";
 import type { MountCallOptions, Mounter } from "./mounter.ts";
 
 /** mount-utils' MountErrorType: lets the kubelet tell a filesystem mismatch from other failures. */
-export type MountErrorType =
+type MountErrorType =
   | "GetDiskFormatFailed"
   | "UnformattedReadOnly"
   | "FormatFailed"
@@ -36,7 +36,7 @@ export class MountError extends Error {
   }
 }
 
-export interface FormatAndMountOptions extends MountCallOptions {
+interface FormatAndMountOptions extends MountCallOptions {
   /** Extra mkfs arguments, placed before the defaults (`-F -m0` for ext*, `-f` for xfs). */
   formatOptions?: readonly string[];
 }

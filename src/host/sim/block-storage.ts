@@ -16,7 +16,7 @@ export type FormattedContent = {
 
 export type StorageContent = { readonly kind: "raw" } | FormattedContent;
 
-export interface StorageFaults {
+interface StorageFaults {
   /** When set, mkfs on this storage exits 1 printing this text (a bad sector, a read-only disk). */
   mkfsFailureOutput?: string;
   /** What `fsck -a` reports: 0 clean, 1 errors corrected, 4 errors left uncorrected. */

@@ -10,10 +10,10 @@ import type { SimFilesystem } from "./filesystem.ts";
 import { deviceNodeMode, loopMajor, rbdMajor, scsiDiskMajor, scsiDiskMinorsPerDisk } from "./sim-constants.ts";
 import { encodeDev, formatMajorMinor } from "./superblock.ts";
 
-export type BlockDeviceKind = "disk" | "loop" | "rbd";
+type BlockDeviceKind = "disk" | "loop" | "rbd";
 
 /** The file behind a loop device, for `losetup -j` and for detaching. */
-export interface LoopBacking {
+interface LoopBacking {
   readonly path: string;
   readonly fs: SimFilesystem;
   readonly ino: number;
@@ -21,7 +21,7 @@ export interface LoopBacking {
   readonly dev: number;
 }
 
-export interface RbdMapping {
+interface RbdMapping {
   readonly pool: string;
   readonly image: string;
 }
@@ -46,7 +46,7 @@ export interface BlockDevice {
   autoclear: boolean;
 }
 
-export interface NewBlockDevice {
+interface NewBlockDevice {
   kind: BlockDeviceKind;
   storage: BlockStorage;
   readOnly?: boolean;

@@ -10,7 +10,7 @@
 import { HostError } from "../host.ts";
 import { symlinkMode } from "./sim-constants.ts";
 
-export interface InodeBase {
+interface InodeBase {
   readonly ino: number;
   mode: number;
 }
@@ -22,31 +22,31 @@ export interface FileInode extends InodeBase {
   sizeBytes: number;
 }
 
-export interface DirectoryInode extends InodeBase {
+interface DirectoryInode extends InodeBase {
   readonly type: "directory";
   readonly entries: Map<string, number>;
 }
 
-export interface SymlinkInode extends InodeBase {
+interface SymlinkInode extends InodeBase {
   readonly type: "symlink";
   readonly target: string;
 }
 
 /** Device nodes, sockets and fifos: `rdev` names the device (encoded as the kernel's dev_t). */
-export interface SpecialInode extends InodeBase {
+interface SpecialInode extends InodeBase {
   readonly type: "socket" | "charDevice" | "blockDevice" | "fifo";
   readonly rdev: number;
 }
 
 export type Inode = FileInode | DirectoryInode | SymlinkInode | SpecialInode;
 
-export type NewInode =
+type NewInode =
   | { type: "file"; mode: number; data: Uint8Array; sizeBytes?: number }
   | { type: "directory"; mode: number }
   | { type: "symlink"; target: string }
   | { type: "socket" | "charDevice" | "blockDevice" | "fifo"; mode: number; rdev: number };
 
-export interface FilesystemOptions {
+interface FilesystemOptions {
   /** Writes beyond this many bytes of file data fail with ENOSPC (tmpfs size=, a disk's capacity). */
   sizeLimitBytes?: number;
   rootMode?: number;

@@ -25,7 +25,7 @@ export interface MountEntry {
   busyHolders: number;
 }
 
-export interface NewMount {
+interface NewMount {
   parent: MountEntry;
   coveredIno: number;
   superblock: Superblock;

@@ -31,7 +31,7 @@ export interface ParentLocation {
   readonly path: string;
 }
 
-export interface WalkOptions {
+interface WalkOptions {
   /** Follow a symbolic link in the last component (stat) or not (lstat). */
   followLast: boolean;
   /**
@@ -134,6 +134,6 @@ function components(normalizedAbsolute: string): string[] {
   return normalizedAbsolute.split("/").filter((part) => part !== "" && part !== ".");
 }
 
-export function joinPath(dir: string, name: string): string {
+function joinPath(dir: string, name: string): string {
   return dir === "/" ? `/${name}` : `${dir}/${name}`;
 }

@@ -1,5 +1,5 @@
 import { describeHostContract } from "../host-contract.ts";
-import { newTestWorld } from "./sim-test-world.ts";
+import { newTestWorld } from "./testing/sim-test-world.ts";
 
 describeHostContract(
   "SimHost",

@@ -58,7 +58,7 @@ export interface BootState {
   readonly deviceSuperblocks: Map<SimFilesystem, Superblock>;
 }
 
-export interface NewAnonymousSuperblock {
+interface NewAnonymousSuperblock {
   fs: SimFilesystem;
   fsType: string;
   source: string;
@@ -69,7 +69,7 @@ export interface NewAnonymousSuperblock {
   abortPendingRequests?: () => void;
 }
 
-export interface NewMountSpec {
+interface NewMountSpec {
   superblock: Superblock;
   rootIno: number;
   rootPath: string;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { expectErrno } from "../host-contract.ts";
-import { newTestWorld } from "./sim-test-world.ts";
+import { newTestWorld } from "./testing/sim-test-world.ts";
 
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 

@@ -234,7 +234,7 @@ export class Vfs {
   }
 }
 
-export function statOf(location: Location): FileStat {
+function statOf(location: Location): FileStat {
   const inode = inodeAt(location);
   return {
     type: inode.type,

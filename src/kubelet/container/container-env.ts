@@ -47,7 +47,7 @@ export class ContainerConfigError extends Error {
 /** Kubernetes' IsEnvVarName: letters, digits, `_`, `-`, `.`, not starting with a digit, not `.` or `..`. */
 const envVarNamePattern = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 
-export function isEnvVarName(name: string): boolean {
+function isEnvVarName(name: string): boolean {
   return envVarNamePattern.test(name) && name !== "." && name !== ".." && !name.startsWith("..");
 }
 

@@ -9,11 +9,11 @@ import type { Host } from "../../host/host.ts";
 import { HostError } from "../../host/host.ts";
 import { formatRfc3339Micro, parseRfc3339 } from "../../runtime/clock.ts";
 
-export const podLogsRootDir = "/var/log/pods";
+const podLogsRootDir = "/var/log/pods";
 const logDirMode = 0o755;
 const logFileMode = 0o640;
 
-export type LogStream = "stdout" | "stderr";
+type LogStream = "stdout" | "stderr";
 
 export interface LogEntry {
   timeMs: number;
@@ -21,7 +21,7 @@ export interface LogEntry {
   text: string;
 }
 
-export function podLogDir(namespace: string, podName: string, podUID: string): string {
+function podLogDir(namespace: string, podName: string, podUID: string): string {
   return `${podLogsRootDir}/${namespace}_${podName}_${podUID}`;
 }
 
@@ -36,7 +36,7 @@ export function containerLogPath(
 }
 
 /** RFC 3339 with nine fraction digits, as the CRI writes each line's time. */
-export function criTime(epochMs: number): string {
+function criTime(epochMs: number): string {
   return `${formatRfc3339Micro(epochMs).slice(0, -1)}000Z`;
 }
 
@@ -47,7 +47,7 @@ export function rfc3339Nano(epochMs: number): string {
   return `${iso.slice(0, 19)}${fraction === "" ? "" : `.${fraction}`}Z`;
 }
 
-export function criLine(entry: LogEntry): string {
+function criLine(entry: LogEntry): string {
   return `${criTime(entry.timeMs)} ${entry.stream} F ${entry.text}\n`;
 }
 

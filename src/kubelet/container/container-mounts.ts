@@ -40,7 +40,7 @@ export class ContainerCreateError extends Error {
 }
 
 /** The id of the top mount holding `path` (the longest mount point that contains it). */
-export async function mountIdAt(host: Host, path: string): Promise<number | undefined> {
+async function mountIdAt(host: Host, path: string): Promise<number | undefined> {
   let best: { id: number; length: number } | undefined;
   for (const mount of await host.mountInfo()) {
     const point = mount.mountPoint;
@@ -135,7 +135,7 @@ async function bindSubpathOrFail(
 }
 
 /** Where a container path lives: on the node (a volume) or in the image, which is not modelled. */
-export type ResolvedPath =
+type ResolvedPath =
   | { where: "volume"; hostPath: string; mount: ContainerMount }
   | { where: "image"; containerPath: string };
 

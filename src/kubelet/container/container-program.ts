@@ -11,7 +11,7 @@ import type { Container } from "kubernetes-types/core/v1.js";
 import { msPerSecond } from "../../runtime/duration.ts";
 
 /** A line the program prints, `atMs` after it started. */
-export interface ProgramOutput {
+interface ProgramOutput {
   atMs: number;
   text: string;
 }

@@ -22,9 +22,6 @@ import type { ContainerMount } from "./container-mounts.ts";
 import type { ContainerDevice, ExecResult, KubeletContainerRuntime } from "./container-runtime.ts";
 import type { ContainerExitListener, ContainerInstance } from "./sim-container-runtime.ts";
 
-/** Where the kubelet keeps container logs on a machine of its own. */
-export const defaultPodLogsDir = "/var/log/pods";
-
 const propagation: Readonly<Record<ContainerMount["propagation"], Mount["propagation"]>> = {
   None: "PROPAGATION_PRIVATE",
   HostToContainer: "PROPAGATION_HOST_TO_CONTAINER",
@@ -43,7 +40,7 @@ interface PodRecord {
   slots: Map<string, { current: ContainerInstance; previous?: ContainerInstance }>;
 }
 
-export interface CriContainerRuntimeOptions {
+interface CriContainerRuntimeOptions {
   service: RuntimeService;
   clock: Clock;
   /** `/var/log/pods` on a machine of its own. */
@@ -51,7 +48,7 @@ export interface CriContainerRuntimeOptions {
 }
 
 /** `/var/log/pods/<namespace>_<name>_<uid>`, as the kubelet names a pod's log directory. */
-export function podLogDirectory(podLogsDir: string, pod: Pod): string {
+function podLogDirectory(podLogsDir: string, pod: Pod): string {
   const { namespace = "", name = "", uid = "" } = pod.metadata ?? {};
   return join(podLogsDir, `${namespace}_${name}_${uid}`);
 }

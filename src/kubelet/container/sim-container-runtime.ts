@@ -23,7 +23,7 @@ import type { ContainerMount } from "./container-mounts.ts";
 import { type ContainerProgram, containerProgram } from "./container-program.ts";
 import type { KubeletContainerRuntime } from "./container-runtime.ts";
 
-export type ContainerRunState = "running" | "exited";
+type ContainerRunState = "running" | "exited";
 
 export interface ContainerInstance {
   /** `containerd://<64 hex digits>`, as container statuses show it. */
@@ -51,7 +51,7 @@ export interface ContainerExitListener {
 }
 
 /** What the runtime needs to know of the node's power state: containers die with the boot they ran in. */
-export interface BootIdentity {
+interface BootIdentity {
   /** The current boot's number, or undefined while the node is down. */
   currentBoot(): number | undefined;
 }
@@ -65,7 +65,7 @@ interface ContainerSlot {
   outputTimers: Timer[];
 }
 
-export interface SimContainerRuntimeOptions {
+interface SimContainerRuntimeOptions {
   clock: Clock;
   rng: Rng;
   boot?: BootIdentity;

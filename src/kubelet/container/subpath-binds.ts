@@ -21,7 +21,7 @@ import { podVolumeSubpathDir } from "../../volume/paths.ts";
 const subpathDirMode = 0o750;
 const subpathFileMode = 0o640;
 
-export interface SubpathBindOptions {
+interface SubpathBindOptions {
   host: Host;
   mounter: Mounter;
   rootDir: string;

@@ -5,7 +5,7 @@
  */
 
 /** The value of `name`, or undefined when no source defines it. */
-export type VarLookup = (name: string) => string | undefined;
+type VarLookup = (name: string) => string | undefined;
 
 /** A lookup over maps tried in order (the container's own variables first, then the services'). */
 export function lookupIn(...sources: readonly ReadonlyMap<string, string>[]): VarLookup {

@@ -10,10 +10,10 @@ import type { Client } from "../../api/client/client.ts";
 import { isAlreadyExists, isNotFound } from "../../api/errors.ts";
 import type { Logger } from "../../runtime/logger.ts";
 
-export const csiNodeIdAnnotation = "csi.volume.kubernetes.io/nodeid";
+const csiNodeIdAnnotation = "csi.volume.kubernetes.io/nodeid";
 
 /** What a CSI driver reports about this node (NodeGetInfo). */
-export interface CsiDriverNodeInfo {
+interface CsiDriverNodeInfo {
   driverName: string;
   nodeId: string;
   /** Accessible topology segments (`topology.hostpath.csi/node: node-1`). */
@@ -22,7 +22,7 @@ export interface CsiDriverNodeInfo {
   maxVolumesPerNode?: number;
 }
 
-export interface CsiNodeInfoOptions {
+interface CsiNodeInfoOptions {
   client: Client;
   logger: Logger;
   nodeName: string;

@@ -16,7 +16,7 @@ import type { Logger } from "../../runtime/logger.ts";
 import { leaseRetryInitialMs, leaseRetryMaxMs } from "../constants.ts";
 import { retryUntilStopped } from "../retry-until-stopped.ts";
 
-export interface NodeLeaseOptions {
+interface NodeLeaseOptions {
   client: Client;
   clock: Clock;
   logger: Logger;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestApi, type TestApi } from "../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../api/client/testing/test-api.ts";
 import { EventRecorder } from "../../api/events/recorder.ts";
 import { NodeStatusReporter, type VolumesInUseReporter } from "./node-status-reporter.ts";
 

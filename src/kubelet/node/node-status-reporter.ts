@@ -42,7 +42,7 @@ export type VolumesInUseReporter = Pick<
   "getVolumesInUse" | "statesHaveBeenSynced" | "markVolumesAsReportedInUse"
 >;
 
-export interface NodeStatusReporterOptions {
+interface NodeStatusReporterOptions {
   client: Client;
   clock: Clock;
   rng: Rng;

@@ -69,7 +69,7 @@ const healthyConditions: readonly ConditionSpec[] = [
   { type: "Ready", status: "True", reason: readyConditionReason, message: readyConditionMessage },
 ];
 
-export function nodeLabels(identity: NodeIdentity): Record<string, string> {
+function nodeLabels(identity: NodeIdentity): Record<string, string> {
   // `--node-labels` are applied last and may override the defaults, as the kubelet does.
   return {
     [hostnameLabel]: identity.nodeName,

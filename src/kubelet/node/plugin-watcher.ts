@@ -23,7 +23,7 @@ export interface PluginRegistrationHandler {
   deregister(socketPath: string): Promise<void>;
 }
 
-export interface PluginWatcherOptions {
+interface PluginWatcherOptions {
   host: Host;
   clock: Clock;
   logger: Logger;

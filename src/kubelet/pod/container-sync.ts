@@ -38,7 +38,7 @@ import type { ContainerView, ContainerWaiting } from "../status/generate-pod-sta
 import { terminationGracePeriodMs } from "./pod-workers.ts";
 import { RestartBackoff, restartBackoffKey } from "./restart-backoff.ts";
 
-export interface ContainerSyncOptions {
+interface ContainerSyncOptions {
   clock: Clock;
   host: Host;
   runtime: KubeletContainerRuntime;

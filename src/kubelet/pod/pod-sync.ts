@@ -27,7 +27,7 @@ import type { VolumeManager } from "../volumemanager/volume-manager.ts";
 import type { ContainerSync } from "./container-sync.ts";
 import type { PodSyncHandler, SyncPodOutcome } from "./pod-workers.ts";
 
-export interface PodSyncOptions {
+interface PodSyncOptions {
   clock: Clock;
   host: Host;
   logger: Logger;

@@ -21,7 +21,7 @@ import type { Rng } from "../../runtime/rng.ts";
 import { podResyncJitterFactor, podSyncErrorBackoffJitterFactor, podSyncErrorBackoffMs } from "../constants.ts";
 import type { PodStateProvider } from "../volumemanager/pod-sources.ts";
 
-export type PodWorkerState = "syncing" | "terminating" | "terminated" | "finished";
+type PodWorkerState = "syncing" | "terminating" | "terminated" | "finished";
 
 /** The outcome of one syncPod: keep running, or the pod's containers are done for good. */
 export type SyncPodOutcome = "running" | "terminal";
@@ -37,7 +37,7 @@ export interface PodSyncHandler {
   podForgotten(uid: string): void;
 }
 
-export interface PodWorkersOptions {
+interface PodWorkersOptions {
   clock: Clock;
   rng: Rng;
   logger: Logger;

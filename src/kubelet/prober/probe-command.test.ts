@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestWorld } from "../../host/sim/sim-test-world.ts";
+import { newTestWorld } from "../../host/sim/testing/sim-test-world.ts";
 import { type ContainerMount, prepareContainerMounts } from "../container/container-mounts.ts";
 import { ProbeCommandRunner } from "./probe-command.ts";
 

@@ -41,9 +41,9 @@ import type { ContainerInstance } from "../container/sim-container-runtime.ts";
 import { eventReason, probeFailedMessage } from "../events.ts";
 import { type ProbeCommandResult, ProbeCommandRunner } from "./probe-command.ts";
 
-export type ProbeType = "Liveness" | "Readiness";
+type ProbeType = "Liveness" | "Readiness";
 
-export interface ProberOptions {
+interface ProberOptions {
   clock: Clock;
   /** Draws the first probe's delay after a kubelet (re)start. */
   rng: Rng;

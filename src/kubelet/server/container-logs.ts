@@ -13,7 +13,7 @@ import type { ContainerLog } from "../container/container-log-reader.ts";
 /** How often a follower looks for new lines. */
 export const containerLogFollowPollMs = 250;
 
-export interface ContainerLogOptions {
+interface ContainerLogOptions {
   previous: boolean;
   follow: boolean;
   timestamps: boolean;
@@ -46,16 +46,12 @@ export function containerLogOptions(query: URLSearchParams): ContainerLogOptions
   };
 }
 
-export function renderLogEntries(entries: readonly LogEntry[], timestamps: boolean): string {
+function renderLogEntries(entries: readonly LogEntry[], timestamps: boolean): string {
   return entries.map((entry) => `${timestamps ? `${rfc3339Nano(entry.timeMs)} ` : ""}${entry.text}\n`).join("");
 }
 
 /** The entries `sinceSeconds` and `tailLines` keep, oldest first. */
-export function selectLogEntries(
-  entries: readonly LogEntry[],
-  options: ContainerLogOptions,
-  nowMs: number,
-): LogEntry[] {
+function selectLogEntries(entries: readonly LogEntry[], options: ContainerLogOptions, nowMs: number): LogEntry[] {
   const sinceSeconds = options.sinceSeconds;
   const since =
     sinceSeconds === undefined ? entries : entries.filter((e) => e.timeMs >= nowMs - sinceSeconds * msPerSecond);

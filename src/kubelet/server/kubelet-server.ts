@@ -18,6 +18,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { Clock } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { type ContainerLog, ContainerLogUnavailable } from "../container/container-log-reader.ts";
 import { BadLogQuery, containerLogOptions, serveContainerLog } from "./container-logs.ts";
@@ -57,7 +58,7 @@ export class StreamRefused extends Error {
   }
 }
 
-export interface KubeletServerOptions {
+interface KubeletServerOptions {
   /** The bearer token a caller must present. */
   token: string;
   /** Serve HTTPS with this certificate (as the kubelet does); plain HTTP without. */
@@ -181,7 +182,7 @@ export class KubeletServer {
       if (error instanceof ContainerLogUnavailable || error instanceof BadLogQuery)
         return sendText(response, 400, error.message);
       this.options.logger.error("Serving container logs failed", { url: request.url, error });
-      sendText(response, 500, error instanceof Error ? error.message : String(error));
+      sendText(response, 500, errorMessage(error));
     }
   }
 

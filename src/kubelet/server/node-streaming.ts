@@ -19,7 +19,7 @@ import { containerLogFollowPollMs } from "./container-logs.ts";
 import { type KubeletStreaming, StreamRefused } from "./kubelet-server.ts";
 import type { RemoteCommandResult, RemoteCommandStreams } from "./remote-command.ts";
 
-export interface NodeStreamingOptions {
+interface NodeStreamingOptions {
   clock: Clock;
   /** The node, for simulated commands. */
   host: Host;

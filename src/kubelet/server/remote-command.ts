@@ -8,16 +8,17 @@
  */
 import type { IncomingMessage } from "node:http";
 import { type Duplex, PassThrough, type Readable, Writable } from "node:stream";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { isWebSocketRequest, offeredSubprotocols, WebSocketConnection } from "./websocket-connection.ts";
 
 export const remoteCommandChannel = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
-export const streamProtocolV5 = "v5.channel.k8s.io";
-export const streamProtocolV4 = "v4.channel.k8s.io";
+const streamProtocolV5 = "v5.channel.k8s.io";
+const streamProtocolV4 = "v4.channel.k8s.io";
 /** The protocols kvol's kubelet speaks, most preferred first. */
-export const supportedStreamProtocols: readonly string[] = [streamProtocolV5, streamProtocolV4];
+const supportedStreamProtocols: readonly string[] = [streamProtocolV5, streamProtocolV4];
 /** remotecommand's Status reason and cause type for a command that exited non-zero. */
-export const nonZeroExitCodeReason = "NonZeroExitCode";
-export const exitCodeCauseType = "ExitCode";
+const nonZeroExitCodeReason = "NonZeroExitCode";
+const exitCodeCauseType = "ExitCode";
 
 export interface RemoteCommandOptions {
   stdin: boolean;
@@ -26,7 +27,7 @@ export interface RemoteCommandOptions {
   tty: boolean;
 }
 
-export interface TerminalSize {
+interface TerminalSize {
   width: number;
   height: number;
 }
@@ -82,7 +83,7 @@ export function negotiateStreamProtocol(offered: readonly string[]): string | un
   return offered.find((protocol) => supportedStreamProtocols.includes(protocol));
 }
 
-export function spdyRefusal(): string {
+function spdyRefusal(): string {
   return (
     `kvol's kubelet streams exec and attach over WebSockets (${supportedStreamProtocols.join(", ")}), not SPDY: ` +
     "use kubectl 1.30 or newer (with kubectl 1.29, set KUBECTL_REMOTE_COMMAND_WEBSOCKETS=true)"
@@ -194,7 +195,5 @@ export function serveRemoteCommand(
     connection.send(channelMessage(remoteCommandChannel.error, JSON.stringify(remoteCommandStatus(result))));
     connection.close();
   };
-  run(streams).then(finish, (error: unknown) =>
-    finish({ error: error instanceof Error ? error.message : String(error) }),
-  );
+  run(streams).then(finish, (error: unknown) => finish({ error: errorMessage(error) }));
 }

@@ -16,7 +16,7 @@ import {
   WebSocketProtocolError,
 } from "./websocket.ts";
 
-export interface WebSocketHandlers {
+interface WebSocketHandlers {
   message(data: Buffer, binary: boolean): void;
   /** The connection ended: a close from either side, or the socket went away. */
   closed(): void;

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 
 /** The GUID RFC 6455 appends to the client's key before hashing it. */
-export const websocketGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+const websocketGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /** A message larger than this closes the connection (1009, message too big); stdin comes in small pieces. */
 export const maxWebSocketMessageBytes = 16 * 1024 * 1024;
 
@@ -22,7 +22,7 @@ export const opcode = {
 
 export const closeCode = { normal: 1000, protocolError: 1002, messageTooBig: 1009 } as const;
 
-export interface Frame {
+interface Frame {
   fin: boolean;
   opcode: number;
   payload: Buffer;

@@ -31,7 +31,7 @@ export interface ContainerView {
   waiting?: ContainerWaiting;
 }
 
-export interface PodStatusInput {
+interface PodStatusInput {
   pod: Pod;
   /** By container name; containers without an entry have not been created yet. */
   containers: ReadonlyMap<string, ContainerView>;

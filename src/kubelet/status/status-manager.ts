@@ -17,14 +17,14 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { type GeneratedPodStatus, kubeletConditionTypes } from "./generate-pod-status.ts";
 
-export interface StatusManagerOptions {
+interface StatusManagerOptions {
   client: Client;
   clock: Clock;
   logger: Logger;
 }
 
 /** The stored status with the kubelet-owned fields replaced by `generated`. */
-export function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
+function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
   let status: PodStatus = {
     ...stored,
     conditions: (stored?.conditions ?? []).filter(

@@ -16,9 +16,9 @@ import { Rng } from "../../runtime/rng.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { Kubelet, type KubeletOptions } from "../kubelet.ts";
 
-export const testNodeName = "node-1";
+const testNodeName = "node-1";
 
-export interface KubeletTestEnvOptions {
+interface KubeletTestEnvOptions {
   seed?: number;
   node?: SimNodeOptions;
   timers?: Partial<Timers>;

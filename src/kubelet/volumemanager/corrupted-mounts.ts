@@ -26,14 +26,14 @@ import type { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
 /** The part of the actual state the repair reads and flags. */
 export type MountedVolumesState = Pick<ActualStateOfWorld, "getMountedVolumesForPod" | "markVolumeRemountRequired">;
 
-export interface CorruptedMountRepairOptions {
+interface CorruptedMountRepairOptions {
   host: Host;
   asw: MountedVolumesState;
   logger: Logger;
 }
 
 /** A pod mount found dead. */
-export interface CorruptedMount {
+interface CorruptedMount {
   volumeName: string;
   outerVolumeSpecName: string;
   path: string;

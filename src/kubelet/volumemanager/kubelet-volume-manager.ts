@@ -31,7 +31,7 @@ import type { VolumeManager } from "./volume-manager.ts";
 /** The event source of everything the kubelet reports. */
 export const kubeletEventComponent = "kubelet";
 
-export type VolumeManagerTimers = Pick<
+type VolumeManagerTimers = Pick<
   Timers,
   | "kubeletReconcilerLoopPeriodMs"
   | "kubeletDesiredStatePopulatorLoopPeriodMs"
@@ -40,7 +40,7 @@ export type VolumeManagerTimers = Pick<
   | "waitForAttachTimeoutMs"
 >;
 
-export interface VolumeManagerOptions {
+interface VolumeManagerOptions {
   clock: Clock;
   logger: Logger;
   timers: VolumeManagerTimers;

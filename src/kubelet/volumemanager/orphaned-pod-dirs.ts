@@ -13,7 +13,7 @@ import { podDir, podVolumeSubpathsDir, podVolumesDir } from "../../volume/paths.
 import { removeAllOneFilesystem } from "../../volume/util/remove-all.ts";
 import { listPodsFromDisk, podVolumeDirs } from "./pod-volume-dirs.ts";
 
-export interface OrphanCleanupContext {
+interface OrphanCleanupContext {
   host: Host;
   rootDir: string;
   logger: Logger;

@@ -20,7 +20,7 @@ export function isBindablePattern(ref: ObjectRef): boolean {
 }
 
 /** The refs a check names directly. */
-export function refsOf(condition: Condition): ObjectRef[] {
+function refsOf(condition: Condition): ObjectRef[] {
   switch (condition.type) {
     case "and":
     case "or":

@@ -134,7 +134,7 @@ async function refObjects(context: Evaluation, ref: ObjectRef): Promise<KObject[
 }
 
 /** The objects `ref` names: the one object, or every match of a pattern. */
-export async function objectsOf(cluster: Cluster, ref: ObjectRef): Promise<KObject[]> {
+async function objectsOf(cluster: Cluster, ref: ObjectRef): Promise<KObject[]> {
   if (!isPattern(ref) && ref.name !== undefined) {
     // Every stored kind is a KObject; KindMap's precise types only differ in their optional fields.
     const object = (await cluster.tryGet(ref.kind, ref.namespace, ref.name)) as KObject | undefined;

@@ -16,7 +16,7 @@ export interface ObjectRef {
   readonly name?: string;
 }
 
-export type ParsedRef = { ok: true; ref: ObjectRef } | { ok: false; error: string };
+type ParsedRef = { ok: true; ref: ObjectRef } | { ok: false; error: string };
 
 const namePattern = /^[a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?$/;
 

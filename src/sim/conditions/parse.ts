@@ -17,12 +17,12 @@ const nodeVolumeLists: readonly NodeVolumeList[] = ["volumesAttached", "volumesI
 const comparisons: readonly Exclude<Comparison, "exactly">[] = ["at most", "at least", "more than", "less than"];
 
 /** A node named in a condition, and the column it is at, for the scenario's name checks. */
-export interface NodeNameUse {
+interface NodeNameUse {
   readonly name: string;
   readonly column: number;
 }
 
-export interface ParsedCondition {
+interface ParsedCondition {
   readonly condition: Condition;
   /** The nodes it names (patterns left out). */
   readonly nodes: readonly NodeNameUse[];

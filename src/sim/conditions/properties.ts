@@ -14,7 +14,7 @@ import type {
   VolumeAttachment,
 } from "../../api/objects.ts";
 
-export interface PropertyDefinition {
+interface PropertyDefinition {
   /** What a user may write; undefined when any word is allowed (a node name). */
   readonly values?: readonly string[];
   readonly read: (object: KObject) => readonly string[];
@@ -31,7 +31,7 @@ function conditionStatus(conditions: ReadonlyArray<{ type: string; status: strin
 }
 
 /** What `kubectl get pod` shows in its STATUS column. */
-export function podStatusColumn(pod: Pod): string {
+function podStatusColumn(pod: Pod): string {
   if (pod.metadata?.deletionTimestamp !== undefined) return "Terminating";
   const statuses = pod.status?.containerStatuses ?? [];
   const waiting = statuses.find((status) => status.state?.waiting?.reason)?.state?.waiting?.reason;

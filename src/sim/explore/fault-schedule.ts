@@ -7,6 +7,8 @@
  *
  * Reading one checks every field and names the entry and field that is wrong.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { FaultParams, FaultParamValue } from "../faults/fault.ts";
 
 export interface ScheduledFault {
@@ -47,7 +49,7 @@ export function parseFaultSchedule(text: string, source: string): FaultSchedule 
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new FaultScheduleError(`${source}: not valid JSON (${reason})`);
   }
   if (!Array.isArray(parsed)) throw new FaultScheduleError(`${source}: expected a JSON array of faults`);

@@ -19,7 +19,7 @@ export interface FaultSlot {
   readonly healAfterMs?: number;
 }
 
-export interface SlotDrawOptions {
+interface SlotDrawOptions {
   /** The run's length: faults start, and are healed, before it ends. */
   readonly spanMs: number;
   /** Default `exploreMaxFaultsPerSchedule`. */

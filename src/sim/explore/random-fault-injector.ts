@@ -16,7 +16,7 @@ import type { ScheduledFault } from "./fault-schedule.ts";
 import type { FaultSlot } from "./fault-slots.ts";
 
 /** A slot that injected nothing, and why (nothing to hit, or the fault refused). */
-export interface SkippedSlot {
+interface SkippedSlot {
   readonly atMs: number;
   readonly reason: string;
 }

@@ -7,9 +7,9 @@
  * `maxRuns`; when the budget runs out, the smallest failing list found so far is returned.
  */
 
-export type FailurePredicate<T> = (candidate: readonly T[]) => Promise<boolean>;
+type FailurePredicate<T> = (candidate: readonly T[]) => Promise<boolean>;
 
-export interface ShrinkResult<T> {
+interface ShrinkResult<T> {
   /** The smallest failing list found (the input itself when nothing smaller fails). */
   readonly items: readonly T[];
   /** How many times `stillFails` was called. */

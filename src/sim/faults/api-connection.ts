@@ -7,7 +7,7 @@
 import type { Clock } from "../../runtime/clock.ts";
 
 /** Something opened through the connection that must hear when it is cut (a watch). */
-export interface ConnectionListener {
+interface ConnectionListener {
   connectionLost(reason: string): void;
 }
 
@@ -18,7 +18,7 @@ export const simApiServerAddress = "10.0.255.254:6443";
 export const noRouteToHostText = `dial tcp ${simApiServerAddress}: connect: no route to host`;
 
 /** What client-go's reflector reports when the connection under a watch drops. */
-export const watchConnectionLostText =
+const watchConnectionLostText =
   'an error on the server ("unable to decode an event from the watch stream: http2: client connection lost") ' +
   "has prevented the request from succeeding";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { WatchEvent } from "../../api/client/client.ts";
-import { newTestApi, testPod } from "../../api/client/test-api.ts";
+import { newTestApi, testPod } from "../../api/client/testing/test-api.ts";
 import type { Pod } from "../../api/objects.ts";
 import { ApiFaults } from "./api-faults.ts";
 

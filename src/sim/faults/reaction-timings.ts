@@ -13,7 +13,6 @@ export const forceDetachWait = formatGoDuration(DEFAULT_TIMERS.adcMaxWaitForUnmo
 export const podAttachAndMountTimeout = formatGoDuration(DEFAULT_TIMERS.podAttachAndMountTimeoutMs);
 export const csiTimeout = formatGoDuration(DEFAULT_TIMERS.csiTimeoutMs);
 export const externalAttacherTimeout = formatGoDuration(DEFAULT_TIMERS.externalAttacherTimeoutMs);
-export const nodeStatusUpdateFrequency = formatGoDuration(DEFAULT_TIMERS.nodeStatusUpdateFrequencyMs);
 export const podGcPeriod = formatGoDuration(DEFAULT_TIMERS.podGcPeriodMs);
 /** The cap of the volume operations' backoff (500 ms doubling). */
 export const operationBackoffCap = formatGoDuration(maxDurationBeforeRetryMs);

@@ -5,7 +5,7 @@
 import type { Cluster } from "../../cmd/cluster.ts";
 import type { InvariantChecker, ViolationReport } from "./checker.ts";
 
-export interface CheckedRunOptions {
+interface CheckedRunOptions {
   /** Stop once this holds (checked after the invariants, every step). */
   until?: () => boolean | Promise<boolean>;
   /** Virtual time to run for, or to allow for `until`; throws when `until` has not held by then. */

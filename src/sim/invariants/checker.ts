@@ -23,7 +23,7 @@ import { formatEntry, formatVirtualTime, ObjectHistory } from "./object-history.
 import { WorldHistory } from "./world-history.ts";
 
 /** The name violations asserted by the code itself carry. */
-export const assertedInCode = "asserted-in-code";
+const assertedInCode = "asserted-in-code";
 
 export interface ViolationReport {
   /** Virtual time of the check that found the violations. */

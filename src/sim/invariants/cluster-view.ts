@@ -21,7 +21,7 @@ const persistentVolumesByStorage = {
 };
 
 /** A pod volume resolved to its storage: the PV (for claims) and what it names. */
-export interface PodStorage {
+interface PodStorage {
   readonly volumeName: string;
   readonly pv: PersistentVolume | undefined;
   readonly identity: StorageIdentity | undefined;

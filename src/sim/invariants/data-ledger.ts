@@ -22,7 +22,7 @@ import { apiObjectName, type ClusterView } from "./cluster-view.ts";
 import { kubeletRootDir } from "./constants.ts";
 import { identityOfMount } from "./world-storage.ts";
 
-export interface VolumeWrite {
+interface VolumeWrite {
   readonly namespace: string;
   /** The pod's name. */
   readonly pod: string;
@@ -62,7 +62,7 @@ export interface LedgerEntry {
 /** Volume kinds whose contents die with the pod (or are rewritten by the kubelet): not followed. */
 const podLifetimeSources = ["emptyDir", "configMap", "secret", "downwardAPI", "projected", "gitRepo"] as const;
 
-export class DataLedger {
+class DataLedger {
   /** Backend object → path in its filesystem → the last bytes written there. */
   private readonly entries = new Map<BlockStorage | SimFilesystem, Map<string, LedgerEntry>>();
 

@@ -7,7 +7,7 @@
 import { formatRfc3339Micro } from "../../runtime/clock.ts";
 import { historyEntriesPerObject, historyObjectsMax } from "./constants.ts";
 
-export interface HistoryEntry {
+interface HistoryEntry {
   readonly atMs: number;
   /** `Node/node-a`, `PersistentVolume/pv-1`, `disk/disk-1`, `node/node-a`. */
   readonly object: string;

@@ -93,7 +93,7 @@ export function nfsIdentity(server: string, path: string): StorageIdentity {
   return { key: `nfs/${server}:${path}`, attachedName: undefined, pathTokens: [] };
 }
 
-export function csiIdentity(driver: string, handle: string): StorageIdentity {
+function csiIdentity(driver: string, handle: string): StorageIdentity {
   return {
     // A disk.csi.kvol.io volume is a disk of the world's provider: one storage, whichever path attached it.
     key: driver === diskDriverName ? `disk/${handle}` : `csi/${driver}/${handle}`,

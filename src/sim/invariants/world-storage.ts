@@ -64,7 +64,7 @@ export function nodeNameKey(nodeName: string): string {
   return `node/${nodeName}`;
 }
 
-export interface RunningNode {
+interface RunningNode {
   readonly name: string;
   readonly host: SimHost;
 }

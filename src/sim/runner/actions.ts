@@ -11,7 +11,7 @@ import { writeToVolume } from "../invariants/data-ledger.ts";
 import type { Action, Taint } from "../scenario/model.ts";
 import { joinScenarioNode } from "./join-node.ts";
 
-export interface ActionOutcome {
+interface ActionOutcome {
   /** The object acted on, as the timeline names it. */
   readonly object: string;
   readonly message: string;
@@ -103,7 +103,7 @@ export async function performAction(cluster: Cluster, action: Action): Promise<A
   }
 }
 
-export async function healFault(cluster: Cluster, fault: string, params: FaultParams): Promise<void> {
+async function healFault(cluster: Cluster, fault: string, params: FaultParams): Promise<void> {
   const definition = faultNamed(fault);
   if (definition.heal === undefined) throw new Error(`fault ${fault} happens once and cannot be healed`);
   await definition.heal(cluster, params);

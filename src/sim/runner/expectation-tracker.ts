@@ -6,6 +6,7 @@
 import type { Event } from "../../api/objects.ts";
 import { resolveResourceName } from "../../api/resources.ts";
 import type { Cluster } from "../../cmd/cluster.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { Condition } from "../conditions/ast.ts";
 import { evaluateCondition } from "../conditions/evaluate.ts";
 import { refNameMatches } from "../conditions/object-ref.ts";
@@ -191,7 +192,7 @@ export class ExpectationTracker {
     try {
       return await evaluateCondition(condition, state.cluster, state.writes);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       this.decide("failed", state.nowMs, `could not be evaluated at ${formatClock(state.nowMs)}: ${reason}`);
       return undefined;
     }

@@ -5,6 +5,7 @@
  * the run; an action that fails is a failed verdict, and the run goes on. Same scenario, same seed, same options: the same result.
  */
 import type { Cluster, ClusterOptions } from "../../cmd/cluster.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { checksOf } from "../conditions/ast.ts";
 import type { FaultParams } from "../faults/fault.ts";
 import { allInvariants } from "../invariants/catalogue.ts";
@@ -244,7 +245,7 @@ class ScenarioRun {
   }
 
   private stepFailed(action: ScheduledAction, error: unknown): void {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     const what =
       action.action.type === "fault" || action.action.type === "heal" ? faultObject(action.action.params) : "";
     this.timeline.action(this.nowMs(), what, `${action.action.type} failed: ${reason}`);

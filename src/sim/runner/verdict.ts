@@ -1,7 +1,7 @@
 /** The outcome of one expectation (or of a timeline step that failed), as the output shows it. */
 import type { ExpectationKind } from "../scenario/model.ts";
 
-export type VerdictStatus = "passed" | "failed" | "not decided";
+type VerdictStatus = "passed" | "failed" | "not decided";
 
 export interface Verdict {
   /** The expectation as the output names it: `eventually pod web-0 phase is Running within 2m`. */

@@ -17,7 +17,7 @@ interface WriteTimes {
   readonly recent: Array<{ readonly timeMs: number; readonly status: boolean }>;
 }
 
-export interface WriteRecorderOptions {
+interface WriteRecorderOptions {
   readonly kinds: readonly KindName[];
   /** The longest `within` window of the conditions; 0 when they count from the start only. */
   readonly longestWindowMs: number;

@@ -7,7 +7,7 @@ import { parseQuantity, QuantityParseError } from "../../api/quantity.ts";
 import { durationHint, parseDuration } from "./duration.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
-export type Mapping = Readonly<Record<string, unknown>>;
+type Mapping = Readonly<Record<string, unknown>>;
 
 export function isMapping(value: unknown): value is Mapping {
   return value !== null && typeof value === "object" && !Array.isArray(value);

@@ -26,7 +26,7 @@ export interface NodeSpec extends NodeOptions {
   readonly name: string;
 }
 
-export interface NfsExportSpec {
+interface NfsExportSpec {
   readonly path: string;
   readonly sizeBytes?: number;
 }

@@ -34,10 +34,10 @@ export const nfsExportFields = ["path", "size"] as const;
 export const rbdFields = ["images"] as const;
 export const rbdImageFields = ["pool", "image", "size"] as const;
 export const diskFields = ["id", "size", "zone", "multiAttach"] as const;
-export const csiDriverFields = ["name", "options", "csiDriverSpec"] as const;
+const csiDriverFields = ["name", "options", "csiDriverSpec"] as const;
 export const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 export const systemdModes = ["pid1", "not-pid1", "absent"] as const;
-export const utilLinuxVersions = ["2.23", "2.38"] as const;
+const utilLinuxVersions = ["2.23", "2.38"] as const;
 
 /** The options each bundled driver takes from a scenario, and their YAML types. */
 export const csiDriverOptionTypes: Readonly<

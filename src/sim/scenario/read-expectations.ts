@@ -13,10 +13,10 @@ import { describeValue, Fields } from "./fields.ts";
 import type { EventMatcher, Expectation, ExpectationKind, LogMatcher } from "./model.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
-export const expectationKeys = ["eventually", "never", "event", "log", "final"] as const;
+const expectationKeys = ["eventually", "never", "event", "log", "final"] as const;
 export const eventuallyFields = ["eventually", "within", "after"] as const;
 export const neverFields = ["never", "after", "until"] as const;
-export const neverInvariantFields = ["invariant"] as const;
+const neverInvariantFields = ["invariant"] as const;
 export const eventFields = ["reason", "type", "object", "message", "within", "after", "count"] as const;
 export const finalFields = ["final"] as const;
 export const logFields = ["component", "node", "contains", "level", "within", "after", "count"] as const;

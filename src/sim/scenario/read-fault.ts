@@ -2,6 +2,8 @@
  * A fault named on the timeline (`fault:` or `heal:`): its name must be in the catalogue and its
  * parameters must suit it, checked when the scenario is read rather than minutes into the run.
  */
+
+import { errorMessage } from "../../runtime/error-message.ts";
 import { faultNamed } from "../faults/catalogue.ts";
 import type { FaultDefinition, FaultParams, FaultParamValue } from "../faults/fault.ts";
 import { FaultArgs } from "../faults/fault-args.ts";
@@ -11,7 +13,7 @@ import type { FieldPath, YamlSource } from "./yaml-source.ts";
 export const faultFields = ["name", "params", "healAfter"] as const;
 export const healFields = ["name", "params"] as const;
 
-export interface FaultUse {
+interface FaultUse {
   readonly fault: string;
   readonly params: FaultParams;
   readonly healAfterMs?: number;
@@ -31,7 +33,7 @@ export function readFaultUse(
   try {
     new FaultArgs(definition, params);
   } catch (error) {
-    fields.fail("params", error instanceof Error ? error.message : String(error));
+    fields.fail("params", errorMessage(error));
   }
   const lasting = definition.heal !== undefined;
   if ((options.mustHeal || fields.has("healAfter")) && !lasting) {
@@ -56,7 +58,7 @@ function lookUpFault(fields: Fields, name: string): FaultDefinition {
   try {
     return faultNamed(name);
   } catch (error) {
-    return fields.fail("name", error instanceof Error ? error.message : String(error));
+    return fields.fail("name", errorMessage(error));
   }
 }
 

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { KindName } from "../../api/objects.ts";
 import { type Manifest, parseManifests } from "../../cmd/manifests.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { type ObjectRef, parseObjectRef, parseRefName } from "../conditions/object-ref.ts";
 import { describeValue, Fields, isMapping } from "./fields.ts";
 import { recordManifestNames } from "./manifest-names.ts";
@@ -16,7 +17,7 @@ import { readNode, readTaint, taintEffects, taintFields } from "./read-cluster.t
 import { readFaultUse } from "./read-fault.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
-export const actionNames: readonly ActionType[] = [
+const actionNames: readonly ActionType[] = [
   "apply",
   "delete",
   "patch",
@@ -35,7 +36,7 @@ export const actionNames: readonly ActionType[] = [
   "write",
 ];
 export const stepFields = ["at", "note", ...actionNames] as const;
-export const applyFileFields = ["file"] as const;
+const applyFileFields = ["file"] as const;
 export const deleteFields = ["object", "gracePeriodSeconds", "force"] as const;
 export const patchFields = ["object", "merge"] as const;
 export const taintStepFields = ["node", ...taintFields] as const;
@@ -46,7 +47,7 @@ export const csiDriverStepFields = ["node", "driver"] as const;
 const scalableKinds: readonly KindName[] = ["StatefulSet", "Deployment", "ReplicaSet"];
 
 /** Where `file:` paths are resolved from: the scenario's directory. */
-export interface TimelineContext {
+interface TimelineContext {
   readonly baseDir: string;
 }
 
@@ -190,7 +191,7 @@ function readApply(
   try {
     parsed = parseManifests(manifests);
   } catch (error) {
-    source.fail(path, error instanceof Error ? error.message : String(error));
+    source.fail(path, errorMessage(error));
   }
   recordManifestNames(source, path, parsed, atMs);
   return { type: "apply", manifests, source: origin };

@@ -9,7 +9,7 @@ import { closestNames } from "./closest-names.ts";
 import { formatDuration } from "./duration.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
-export type NameKind = "node" | "driver" | "storageClass";
+type NameKind = "node" | "driver" | "storageClass";
 
 interface Declaration {
   readonly name: string;

@@ -14,7 +14,7 @@ import { ScenarioNames } from "./scenario-names.ts";
 export type FieldPath = readonly (string | number)[];
 
 /** `timeline[2].at`, `cluster.nodes[0].name`; "(top level)" for the root. */
-export function formatPath(path: FieldPath): string {
+function formatPath(path: FieldPath): string {
   if (path.length === 0) return "(top level)";
   return path.map((part, index) => (typeof part === "number" ? `[${part}]` : index === 0 ? part : `.${part}`)).join("");
 }

@@ -9,7 +9,7 @@ import type { Cluster } from "../../cmd/cluster.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import { defaultKubeletRootDir, podVolumeDir } from "../../volume/paths.ts";
 
-export type Probe = () => boolean | Promise<boolean>;
+type Probe = () => boolean | Promise<boolean>;
 
 const nanosecondsPerMillisecond = 1_000_000n;
 

@@ -5,11 +5,11 @@
  */
 
 /** The provisioner of the simulated cloud disks. */
-export const simDiskProvisioner = "kvol.io/sim-disk";
+const simDiskProvisioner = "kvol.io/sim-disk";
 
 export type VolumeBindingMode = "Immediate" | "WaitForFirstConsumer";
 
-export interface StorageClassOptions {
+interface StorageClassOptions {
   /** Default `standard`. */
   name?: string;
   /** Default the sim-disk provisioner. */
@@ -41,7 +41,7 @@ ${parameters}${reclaimPolicy}volumeBindingMode: ${bindingMode}
 `;
 }
 
-export interface ClaimOptions {
+interface ClaimOptions {
   /** Default `standard`. */
   storageClassName?: string;
   /** Default `1Gi`. */
@@ -83,7 +83,7 @@ export function podUsingClaimYaml(name: string, claimName: string): string {
   return podYaml(name, `persistentVolumeClaim: { claimName: ${claimName} }`);
 }
 
-export interface WebStatefulSetOptions {
+interface WebStatefulSetOptions {
   /** Default 1. */
   replicas?: number;
   /** The class of the `www` claim template; default `standard`. */
@@ -117,7 +117,7 @@ spec:
 `;
 }
 
-export interface WebDeploymentOptions {
+interface WebDeploymentOptions {
   /** Default `nginx:1.25`. */
   image?: string;
   /** Default 1. */

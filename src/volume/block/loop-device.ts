@@ -6,7 +6,7 @@
 import { type Host, isHostError } from "../../host/host.ts";
 import type { VolumeLogger } from "../volume-host.ts";
 
-export const losetupCommand = "losetup";
+const losetupCommand = "losetup";
 
 /** `/dev/loop0: [2049]:12 (/path)` → `/dev/loop0`, the first device over the file. */
 function firstLoopDevice(output: string): string | undefined {
@@ -16,7 +16,7 @@ function firstLoopDevice(output: string): string | undefined {
 }
 
 /** The loop device over `path`, or undefined when there is none (or the path is gone). */
-export async function getLoopDevice(host: Host, path: string): Promise<string | undefined> {
+async function getLoopDevice(host: Host, path: string): Promise<string | undefined> {
   try {
     await host.stat(path);
   } catch (err) {

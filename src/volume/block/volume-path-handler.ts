@@ -7,11 +7,12 @@
 import { posix } from "node:path";
 import { type FileStat, type Host, isHostError } from "../../host/host.ts";
 import type { Mounter } from "../../host/mount/mounter.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import { removeAllOneFilesystem } from "../util/remove-all.ts";
 import type { VolumeLogger } from "../volume-host.ts";
 
 /** Global map and pod device directories are private to the kubelet and its group. */
-export const mapPathDirMode = 0o750;
+const mapPathDirMode = 0o750;
 /** The placeholder file a device is bind-mounted onto. */
 const bindMountFileMode = 0o750;
 
@@ -59,10 +60,9 @@ async function mapBindMountDevice(context: BlockPathContext, devicePath: string,
     // A device file needs no helper daemon, so no systemd scope.
     await context.mounter.mount(devicePath, linkPath, "", ["bind"], { withSystemd: false });
   } catch (err) {
-    throw new Error(
-      `failed to bind mount devicePath: ${devicePath} to linkPath ${linkPath}: ${err instanceof Error ? err.message : err}`,
-      { cause: err },
-    );
+    throw new Error(`failed to bind mount devicePath: ${devicePath} to linkPath ${linkPath}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -98,7 +98,7 @@ async function unmapBindMountDevice(context: BlockPathContext, linkPath: string)
   try {
     await context.mounter.unmount(linkPath);
   } catch (err) {
-    throw new Error(`failed to unmount linkPath ${linkPath}: ${err instanceof Error ? err.message : err}`, {
+    throw new Error(`failed to unmount linkPath ${linkPath}: ${errorMessage(err)}`, {
       cause: err,
     });
   }
@@ -119,14 +119,14 @@ export async function removeMapPath(host: Host, mapPath: string): Promise<void> 
   try {
     await removeAllOneFilesystem(host, mapPath);
   } catch (err) {
-    throw new Error(`failed to remove directory ${mapPath}: ${err instanceof Error ? err.message : err}`, {
+    throw new Error(`failed to remove directory ${mapPath}: ${errorMessage(err)}`, {
       cause: err,
     });
   }
 }
 
 /** True when `path` is a symlink; false when absent or something else. */
-export async function isSymlinkExist(host: Host, path: string): Promise<boolean> {
+async function isSymlinkExist(host: Host, path: string): Promise<boolean> {
   try {
     return (await host.lstat(path)).type === "symlink";
   } catch (err) {
@@ -136,7 +136,7 @@ export async function isSymlinkExist(host: Host, path: string): Promise<boolean>
 }
 
 /** True when `path` shows a device: the bind mount of a device onto the placeholder file is in place. */
-export async function isDeviceBindMountExist(host: Host, path: string): Promise<boolean> {
+async function isDeviceBindMountExist(host: Host, path: string): Promise<boolean> {
   try {
     const type = (await host.lstat(path)).type;
     return type === "blockDevice" || type === "charDevice";

@@ -15,7 +15,7 @@ import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "./types.
 import { type VolumeMessageSubject, VolumeOperationError } from "./volume-messages.ts";
 
 /** The error verifySafeToDetach gives while the node still uses the volume. */
-export const volumeStillInUseText = "volume is still in use by node, according to Node status";
+const volumeStillInUseText = "volume is still in use by node, according to Node status";
 
 interface DetachTarget {
   plugin: AttachableVolumePlugin;

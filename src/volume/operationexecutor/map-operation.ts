@@ -18,7 +18,7 @@ import { mountSubject } from "./subjects.ts";
 import type { MarkVolumeOptions } from "./types.ts";
 import { simpleVolumeMessage, type VolumeMessageSubject, VolumeOperationError } from "./volume-messages.ts";
 
-export const emptyDevicePathText = "Device path of the volume is empty";
+const emptyDevicePathText = "Device path of the volume is empty";
 
 async function waitForAttachIfAttachable(
   context: OperationContext,

@@ -16,9 +16,8 @@ import { mountSubject } from "./subjects.ts";
 import type { ActualStateOfWorldMounterUpdater, MarkVolumeOptions, VolumeToMount } from "./types.ts";
 import { type VolumeMessageSubject, VolumeOperationError } from "./volume-messages.ts";
 
-export const readWriteOncePodInUseText =
-  "volume uses the ReadWriteOncePod access mode and is already in use by another pod";
-export const mountOptionsUnsupportedText = "Mount options are not supported for this volume type";
+const readWriteOncePodInUseText = "volume uses the ReadWriteOncePod access mode and is already in use by another pod";
+const mountOptionsUnsupportedText = "Mount options are not supported for this volume type";
 
 export interface MountRequest {
   volume: VolumeToMount;

@@ -36,7 +36,7 @@ interface OperationRecord {
   backoff: ExponentialBackoff;
 }
 
-export interface NestedPendingOperationsOptions {
+interface NestedPendingOperationsOptions {
   clock: Clock;
   logger: Logger;
 }

@@ -23,7 +23,7 @@ export function isAlreadyExistsError(err: unknown): err is AlreadyExistsError {
   return err instanceof AlreadyExistsError;
 }
 
-export function isExponentialBackoffError(err: unknown): err is ExponentialBackoffError {
+function isExponentialBackoffError(err: unknown): err is ExponentialBackoffError {
   return err instanceof ExponentialBackoffError;
 }
 

@@ -45,7 +45,7 @@ import { unmountOperation } from "./unmount-operation.ts";
 import { notYetInNodeStatus, verifyControllerAttachedVolumeOperation } from "./verify-controller-attached-operation.ts";
 import { verifyVolumesAreAttachedOperation } from "./verify-volumes-attached-operation.ts";
 
-export interface OperationExecutorOptions {
+interface OperationExecutorOptions {
   plugins: VolumePluginManager;
   /** The component's event recorder (`attachdetach-controller`, `kubelet`). */
   recorder: VolumeEventRecorder;
@@ -71,7 +71,7 @@ export function attachDetachKey(volumeName: string, spec: VolumeSpec | undefined
  * The key a mount or map runs under: `(vol, "", "")` for attachable or device-mountable volumes, so
  * a mount waits for UnmountDevice of the same volume; `(vol, pod, "")` otherwise (pods in parallel).
  */
-export function mountKey(volume: VolumeToMount): OperationTarget {
+function mountKey(volume: VolumeToMount): OperationTarget {
   const perVolume = volume.pluginIsAttachable || volume.pluginIsDeviceMountable;
   return { volumeName: volume.volumeName, podName: perVolume ? emptyPodName : volume.podName, nodeName: emptyNodeName };
 }

@@ -17,7 +17,7 @@ export interface VolumeMessageSubject {
 }
 
 /** `: <err>` for an error, "" without one. */
-export function errorSuffix(err: unknown): string {
+function errorSuffix(err: unknown): string {
   return err === undefined ? "" : `: ${errorMessage(err)}`;
 }
 
@@ -27,7 +27,7 @@ export function simpleVolumeMessage(prefix: string, subject: VolumeMessageSubjec
 }
 
 /** The log form: `<prefix> for volume "<name>" <details> <suffix>`. */
-export function detailedVolumeMessage(prefix: string, subject: VolumeMessageSubject, suffix: string): string {
+function detailedVolumeMessage(prefix: string, subject: VolumeMessageSubject, suffix: string): string {
   return `${prefix} for volume ${goQuote(subject.specName)} ${subject.details} ${suffix}`;
 }
 

@@ -10,7 +10,7 @@ import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";
 import { PodDirUnmounter } from "./pod-dir-unmounter.ts";
 import { isMountPoint, mountIntoPodDir } from "./pod-mount.ts";
 
-export interface BindMountRequest {
+interface BindMountRequest {
   /** The per-node mount (or, for a local directory PV, the directory itself). */
   globalPath: string;
   /** The pod's volume directory. */
@@ -25,7 +25,7 @@ export interface BindMountRequest {
  * Bind-mounts the global path into the pod's directory unless it is already mounted there. A failed
  * mount is undone (unmounted if it half-happened, directory removed) and its error returned.
  */
-export async function bindMountIntoPod(
+async function bindMountIntoPod(
   node: NodeVolumeContext,
   logger: VolumeLogger,
   request: BindMountRequest,
@@ -45,16 +45,12 @@ export async function bindMountIntoPod(
 }
 
 /** Unmounts the pod's bind mount if present and removes the directory (never recursively). */
-export function tearDownPodMount(
-  node: NodeVolumeContext,
-  dir: string,
-  extensiveMountPointCheck: boolean,
-): Promise<void> {
+function tearDownPodMount(node: NodeVolumeContext, dir: string, extensiveMountPointCheck: boolean): Promise<void> {
   return cleanupMountPoint(node.host, node.mounter, dir, extensiveMountPointCheck);
 }
 
 /** A BindMountRequest without the pod directory (the mounter carries it) and with the global path found late. */
-export interface PodBindMountSource extends Omit<BindMountRequest, "dir" | "globalPath"> {
+interface PodBindMountSource extends Omit<BindMountRequest, "dir" | "globalPath"> {
   /** The path to bind, found when SetUp runs, so that a failure to find it is a SetUp failure. */
   globalPath(): Promise<string>;
 }

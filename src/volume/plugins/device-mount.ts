@@ -14,7 +14,7 @@ import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";
 /** Global (per-node) mount directories: private to the kubelet and the pod's group. */
 export const globalMountDirMode = 0o750;
 
-export interface DeviceMountRequest {
+interface DeviceMountRequest {
   devicePath: string;
   deviceMountPath: string;
   /** Empty for the default filesystem (ext4). */

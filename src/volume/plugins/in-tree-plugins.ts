@@ -17,7 +17,7 @@ import { SecretPlugin } from "./secret/secret-plugin.ts";
 import type { SimDiskProvider } from "./simdisk/sim-disk-attacher.ts";
 import { SimDiskPlugin } from "./simdisk/sim-disk-plugin.ts";
 
-export interface InTreePluginOptions {
+interface InTreePluginOptions {
   nfs?: NfsPluginOptions;
   /** The simulated disk provider, where attach and detach run (the attach/detach controller). */
   simDiskProvider?: SimDiskProvider;

@@ -10,7 +10,7 @@ import { errorMessage } from "../../runtime/error-message.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";
 
 /** Pod volume directories of mounted volumes: private to the kubelet and the pod's group. */
-export const podMountDirMode = 0o750;
+const podMountDirMode = 0o750;
 
 export interface PodMountRequest {
   /** What to mount (`server:/export`, or the global path to bind). */

@@ -5,7 +5,7 @@
  */
 import type { VolumeSpec } from "../spec.ts";
 
-export const mountOptionsAnnotation = "volume.beta.kubernetes.io/mount-options";
+const mountOptionsAnnotation = "volume.beta.kubernetes.io/mount-options";
 
 export function joinMountOptions(userOptions: readonly string[], systemOptions: readonly string[]): string[] {
   const all = new Set<string>();

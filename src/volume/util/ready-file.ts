@@ -5,9 +5,10 @@
  */
 import { posix } from "node:path";
 import type { Host } from "../../host/host.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { VolumeLogger } from "../volume-host.ts";
 
-export const readyFileName = "ready";
+const readyFileName = "ready";
 const readyDirMode = 0o750;
 /** os.Create's 0666 under the usual 022 umask. */
 const readyFileMode = 0o644;
@@ -34,13 +35,13 @@ export async function setReady(host: Host, dir: string, logger?: VolumeLogger): 
   try {
     await host.mkdir(dir, readyDirMode, { recursive: true });
   } catch (err) {
-    logger?.warning(`Can't mkdir ${dir}: ${err instanceof Error ? err.message : err}`);
+    logger?.warning(`Can't mkdir ${dir}: ${errorMessage(err)}`);
     return;
   }
   const readyFile = posix.join(dir, readyFileName);
   try {
     await host.writeFile(readyFile, new Uint8Array(0), readyFileMode);
   } catch (err) {
-    logger?.warning(`Can't touch ${readyFile}: ${err instanceof Error ? err.message : err}`);
+    logger?.warning(`Can't touch ${readyFile}: ${errorMessage(err)}`);
   }
 }

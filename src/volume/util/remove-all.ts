@@ -13,7 +13,7 @@ import { posix } from "node:path";
 import { type FileStat, type Host, isHostError } from "../../host/host.ts";
 
 /** Directory nesting deeper than this is refused: a bound on the recursion, far above real layouts. */
-export const maxRemoveAllDepth = 256;
+const maxRemoveAllDepth = 256;
 
 /** Removes `path` and everything below it; an absent path is a success. */
 export async function removeAllOneFilesystem(host: Host, path: string): Promise<void> {

@@ -21,7 +21,7 @@ contexts: [{ name: test, context: { cluster: test, user: admin } }]
 `;
 }
 
-export interface CapturedIo extends ClientIo {
+interface CapturedIo extends ClientIo {
   readonly stdout: string;
   readonly stderr: string;
   /** Ends a running watch, as Ctrl-C does. */

@@ -22,7 +22,7 @@ import type { Clock } from "../../../runtime/clock.ts";
 import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
-export type AttachState = "Attached" | "Uncertain" | "Detached";
+type AttachState = "Attached" | "Uncertain" | "Detached";
 
 interface NodeAttachment {
   attachedConfirmed: boolean;

@@ -43,7 +43,7 @@ interface ManagedNode {
 }
 
 /** A (pod, volume, node) the populator checks against the informer. */
-export interface PodToAdd {
+interface PodToAdd {
   podUID: string;
   pod: Pod;
   volumeName: string;

@@ -15,12 +15,12 @@ import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import { isPodTerminated } from "../pod-terminated.ts";
 import { isAttachableVolume, type PodVolumeContext, processPodVolumes, shouldAddVolumes } from "../pod-volumes.ts";
 
-export interface PodCache {
+interface PodCache {
   get(namespace: string, name: string): Pod | undefined;
   list(): Pod[];
 }
 
-export interface DesiredStatePopulatorOptions {
+interface DesiredStatePopulatorOptions {
   clock: Clock;
   logger: Logger;
   dsw: DesiredStateOfWorld;

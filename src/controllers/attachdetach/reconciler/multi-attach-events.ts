@@ -14,7 +14,7 @@ import { simpleVolumeMessage } from "../../../volume/operationexecutor/volume-me
 import { multiAttachErrorPrefix, multiAttachExclusivelyAttachedText } from "../constants.ts";
 
 /** What the message says about the pods that block the volume, as `receiver`'s namespace may see it. */
-export function blockingPodsText(receiver: Pod, blockingPods: readonly Pod[]): string {
+function blockingPodsText(receiver: Pod, blockingPods: readonly Pod[]): string {
   if (blockingPods.length === 0) return multiAttachExclusivelyAttachedText;
   const namespace = receiver.metadata?.namespace;
   const localNames = blockingPods

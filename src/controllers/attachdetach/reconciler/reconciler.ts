@@ -39,7 +39,7 @@ import type { NodeStatusUpdater } from "../statusupdater/node-status-updater.ts"
 import { multiAttachMessages } from "./multi-attach-events.ts";
 import type { MultiAttachPolicy } from "./multi-attach-policy.ts";
 
-export interface ReconcilerOptions {
+interface ReconcilerOptions {
   clock: Clock;
   logger: Logger;
   dsw: DesiredStateOfWorld;
@@ -61,13 +61,13 @@ export interface ReconcilerOptions {
 }
 
 /** Ready condition True. A node missing from the informer is not healthy. */
-export function isNodeReady(node: Node | undefined): boolean {
+function isNodeReady(node: Node | undefined): boolean {
   return (
     node?.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "True") ?? false
   );
 }
 
-export function hasOutOfServiceTaint(node: Node | undefined): boolean {
+function hasOutOfServiceTaint(node: Node | undefined): boolean {
   return taintKeyExists(node?.spec?.taints, taintNodeOutOfService);
 }
 

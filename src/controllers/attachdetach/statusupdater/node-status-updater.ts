@@ -14,7 +14,7 @@ import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import type { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
 
-export interface NodeStatusUpdaterOptions {
+interface NodeStatusUpdaterOptions {
   /** `client`: only its Node status patch is used. */
   client: { nodes: Pick<ResourceClient<Node>, "patch"> };
   /** The node informer's cache. */

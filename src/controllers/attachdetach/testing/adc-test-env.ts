@@ -13,7 +13,7 @@ import type {
   Pod,
   Taint,
 } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Event } from "../../../api/objects.ts";
 import { DEFAULT_TIMERS, type Timers } from "../../../api/timers.ts";
@@ -26,14 +26,14 @@ import { controllerManagedAttachAnnotation } from "../constants.ts";
 export const testNamespace = "shop";
 const diskSizeBytes = 64 << 20;
 
-export interface DiskVolumeOptions {
+interface DiskVolumeOptions {
   accessModes?: string[];
   namespace?: string;
   /** addDiskVolume: create the provider's disk too (default true). */
   createDisk?: boolean;
 }
 
-export interface PodOptions {
+interface PodOptions {
   namespace?: string;
   /** Container statuses show running (default true): what a kubelet last reported. */
   running?: boolean;

@@ -7,7 +7,7 @@
  * read what a user would see.
  */
 import type { TopologySelectorTerm } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { isNotFound } from "../../../api/errors.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type {
@@ -29,12 +29,10 @@ import { PersistentVolumeController } from "../../persistentvolume/pv-controller
 import { ExternalAttacher } from "../attacher.ts";
 import { ExternalProvisioner } from "../provisioner.ts";
 import type { ProvisionerTopologyOptions } from "../provisioner-state.ts";
-
-export const testDriverName = "mock.csi.kvol.io";
 export const testNamespace = "shop";
 export const zoneKey = "topology.mock.csi.kvol.io/zone";
 
-export interface SidecarEnvOptions {
+interface SidecarEnvOptions {
   /** Options of mock.csi.kvol.io besides its clock. */
   mock?: Omit<MockDriverOptions, "clock">;
   timers?: Partial<Timers>;
@@ -44,7 +42,7 @@ export interface SidecarEnvOptions {
   attacher?: boolean;
 }
 
-export interface ClassOptions {
+interface ClassOptions {
   bindingMode?: "Immediate" | "WaitForFirstConsumer";
   reclaimPolicy?: "Delete" | "Retain";
   parameters?: Record<string, string>;
@@ -52,21 +50,21 @@ export interface ClassOptions {
   allowedTopologies?: TopologySelectorTerm[];
 }
 
-export interface ClaimOptions {
+interface ClaimOptions {
   className?: string;
   request?: string;
   accessModes?: string[];
   volumeMode?: "Filesystem" | "Block";
 }
 
-export interface NodeOptions {
+interface NodeOptions {
   labels?: Record<string, string>;
   /** The driver's entry in the node's CSINode; none when undefined. */
   csiNode?: { nodeId: string; topologyKeys?: string[] };
 }
 
 /** What a user sees of an event. */
-export interface SeenEvent {
+interface SeenEvent {
   type: string;
   reason: string;
   message: string;

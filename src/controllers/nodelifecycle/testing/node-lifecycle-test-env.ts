@@ -6,7 +6,7 @@
  */
 
 import type { Taint, Toleration } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { isNotFound } from "../../../api/errors.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import { nodeLeaseNamespace } from "../../../api/namespaces.ts";
@@ -20,7 +20,7 @@ import { TaintEvictionController } from "../taint-eviction-controller.ts";
 
 export const testNamespace = "shop";
 
-export interface RunningPodOptions {
+interface RunningPodOptions {
   tolerations?: Toleration[];
   finalizers?: string[];
 }

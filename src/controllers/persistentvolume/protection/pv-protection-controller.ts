@@ -17,7 +17,7 @@ import type { Controller, ControllerContext } from "../../controller-context.ts"
 import { pvProtectionFinalizer, volumeNameOf } from "../annotations.ts";
 import { addFinalizer, isDeletionCandidate, needsFinalizer, removeFinalizer } from "./finalizers.ts";
 
-export const pvProtectionControllerName = "pv-protection-controller";
+const pvProtectionControllerName = "pv-protection-controller";
 
 export class PvProtectionController implements Controller {
   readonly name = pvProtectionControllerName;

@@ -27,7 +27,7 @@ import { claimKeyOf, pvcProtectionFinalizer } from "../annotations.ts";
 import { ensurePodsByClaimIndex, isPodTerminated, podsReferencingClaim } from "../claim-users.ts";
 import { addFinalizer, isDeletionCandidate, needsFinalizer, removeFinalizer } from "./finalizers.ts";
 
-export const pvcProtectionControllerName = "pvc-protection-controller";
+const pvcProtectionControllerName = "pvc-protection-controller";
 
 /** podUsesPVC: the pod is on a node and names the claim (an ephemeral one only until it shut down). */
 function podUsesClaim(pod: Pod, claim: PersistentVolumeClaim): boolean {

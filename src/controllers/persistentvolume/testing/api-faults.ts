@@ -6,7 +6,7 @@
 import type { Client, ResourceClient } from "../../../api/client/client.ts";
 import { ApiError } from "../../../api/errors.ts";
 
-export type FaultyVerb = "create" | "update" | "updateStatus" | "delete" | "get";
+type FaultyVerb = "create" | "update" | "updateStatus" | "delete" | "get";
 
 interface FaultRule {
   resource: keyof Client;

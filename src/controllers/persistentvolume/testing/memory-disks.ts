@@ -4,7 +4,7 @@
  */
 import type { DiskCreateOptions, DiskProvider } from "../disk-provider.ts";
 
-export interface MemoryDisk {
+interface MemoryDisk {
   id: string;
   sizeBytes: number;
   options: DiskCreateOptions;

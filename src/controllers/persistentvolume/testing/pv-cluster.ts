@@ -8,7 +8,7 @@ import type { PersistentVolumeSpec, TopologySelectorTerm } from "kubernetes-type
 import type { LabelSelector } from "kubernetes-types/meta/v1.js";
 import type { Client } from "../../../api/client/client.ts";
 import { InProcessClient } from "../../../api/client/in-process-client.ts";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { isNotFound } from "../../../api/errors.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../../api/objects.ts";
@@ -25,11 +25,11 @@ import { SimDiskProvisioner } from "../sim-disk-provisioner.ts";
 import { ApiFaults } from "./api-faults.ts";
 import { MemoryDisks } from "./memory-disks.ts";
 
-export const simDiskProvisionerName = "kvol.io/sim-disk";
+const simDiskProvisionerName = "kvol.io/sim-disk";
 /** The NFS server of the volumes `persistentVolume` makes. */
 export const nfsServerAddress = "10.0.255.2";
 
-export interface PvClusterOptions {
+interface PvClusterOptions {
   /** Also run the pvc-protection and pv-protection controllers. */
   protection?: boolean;
   /** Provisioners besides the sim-disk one. */
@@ -40,7 +40,7 @@ export interface PvClusterOptions {
 }
 
 /** What a user sees of an event: `<type> <reason> <message>`, in the order they were first recorded. */
-export interface SeenEvent {
+interface SeenEvent {
   type: string;
   reason: string;
   message: string;
@@ -137,7 +137,7 @@ async function eventsAbout(client: Client, kind: string, name: string): Promise<
   }));
 }
 
-export interface ClassOptions {
+interface ClassOptions {
   provisioner?: string;
   bindingMode?: "Immediate" | "WaitForFirstConsumer" | null;
   reclaimPolicy?: "Delete" | "Retain" | "Recycle";
@@ -210,7 +210,7 @@ export function persistentVolume(name: string, options: VolumeOptions = {}): Per
   };
 }
 
-export interface ClaimOptions {
+interface ClaimOptions {
   request?: string;
   accessModes?: readonly string[];
   /** null leaves storageClassName unset (the default class may be filled in). */

@@ -6,7 +6,7 @@
  * would write it.
  */
 import type { Taint, Toleration } from "kubernetes-types/core/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Event, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../../api/objects.ts";
 import { DEFAULT_TIMERS, type Timers } from "../../../api/timers.ts";
@@ -18,9 +18,9 @@ import { Scheduler } from "../scheduler.ts";
 export const hostnameLabel = "kubernetes.io/hostname";
 export const zoneLabel = "topology.kubernetes.io/zone";
 /** How often the stand-in PV controller looks for work. */
-export const standInVolumeControllerPeriodMs = 500;
+const standInVolumeControllerPeriodMs = 500;
 
-export interface NodeOptions {
+interface NodeOptions {
   labels?: Record<string, string>;
   taints?: Taint[];
   unschedulable?: boolean;
@@ -28,7 +28,7 @@ export interface NodeOptions {
   ready?: "True" | "False" | "Unknown";
 }
 
-export interface PodOptions {
+interface PodOptions {
   claims?: string[];
   nodeName?: string;
   nodeSelector?: Record<string, string>;
@@ -38,7 +38,7 @@ export interface PodOptions {
   >["requiredDuringSchedulingIgnoredDuringExecution"];
 }
 
-export interface VolumeOptions {
+interface VolumeOptions {
   className?: string;
   capacity?: string;
   /** The node the volume lives on (a local volume): required node affinity on the hostname label. */

@@ -4,7 +4,7 @@
  * these tests — binding a pod to a node and reporting it Running and Ready, or finishing a
  * graceful deletion, exactly as those components would write it.
  */
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import type { Event, Pod } from "../../../api/objects.ts";
 import { DEFAULT_TIMERS } from "../../../api/timers.ts";

@@ -17,7 +17,7 @@ import { step } from "./host-failures.ts";
 import { isReadOnlyMount, mountStateAt, showsSameFile } from "./mount-state.ts";
 import { isReaderOnly, mountFlagsOf } from "./volume-capabilities.ts";
 
-export interface BindRequest {
+interface BindRequest {
   rpc: string;
   /** The request field `target` came from (`staging_target_path`, `target_path`), for messages. */
   targetField: string;
@@ -53,7 +53,7 @@ export async function bindMountIdempotently(host: Host, mounter: Mounter, reques
 }
 
 /** What NodePublishVolume binds: a staged directory, or in Block mode the volume's device file. */
-export interface PublishBind {
+interface PublishBind {
   rpc: string;
   source: string;
   target: string;

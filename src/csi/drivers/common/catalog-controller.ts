@@ -53,13 +53,13 @@ export interface VolumeStorage {
 }
 
 /** A controller whose volumes live on one node only (hostpath): topology pins them there. */
-export interface NodeLocalPlacement {
+interface NodeLocalPlacement {
   nodeId: string;
   /** The topology segment key (`topology.hostpath.csi.kvol.io/node`). */
   topologyKey: string;
 }
 
-export interface CatalogControllerOptions {
+interface CatalogControllerOptions {
   driverName: string;
   catalog: VolumeCatalog;
   storage: VolumeStorage;

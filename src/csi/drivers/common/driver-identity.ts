@@ -12,7 +12,7 @@ import type {
 } from "../../proto/types.ts";
 import { bundledDriverVersion } from "./constants.ts";
 
-export interface DriverIdentityOptions {
+interface DriverIdentityOptions {
   name: string;
   /** True when the endpoint serves a Controller service. */
   controllerService: boolean;

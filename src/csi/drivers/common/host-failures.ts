@@ -3,12 +3,14 @@
  * write): a CsiError the caller can act on, never a bare Error (which gRPC would turn into Unknown
  * with no hint of which step failed).
  */
+
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { CsiError } from "../../grpc/errors.ts";
 
 /** Internal, naming the step: `NodeStageVolume: bind mount of /a on /b failed: mount failed: ...`. */
 export function internalFailure(step: string, error: unknown): CsiError {
   if (error instanceof CsiError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new CsiError("Internal", `${step} failed: ${detail}`);
 }
 

@@ -7,12 +7,12 @@
 import { CsiError } from "../../grpc/errors.ts";
 import { listVolumesDefaultPageSize } from "./constants.ts";
 
-export interface PageRequest {
+interface PageRequest {
   maxEntries: number;
   startingToken: string;
 }
 
-export interface Page<T> {
+interface Page<T> {
   items: T[];
   /** Empty on the last page. */
   nextToken: string;

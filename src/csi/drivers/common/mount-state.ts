@@ -25,7 +25,7 @@ export async function mountStateAt(host: Host, path: string): Promise<MountState
 }
 
 /** The mount that covers the others at `path` (the last one mounted there). */
-export function topMountAt(mounts: readonly MountInfo[], path: string): MountInfo | undefined {
+function topMountAt(mounts: readonly MountInfo[], path: string): MountInfo | undefined {
   return mounts.findLast((mount) => mount.mountPoint === path);
 }
 

@@ -3,7 +3,7 @@
  * supports, wrapped in the `rpc` arm of its capability oneof.
  */
 
-export interface RpcCapabilities<Type> {
+interface RpcCapabilities<Type> {
   capabilities: { rpc: { type: Type } }[];
 }
 

@@ -9,7 +9,7 @@ import { blockTargetFileMode, mountDirMode } from "./constants.ts";
 import { step } from "./host-failures.ts";
 import { isPresent } from "./host-paths.ts";
 
-export type TargetKind = "directory" | "file";
+type TargetKind = "directory" | "file";
 
 export async function createTargetPath(host: Host, path: string, kind: TargetKind, rpc: string): Promise<void> {
   await step(`${rpc}: creating ${path}`, async () => {

@@ -11,7 +11,7 @@
 import type { StringMap } from "../../proto/types.ts";
 import type { AccessType } from "./volume-capabilities.ts";
 
-export interface VolumePublication {
+interface VolumePublication {
   nodeId: string;
   readonly: boolean;
   /** True when published with a single-node access mode: no other node may then have it. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { expectErrno } from "../../../host/host-contract.ts";
-import { newTestWorld } from "../../../host/sim/sim-test-world.ts";
+import { newTestWorld } from "../../../host/sim/testing/sim-test-world.ts";
 import { removeTree, treeUsage } from "./volume-tree.ts";
 
 async function volumeWithFiles() {

@@ -6,7 +6,7 @@
 import { posix } from "node:path";
 import type { FileStat, Host } from "../../../host/host.ts";
 
-export interface TreeUsage {
+interface TreeUsage {
   usedBytes: number;
   /** Files, directories and links, the root included. */
   inodes: number;

@@ -9,6 +9,7 @@
  * Provider errors carry a code; `csiErrorOfDisk` turns them into the CSI status the spec gives.
  */
 import { CloudDiskError, type DiskErrorCode } from "../../../host/sim/world/disk-provider.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { CsiError, type CsiStatusName } from "../../grpc/errors.ts";
 
 export interface DiskAttachmentView {
@@ -25,7 +26,7 @@ export interface DiskView {
 }
 
 /** A value, or a promise of it: the simulated provider answers at once, a real one later. */
-export type MaybePromise<T> = T | Promise<T>;
+type MaybePromise<T> = T | Promise<T>;
 
 export interface DiskBackend {
   createDisk(id: string, sizeBytes: number, options: { zone?: string; multiAttach?: boolean }): MaybePromise<DiskView>;
@@ -59,10 +60,10 @@ const statusOfDiskError: Readonly<Record<DiskErrorCode, CsiStatusName>> = {
 };
 
 /** The CSI status of a provider failure, prefixed by the RPC; anything else is Internal. */
-export function csiErrorOfDisk(error: unknown, rpc: string): CsiError {
+function csiErrorOfDisk(error: unknown, rpc: string): CsiError {
   if (error instanceof CsiError) return error;
   if (error instanceof CloudDiskError) return new CsiError(statusOfDiskError[error.code], `${rpc}: ${error.message}`);
-  return new CsiError("Internal", `${rpc}: ${error instanceof Error ? error.message : String(error)}`);
+  return new CsiError("Internal", `${rpc}: ${errorMessage(error)}`);
 }
 
 /** Runs a provider call, turning its failure into the CSI status. */

@@ -58,7 +58,7 @@ import {
 } from "../common/volume-capabilities.ts";
 import { type DiskBackend, type DiskView, diskCall } from "./disk-backend.ts";
 
-export interface DiskControllerOptions {
+interface DiskControllerOptions {
   disks: DiskBackend;
   support: CapabilitySupport;
   capacity: CapacityLimits;
@@ -67,7 +67,7 @@ export interface DiskControllerOptions {
 const volumeIdPattern = new RegExp(`^${diskVolumeIdPrefix}-[0-9a-f]{${volumeIdHashHexDigits}}$`);
 
 /** The volume id (and disk id) of the volume CreateVolume makes for `name`. */
-export function diskVolumeIdFor(name: string): string {
+function diskVolumeIdFor(name: string): string {
   return `${diskVolumeIdPrefix}-${createHash("sha256").update(name).digest("hex").slice(0, volumeIdHashHexDigits)}`;
 }
 

@@ -61,7 +61,7 @@ import { type CapabilitySupport, mountFlagsOf, requireCapability } from "../comm
 import { treeUsage } from "../common/volume-tree.ts";
 import { type DiskBackend, type DiskView, diskCall } from "./disk-backend.ts";
 
-export interface DiskNodeOptions {
+interface DiskNodeOptions {
   host: Host;
   mounter: Mounter;
   nodeId: string;

@@ -10,8 +10,8 @@ import { type Host, isHostError } from "../../../host/host.ts";
 import { CloudDiskError } from "../../../host/sim/world/disk-provider.ts";
 import type { DiskAttachmentView, DiskView } from "./disk-backend.ts";
 
-export const diskRecordSuffix = ".json";
-export const diskImageSuffix = ".img";
+const diskRecordSuffix = ".json";
+const diskImageSuffix = ".img";
 const temporarySuffix = ".tmp";
 const recordFileMode = 0o600;
 const disksDirMode = 0o750;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type Host, HostError } from "../../../host/host.ts";
-import { newTestWorld } from "../../../host/sim/sim-test-world.ts";
+import { newTestWorld } from "../../../host/sim/testing/sim-test-world.ts";
 import { CloudDiskError } from "../../../host/sim/world/disk-provider.ts";
 import { LoopDiskBackend } from "./loop-disk-backend.ts";
 

@@ -35,7 +35,7 @@ import { detachLoopDevices, ensureLoopDevice, loopDevicesOf } from "../common/lo
 import type { DiskAttachmentView, DiskBackend, DiskView } from "./disk-backend.ts";
 import { DiskStateFiles, withAttachments } from "./disk-state-file.ts";
 
-export interface LoopDiskBackendOptions {
+interface LoopDiskBackendOptions {
   host: Host;
   /** Where the disks' files and records live (`DATA/disks`, or the driver's state directory). */
   disksDir: string;

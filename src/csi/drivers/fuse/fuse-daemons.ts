@@ -13,7 +13,7 @@ import type { Clock } from "../../../runtime/clock.ts";
 import { fuseMountPollPeriodMs, fuseMountTimeoutMs } from "../common/constants.ts";
 import type { FuseProgram } from "./fuse-program.ts";
 
-export interface FuseDaemonSpec {
+interface FuseDaemonSpec {
   program: FuseProgram;
   /** The agent scope the daemon joins (the node plugin's). */
   agent: string;
@@ -61,7 +61,7 @@ export async function startFuseDaemon(host: Host, clock: Clock, spec: FuseDaemon
 }
 
 /** The daemons alive in `agent`'s scope. */
-export async function daemonsOfAgent(host: Host, agent: string): Promise<ProcessInfo[]> {
+async function daemonsOfAgent(host: Host, agent: string): Promise<ProcessInfo[]> {
   return (await host.daemons()).filter((daemon) => daemon.scope === "agent" && daemon.agent === agent);
 }
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestApi, testPod } from "../../../api/client/test-api.ts";
+import { newTestApi, testPod } from "../../../api/client/testing/test-api.ts";
 import { expectErrno } from "../../../host/host-contract.ts";
 import type { SimHost } from "../../../host/sim/sim-host.ts";
-import { newTestWorld } from "../../../host/sim/sim-test-world.ts";
+import { newTestWorld } from "../../../host/sim/testing/sim-test-world.ts";
 import { connectCsiInProcess } from "../../grpc/in-process.ts";
 import type { CsiClient } from "../../grpc/services.ts";
 import { fuseDriverName } from "../common/constants.ts";

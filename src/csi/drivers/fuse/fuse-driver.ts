@@ -37,7 +37,7 @@ import { type ReestablishReport, reestablishMounts, servedVolumes } from "./fuse
 import type { FuseRecoveryApi } from "./recovery-api.ts";
 
 /** The FUSE program the simulator models for this driver. */
-export const defaultFuseProgram = "kvolfs";
+const defaultFuseProgram = "kvolfs";
 
 export interface FuseDriverOptions extends CapacityOptions {
   host: Host;

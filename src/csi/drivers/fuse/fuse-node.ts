@@ -61,7 +61,7 @@ import { treeUsage } from "../common/volume-tree.ts";
 import { isFuseMountOf, killDaemonsOfAgent, startFuseDaemon } from "./fuse-daemons.ts";
 import type { FuseProgram } from "./fuse-program.ts";
 
-export interface FuseNodeOptions {
+interface FuseNodeOptions {
   host: Host;
   clock: Clock;
   mounter: Mounter;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestWorld } from "../../../host/sim/sim-test-world.ts";
+import { newTestWorld } from "../../../host/sim/testing/sim-test-world.ts";
 import { createFuseDriver } from "./fuse-driver.ts";
 import { directoryFuseProgram, s3fsProgram } from "./fuse-program.ts";
 

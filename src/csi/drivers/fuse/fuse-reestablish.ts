@@ -22,7 +22,7 @@ import type { FuseNode, ServeOutcome } from "./fuse-node.ts";
 import type { FuseRecoveryApi } from "./recovery-api.ts";
 
 /** One volume this node serves according to the API, and the paths kubelet uses for it. */
-export interface ServedVolume {
+interface ServedVolume {
   volumeId: string;
   pvName: string;
   /** Empty when the driver does not stage. */
@@ -37,7 +37,7 @@ export interface ReestablishReport {
   failed: Array<{ path: string; message: string }>;
 }
 
-export interface ReestablishContext {
+interface ReestablishContext {
   api: FuseRecoveryApi;
   driverName: string;
   nodeName: string;

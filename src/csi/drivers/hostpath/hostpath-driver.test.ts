@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
 import { expectErrno } from "../../../host/host-contract.ts";
 import type { SimHost } from "../../../host/sim/sim-host.ts";
-import { newTestWorld } from "../../../host/sim/sim-test-world.ts";
+import { newTestWorld } from "../../../host/sim/testing/sim-test-world.ts";
 import { connectCsiInProcess } from "../../grpc/in-process.ts";
 import type { CsiClient } from "../../grpc/services.ts";
 import { hostpathDriverName, hostpathTopologyKey } from "../common/constants.ts";

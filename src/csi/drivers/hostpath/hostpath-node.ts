@@ -52,7 +52,7 @@ import type { VolumeCatalog, VolumeRecord } from "../common/volume-catalog.ts";
 import { volumeDataPath } from "../common/volume-storage.ts";
 import { volumeStats } from "./hostpath-stats.ts";
 
-export interface HostpathNodeOptions {
+interface HostpathNodeOptions {
   host: Host;
   mounter: Mounter;
   nodeId: string;

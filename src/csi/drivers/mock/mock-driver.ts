@@ -77,7 +77,7 @@ import {
 import { type MockFault, MockHooks, type MockRpcName } from "./mock-hooks.ts";
 import { type MockVolume, MockVolumes, type MockVolumesSnapshot } from "./mock-volumes.ts";
 
-export interface MockCapabilities {
+interface MockCapabilities {
   /** NodeStageVolume/NodeUnstageVolume (STAGE_UNSTAGE_VOLUME); default true. */
   stageUnstage?: boolean;
   /** ControllerPublish/Unpublish (PUBLISH_UNPUBLISH_VOLUME); default true. */
@@ -114,7 +114,7 @@ export interface MockDriverOptions {
 }
 
 /** One finished call, as the mock saw it. */
-export interface MockCall {
+interface MockCall {
   method: MockRpcName;
   /** The request as received, secrets redacted. */
   request: unknown;

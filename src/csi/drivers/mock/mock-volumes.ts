@@ -19,7 +19,7 @@ export interface MockVolume {
   publishedTo: Map<string, { readonly: boolean; singleNode: boolean }>;
 }
 
-export interface MockPublication {
+interface MockPublication {
   volumeId: string;
   readonly: boolean;
 }
@@ -160,7 +160,7 @@ export class MockVolumes {
  * `mock-<name>` (what tests and fault hooks name), or, when that would pass CSI's 128-byte limit
  * on ids, `mock-<sha256 of name>`: every id the mock hands out is one its own calls accept.
  */
-export function mockVolumeIdFor(name: string): string {
+function mockVolumeIdFor(name: string): string {
   const readable = `mock-${name}`;
   if (Buffer.byteLength(readable) <= maxCsiStringBytes) return readable;
   return `mock-${createHash("sha256").update(name).digest("hex")}`;

@@ -38,7 +38,7 @@ import { CsiError } from "../errors.ts";
 import type { CsiClient, CsiController, CsiIdentity, CsiNode } from "../services.ts";
 
 export const testDriverName = "test.csi.kvol.io";
-export const testNodeId = "node-1";
+const testNodeId = "node-1";
 
 interface StoredVolume {
   volume: Volume;

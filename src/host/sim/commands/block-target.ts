@@ -8,7 +8,7 @@ import { inodeAt } from "../path-walk.ts";
 import type { CommandContext } from "./command-context.ts";
 import { errnoOf } from "./errno-text.ts";
 
-export type BlockTarget =
+type BlockTarget =
   | { kind: "opened"; storage: BlockStorage; mounted: boolean; readOnly: boolean }
   | { kind: "failed"; errno: Errno };
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { expectErrno } from "../../host-contract.ts";
-import { newTestWorld } from "../sim-test-world.ts";
+import { newTestWorld } from "../testing/sim-test-world.ts";
 
 const target = "/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~csi/pvc-1/mount";
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);

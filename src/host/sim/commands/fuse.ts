@@ -71,7 +71,7 @@ export function isFuseProgram(command: string): boolean {
   return fusePrograms.has(command);
 }
 
-export interface FuseDaemonRequest {
+interface FuseDaemonRequest {
   program: string;
   source: string;
   target: string;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestWorld } from "../sim-test-world.ts";
+import { newTestWorld } from "../testing/sim-test-world.ts";
 
 async function nodeWithLoopDevice() {
   const { world } = newTestWorld();

@@ -16,7 +16,7 @@ export interface MountRequest {
   readOnly: boolean;
 }
 
-export type MountArgsResult = { ok: true; request: MountRequest } | { ok: false };
+type MountArgsResult = { ok: true; request: MountRequest } | { ok: false };
 
 /** Per-mount (VFS) flags; `rw`/`ro` lead the list mountinfo prints. */
 const vfsFlagNames = new Set([

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { expectErrno } from "../../host-contract.ts";
-import { newTestWorld } from "../sim-test-world.ts";
+import { newTestWorld } from "../testing/sim-test-world.ts";
 
 const podDir = "/var/lib/kubelet/pods/cddc94e7/volumes/kubernetes.io~nfs/nfs211";
 const source = "10.20.172.211:/nfs";

@@ -40,11 +40,7 @@ export async function mountNfs(context: CommandContext, request: MountRequest, f
 }
 
 /** mount.nfs itself (also run directly: `mount.nfs server:/export /mnt -o …`). */
-export async function mountWithHelper(
-  context: CommandContext,
-  request: MountRequest,
-  source: string,
-): Promise<CommandResult> {
+async function mountWithHelper(context: CommandContext, request: MountRequest, source: string): Promise<CommandResult> {
   const separator = source.indexOf(":/");
   if (separator <= 0) return failed(mountFailureExitStatus, "mount.nfs: remote share not in 'host:dir' format\n");
   const serverAddress = source.slice(0, separator);

@@ -191,7 +191,7 @@ async function remount(context: CommandContext, request: MountRequest): Promise<
 const sizeSuffixBytes: Record<string, number> = { k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 
 /** tmpfs `size=`: bytes, with k/m/g/t suffixes or a % of memory; undefined when malformed. */
-export function parseTmpfsSize(value: string | undefined, memoryBytes: number): number | undefined {
+function parseTmpfsSize(value: string | undefined, memoryBytes: number): number | undefined {
   if (value === undefined) return Math.floor(memoryBytes * tmpfsDefaultSizeFraction);
   const match = /^(\d+)([kmgt%]?)$/i.exec(value);
   if (match === null) return undefined;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { newTestWorld } from "../sim-test-world.ts";
+import { newTestWorld } from "../testing/sim-test-world.ts";
 
 async function nodeWithTmpfs(utilLinux: "2.23" | "2.38") {
   const { world } = newTestWorld();

@@ -39,9 +39,9 @@ export interface DiskFaults {
   detachError?: string;
 }
 
-export type AttachmentState = "attaching" | "attached" | "detaching";
+type AttachmentState = "attaching" | "attached" | "detaching";
 
-export interface DiskAttachment {
+interface DiskAttachment {
   readonly nodeName: string;
   readonly readOnly: boolean;
   state: AttachmentState;
@@ -57,14 +57,14 @@ export interface CloudDisk {
   faults: DiskFaults;
 }
 
-export interface CreateDiskOptions {
+interface CreateDiskOptions {
   zone?: string;
   /** Allow read-write attachment to several nodes at once (shared block storage). */
   multiAttach?: boolean;
 }
 
 /** How the provider reaches the nodes: the world plugs devices into their kernels. */
-export interface DiskNodePort {
+interface DiskNodePort {
   /** The node's zone; throws CloudDiskError NodeNotFound for an unknown node. */
   zoneOf(nodeName: string): string | undefined;
   plug(nodeName: string, disk: CloudDisk, readOnly: boolean): void;

@@ -14,7 +14,7 @@ export interface NfsExport {
   generation: number;
 }
 
-export interface NfsExportOptions {
+interface NfsExportOptions {
   /** Capacity of the export; writes beyond it fail with ENOSPC. */
   sizeLimitBytes?: number;
 }

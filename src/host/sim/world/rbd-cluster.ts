@@ -16,7 +16,7 @@ export interface RbdClientInstance {
   readonly clientId: number;
 }
 
-export interface RbdWatcher {
+interface RbdWatcher {
   readonly client: RbdClientInstance;
   readonly cookie: number;
 }

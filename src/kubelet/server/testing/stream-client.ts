@@ -10,7 +10,7 @@ import type { Duplex } from "node:stream";
 import { channelMessage, remoteCommandChannel } from "../remote-command.ts";
 import { encodeFrame, FrameParser, opcode } from "../websocket.ts";
 
-export interface StreamSession {
+interface StreamSession {
   /** The protocol the server chose. */
   protocol: string;
   sendStdin(text: string): void;
@@ -20,7 +20,7 @@ export interface StreamSession {
   finished: Promise<{ stdout: string; stderr: string; status: Record<string, unknown> | undefined }>;
 }
 
-export type StreamAnswer = { session: StreamSession } | { refused: { status: number; body: string } };
+type StreamAnswer = { session: StreamSession } | { refused: { status: number; body: string } };
 
 function collect(response: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {

@@ -28,7 +28,7 @@ import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
 /** Whether the volume's plugin attaches it: Uncertain for reconstructed volumes until node status says. */
-export type Attachability = "True" | "False" | "Uncertain";
+type Attachability = "True" | "False" | "Uncertain";
 
 /** An attached volume as the reconciler sees it. */
 export interface KubeletAttachedVolume extends AttachedVolume {
@@ -48,7 +48,7 @@ export interface KubeletMountedVolume extends MountedVolume {
 }
 
 /** PodExistsInVolume's answer (Kubernetes returns these as error types). */
-export type PodVolumeStatus =
+type PodVolumeStatus =
   /** The volume is not attached to this node yet. */
   | { kind: "notAttached" }
   /** Attached, but not mounted for this pod (or the mount is uncertain: mount again). */

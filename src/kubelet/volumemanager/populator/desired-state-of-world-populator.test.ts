@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { newTestApi } from "../../../api/client/test-api.ts";
+import { newTestApi } from "../../../api/client/testing/test-api.ts";
 import { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
 import { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import { inTreePluginManager } from "../testing/test-plugins.ts";

@@ -28,7 +28,7 @@ import type { PodManager, PodStateProvider, SourcesReady } from "../pod-sources.
 import { podVolumeNames } from "../pod-volume-names.ts";
 import { volumeSpecForPod } from "./volume-spec-for-pod.ts";
 
-export interface PopulatorOptions {
+interface PopulatorOptions {
   clock: Clock;
   logger: Logger;
   loopPeriodMs: number;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from "kubernetes-types/core/v1.js";
-import { newTestApi } from "../../../api/client/test-api.ts";
+import { newTestApi } from "../../../api/client/testing/test-api.ts";
 import { podVolumeNames } from "../pod-volume-names.ts";
 import { volumeSpecForPod } from "./volume-spec-for-pod.ts";
 

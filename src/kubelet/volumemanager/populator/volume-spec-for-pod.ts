@@ -11,11 +11,11 @@ import { VolumeSpec } from "../../../volume/spec.ts";
 import type { PodVolumeNames } from "../pod-volume-names.ts";
 
 /** The finalizer that keeps an in-use claim alive; a deleting claim without it must not be mounted. */
-export const pvcProtectionFinalizer = "kubernetes.io/pvc-protection";
+const pvcProtectionFinalizer = "kubernetes.io/pvc-protection";
 /** The PV annotation whose value becomes a supplemental group of the pod's containers. */
-export const volumeGidAnnotation = "pv.beta.kubernetes.io/gid";
+const volumeGidAnnotation = "pv.beta.kubernetes.io/gid";
 
-export interface PodVolumeSpec {
+interface PodVolumeSpec {
   spec: VolumeSpec;
   /** The PV's gid annotation, "" when absent. */
   volumeGidValue: string;

@@ -37,7 +37,7 @@ import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import type { PodVolumeDir } from "../pod-volume-dirs.ts";
 import { reconstructVolumes } from "./reconstruct.ts";
 
-export interface ReconcilerOptions {
+interface ReconcilerOptions {
   clock: Clock;
   logger: Logger;
   loopPeriodMs: number;

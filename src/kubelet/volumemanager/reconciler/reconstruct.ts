@@ -26,14 +26,14 @@ interface ReconstructedPodVolume {
   deviceMounter: DeviceMounter | undefined;
 }
 
-export interface ReconstructionResult {
+interface ReconstructionResult {
   /** Unique names added to the ASW: their device paths and attachability come from node status. */
   reconstructedVolumeNames: string[];
   /** Directories whose volume could not be rebuilt: unmounted once no pod wants them. */
   volumesFailedReconstruction: PodVolumeDir[];
 }
 
-export interface ReconstructionContext {
+interface ReconstructionContext {
   plugins: VolumePluginManager;
   node: NodeVolumeContext;
   asw: ActualStateOfWorld;

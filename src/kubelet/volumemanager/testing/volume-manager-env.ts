@@ -223,7 +223,7 @@ export async function volumeManagerEnv(seed = 1): Promise<VolumeManagerEnv> {
 
 // ---- Object builders -------------------------------------------------------------------------
 
-export interface PodVolumeUse {
+interface PodVolumeUse {
   /** The pod volume (`spec.volumes[]`). */
   volume: NonNullable<NonNullable<Pod["spec"]>["volumes"]>[number];
   /** Used as a raw block device instead of a mount. */

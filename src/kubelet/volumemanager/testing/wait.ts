@@ -2,7 +2,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { VolumeManagerEnv } from "./volume-manager-env.ts";
 
-export interface WaitOutcome {
+interface WaitOutcome {
   /** Virtual milliseconds from the call until it settled. */
   elapsedMs: number;
   /** The rejection, when it rejected. */
@@ -10,7 +10,7 @@ export interface WaitOutcome {
 }
 
 /** A WaitForAttachAndMount call in progress; `outcome` is set when it settles. */
-export interface PodSync {
+interface PodSync {
   /** Virtual time of the call. */
   started: number;
   outcome: WaitOutcome | undefined;

@@ -11,7 +11,7 @@ import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../../testing/ma
 export const secondMs = 1_000;
 export const minuteMs = 60 * secondMs;
 
-export interface RunningDiskPod {
+interface RunningDiskPod {
   pod: Pod;
   /** The PV's name, which is also the cloud disk's id. */
   pvName: string;

@@ -15,7 +15,7 @@ import type {
   VolumeMountState,
 } from "../types.ts";
 
-export interface RecordedAttachment {
+interface RecordedAttachment {
   devicePath: string;
   state: "attached" | "uncertain";
   reported: boolean;

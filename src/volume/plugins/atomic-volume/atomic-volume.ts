@@ -5,6 +5,7 @@
  * sync (RequiresRemount), which is how an updated Secret reaches running pods.
  */
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { AtomicWriter, type Payload } from "../../atomic-writer.ts";
 import { podVolumeDir } from "../../paths.ts";
 import type { MounterArgs, VolumeAttributes, VolumeMounter, VolumeUnmounter } from "../../plugin.ts";
@@ -76,7 +77,7 @@ export class AtomicVolumeMounter implements VolumeMounter {
       await wrapper.tearDownAt(dir);
     } catch (err) {
       this.target.host.logger.warning(
-        `Error tearing down volume ${this.target.volumeName} with : ${err instanceof Error ? err.message : err}`,
+        `Error tearing down volume ${this.target.volumeName} with : ${errorMessage(err)}`,
       );
     }
   }

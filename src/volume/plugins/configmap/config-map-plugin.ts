@@ -12,7 +12,7 @@ import { AtomicVolumePlugin, type PayloadContext } from "../atomic-volume/atomic
 import { mediumDefault } from "../emptydir/medium.ts";
 import { fetchConfigMap, makeConfigMapPayload } from "./config-map-payload.ts";
 
-export const configMapPluginName = "kubernetes.io/configmap";
+const configMapPluginName = "kubernetes.io/configmap";
 
 export class ConfigMapPlugin extends AtomicVolumePlugin<ConfigMapVolumeSource> {
   readonly name = configMapPluginName;

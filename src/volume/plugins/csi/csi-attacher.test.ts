@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
 import type { VolumeAttachment } from "kubernetes-types/storage/v1.js";
-import { newTestApi, type TestApi } from "../../../api/client/test-api.ts";
+import { newTestApi, type TestApi } from "../../../api/client/testing/test-api.ts";
 import { SharedInformerFactory } from "../../../api/informer/shared-informer-factory.ts";
 import { VolumeSpec } from "../../spec.ts";
 import { settle } from "../../testing/sim-node.ts";

@@ -25,7 +25,7 @@ export const csiVolumeNameSeparator = "^";
 export const volumeAttachmentBeingDeletedText = "volume attachment is being deleted";
 
 /** The API access the attacher needs; `client.volumeAttachments` and informer listers satisfy it. */
-export interface CsiAttacherApi {
+interface CsiAttacherApi {
   createVolumeAttachment(attachment: VolumeAttachment): Promise<unknown>;
   deleteVolumeAttachment(name: string): Promise<unknown>;
   /** A live read (the kubelet's WaitForAttach); rejects with ApiError NotFound when absent. */
@@ -36,7 +36,7 @@ export interface CsiAttacherApi {
   cachedCsiDriver(name: string): CSIDriver | undefined;
 }
 
-export interface CsiAttacherOptions {
+interface CsiAttacherOptions {
   api: CsiAttacherApi;
   clock: Clock;
   /** Draws the poll jitter. */
@@ -46,7 +46,7 @@ export interface CsiAttacherOptions {
 }
 
 /** A CSI persistent volume's driver and handle. */
-export interface CsiVolumeId {
+interface CsiVolumeId {
   driver: string;
   volumeHandle: string;
 }
@@ -64,7 +64,7 @@ function requireCsiVolumeId(spec: VolumeSpec): CsiVolumeId {
 }
 
 /** `<driver>^<handle>` back into its parts. */
-export function parseCsiVolumeName(volumeName: string): CsiVolumeId {
+function parseCsiVolumeName(volumeName: string): CsiVolumeId {
   const at = volumeName.indexOf(csiVolumeNameSeparator);
   if (at <= 0 || at === volumeName.length - 1) {
     throw new Error(`unexpected CSI volume name "${volumeName}": want <driver>${csiVolumeNameSeparator}<volumeHandle>`);
@@ -78,7 +78,7 @@ export function volumeAttachmentName(volumeHandle: string, driverName: string, n
 }
 
 /** A missing CSIDriver object means attach is required. */
-export function csiDriverRequiresAttach(driver: CSIDriver | undefined): boolean {
+function csiDriverRequiresAttach(driver: CSIDriver | undefined): boolean {
   return driver?.spec?.attachRequired !== false;
 }
 

@@ -16,8 +16,8 @@ import { csiDeviceMountPath, csiMountDevice, csiUnmountDevice } from "./csi-devi
 import { attachmentNameOnNode, type CsiNodeContext } from "./csi-node-context.ts";
 import { csiPersistentSource } from "./csi-source.ts";
 
-export const kubeletAttachRefusedText = "attaching volumes from the kubelet is not supported";
-export const kubeletDetachRefusedText = "detaching volumes from the kubelet is not supported";
+const kubeletAttachRefusedText = "attaching volumes from the kubelet is not supported";
+const kubeletDetachRefusedText = "detaching volumes from the kubelet is not supported";
 
 /** What one look at the VolumeAttachment says (verifyAttachmentStatus): attached, failed, or not yet. */
 function attachmentVerdict(attachment: VolumeAttachment): "attached" | "pending" {

@@ -15,7 +15,7 @@ import type { AccessMode } from "../../spec.ts";
 import { csiBlockFsType } from "./csi-constants.ts";
 import type { RegisteredCsiDriver } from "./csi-driver-registry.ts";
 
-export interface NodeStageArgs {
+interface NodeStageArgs {
   volumeHandle: string;
   publishContext: Readonly<Record<string, string>>;
   stagingPath: string;
@@ -27,7 +27,7 @@ export interface NodeStageArgs {
   mountOptions: readonly string[];
 }
 
-export interface NodePublishArgs extends NodeStageArgs {
+interface NodePublishArgs extends NodeStageArgs {
   readOnly: boolean;
   targetPath: string;
   /** Sent as `volume_mount_group` (drivers with VOLUME_MOUNT_GROUP apply it themselves). */

@@ -6,7 +6,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { ephemeralLifecycleMode, podInfoKey } from "./csi-constants.ts";
 import { type CsiPluginApi, driverWantsPodInfo } from "./csi-driver-policy.ts";
 
-export function podInfoAttributes(pod: Pod, lifecycleMode: string): Record<string, string> {
+function podInfoAttributes(pod: Pod, lifecycleMode: string): Record<string, string> {
   return {
     [podInfoKey.podName]: pod.metadata?.name ?? "",
     [podInfoKey.podNamespace]: pod.metadata?.namespace ?? "",

@@ -14,7 +14,7 @@ export interface CsiVersion {
 /** `1.2`, `1.2.3`, `v1.2.3` and `1.2.3-rc.1` (the pre-release suffix is ignored for ordering). */
 const versionPattern = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$/;
 
-export function parseCsiVersion(text: string): CsiVersion {
+function parseCsiVersion(text: string): CsiVersion {
   const match = versionPattern.exec(text.trim());
   if (match === null) throw new Error(`could not parse "${text}" as version`);
   return { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3] ?? 0) };

@@ -21,7 +21,7 @@ export const volumeDataKey = {
   seLinuxMountContext: "seLinuxMountContext",
 } as const;
 
-export type VolumeData = Readonly<Record<string, string>>;
+type VolumeData = Readonly<Record<string, string>>;
 
 /** Go's json.Marshal of map[string]string: sorted keys, HTML-safe escapes, newline from Encoder. */
 export function encodeVolumeData(data: VolumeData): string {

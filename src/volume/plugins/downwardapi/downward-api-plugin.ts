@@ -11,7 +11,7 @@ import { AtomicVolumePlugin, type PayloadContext } from "../atomic-volume/atomic
 import { mediumMemory } from "../emptydir/medium.ts";
 import { collectDownwardApiData } from "./downward-api-payload.ts";
 
-export const downwardApiPluginName = "kubernetes.io/downward-api";
+const downwardApiPluginName = "kubernetes.io/downward-api";
 
 export class DownwardApiPlugin extends AtomicVolumePlugin<DownwardAPIVolumeSource> {
   readonly name = downwardApiPluginName;

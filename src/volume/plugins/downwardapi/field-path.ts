@@ -6,7 +6,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import { goQuote } from "../../../runtime/go-quote.ts";
 
 /** `key="value"` lines in key order, as Kubernetes' fieldpath.FormatMap writes labels and annotations. */
-export function formatMap(map: Readonly<Record<string, string>> | undefined): string {
+function formatMap(map: Readonly<Record<string, string>> | undefined): string {
   const keys = Object.keys(map ?? {}).sort();
   return keys.map((key) => `${key}=${goQuote((map as Record<string, string>)[key] as string)}`).join("\n");
 }

@@ -7,6 +7,7 @@
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { pathExists } from "../../../host/mount/mount-points.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { podPluginDir, podVolumeDir } from "../../paths.ts";
 import type { MounterArgs, VolumeAttributes, VolumeMounter, VolumeUnmounter } from "../../plugin.ts";
 import { isReady, setReady } from "../../util/ready-file.ts";
@@ -26,9 +27,9 @@ import {
 
 export const emptyDirPluginName = "kubernetes.io/empty-dir";
 /** Everyone may write an emptyDir: containers run as arbitrary users. */
-export const emptyDirDirMode = 0o777;
+const emptyDirDirMode = 0o777;
 
-export interface EmptyDirOptions {
+interface EmptyDirOptions {
   node: NodeVolumeContext;
   logger: VolumeLogger;
   podUID: string;
@@ -152,7 +153,7 @@ export class EmptyDir implements VolumeMounter, VolumeUnmounter {
     try {
       await removeAllOneFilesystem(host, this.metaDir());
     } catch (err) {
-      throw new Error(`failed to remove ready dir [${this.metaDir()}]: ${err instanceof Error ? err.message : err}`, {
+      throw new Error(`failed to remove ready dir [${this.metaDir()}]: ${errorMessage(err)}`, {
         cause: err,
       });
     }

@@ -7,6 +7,7 @@ import { formatQuantity, parseQuantity, type Quantity } from "../../../api/quant
 import type { MountInfo } from "../../../host/host.ts";
 import { isPathWithin } from "../../../host/mount/mount-points.ts";
 import type { Mounter } from "../../../host/mount/mounter.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 
 /** `""` (node disk), `Memory` (tmpfs), `HugePages` or `HugePages-<size>` (hugetlbfs). */
 export type StorageMedium = string;
@@ -16,7 +17,7 @@ export const mediumMemory = "Memory";
 export const mediumHugePages = "HugePages";
 const mediumHugePagesPrefix = "HugePages-";
 const hugePagesResourcePrefix = "hugepages-";
-export const hugePagesPageSizeMountOption = "pagesize";
+const hugePagesPageSizeMountOption = "pagesize";
 const tmpfsType = "tmpfs";
 const hugetlbfsType = "hugetlbfs";
 
@@ -33,7 +34,7 @@ export function hugePageSizeFromMedium(medium: StorageMedium): Quantity {
 }
 
 /** What the mount table says about a directory. */
-export interface MountMedium {
+interface MountMedium {
   medium: StorageMedium;
   /** True when the directory itself is a mount point. */
   isMountPoint: boolean;
@@ -74,7 +75,7 @@ export async function getMountMedium(
   try {
     notMountPoint = await mounter.isLikelyNotMountPoint(path);
   } catch (err) {
-    throw new Error(`IsLikelyNotMountPoint("${path}"): ${err instanceof Error ? err.message : err}`, { cause: err });
+    throw new Error(`IsLikelyNotMountPoint("${path}"): ${errorMessage(err)}`, { cause: err });
   }
   const isMountPoint = !notMountPoint;
   const holder = mountHolding(path, await mounter.list());

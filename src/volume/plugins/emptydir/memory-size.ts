@@ -15,7 +15,7 @@ function memoryLimitBytes(container: Container): number | undefined {
  * The pod's memory limit as its cgroup gets it: the sum over app containers (each must have a
  * limit, or the pod is unlimited), or the largest init container limit when that is higher.
  */
-export function podMemoryLimitBytes(pod: Pod): number | undefined {
+function podMemoryLimitBytes(pod: Pod): number | undefined {
   let sum = 0;
   for (const container of pod.spec?.containers ?? []) {
     const limit = memoryLimitBytes(container);

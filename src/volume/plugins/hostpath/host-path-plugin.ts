@@ -17,7 +17,7 @@ import type { NodeVolumeContext } from "../../volume-host.ts";
 import { PluginBase } from "../plugin-base.ts";
 import { checkHostPathType } from "./host-path-type.ts";
 
-export const hostPathPluginName = "kubernetes.io/host-path";
+const hostPathPluginName = "kubernetes.io/host-path";
 
 function hostPathSource(spec: VolumeSpec): HostPathVolumeSource | undefined {
   return spec.volume?.hostPath ?? spec.persistentVolume?.spec?.hostPath;

@@ -6,19 +6,9 @@
 import { type FileType, type Host, isHostError } from "../../../host/host.ts";
 
 /** `DirectoryOrCreate` directories are created with 0755 (owned by the kubelet). */
-export const hostPathDirectoryOrCreateMode = 0o755;
+const hostPathDirectoryOrCreateMode = 0o755;
 /** `FileOrCreate` files are created empty with 0644. */
-export const hostPathFileOrCreateMode = 0o644;
-
-export type HostPathType =
-  | ""
-  | "DirectoryOrCreate"
-  | "Directory"
-  | "FileOrCreate"
-  | "File"
-  | "Socket"
-  | "CharDevice"
-  | "BlockDevice";
+const hostPathFileOrCreateMode = 0o644;
 
 /** How each check words a mismatch: `hostPath type check failed: <path> is not <what>`. */
 const expectation: Record<"directory" | "file" | "socket" | "charDevice" | "blockDevice", string> = {

@@ -8,6 +8,7 @@
 import { posix } from "node:path";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { isPathWithin } from "../../../host/mount/mount-points.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { podVolumeDir } from "../../paths.ts";
 import type {
   BlockVolumeMapper,
@@ -125,9 +126,7 @@ export class LocalPlugin extends PluginBase implements DeviceMountableVolumePlug
     try {
       devicePath = await node.host.readlink(posix.join(mapPath, volumeName));
     } catch (err) {
-      this.host.logger.warning(
-        `local: cannot read device link under ${mapPath}: ${err instanceof Error ? err.message : err}`,
-      );
+      this.host.logger.warning(`local: cannot read device link under ${mapPath}: ${errorMessage(err)}`);
     }
     return this.reconstructedSpec(volumeName, devicePath, "Block");
   }

@@ -27,7 +27,7 @@ export function localBlockDeviceMountsDir(rootDir: string): string {
   return posix.join(pluginDir(rootDir, localPluginName), globalMountsDirName);
 }
 
-export type LocalPathKind = "directory" | "blockDevice";
+type LocalPathKind = "directory" | "blockDevice";
 
 /** Directory or block device; anything else is refused with Kubernetes' message. */
 export async function localPathKind(host: Host, path: string): Promise<LocalPathKind> {

@@ -25,9 +25,9 @@ import { PodDirUnmounter } from "../pod-dir-unmounter.ts";
 import { mountIntoPodDir, type PodMountRequest } from "../pod-mount.ts";
 import { podUIDOf } from "../pod-uid.ts";
 
-export const nfsPluginName = "kubernetes.io/nfs";
+const nfsPluginName = "kubernetes.io/nfs";
 /** TearDown's plain `umount` gets this long before `umount -f` (a hung server blocks a plain umount). */
-export const nfsUnmountTimeoutMs = 60_000;
+const nfsUnmountTimeoutMs = 60_000;
 
 export interface NfsPluginOptions {
   /**

@@ -18,11 +18,11 @@ import { collectDownwardApiData } from "../downwardapi/downward-api-payload.ts";
 import { fetchSecret, makeSecretPayload } from "../secret/secret-payload.ts";
 
 /** A token's lifetime when the projection does not say (the API's default for expirationSeconds). */
-export const defaultTokenExpirationSeconds = 3600;
+const defaultTokenExpirationSeconds = 3600;
 /** Tokens are readable only by their owner when the pod sets fsUser/fsGroup (ownership then opens them up). */
 const tokenModeWithOwnership = 0o600;
 
-export interface ProjectionContext {
+interface ProjectionContext {
   api: VolumeApi;
   pod: Pod;
   volumeName: string;

@@ -11,7 +11,7 @@ import { AtomicVolumePlugin, type PayloadContext } from "../atomic-volume/atomic
 import { mediumMemory } from "../emptydir/medium.ts";
 import { collectProjectedData } from "./projected-payload.ts";
 
-export const projectedPluginName = "kubernetes.io/projected";
+const projectedPluginName = "kubernetes.io/projected";
 
 export class ProjectedPlugin extends AtomicVolumePlugin<ProjectedVolumeSource> {
   readonly name = projectedPluginName;

@@ -17,8 +17,8 @@ import { rbdMap, rbdMappedDevice, rbdStatus } from "./rbd-cli.ts";
 import { type RbdVolumeInfo, rbdGlobalMountDir } from "./rbd-source.ts";
 
 /** After `rbd map`, the device is looked for this many times, a second apart. */
-export const rbdMapDeviceWaitAttempts = 10;
-export const rbdMapDeviceWaitIntervalMs = 1_000;
+const rbdMapDeviceWaitAttempts = 10;
+const rbdMapDeviceWaitIntervalMs = 1_000;
 
 async function ensureGlobalMountDir(node: NodeVolumeContext, info: RbdVolumeInfo): Promise<void> {
   const dir = rbdGlobalMountDir(node.rootDir, info.pool, info.image);

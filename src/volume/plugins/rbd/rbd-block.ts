@@ -3,6 +3,7 @@
  * block path (map-block-volume.ts); once no pod maps it, TearDownDevice unmaps the image.
  */
 import { posix } from "node:path";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { podVolumeDeviceDir } from "../../paths.ts";
 import type { BlockVolumeMapper, BlockVolumeUnmapper } from "../../plugin.ts";
 import type { VolumeSpec } from "../../spec.ts";
@@ -35,12 +36,9 @@ export class RbdBlockVolume implements BlockVolumeMapper, BlockVolumeUnmapper {
     try {
       await rbdUnmap(this.node.host, device);
     } catch (err) {
-      throw new Error(
-        `rbd: failed to detach disk: ${globalMapPath}\nError: ${err instanceof Error ? err.message : err}`,
-        {
-          cause: err,
-        },
-      );
+      throw new Error(`rbd: failed to detach disk: ${globalMapPath}\nError: ${errorMessage(err)}`, {
+        cause: err,
+      });
     }
   }
 }

@@ -6,7 +6,7 @@
 import type { CommandResult, Host } from "../../../host/host.ts";
 import type { RbdVolumeInfo } from "./rbd-source.ts";
 
-export const rbdCommand = "rbd";
+const rbdCommand = "rbd";
 /** What `rbd status` prints for each client watching the image. */
 const imageWatcherText = "watcher=";
 
@@ -15,11 +15,11 @@ function credentials(info: RbdVolumeInfo, key: string): string[] {
   return key === "" ? ["-k", info.keyring] : [`--key=${key}`];
 }
 
-export function monitorsOption(info: RbdVolumeInfo): string {
+function monitorsOption(info: RbdVolumeInfo): string {
   return info.monitors.join(",");
 }
 
-export interface RbdStatus {
+interface RbdStatus {
   /** True when some client (this node's or another's) watches the image. */
   used: boolean;
   output: string;

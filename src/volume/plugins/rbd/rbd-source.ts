@@ -9,8 +9,8 @@ import type { AccessMode, VolumeSpec } from "../../spec.ts";
 
 export const rbdPluginName = "kubernetes.io/rbd";
 export const rbdDefaultPool = "rbd";
-export const rbdDefaultUser = "admin";
-export const rbdDefaultKeyring = "/etc/ceph/keyring";
+const rbdDefaultUser = "admin";
+const rbdDefaultKeyring = "/etc/ceph/keyring";
 
 export interface RbdVolumeInfo {
   pool: string;

@@ -11,7 +11,7 @@ import { AtomicVolumePlugin, type PayloadContext } from "../atomic-volume/atomic
 import { mediumMemory } from "../emptydir/medium.ts";
 import { fetchSecret, makeSecretPayload } from "./secret-payload.ts";
 
-export const secretPluginName = "kubernetes.io/secret";
+const secretPluginName = "kubernetes.io/secret";
 
 export class SecretPlugin extends AtomicVolumePlugin<SecretVolumeSource> {
   readonly name = secretPluginName;

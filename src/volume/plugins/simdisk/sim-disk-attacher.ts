@@ -13,7 +13,7 @@ import { formatAndMountDevice } from "../device-mount.ts";
 import { simDiskGlobalMountDir, simDiskInfo } from "./sim-disk-source.ts";
 
 /** How often WaitForAttach looks for the device (Kubernetes' cloud disk plugins check every second). */
-export const simDiskDeviceCheckIntervalMs = 1_000;
+const simDiskDeviceCheckIntervalMs = 1_000;
 
 /** The provider API the plugin uses; the simulated world's CloudDiskProvider is one. */
 export interface SimDiskProvider {

@@ -24,7 +24,7 @@ import {
   simDiskPluginName,
 } from "./sim-disk-source.ts";
 
-export interface SimDiskPluginOptions {
+interface SimDiskPluginOptions {
   /** The provider to attach through; needed where attach/detach runs (the controller). */
   provider?: SimDiskProvider;
 }

@@ -20,7 +20,7 @@ export const simDiskPluginName = "kvol.io/sim-disk";
 export const simDiskDriverName = "kvol.io/sim-disk";
 export const simDiskIdOption = "diskId";
 
-export interface SimDiskInfo {
+interface SimDiskInfo {
   diskId: string;
   fsType: string;
   readOnly: boolean;

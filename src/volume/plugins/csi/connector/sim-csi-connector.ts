@@ -14,6 +14,7 @@ import { type CsiClient, type CsiImplementations, csiServiceNames } from "../../
 import type { CsiServiceName } from "../../../../csi/proto/load.ts";
 import { type Host, isHostError } from "../../../../host/host.ts";
 import type { Clock } from "../../../../runtime/clock.ts";
+import { errorMessage } from "../../../../runtime/error-message.ts";
 import type {
   PluginInfo,
   PluginRegistrationClient,
@@ -28,7 +29,7 @@ import {
   simSocketTable,
 } from "./sim-socket-table.ts";
 
-export interface SimCsiConnectorOptions {
+interface SimCsiConnectorOptions {
   /** The node, as the caller sees it: where the socket files are looked up. */
   host: Host;
   /** The node's socket table; `simSocketTable(host)` by default (give it when `host` wraps the SimHost). */
@@ -128,7 +129,7 @@ export class SimCsiConnector implements CsiConnector {
       fileType = (await host.lstat(socketPath)).type;
     } catch (err) {
       if (isHostError(err, "ENOENT")) throw dialError(socketPath, "no such file or directory");
-      throw new CsiError("Unavailable", err instanceof Error ? err.message : String(err));
+      throw new CsiError("Unavailable", errorMessage(err));
     }
     const listener = this.sockets.listenerAt(socketPath);
     if (fileType !== "socket" || listener === undefined || listener.service.kind !== kind) {

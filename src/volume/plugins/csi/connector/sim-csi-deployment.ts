@@ -12,7 +12,7 @@ import { csiDirMode } from "../csi-constants.ts";
 import { SimNodeDriverRegistrar } from "../registration/sim-node-driver-registrar.ts";
 import { listenOnSimHost, type SimSocketListener, type SocketBindingHost } from "./sim-socket-table.ts";
 
-export interface SimCsiDeploymentOptions {
+interface SimCsiDeploymentOptions {
   host: SocketBindingHost;
   clock: Clock;
   rootDir: string;

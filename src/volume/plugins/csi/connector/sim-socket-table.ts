@@ -20,7 +20,7 @@ export type SimSocketService =
   | { kind: "registration"; service: PluginRegistrationService };
 
 /** The status a Go client gets when the server's connection drops mid-call. */
-export const connectionDroppedMessage = "error reading from server: EOF";
+const connectionDroppedMessage = "error reading from server: EOF";
 
 /** The host a listener binds on: a SimHost (or anything that can bind a socket file the same way). */
 export interface SocketBindingHost extends Host {

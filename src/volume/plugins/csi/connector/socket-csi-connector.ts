@@ -11,7 +11,7 @@ import type { PluginRegistrationClient } from "../registration/plugin-registrati
 import { connectRegistrationSocket } from "../registration/registration-socket.ts";
 import type { CsiConnector } from "./csi-connector.ts";
 
-export interface SocketCsiConnectorOptions {
+interface SocketCsiConnectorOptions {
   /** A RealClock. */
   clock: Clock;
   /** The deadline of each CSI call (csiTimeout). */

@@ -38,12 +38,12 @@ export interface CsiDriverNodeInfo {
 }
 
 /** The CSINode / Node writer (the kubelet's CsiNodeInfo). */
-export interface CsiNodeInfoWriter {
+interface CsiNodeInfoWriter {
   installDriver(info: CsiDriverNodeInfo): Promise<void>;
   uninstallDriver(driverName: string): Promise<void>;
 }
 
-export interface CsiRegistrationHandlerOptions {
+interface CsiRegistrationHandlerOptions {
   connector: CsiConnector;
   drivers: CsiDriverRegistry;
   nodeInfo: CsiNodeInfoWriter;

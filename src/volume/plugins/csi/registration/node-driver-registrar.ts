@@ -17,15 +17,15 @@ import type { PluginInfo, RegistrationStatus } from "./plugin-registration-api.t
 import { type RegistrationSocketServer, serveRegistrationSocket } from "./registration-socket.ts";
 
 /** The registration socket is root's alone (node-driver-registrar binds it under umask 0077). */
-export const registrationSocketMode = 0o600;
+const registrationSocketMode = 0o600;
 const registrationSocketSuffix = "-reg.sock";
 
 /** `<dir>/<driver>-reg.sock`, the name the kubelet's plugin watcher expects. */
-export function registrationSocketPathIn(registrationDir: string, driverName: string): string {
+function registrationSocketPathIn(registrationDir: string, driverName: string): string {
   return posix.join(registrationDir, `${driverName}${registrationSocketSuffix}`);
 }
 
-export interface NodeDriverRegistrarOptions {
+interface NodeDriverRegistrarOptions {
   driverName: string;
   /** The host path of the driver's CSI socket, which the kubelet is told to dial. */
   kubeletRegistrationPath: string;

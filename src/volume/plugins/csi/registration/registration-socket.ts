@@ -45,7 +45,7 @@ function method(name: "GetInfo" | "NotifyRegistrationStatus"): MethodDefinition<
   return definition as MethodDefinition<unknown, unknown>;
 }
 
-export interface RegistrationSocketClientOptions {
+interface RegistrationSocketClientOptions {
   socketPath: string;
   /** A wall clock: grpc-js measures deadlines against real time. */
   clock: Clock;

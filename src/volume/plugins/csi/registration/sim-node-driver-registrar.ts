@@ -16,7 +16,7 @@ import {
 } from "../csi-constants.ts";
 import type { PluginInfo, RegistrationStatus } from "./plugin-registration-api.ts";
 
-export interface SimNodeDriverRegistrarOptions {
+interface SimNodeDriverRegistrarOptions {
   host: SocketBindingHost;
   clock: Clock;
   /** The kubelet root directory (`--root-dir`). */

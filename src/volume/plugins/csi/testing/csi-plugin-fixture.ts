@@ -31,7 +31,7 @@ export interface CsiPluginFixture extends SimNodeFixture {
   installed: Map<string, CsiDriverNodeInfo>;
 }
 
-export interface CsiPluginFixtureOptions extends SimNodeFixtureOptions {
+interface CsiPluginFixtureOptions extends SimNodeFixtureOptions {
   driver?: Omit<TestCsiNodeDriverOptions, "host">;
   /** Register the driver right away (default true). */
   register?: boolean;

@@ -43,7 +43,7 @@ export interface TestCsiNodeDriverOptions {
 }
 
 /** A call made to hang: it answers only after `release()`, long after the caller gave up. */
-export interface HeldCall {
+interface HeldCall {
   release(): void;
 }
 

@@ -1,7 +1,7 @@
 /** A world on virtual time with a fixed seed, for tests of the simulated node. */
-import { Rng } from "../../runtime/rng.ts";
-import { VirtualClock } from "../../runtime/virtual-clock.ts";
-import { SimWorld, type SimWorldOptions } from "./sim-world.ts";
+import { Rng } from "../../../runtime/rng.ts";
+import { VirtualClock } from "../../../runtime/virtual-clock.ts";
+import { SimWorld, type SimWorldOptions } from "../sim-world.ts";
 
 const testSeed = 42;
 

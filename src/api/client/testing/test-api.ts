@@ -2,13 +2,13 @@
  * The fixture the client, informer and event tests share: a memory store on a VirtualClock, an
  * in-process client over it, and a logger whose records the test can read.
  */
-import { Logger, MemorySink } from "../../runtime/logger.ts";
-import { Rng } from "../../runtime/rng.ts";
-import { VirtualClock } from "../../runtime/virtual-clock.ts";
-import type { Pod } from "../objects.ts";
-import type { KubeStore } from "../store/kube-store.ts";
-import { createMemoryStore } from "../store/memory-store.ts";
-import { InProcessClient } from "./in-process-client.ts";
+import { Logger, MemorySink } from "../../../runtime/logger.ts";
+import { Rng } from "../../../runtime/rng.ts";
+import { VirtualClock } from "../../../runtime/virtual-clock.ts";
+import type { Pod } from "../../objects.ts";
+import type { KubeStore } from "../../store/kube-store.ts";
+import { createMemoryStore } from "../../store/memory-store.ts";
+import { InProcessClient } from "../in-process-client.ts";
 
 export interface TestApi {
   clock: VirtualClock;
