@@ -2,12 +2,10 @@
  * Waiting on real time in the tests of the long-running commands: polls a condition until it holds
  * or the time is up, then fails naming what it waited for.
  */
-
-import { errorMessage } from "../../runtime/error-message.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 
 /** How often a condition is checked. */
-const waitPollIntervalMs = 100;
+export const waitPollIntervalMs = 100;
 
 const wallClock = new RealClock();
 
@@ -26,9 +24,16 @@ export async function waitFor<T>(
       lastError = error;
     }
     if (wallClock.now() >= deadlineMs) {
-      const why = lastError === undefined ? "" : ` (last error: ${errorMessage(lastError)})`;
+      const why =
+        lastError === undefined
+          ? ""
+          : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
       throw new Error(`${description} did not happen within ${timeoutMs} ms${why}`);
     }
     await wallClock.sleep(waitPollIntervalMs);
   }
+}
+
+export function sleepMs(durationMs: number): Promise<void> {
+  return wallClock.sleep(durationMs);
 }
