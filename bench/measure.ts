@@ -60,8 +60,9 @@ export function printTable(rows: readonly Row[]): void {
     r.group,
     r.measure,
     `${format(r.value)} ${r.unit}`,
-    `${r.baselineName}: ${format(r.baseline)} ${r.unit}`,
-    `${(r.value / r.baseline).toFixed(3)} (${r.better} is better)`,
+    // A phase with no raw counterpart has no baseline (NaN): no ratio either.
+    Number.isNaN(r.baseline) ? r.baselineName : `${r.baselineName}: ${format(r.baseline)} ${r.unit}`,
+    Number.isNaN(r.baseline) ? "-" : `${(r.value / r.baseline).toFixed(3)} (${r.better} is better)`,
   ]);
   const header = ["group", "measure", "value", "baseline", "ratio"];
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? "").length)));

@@ -5,12 +5,11 @@
  * machine's LinuxHost and a busybox container in the Linux runtime, and of the raw commands that
  * do the same work by hand, run in the same round right before.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { ImageStore } from "../src/cri/images/image-store.ts";
 import { cgroupPids } from "../src/cri/linux/container-cgroup.ts";
 import { LinuxRuntimeService } from "../src/cri/linux/linux-runtime-service.ts";
@@ -22,8 +21,8 @@ import type { VolumeCapability } from "../src/csi/proto/types.ts";
 import { LinuxHost } from "../src/host/linux/linux-host.ts";
 import { RealClock } from "../src/runtime/real-clock.ts";
 import { Rng } from "../src/runtime/rng.ts";
+import { type PhaseTimes, rawRound, sh, timed, volumeBytes } from "./raw-volume-round.ts";
 
-const volumeBytes = 1024 ** 3;
 const rounds = Number(process.env.KVOL_BENCH_REAL_NODE_ROUNDS ?? "3");
 const containerStopTimeoutMs = 2_000;
 const capability: VolumeCapability = {
@@ -31,63 +30,7 @@ const capability: VolumeCapability = {
   accessMode: { mode: "SINGLE_NODE_WRITER" },
 };
 
-export type PhaseTimes = Record<string, number>;
-
-async function timed(times: PhaseTimes, phase: string, work: () => Promise<unknown> | unknown): Promise<void> {
-  const started = performance.now();
-  await work();
-  times[phase] = performance.now() - started;
-}
-
-function sh(command: string, args: string[]): string {
-  const result = spawnSync(command, args, { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")}: ${result.stdout}${result.stderr}`);
-  return result.stdout;
-}
-
-/** The same work without kvol: truncate, losetup, mkfs.ext4 (SafeFormatAndMount's flags), mount, mount --bind. */
-async function rawRound(dir: string, busybox: string): Promise<PhaseTimes> {
-  const times: PhaseTimes = {};
-  const image = join(dir, "raw.img");
-  const staging = join(dir, "raw-staging");
-  const target = join(dir, "raw-target");
-  sh("mkdir", ["-p", staging, target]);
-  let device = "";
-  await timed(times, "create", () => sh("truncate", ["-s", String(volumeBytes), image]));
-  await timed(times, "attach", () => {
-    device = sh("losetup", ["-f", "--show", image]).trim();
-  });
-  await timed(times, "stage", () => {
-    sh("mkfs.ext4", ["-F", "-m0", "-q", device]);
-    sh("mount", ["-t", "ext4", device, staging]);
-  });
-  await timed(times, "publish", () => sh("mount", ["--bind", staging, target]));
-  let sleeper: ReturnType<typeof spawn> | undefined;
-  await timed(
-    times,
-    "container start",
-    () =>
-      new Promise<void>((resolve, reject) => {
-        sleeper = spawn(busybox, ["sleep", "3600"], { stdio: "ignore" });
-        sleeper.once("spawn", resolve);
-        sleeper.once("error", reject);
-      }),
-  );
-  await timed(
-    times,
-    "container stop",
-    () =>
-      new Promise<void>((resolve) => {
-        sleeper?.once("exit", () => resolve());
-        sleeper?.kill("SIGKILL");
-      }),
-  );
-  await timed(times, "unpublish", () => sh("umount", [target]));
-  await timed(times, "unstage", () => sh("umount", [staging]));
-  await timed(times, "detach", () => sh("losetup", ["-d", device]));
-  await timed(times, "delete", () => rm(image));
-  return times;
-}
+export type { PhaseTimes } from "./raw-volume-round.ts";
 
 interface DriverSetup {
   client: CsiClient;
