@@ -1,5 +1,5 @@
 /**
- * Runs every `*.test.ts` under src/ (or the files and folders given) with Node's built-in test
+ * Runs every `*.test.ts` under src/ and bench/ (or the files and folders given) with Node's built-in test
  * runner. Node 20's runner takes no glob, so the files are found here.
  */
 import { spawnSync } from "node:child_process";
@@ -20,7 +20,7 @@ function findTests(path: string, found: string[]): string[] {
 }
 
 const roots = process.argv.slice(2);
-const files = (roots.length > 0 ? roots : ["src"]).flatMap((root) => findTests(root, [])).sort();
+const files = (roots.length > 0 ? roots : ["src", "bench"]).flatMap((root) => findTests(root, [])).sort();
 if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
