@@ -76,6 +76,23 @@ describe("the volume index", () => {
     assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "small");
   });
 
+  it("never offers a volume that names another claim, and offers it again once released", () => {
+    const other = { namespace: "default", name: "other" };
+    const index = indexOf(available("taken", { claimRef: other }));
+    assert.equal(index.findByClaim(claim(), false), undefined);
+    index.storeIfNotOlder(available("taken"));
+    assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "taken", "its claimRef was cleared");
+    index.storeIfNotOlder(available("taken", { claimRef: other }));
+    assert.equal(index.findByClaim(claim(), false), undefined, "claimed again");
+  });
+
+  it("takes the first of equal volumes in their order of arrival", () => {
+    const index = indexOf(available("first"), available("second"));
+    assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "first");
+    index.storeIfNotOlder(available("first", { labels: { touched: "yes" } }));
+    assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "second", "a changed volume arrives again");
+  });
+
   it("explains an invalid claim selector", () => {
     const index = indexOf(available("a"));
     const bad = claim({ selector: { matchLabels: { "bad key!": "x" } } });

@@ -3,18 +3,22 @@
  * persistentVolumeOrderedIndex). Every volume is filed under the exact set of modes it offers. A
  * claim searches the sets that contain all of its modes, fewest modes first, so a claim for
  * ReadWriteOnce takes an RWO volume before an RWO+ROX one; within a set the smallest fit wins.
+ * Within a set, volumes are kept apart by claimRef: a claim can only take a volume that names it or
+ * one that names no claim, so it looks at those two groups alone instead of every volume of the set
+ * (which made binding N claims cost N × volumes). Each group keeps the set's order of arrival, so
+ * the first among equals is the same volume as in one list.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
 import { accessModesFromKey, accessModesString } from "../../api/storage/access-modes.ts";
 import { containsAllAccessModes } from "../../api/storage/pv-helpers.ts";
 import { findMatchingVolume } from "../../api/storage/volume-matching.ts";
-import { volumeNameOf } from "./annotations.ts";
+import { claimKeyOf, claimRefKeyOf, volumeNameOf } from "./annotations.ts";
 import { VersionedCache } from "./versioned-cache.ts";
 
 export class VolumeIndex {
   readonly cache: VersionedCache<PersistentVolume>;
-  /** access-mode key → volume name → volume. */
-  private readonly byAccessModes = new Map<string, Map<string, PersistentVolume>>();
+  /** access-mode key → the volumes filed under it. */
+  private readonly byAccessModes = new Map<string, AccessModeSet>();
 
   constructor() {
     this.cache = new VersionedCache<PersistentVolume>((previous, next) => this.refile(previous, next));
@@ -45,13 +49,13 @@ export class VolumeIndex {
 
   /** The volumes filed under one exact access-mode set. */
   listByAccessModes(key: string): PersistentVolume[] {
-    return [...(this.byAccessModes.get(key)?.values() ?? [])];
+    return [...(this.byAccessModes.get(key)?.all.values() ?? [])];
   }
 
   /** The volume `claim` should bind to, or undefined (see findMatchingVolume). */
   findByClaim(claim: PersistentVolumeClaim, delayBinding: boolean): PersistentVolume | undefined {
     for (const key of this.candidateKeys(claim.spec?.accessModes ?? [])) {
-      const volumes = this.byAccessModes.get(key)?.values() ?? [];
+      const volumes = this.byAccessModes.get(key)?.candidatesFor(claim) ?? [];
       const match = findMatchingVolume(claim, volumes, { delayBinding });
       if (match !== undefined) return match;
     }
@@ -73,17 +77,67 @@ export class VolumeIndex {
     const key = accessModesString(next.spec?.accessModes);
     let volumes = this.byAccessModes.get(key);
     if (volumes === undefined) {
-      volumes = new Map();
+      volumes = new AccessModeSet();
       this.byAccessModes.set(key, volumes);
     }
-    volumes.set(volumeNameOf(next), next);
+    volumes.add(next);
   }
 
   private unfile(volume: PersistentVolume): void {
     const key = accessModesString(volume.spec?.accessModes);
     const volumes = this.byAccessModes.get(key);
     if (volumes === undefined) return;
-    volumes.delete(volumeNameOf(volume));
-    if (volumes.size === 0) this.byAccessModes.delete(key);
+    volumes.remove(volume);
+    if (volumes.all.size === 0) this.byAccessModes.delete(key);
+  }
+}
+
+/** `namespace/name` of the claim a volume's claimRef names, or undefined for an unclaimed volume. */
+function claimRefKey(volume: PersistentVolume): string | undefined {
+  return volume.spec?.claimRef == null ? undefined : claimRefKeyOf(volume);
+}
+
+/** The volumes of one access-mode set: all of them, and the same grouped by the claim they name. */
+class AccessModeSet {
+  /** volume name → volume, in order of arrival (an update moves a volume to the end). */
+  readonly all = new Map<string, PersistentVolume>();
+  private readonly unclaimed = new Map<string, PersistentVolume>();
+  /** claim key → volume name → volume. */
+  private readonly byClaimRef = new Map<string, Map<string, PersistentVolume>>();
+
+  add(volume: PersistentVolume): void {
+    const name = volumeNameOf(volume);
+    this.all.set(name, volume);
+    const claimKey = claimRefKey(volume);
+    if (claimKey === undefined) {
+      this.unclaimed.set(name, volume);
+      return;
+    }
+    let named = this.byClaimRef.get(claimKey);
+    if (named === undefined) {
+      named = new Map();
+      this.byClaimRef.set(claimKey, named);
+    }
+    named.set(name, volume);
+  }
+
+  remove(volume: PersistentVolume): void {
+    const name = volumeNameOf(volume);
+    this.all.delete(name);
+    const claimKey = claimRefKey(volume);
+    if (claimKey === undefined) {
+      this.unclaimed.delete(name);
+      return;
+    }
+    const named = this.byClaimRef.get(claimKey);
+    named?.delete(name);
+    if (named?.size === 0) this.byClaimRef.delete(claimKey);
+  }
+
+  /** The volumes `claim` could take: those naming it, then the unclaimed ones. */
+  *candidatesFor(claim: PersistentVolumeClaim): Iterable<PersistentVolume> {
+    const named = this.byClaimRef.get(claimKeyOf(claim));
+    if (named !== undefined) yield* named.values();
+    yield* this.unclaimed.values();
   }
 }

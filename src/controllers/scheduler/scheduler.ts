@@ -42,6 +42,7 @@ import {
   type VolumeView,
   volumeBoundToClaim,
 } from "./volume-binding.ts";
+import { ensurePodsByClaimIndex, podsHelpedByClaim, podsHelpedByVolume, type WokenPods } from "./volume-event-hints.ts";
 
 interface SchedulerOptions {
   /** The `spec.schedulerName` this scheduler serves and the events' source; `default-scheduler` by default. */
@@ -118,6 +119,7 @@ export class Scheduler implements Controller {
     this.claims = informers.informerFor("PersistentVolumeClaim");
     this.volumes = informers.informerFor("PersistentVolume");
     this.classes = informers.informerFor("StorageClass");
+    ensurePodsByClaimIndex(this.pods);
     if (!this.volumes.indexer.hasIndex(volumesByClassIndex)) {
       this.volumes.addIndexers({ [volumesByClassIndex]: (volume) => [volumeClassName(volume)] });
     }
@@ -217,10 +219,21 @@ export class Scheduler implements Controller {
         },
         onDelete: (node) => this.cache.removeNode(node.metadata?.name ?? ""),
       }),
-      this.claims.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
-      this.volumes.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      this.claims.addEventHandler({
+        onAdd: (claim) => this.wake(podsHelpedByClaim(this.pods.indexer, claim)),
+        onUpdate: (_old, claim) => this.wake(podsHelpedByClaim(this.pods.indexer, claim)),
+      }),
+      this.volumes.addEventHandler({
+        onAdd: (volume) => this.wake(podsHelpedByVolume(this.pods.indexer, volume, undefined)),
+        onUpdate: (old, volume) => this.wake(podsHelpedByVolume(this.pods.indexer, volume, old)),
+      }),
       this.classes.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
     ];
+  }
+
+  private wake(pods: WokenPods): void {
+    if (pods === "all") this.queue.moveAllToActiveOrBackoff();
+    else this.queue.movePodsToActiveOrBackoff(pods);
   }
 
   private podAdded(pod: Pod): void {

@@ -67,6 +67,19 @@ describe("SchedulingQueue", () => {
     assert.equal(queue.location("shop/a"), "active", "its 1 s backoff ended long ago");
   });
 
+  it("wakes only the unschedulable pods an event can help, in their order of arrival", async () => {
+    const { clock, queue } = newQueue();
+    for (const name of ["a", "b", "c"]) queue.add(`shop/${name}`);
+    for (let i = 0; i < 3; i++) queue.requeueFailed(await popNow(queue), false);
+    await clock.advanceBy(200_000);
+
+    queue.movePodsToActiveOrBackoff(["shop/c", "shop/missing", "shop/a", "shop/c"]);
+    assert.equal(queue.location("shop/b"), "unschedulable", "the event cannot help b");
+    assert.equal((await popNow(queue)).key, "shop/a");
+    assert.equal((await popNow(queue)).key, "shop/c");
+    assert.deepEqual(queue.counts(), { active: 0, backoff: 0, unschedulable: 1, inFlight: 2 });
+  });
+
   it("sends a pod that failed while an event arrived during its attempt to backoff, not to wait for another event", async () => {
     const { clock, queue } = newQueue();
     queue.add("shop/a");

@@ -5,8 +5,9 @@
  * - backoffQ: pods waiting out their backoff — 1 s after the first failed attempt, doubling per
  *   attempt up to 10 s — moved to activeQ by the flush that runs every second;
  * - unschedulable pods: tried again only when a cluster event could help them (a node added or
- *   changed, a claim, volume or class added or changed; `moveAllToActiveOrBackoff`), or at the latest
- *   after 5 minutes by the leftover flush that runs every 30 s.
+ *   changed, a class added or changed; `moveAllToActiveOrBackoff`; a claim or volume added or changed
+ *   wakes only the pods it can help, Kubernetes' queueing hints; `movePodsToActiveOrBackoff`), or at the
+ *   latest after 5 minutes by the leftover flush that runs every 30 s.
  *
  * A pod whose attempt failed while a cluster event arrived during that attempt goes to backoffQ, not
  * to the unschedulable pods, so the event is not lost (the queue's moveRequestCycle). An attempt
@@ -28,6 +29,8 @@ export interface QueuedPod {
   timestampMs: number;
   /** The scheduling cycle of its last attempt. */
   cycle: number;
+  /** Arrival order in the queue: pods woken together move in this order. */
+  readonly arrival: number;
   location: QueueLocation;
   /** Pending backoff or leftover flush for this pod. */
   timer?: Timer;
@@ -53,6 +56,7 @@ export class SchedulingQueue {
   private readonly waiters: Array<(pod: QueuedPod | undefined) => void> = [];
   private schedulingCycle = 0;
   private moveRequestCycle = -1;
+  private arrivals = 0;
   private closed = false;
 
   constructor(options: SchedulingQueueOptions) {
@@ -66,7 +70,14 @@ export class SchedulingQueue {
     if (this.pods.size >= this.options.maxPods) {
       throw new RangeError(`scheduling queue: more than ${this.options.maxPods} pending pods; raise maxPods`);
     }
-    const pod: QueuedPod = { key, attempts: 0, timestampMs: this.now(), cycle: 0, location: "active" };
+    const pod: QueuedPod = {
+      key,
+      attempts: 0,
+      timestampMs: this.now(),
+      cycle: 0,
+      location: "active",
+      arrival: this.arrivals++,
+    };
     this.pods.set(key, pod);
     this.pushActive(pod);
   }
@@ -120,6 +131,22 @@ export class SchedulingQueue {
     for (const pod of this.pods.values()) {
       if (pod.location === "unschedulable") this.moveToActiveOrBackoff(pod);
     }
+  }
+
+  /**
+   * A cluster event that can help only the pods in `keys` (a queueing hint): those that wait as
+   * unschedulable are tried again, in arrival order as `moveAllToActiveOrBackoff` would; an attempt
+   * in flight still backs off instead of waiting, as after any event.
+   */
+  movePodsToActiveOrBackoff(keys: Iterable<string>): void {
+    this.moveRequestCycle = this.schedulingCycle;
+    const woken = new Set<QueuedPod>();
+    for (const key of keys) {
+      const pod = this.pods.get(key);
+      if (pod?.location === "unschedulable") woken.add(pod);
+    }
+    const inArrivalOrder = [...woken].sort((a, b) => a.arrival - b.arrival);
+    for (const pod of inArrivalOrder) this.moveToActiveOrBackoff(pod);
   }
 
   /** Pods by location, for tests and diagnostics. */

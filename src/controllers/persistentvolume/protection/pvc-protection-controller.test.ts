@@ -72,4 +72,32 @@ describe("pvc-protection", () => {
     assert.equal(await cluster.claimExists("default", "data"), false);
     await cluster.stop();
   });
+
+  it("keeps a deleted claim for a pod created a moment before that the pod cache has not seen yet", async () => {
+    const cluster = await startPvCluster({ protection: true });
+    const { client } = cluster.api;
+    await client.persistentVolumeClaims.create(persistentVolumeClaim("default", "data"));
+    await cluster.run();
+    // The pod cache falls behind the store: it never sees the pod below.
+    cluster.informers.informerFor("Pod").stop();
+    await client.pods.create(testPod("default", "app", "node-a", ["data"]));
+    await client.persistentVolumeClaims.delete("default", "data");
+    await cluster.run(5 * 60_000);
+    const claim = await cluster.claim("default", "data");
+    assert.deepEqual(claim.metadata?.finalizers, ["kubernetes.io/pvc-protection"]);
+    await cluster.stop();
+  });
+
+  it("releases a deleted claim from its cache alone once the cache has seen the pod go after the deletion", async () => {
+    const cluster = await claimInUse({ nodeName: "node-a", phase: "Running" });
+    const { client } = cluster.api;
+    cluster.faults.fail("pods", "list", 1, "the pod cache is enough");
+    await client.persistentVolumeClaims.delete("default", "data");
+    await cluster.run();
+    await client.pods.delete("default", "app", { gracePeriodSeconds: 0 });
+    await cluster.run();
+    assert.equal(await cluster.claimExists("default", "data"), false);
+    assert.deepEqual(cluster.faults.refused, []);
+    await cluster.stop();
+  });
 });

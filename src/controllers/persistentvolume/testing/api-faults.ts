@@ -6,7 +6,7 @@
 import type { Client, ResourceClient } from "../../../api/client/client.ts";
 import { ApiError } from "../../../api/errors.ts";
 
-type FaultyVerb = "create" | "update" | "updateStatus" | "delete" | "get";
+type FaultyVerb = "create" | "update" | "updateStatus" | "delete" | "get" | "list";
 
 interface FaultRule {
   resource: keyof Client;
@@ -15,7 +15,8 @@ interface FaultRule {
   message: string;
 }
 
-const faultyVerbs = new Set<string>(["create", "update", "updateStatus", "delete", "get"]);
+const faultyVerbs = new Set<string>(["create", "update", "updateStatus", "delete", "get", "list"]);
+const readVerbs = new Set<string>(["get", "list"]);
 
 export class ApiFaults {
   private readonly rules: FaultRule[] = [];
@@ -45,7 +46,7 @@ export class ApiFaults {
         const value: unknown = Reflect.get(target, property, receiver);
         if (typeof property !== "string" || !faultyVerbs.has(property) || typeof value !== "function") return value;
         return (...args: unknown[]) => {
-          if (property !== "get") this.writes.push(`${resource}.${property} ${nameIn(property, args)}`);
+          if (!readVerbs.has(property)) this.writes.push(`${resource}.${property} ${nameIn(property, args)}`);
           const rule = this.rules.find((r) => r.resource === resource && r.verb === property && r.remaining > 0);
           if (rule === undefined) return value.apply(target, args);
           rule.remaining--;

@@ -52,6 +52,8 @@ export interface PvCluster {
   /** The client the controllers use; API faults injected through `faults` apply to it only. */
   controllerClient: Client;
   faults: ApiFaults;
+  /** The controllers' shared informers, e.g. to stop one and leave its cache behind the store. */
+  informers: SharedInformerFactory;
   disks: MemoryDisks;
   /** Lets `ms` of virtual time pass with everything it triggers. */
   run(ms?: number): Promise<void>;
@@ -100,6 +102,7 @@ export async function startPvCluster(options: PvClusterOptions = {}): Promise<Pv
     api,
     controllerClient,
     faults,
+    informers,
     disks,
     run,
     claim: (namespace, name) => api.client.persistentVolumeClaims.get(namespace, name),
