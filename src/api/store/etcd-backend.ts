@@ -35,7 +35,7 @@ import {
 } from "./constants.ts";
 import { EtcdHistory } from "./etcd-history.ts";
 import { type StorageOperation, storageError } from "./etcd-unavailable.ts";
-import { freezeParsed, sealAtRevision } from "./frozen.ts";
+import { freezeParsed, sealAtRevision, sealUnversioned } from "./frozen.ts";
 import { reportHandlerError } from "./handler-errors.ts";
 import { checkWatchableRevision, tooLargeResourceVersion } from "./revision-checks.ts";
 import { WatchHub } from "./watch-hub.ts";
@@ -68,12 +68,6 @@ function prefixEnd(prefix: string): Buffer {
   return allKeysEnd;
 }
 
-/** What is stored in etcd: the object without its resourceVersion (the mod revision is the truth). */
-function storedJson(object: KObject): string {
-  const { resourceVersion: _dropped, ...metadata } = object.metadata ?? {};
-  return JSON.stringify({ ...object, metadata });
-}
-
 function parseAt(value: Buffer, revision: number): KObject {
   const parsed = JSON.parse(value.toString("utf8")) as KObject;
   parsed.metadata = { ...(parsed.metadata ?? {}), resourceVersion: String(revision) };
@@ -90,6 +84,13 @@ function entryOf(kv: IKeyValue): BackendEntry {
   };
 }
 
+/** A put sent to etcd and not yet answered. */
+interface InFlightPut {
+  value: Buffer;
+  /** The frozen object `value` encodes, without a resourceVersion. */
+  object: KObject;
+}
+
 export class EtcdBackend implements KVBackend {
   readonly kind = "etcd";
   private readonly client: Etcd3;
@@ -99,6 +100,11 @@ export class EtcdBackend implements KVBackend {
   private readonly hub: WatchHub;
   /** Events acknowledged to this backend's writes, waiting for an earlier revision to arrive. */
   private readonly early = new Map<number, BackendEvent[]>();
+  /**
+   * This backend's puts in flight, by key: the bytes sent and the frozen object they encode. The
+   * etcd watch often repeats a write before its acknowledgement arrives; this spares parsing it.
+   */
+  private readonly inFlight = new Map<string, InFlightPut[]>();
   private watcher: Watcher | undefined;
   private compactionTimer: Timer | undefined;
   /** The revision compacted at the next periodic compaction (seen one interval ago). */
@@ -194,14 +200,18 @@ export class EtcdBackend implements KVBackend {
 
   async create(key: string, object: KObject): Promise<BackendEntry> {
     this.checkOpen();
-    const stripped = sealAtRevision(object, 0);
+    // What is stored in etcd is the object without its resourceVersion (the mod revision is the truth).
+    const stripped = sealUnversioned(object);
     const keyBytes = Buffer.from(key);
-    const response = await this.etcd("create", key, () =>
-      this.client.kv.txn({
-        compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: 0 }],
-        success: [{ request_put: { key: keyBytes, value: Buffer.from(storedJson(stripped)) } }],
-        failure: [{ request_range: { key: keyBytes } }],
-      }),
+    const value = Buffer.from(JSON.stringify(stripped));
+    const response = await this.tracked(key, { value, object: stripped }, () =>
+      this.etcd("create", key, () =>
+        this.client.kv.txn({
+          compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: 0 }],
+          success: [{ request_put: { key: keyBytes, value } }],
+          failure: [{ request_range: { key: keyBytes } }],
+        }),
+      ),
     );
     if (!response.succeeded) throw this.conflict(key, response.responses[0]?.response_range?.kvs[0]);
     const revision = Number(response.header.revision);
@@ -212,14 +222,18 @@ export class EtcdBackend implements KVBackend {
 
   async update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry> {
     this.checkOpen();
-    const stripped = sealAtRevision(object, 0);
+    // What is stored in etcd is the object without its resourceVersion (the mod revision is the truth).
+    const stripped = sealUnversioned(object);
     const keyBytes = Buffer.from(key);
-    const response = await this.etcd("update", key, () =>
-      this.client.kv.txn({
-        compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
-        success: [{ request_put: { key: keyBytes, value: Buffer.from(storedJson(stripped)), prev_kv: true } }],
-        failure: [{ request_range: { key: keyBytes } }],
-      }),
+    const value = Buffer.from(JSON.stringify(stripped));
+    const response = await this.tracked(key, { value, object: stripped }, () =>
+      this.etcd("update", key, () =>
+        this.client.kv.txn({
+          compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
+          success: [{ request_put: { key: keyBytes, value, prev_kv: true } }],
+          failure: [{ request_range: { key: keyBytes } }],
+        }),
+      ),
     );
     // mod_revision 0 matches a missing key; an update needs one that exists.
     const previousKv = response.responses[0]?.response_put?.prev_kv;
@@ -348,7 +362,9 @@ export class EtcdBackend implements KVBackend {
         this.publish(batch);
         batch = [];
       }
-      batch.push(this.eventOf(event.type, event.kv, event.prev_kv));
+      batch.push(
+        this.ownEvent(event.type, event.kv, event.prev_kv) ?? this.eventOf(event.type, event.kv, event.prev_kv),
+      );
     }
     if (batch.length > 0) this.publish(batch);
     this.drainEarly();
@@ -377,6 +393,49 @@ export class EtcdBackend implements KVBackend {
       previous: previous?.object,
       createRevision: Number(kv.create_revision),
     };
+  }
+
+  /**
+   * The watch's copy of a write made through this backend, built from what was sent rather than
+   * parsed again: the acknowledged event when it is waiting for an earlier revision, else the
+   * in-flight put whose bytes are the same.
+   */
+  private ownEvent(
+    type: "Put" | "Delete",
+    kv: IKeyValue,
+    previousKv: IKeyValue | undefined | null,
+  ): BackendEvent | undefined {
+    const revision = Number(kv.mod_revision);
+    const key = kv.key.toString("utf8");
+    const acknowledged = this.early.get(revision)?.[0];
+    if (acknowledged !== undefined && acknowledged.key === key && acknowledged.type === type.toLowerCase()) {
+      return acknowledged;
+    }
+    if (type !== "Put") return undefined;
+    const sent = this.inFlight.get(key)?.find((put) => put.value.equals(kv.value));
+    if (sent === undefined) return undefined;
+    return {
+      type: "put",
+      key,
+      revision,
+      object: sealAtRevision(sent.object, revision),
+      previous: previousKv ? entryOf(previousKv).object : undefined,
+      createRevision: Number(kv.create_revision),
+    };
+  }
+
+  /** Runs a put's etcd call with the put listed as in flight. */
+  private async tracked<T>(key: string, put: InFlightPut, call: () => Promise<T>): Promise<T> {
+    const puts = this.inFlight.get(key);
+    if (puts === undefined) this.inFlight.set(key, [put]);
+    else puts.push(put);
+    try {
+      return await call();
+    } finally {
+      const remaining = (this.inFlight.get(key) ?? []).filter((other) => other !== put);
+      if (remaining.length === 0) this.inFlight.delete(key);
+      else this.inFlight.set(key, remaining);
+    }
   }
 
   /** A write of this backend was acknowledged: publish it now unless an earlier revision is missing. */

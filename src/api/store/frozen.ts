@@ -96,10 +96,22 @@ function frozenWithField(source: object | undefined, field: string, value: unkno
  * `metadata.resourceVersion` stamped. The input is left as it was.
  */
 export function sealAtRevision<T extends KObject>(object: T, revision: number): T {
+  return sealWithResourceVersion(object, String(revision));
+}
+
+/**
+ * The frozen copy of an object as a backend that keeps revisions outside the object stores it:
+ * without `metadata.resourceVersion`, ready to encode as is.
+ */
+export function sealUnversioned<T extends KObject>(object: T): T {
+  return sealWithResourceVersion(object, undefined);
+}
+
+function sealWithResourceVersion<T extends KObject>(object: T, resourceVersion: string | undefined): T {
   return asBadRequest(() => {
     let metadata: Record<string, unknown>;
     try {
-      metadata = frozenWithField(object.metadata, "resourceVersion", String(revision));
+      metadata = frozenWithField(object.metadata, "resourceVersion", resourceVersion);
     } catch (error) {
       if (error instanceof NotJsonData) error.path.unshift("metadata");
       throw error;
