@@ -13,7 +13,7 @@
  */
 import type { Client } from "../api/client/client.ts";
 import { isConflict, isNotFound } from "../api/errors.ts";
-import { indexers, podsByNode } from "../api/informer/indexes.ts";
+import { ensureIndex, podsByNode } from "../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../api/informer/shared-informer.ts";
 import type { Pod } from "../api/objects.ts";
 import { type Clock, formatRfc3339, type Timer } from "../runtime/clock.ts";
@@ -49,7 +49,7 @@ export class StandInKubelet {
 
   constructor(options: StandInKubeletOptions) {
     this.options = options;
-    if (!options.pods.indexer.hasIndex(podsByNode.name)) options.pods.addIndexers(indexers(podsByNode));
+    ensureIndex(options.pods, podsByNode);
   }
 
   start(): void {

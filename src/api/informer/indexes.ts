@@ -75,3 +75,14 @@ export const eventsByInvolvedObjectUid: NamedIndex<Event> = {
 export function indexers<T>(...indexes: NamedIndex<T>[]): Record<string, IndexFunc<T>> {
   return Object.fromEntries(indexes.map((index) => [index.name, index.indexFunc]));
 }
+
+/** What `ensureIndex` needs of an informer (a SharedInformer has it). */
+interface IndexableInformer<T> {
+  readonly indexer: { hasIndex(name: string): boolean };
+  addIndexers(indexers: Readonly<Record<string, IndexFunc<T>>>): void;
+}
+
+/** Adds `index` to a shared informer unless another component sharing it already did. */
+export function ensureIndex<T>(informer: IndexableInformer<T>, index: NamedIndex<T>): void {
+  if (!informer.indexer.hasIndex(index.name)) informer.addIndexers(indexers(index));
+}

@@ -16,7 +16,7 @@
  */
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from "kubernetes-types/core/v1.js";
 import type { CSIDriver, VolumeAttachment } from "kubernetes-types/storage/v1.js";
-import { indexers, podsByClaim } from "../../api/informer/indexes.ts";
+import { ensureIndex, podsByClaim } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import type { Timer } from "../../runtime/clock.ts";
@@ -79,7 +79,7 @@ interface Informers {
 function informersOf(context: ControllerContext): Informers {
   const factory = context.informers;
   const pods = factory.informerFor("Pod");
-  if (!pods.indexer.hasIndex(podsByClaim.name)) pods.addIndexers(indexers(podsByClaim));
+  ensureIndex(pods, podsByClaim);
   return {
     pods,
     nodes: factory.informerFor("Node"),

@@ -10,7 +10,7 @@
  * bounded by `--timeout` (15 s).
  */
 
-import { indexers, volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
+import { ensureIndex, volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { PersistentVolume, VolumeAttachment } from "../../api/objects.ts";
 import type { Logger } from "../../runtime/logger.ts";
@@ -72,9 +72,7 @@ export class ExternalAttacher implements Controller {
     this.attachmentQueue = this.sidecar.newQueue("volumeattachments");
     this.volumeQueue = this.sidecar.newQueue("persistentvolumes");
     this.attachments = context.informers.informerFor("VolumeAttachment");
-    if (!this.attachments.indexer.hasIndex(volumeAttachmentsByPersistentVolume.name)) {
-      this.attachments.addIndexers(indexers(volumeAttachmentsByPersistentVolume));
-    }
+    ensureIndex(this.attachments, volumeAttachmentsByPersistentVolume);
     this.volumes = context.informers.informerFor("PersistentVolume");
   }
 

@@ -12,7 +12,7 @@
  */
 
 import type { NamedIndex } from "../../api/informer/indexes.ts";
-import { indexers, volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
+import { ensureIndex, volumeAttachmentsByPersistentVolume } from "../../api/informer/indexes.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { PersistentVolume, PersistentVolumeClaim, VolumeAttachment } from "../../api/objects.ts";
 import type { Logger } from "../../runtime/logger.ts";
@@ -97,12 +97,10 @@ export class ExternalProvisioner implements Controller {
     this.volumeQueue = this.sidecar.newQueue("volumes");
     const factory = context.informers;
     this.claims = factory.informerFor("PersistentVolumeClaim");
-    if (!this.claims.indexer.hasIndex(claimsByUid.name)) this.claims.addIndexers(indexers(claimsByUid));
+    ensureIndex(this.claims, claimsByUid);
     this.volumes = factory.informerFor("PersistentVolume");
     this.attachments = factory.informerFor("VolumeAttachment");
-    if (!this.attachments.indexer.hasIndex(volumeAttachmentsByPersistentVolume.name)) {
-      this.attachments.addIndexers(indexers(volumeAttachmentsByPersistentVolume));
-    }
+    ensureIndex(this.attachments, volumeAttachmentsByPersistentVolume);
   }
 
   start(): void {

@@ -18,7 +18,7 @@
 
 import { isConflict, isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
-import { indexers, podsByNode } from "../../api/informer/indexes.ts";
+import { ensureIndex, podsByNode } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { nodeLeaseNamespace } from "../../api/namespaces.ts";
 import type { Lease, Node, Pod } from "../../api/objects.ts";
@@ -70,7 +70,7 @@ export class NodeLifecycleController implements Controller {
     this.nodes = context.informers.informerFor("Node");
     this.leases = context.informers.informerFor("Lease");
     this.pods = context.informers.informerFor("Pod");
-    if (!this.pods.indexer.hasIndex(podsByNode.name)) this.pods.addIndexers(indexers(podsByNode));
+    ensureIndex(this.pods, podsByNode);
     this.health = new NodeHealthTracker({
       monitorGracePeriodMs: context.timers.nodeMonitorGracePeriodMs,
       startupGracePeriodMs: context.timers.nodeStartupGracePeriodMs,

@@ -24,7 +24,7 @@
 import { effectiveTolerations } from "../../api/admission/default-tolerations.ts";
 import { jsonEqual } from "../../api/client/merge-patch.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
-import { indexers, podsByNode } from "../../api/informer/indexes.ts";
+import { ensureIndex, podsByNode } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { type Node, objectKey, type Pod, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
@@ -88,7 +88,7 @@ export class TaintEvictionController implements Controller {
     this.recorder = recorderFor(context, this.name);
     this.nodes = context.informers.informerFor("Node");
     this.pods = context.informers.informerFor("Pod");
-    if (!this.pods.indexer.hasIndex(podsByNode.name)) this.pods.addIndexers(indexers(podsByNode));
+    ensureIndex(this.pods, podsByNode);
   }
 
   start(): void {

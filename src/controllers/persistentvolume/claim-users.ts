@@ -4,13 +4,13 @@
  * Recycle) and the pvc-protection controller.
  */
 import type { Indexer } from "../../api/informer/indexer.ts";
-import { indexers, podsByClaim } from "../../api/informer/indexes.ts";
+import { ensureIndex, podsByClaim } from "../../api/informer/indexes.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Pod } from "../../api/objects.ts";
 
 /** Adds the pods-by-claim index unless another component sharing the informer already did. */
 export function ensurePodsByClaimIndex(informer: SharedInformer<Pod>): void {
-  if (!informer.indexer.hasIndex(podsByClaim.name)) informer.addIndexers(indexers(podsByClaim));
+  ensureIndex(informer, podsByClaim);
 }
 
 /** A pod whose containers will not run again: it holds no volume any more. */

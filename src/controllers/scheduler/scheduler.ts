@@ -15,6 +15,7 @@
 import { jsonEqual } from "../../api/client/merge-patch.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
+import { ensureIndex, podsByClaim } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
@@ -42,7 +43,7 @@ import {
   type VolumeView,
   volumeBoundToClaim,
 } from "./volume-binding.ts";
-import { ensurePodsByClaimIndex, podsHelpedByClaim, podsHelpedByVolume, type WokenPods } from "./volume-event-hints.ts";
+import { podsHelpedByClaim, podsHelpedByVolume, type WokenPods } from "./volume-event-hints.ts";
 
 interface SchedulerOptions {
   /** The `spec.schedulerName` this scheduler serves and the events' source; `default-scheduler` by default. */
@@ -119,7 +120,7 @@ export class Scheduler implements Controller {
     this.claims = informers.informerFor("PersistentVolumeClaim");
     this.volumes = informers.informerFor("PersistentVolume");
     this.classes = informers.informerFor("StorageClass");
-    ensurePodsByClaimIndex(this.pods);
+    ensureIndex(this.pods, podsByClaim);
     if (!this.volumes.indexer.hasIndex(volumesByClassIndex)) {
       this.volumes.addIndexers({ [volumesByClassIndex]: (volume) => [volumeClassName(volume)] });
     }

@@ -7,18 +7,12 @@
  * Waking only these pods keeps an add of N claims and volumes from costing N × pending pods.
  */
 import type { Indexer } from "../../api/informer/indexer.ts";
-import { indexers, podsByClaim } from "../../api/informer/indexes.ts";
-import type { SharedInformer } from "../../api/informer/shared-informer.ts";
+import { podsByClaim } from "../../api/informer/indexes.ts";
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from "../../api/objects.ts";
 import { objectKey } from "../../api/objects.ts";
 
 /** The `namespace/name` keys of the pods to wake, or every waiting pod. */
 export type WokenPods = readonly string[] | "all";
-
-/** Adds the pods-by-claim index unless another component sharing the informer already did. */
-export function ensurePodsByClaimIndex(informer: SharedInformer<Pod>): void {
-  if (!informer.indexer.hasIndex(podsByClaim.name)) informer.addIndexers(indexers(podsByClaim));
-}
 
 export function podsHelpedByClaim(pods: Indexer<Pod>, claim: PersistentVolumeClaim): WokenPods {
   return podsUsing(pods, objectKey(claim));
