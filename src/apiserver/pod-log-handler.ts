@@ -7,14 +7,9 @@
  */
 import { ApiError, badRequest } from "../api/errors.ts";
 import type { KObject, Pod } from "../api/objects.ts";
-import { formatRfc3339Micro } from "../runtime/clock.ts";
-import { msPerSecond } from "../runtime/duration.ts";
-import type { ContainerLogEntry } from "./kubelet-connection.ts";
+import { serveContainerLog } from "../kubelet/server/container-logs.ts";
 import { proxyKubeletGet, remoteKubeletOf } from "./kubelet-proxy.ts";
 import type { ResourceRequest } from "./request-context.ts";
-
-/** How often a follower looks for new lines (the kubelet's log follower wakes on file changes; this polls). */
-const logFollowPollMs = 250;
 
 interface LogQuery {
   container: string;
@@ -86,24 +81,6 @@ function kubeletLogQuery(options: LogQuery): URLSearchParams {
   return params;
 }
 
-/** RFC 3339 with the fraction's trailing zeros dropped (Go's RFC3339Nano), as `--timestamps` prints it. */
-function timestampOf(timeMs: number): string {
-  const micro = formatRfc3339Micro(timeMs);
-  const fraction = micro.slice(20, -1).replace(/0+$/, "");
-  return `${micro.slice(0, 19)}${fraction === "" ? "" : `.${fraction}`}Z`;
-}
-
-function render(entries: readonly ContainerLogEntry[], timestamps: boolean): string {
-  return entries.map((entry) => `${timestamps ? `${timestampOf(entry.timeMs)} ` : ""}${entry.text}\n`).join("");
-}
-
-function selected(entries: readonly ContainerLogEntry[], options: LogQuery, nowMs: number): ContainerLogEntry[] {
-  const sinceSeconds = options.sinceSeconds;
-  const since =
-    sinceSeconds === undefined ? entries : entries.filter((e) => e.timeMs >= nowMs - sinceSeconds * msPerSecond);
-  return options.tailLines === undefined ? [...since] : since.slice(Math.max(0, since.length - options.tailLines));
-}
-
 export async function handlePodLog(context: ResourceRequest): Promise<void> {
   const { server, path, query, request, response } = context;
   const options = logQuery(query, path.name);
@@ -124,31 +101,7 @@ export async function handlePodLog(context: ResourceRequest): Promise<void> {
     await proxyKubeletGet(remote, `/containerLogs/${segments}?${kubeletLogQuery(options)}`, request, response);
     return;
   }
-  const first = await kubelet.containerLog(pod, container, options.previous);
-  const initial = selected(first.entries, options, server.clock.now());
-  let budget = options.limitBytes ?? Number.POSITIVE_INFINITY;
-  const send = (text: string): boolean => {
-    const bytes = Buffer.from(text, "utf8");
-    const part = bytes.subarray(0, Math.min(bytes.length, budget));
-    budget -= part.length;
-    if (part.length > 0) response.write(part);
-    return budget > 0;
-  };
-  response.writeHead(200, { "Content-Type": "text/plain", "Transfer-Encoding": "chunked" });
-  let more = send(render(initial, options.timestamps));
-  let seen = first.entries.length;
-  let running = first.running;
-  let closed = false;
-  request.on("close", () => {
-    closed = true;
-  });
-  while (options.follow && !options.previous && more && running && !closed) {
-    await server.clock.sleep(logFollowPollMs);
-    if (closed) break;
-    const next = await kubelet.containerLog(pod, container, false);
-    more = send(render(next.entries.slice(seen), options.timestamps));
-    seen = next.entries.length;
-    running = next.running;
-  }
-  response.end();
+  await serveContainerLog(request, response, options, server.clock, (previous) =>
+    kubelet.containerLog(pod, container, previous),
+  );
 }
