@@ -5,7 +5,7 @@
  *   being terminated`), so a namespace's deletion always finishes;
  * - `default`, `kube-system` and `kube-public` can never be deleted.
  */
-import { ApiError, isNotFound, notFound } from "../errors.ts";
+import { ApiError, isApiError, isNotFound, notFound } from "../errors.ts";
 import { defaultNamespaceName, immortalNamespaces } from "../namespaces.ts";
 import type { KObject } from "../objects.ts";
 import { type ResourceType, resourceForKind } from "../resources.ts";
@@ -59,7 +59,16 @@ export async function admitCreateInNamespace(store: Store, type: ResourceType, o
   if (!type.namespaced) return;
   // The store puts a namespaced object without a namespace in `default`, so that is the one to check.
   const namespace = object.metadata?.namespace || defaultNamespaceName;
-  const found = await namespaceNamed(store, namespace);
+  let found: KObject | undefined;
+  try {
+    found = await namespaceNamed(store, namespace);
+  } catch (error) {
+    // kube-apiserver answers this check from its namespace informer, which an unavailable etcd
+    // does not empty: the create goes on and meets the outage itself (`The create operation
+    // against configmaps could not be completed …`), as there.
+    if (isApiError(error, "ServiceUnavailable")) return;
+    throw error;
+  }
   if (found === undefined) throw notFound("namespaces", "", namespace);
   if (isTerminating(found)) throw terminating(type, object.metadata?.name ?? "", namespace);
 }
