@@ -37,7 +37,7 @@ import { EtcdHistory } from "./etcd-history.ts";
 import { type StorageOperation, storageError } from "./etcd-unavailable.ts";
 import { freezeParsed, sealAtRevision, sealUnversioned } from "./frozen.ts";
 import { reportHandlerError } from "./handler-errors.ts";
-import { checkWatchableRevision, tooLargeResourceVersion } from "./revision-checks.ts";
+import { tooLargeResourceVersion } from "./revision-checks.ts";
 import { WatchHub } from "./watch-hub.ts";
 
 interface EtcdBackendOptions {
@@ -289,9 +289,12 @@ export class EtcdBackend implements KVBackend {
     options: BackendWatchOptions = {},
   ): BackendWatch {
     this.checkOpen();
-    checkWatchableRevision(fromRevision, this.history.start);
-    const backlog = fromRevision < this.published ? this.history.after(fromRevision, prefix) : [];
-    return this.hub.subscribe(prefix, Math.max(fromRevision, this.published), backlog, onEvents, options.route);
+    return this.hub.watchFrom(
+      { prefix, fromRevision, currentRevision: this.published, compactedRevision: this.history.start },
+      () => this.history.after(fromRevision, prefix),
+      onEvents,
+      options.route,
+    );
   }
 
   async compact(revision: number): Promise<void> {

@@ -19,7 +19,7 @@ import {
 } from "./backend.ts";
 import { historyWindowRevisions } from "./constants.ts";
 import { sealAtRevision } from "./frozen.ts";
-import { checkReadableRevision, checkWatchableRevision } from "./revision-checks.ts";
+import { checkReadableRevision } from "./revision-checks.ts";
 import { RevisionLog } from "./revision-log.ts";
 import { rewindEntries } from "./rewind.ts";
 import { SortedKeys } from "./sorted-keys.ts";
@@ -127,9 +127,12 @@ export class MemoryBackend implements KVBackend {
     options: BackendWatchOptions = {},
   ): BackendWatch {
     this.checkOpen();
-    checkWatchableRevision(fromRevision, this.log.compacted);
-    const backlog = fromRevision < this.currentRevision ? this.log.after(fromRevision, prefix) : [];
-    return this.hub.subscribe(prefix, Math.max(fromRevision, this.currentRevision), backlog, onEvents, options.route);
+    return this.hub.watchFrom(
+      { prefix, fromRevision, currentRevision: this.currentRevision, compactedRevision: this.log.compacted },
+      () => this.log.after(fromRevision, prefix),
+      onEvents,
+      options.route,
+    );
   }
 
   async compact(revision: number): Promise<void> {

@@ -23,7 +23,7 @@ import {
 } from "./backend.ts";
 import { historyWindowRevisions, sqliteCompactionBatchRevisions, sqliteObjectCacheEntries } from "./constants.ts";
 import { freezeParsed, sealAtRevision } from "./frozen.ts";
-import { checkReadableRevision, checkWatchableRevision } from "./revision-checks.ts";
+import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
 import { WatchHub } from "./watch-hub.ts";
@@ -219,12 +219,12 @@ export class SqliteBackend implements KVBackend {
     options: BackendWatchOptions = {},
   ): BackendWatch {
     this.checkOpen();
-    checkWatchableRevision(fromRevision, this.compacted);
-    const backlog =
-      fromRevision < this.currentRevision
-        ? this.statements.revisionsAfter.all(fromRevision, prefix, prefixEnd(prefix)).map(eventFromRow)
-        : [];
-    return this.hub.subscribe(prefix, Math.max(fromRevision, this.currentRevision), backlog, onEvents, options.route);
+    return this.hub.watchFrom(
+      { prefix, fromRevision, currentRevision: this.currentRevision, compactedRevision: this.compacted },
+      () => this.statements.revisionsAfter.all(fromRevision, prefix, prefixEnd(prefix)).map(eventFromRow),
+      onEvents,
+      options.route,
+    );
   }
 
   async compact(revision: number): Promise<void> {

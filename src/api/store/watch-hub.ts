@@ -11,6 +11,7 @@
 import type { KObject } from "../objects.ts";
 import type { BackendEvent, BackendWatch, WatchRoute } from "./backend.ts";
 import { reportHandlerError } from "./handler-errors.ts";
+import { checkWatchableRevision } from "./revision-checks.ts";
 
 type EventsHandler = (events: readonly BackendEvent[]) => void;
 
@@ -161,6 +162,23 @@ export class WatchHub {
       this.scheduleFlush();
     }
     return watch;
+  }
+
+  /**
+   * A backend's `watch`: Gone when `fromRevision` is before the compacted revision, else a watch
+   * whose backlog (`readBacklog`, the stored events under `prefix` after `fromRevision`) is read
+   * only when the watch starts behind the backend's `currentRevision`.
+   */
+  watchFrom(
+    watched: { prefix: string; fromRevision: number; currentRevision: number; compactedRevision: number },
+    readBacklog: () => BackendEvent[],
+    onEvents: EventsHandler,
+    route?: WatchRoute,
+  ): BackendWatch {
+    const { prefix, fromRevision, currentRevision, compactedRevision } = watched;
+    checkWatchableRevision(fromRevision, compactedRevision);
+    const backlog = fromRevision < currentRevision ? readBacklog() : [];
+    return this.subscribe(prefix, Math.max(fromRevision, currentRevision), backlog, onEvents, route);
   }
 
   /** Called by the backend after a write has committed, in revision order. */
