@@ -193,7 +193,9 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
   const host = new LinuxHost({ nodeName: args.nodeId, onWarning: warn });
   const fuseProgram = args.s3 === undefined ? realNodeFuseProgram : s3fsCommand;
   if (args.driverName === fuseDriverName && !(await host.hasCommand(fuseProgram))) {
-    throw new Error(`${fuseDriverName} serves volumes with ${fuseProgram}, which is not on PATH; install it first`);
+    throw new Error(
+      `${fuseDriverName} serves volumes with ${fuseProgram}, which is not on PATH; install it first (Debian and Ubuntu: apt-get install ${fuseProgram})`,
+    );
   }
   const driver = createBundledDriver(args.driverName, {
     host,
