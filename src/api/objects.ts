@@ -21,6 +21,7 @@ import type {
 } from "kubernetes-types/core/v1.js";
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
 import type { CSIDriver, CSINode, StorageClass, VolumeAttachment } from "kubernetes-types/storage/v1.js";
+import type { VolumeSnapshot, VolumeSnapshotClass, VolumeSnapshotContent } from "./crd-types/snapshot/v1.ts";
 
 export type {
   ConfigMap,
@@ -45,6 +46,9 @@ export type {
   StatefulSet,
   StorageClass,
   VolumeAttachment,
+  VolumeSnapshot,
+  VolumeSnapshotClass,
+  VolumeSnapshotContent,
 };
 
 /** Any stored object: what the store and the generic machinery rely on. */
@@ -80,6 +84,9 @@ export interface KindMap {
   Endpoints: Endpoints;
   ControllerRevision: ControllerRevision;
   Job: Job;
+  VolumeSnapshot: VolumeSnapshot;
+  VolumeSnapshotContent: VolumeSnapshotContent;
+  VolumeSnapshotClass: VolumeSnapshotClass;
 }
 
 export type KindName = keyof KindMap;

@@ -72,6 +72,22 @@ export const RESOURCES: readonly ResourceType[] = [
   resource("Endpoints", "", "v1", "endpoints", { namespaced: true, hasStatus: false, shortNames: ["ep"] }),
   resource("ControllerRevision", "apps", "v1", "controllerrevisions", { namespaced: true, hasStatus: false }),
   resource("Job", "batch", "v1", "jobs", { namespaced: true, hasStatus: true }),
+  // The external-snapshotter's CustomResourceDefinitions, served as kube-apiserver serves them.
+  resource("VolumeSnapshot", "snapshot.storage.k8s.io", "v1", "volumesnapshots", {
+    namespaced: true,
+    hasStatus: true,
+    shortNames: ["vs"],
+  }),
+  resource("VolumeSnapshotContent", "snapshot.storage.k8s.io", "v1", "volumesnapshotcontents", {
+    namespaced: false,
+    hasStatus: true,
+    shortNames: ["vsc", "vscs"],
+  }),
+  resource("VolumeSnapshotClass", "snapshot.storage.k8s.io", "v1", "volumesnapshotclasses", {
+    namespaced: false,
+    hasStatus: false,
+    shortNames: ["vsclass", "vsclasses"],
+  }),
 ];
 
 const byKind = new Map<string, ResourceType>(RESOURCES.map((r) => [r.kind, r]));

@@ -173,6 +173,18 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
     value: 2 * SECOND,
     source: "kube-controller-manager --leader-elect-retry-period (component-base DefaultLeaderElectionConfiguration)",
   },
+  csiSidecarLeaderElectionLeaseDurationMs: {
+    value: 15 * SECOND,
+    source: "csi-provisioner, csi-attacher --leader-election-lease-duration (csi-lib-utils standardflags)",
+  },
+  csiSidecarLeaderElectionRenewDeadlineMs: {
+    value: 10 * SECOND,
+    source: "csi-provisioner, csi-attacher --leader-election-renew-deadline (csi-lib-utils standardflags)",
+  },
+  csiSidecarLeaderElectionRetryPeriodMs: {
+    value: 5 * SECOND,
+    source: "csi-provisioner, csi-attacher --leader-election-retry-period (csi-lib-utils standardflags)",
+  },
 };
 
 describe("timers match Kubernetes", () => {

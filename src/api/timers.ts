@@ -86,6 +86,13 @@ export interface Timers {
   leaderElectionRenewDeadlineMs: number;
   /** `--leader-elect-retry-period`: how often candidates try to acquire and the leader renews. */
   leaderElectionRetryPeriodMs: number;
+  // The CSI sidecars' own leader election (csi-lib-utils standardflags `--leader-election-*`)
+  /** `--leader-election-lease-duration` of csi-provisioner and csi-attacher. */
+  csiSidecarLeaderElectionLeaseDurationMs: number;
+  /** `--leader-election-renew-deadline` of csi-provisioner and csi-attacher. */
+  csiSidecarLeaderElectionRenewDeadlineMs: number;
+  /** `--leader-election-retry-period` of csi-provisioner and csi-attacher. */
+  csiSidecarLeaderElectionRetryPeriodMs: number;
 }
 
 export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
@@ -139,6 +146,9 @@ export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
   leaderElectionLeaseDurationMs: 15_000,
   leaderElectionRenewDeadlineMs: 10_000,
   leaderElectionRetryPeriodMs: 2_000,
+  csiSidecarLeaderElectionLeaseDurationMs: 15_000,
+  csiSidecarLeaderElectionRenewDeadlineMs: 10_000,
+  csiSidecarLeaderElectionRetryPeriodMs: 5_000,
 });
 
 /** The defaults with some values replaced; unknown names are rejected so a typo cannot pass silently. */

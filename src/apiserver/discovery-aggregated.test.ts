@@ -71,6 +71,7 @@ describe("aggregated discovery", () => {
       "batch",
       "authentication.k8s.io",
       "authorization.k8s.io",
+      "snapshot.storage.k8s.io",
     ]);
   });
 

@@ -40,6 +40,7 @@ describe("discovery", () => {
       "batch",
       "authentication.k8s.io",
       "authorization.k8s.io",
+      "snapshot.storage.k8s.io",
     ]);
   });
 

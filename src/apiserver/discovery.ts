@@ -3,6 +3,7 @@
  * `/api` (APIVersions), `/apis` (APIGroupList) and one APIResourceList per group/version.
  */
 import { apiVersionOf, RESOURCES, type ResourceType } from "../api/resources.ts";
+import { isCustomResourceGroup } from "../api/schema/kind-definitions.ts";
 import { servedGitVersion, servedKubernetesMajor, servedKubernetesMinor } from "./constants.ts";
 import type { GroupVersionPath } from "./request-path.ts";
 import { type ReviewResource, reviewVerbs, selfReviewResources } from "./self-review-paths.ts";
@@ -38,20 +39,18 @@ export function coreApiVersions(): Record<string, unknown> {
   return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] };
 }
 
-/** The named groups and their versions, in registry order. */
+/** The named groups and their versions, in registry order; custom resources' groups last, as kube-apiserver lists them. */
 export function namedGroups(): Map<string, string[]> {
   const groups = new Map<string, string[]>();
-  for (const type of RESOURCES) {
-    if (type.group === "") continue;
-    const versions = groups.get(type.group) ?? [];
-    if (!versions.includes(type.version)) versions.push(type.version);
-    groups.set(type.group, versions);
-  }
-  for (const review of selfReviewResources) {
-    const versions = groups.get(review.group) ?? [];
-    if (!versions.includes(review.version)) versions.push(review.version);
-    groups.set(review.group, versions);
-  }
+  const add = (group: string, version: string): void => {
+    const versions = groups.get(group) ?? [];
+    if (!versions.includes(version)) versions.push(version);
+    groups.set(group, versions);
+  };
+  const builtIn = RESOURCES.filter((type) => type.group !== "" && !isCustomResourceGroup(type));
+  for (const type of builtIn) add(type.group, type.version);
+  for (const review of selfReviewResources) add(review.group, review.version);
+  for (const type of RESOURCES.filter(isCustomResourceGroup)) add(type.group, type.version);
   return groups;
 }
 

@@ -114,10 +114,24 @@ describe("kubectl against the server", { skip: skipReason }, () => {
     ]);
     assert.deepEqual(row("storageclasses"), ["storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"]);
     assert.deepEqual(row("volumeattachments"), ["volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"]);
+    assert.deepEqual(row("volumesnapshots"), [
+      "volumesnapshots",
+      "vs",
+      "snapshot.storage.k8s.io/v1",
+      "true",
+      "VolumeSnapshot",
+    ]);
+    assert.deepEqual(row("volumesnapshotcontents"), [
+      "volumesnapshotcontents",
+      "vsc,vscs",
+      "snapshot.storage.k8s.io/v1",
+      "false",
+      "VolumeSnapshotContent",
+    ]);
     assert.equal(
       rows.filter((cells) => cells.length > 1).length,
-      25,
-      "a header, the 21 served kinds and the 3 self reviews",
+      28,
+      "a header, the 24 served kinds and the 3 self reviews",
     );
   });
 

@@ -28,10 +28,11 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --data-dir D       where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral        keep the objects in memory only
   --etcd-servers U,… keep the objects in this etcd cluster (client URLs, http://HOST:2379)
-  --leader-elect     run the controllers only while this server holds the Lease
-                     kube-system/kube-controller-manager (default true; --leader-elect=false to
-                     disable): of several servers on one etcd exactly one runs them, another takes
-                     over within about 15 s of its death; a leader that cannot renew for 10 s exits
+  --leader-elect     run each component only while this server holds its Lease in kube-system
+                     (kube-controller-manager, kube-scheduler, and each CSI driver's sidecars';
+                     default true; --leader-elect=false to disable): of several servers on one
+                     etcd exactly one runs each, another takes over within about 15 s of its
+                     death; a leader that cannot renew for 10 s exits
   --node-tokens N,…  make sure nodes N… have tokens; each is written to D/node-tokens/<name>
   --csi-controller NAME=unix:///path/controller.sock
                      run the provisioner and attacher for CSI driver NAME against its controller
@@ -144,7 +145,7 @@ export async function runServerCommand(argv: readonly string[], io: CommandIo = 
     const tokenFile = nodeTokenNames[0] === undefined ? "FILE" : embedded.dataDir.nodeTokenFile(example);
     if (embedded.leaderIdentity !== undefined) {
       lines.push(
-        `leader election: candidate ${embedded.leaderIdentity} for the Lease kube-system/kube-controller-manager\n`,
+        `leader election: candidate ${embedded.leaderIdentity} for the Leases kube-system/kube-controller-manager, kube-system/kube-scheduler and the CSI sidecars'\n`,
       );
     }
     return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.url} --name ${example} --token-file ${tokenFile}\n`;

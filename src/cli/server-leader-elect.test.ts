@@ -53,7 +53,7 @@ describe("kvol server --leader-elect", () => {
     );
   });
 
-  it("holds the Lease kube-system/kube-controller-manager by default, and leaves it alone with =false", {
+  it("holds the Leases kube-system/kube-controller-manager and kube-scheduler by default, and leaves it alone with =false", {
     timeout: 120_000,
   }, async () => {
     for (const [flag, elected] of [[[], true] as const, [["--leader-elect=false"], false] as const]) {
@@ -65,17 +65,23 @@ describe("kvol server --leader-elect", () => {
         assert.equal(identity !== undefined, elected, server.stdout());
         const url = plainHttpUrl(/^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
         const headers = { Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}` };
-        const leasePath = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager";
-        const holder = async () => {
+        const holder = async (lease = "kube-controller-manager") => {
+          const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${lease}`;
           const answer = await fetch(`${url}${leasePath}`, { headers });
           if (answer.status === 404) return undefined;
           return ((await answer.json()) as { spec?: { holderIdentity?: string } }).spec?.holderIdentity;
         };
         if (elected) {
-          assert.equal(await waitFor("the Lease held", holder, startTimeoutMs), identity);
+          assert.equal(await waitFor("the Lease held", () => holder(), startTimeoutMs), identity);
+          // kube-scheduler is elected on a Lease of its own.
+          assert.equal(
+            await waitFor("the scheduler's Lease held", () => holder("kube-scheduler"), startTimeoutMs),
+            identity,
+          );
         } else {
           // The controllers run at once, and nothing ever takes the Lease.
           assert.equal(await holder(), undefined);
+          assert.equal(await holder("kube-scheduler"), undefined);
         }
       } finally {
         assert.equal(await server.stop(), 0);

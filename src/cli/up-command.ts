@@ -90,7 +90,7 @@ export interface ClusterArguments {
   ephemeral: boolean;
   /** `kvol server --etcd-servers`: the store is this etcd cluster instead of the data directory's file. */
   etcdServers?: readonly string[];
-  /** `kvol server --leader-elect`: run the controllers only while holding kube-controller-manager's Lease. */
+  /** `kvol server --leader-elect`: run each control-plane component only while holding its Lease. */
   leaderElect?: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
   verbose: boolean;

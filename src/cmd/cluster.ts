@@ -56,6 +56,7 @@ import {
   stopDrainStepMs,
   systemNamespaces,
 } from "./constants.ts";
+import { controllerManagerComponent } from "./control-plane-components.ts";
 import { ElectedControlPlane } from "./elected-control-plane.ts";
 import { type Manifest, type Manifests, parseManifests } from "./manifests.ts";
 import { NodeHeartbeat } from "./node-heartbeat.ts";
@@ -111,9 +112,10 @@ export interface ClusterOptions {
   /** Also receives every log record kept in `logs` (`kvol up` prints them). */
   logSink?: LogSink;
   /**
-   * Leader election (`kvol server --leader-elect`): one control-plane replica per identity, each
-   * running the controllers only while it holds the Lease kube-system/kube-controller-manager.
-   * `onLost` is told when a leader could not renew within the renew deadline.
+   * Leader election (`kvol server --leader-elect`): one control-plane replica per identity, each of
+   * its components (kube-controller-manager, kube-scheduler, each driver's csi-provisioner and
+   * csi-attacher) running only while it holds that component's Lease (`control-plane-components.ts`).
+   * `onLost` is told when a component could not renew within its renew deadline.
    */
   leaderElection?: { identities: readonly string[]; onLost?: (identity: string) => void };
 }
@@ -357,19 +359,37 @@ export class Cluster {
     return this.runningControllers;
   }
 
-  /** The identity of the control-plane replica leading now, under leader election. */
+  /** The identity of the replica leading kube-controller-manager now, under leader election. */
   leaderIdentity(): string | undefined {
-    return this.replicas.find((replica) => replica.isLeader)?.identity;
+    return this.leaderOf(controllerManagerComponent);
   }
 
-  /** The control-plane replica `identity` is killed (kill -9): its Lease is left to expire. */
-  crashControlPlane(identity: string): void {
+  /**
+   * The identity of the replica leading `component` now (`kube-controller-manager`,
+   * `kube-scheduler`, `csi-provisioner/<driver>`, `csi-attacher/<driver>`), under leader election.
+   */
+  leaderOf(component: string): string | undefined {
+    return this.replicas.find((replica) => replica.component(component).isLeader)?.identity;
+  }
+
+  /**
+   * The control-plane replica `identity` is killed (kill -9): every component of it stops and its
+   * Leases are left to expire. With `component`, only that component's process is killed.
+   */
+  crashControlPlane(identity: string, component?: string): void {
+    const replica = this.replica(identity);
+    if (component === undefined) replica.crash();
+    else replica.component(component).crash();
+  }
+
+  /** The replica `identity` under leader election; an unknown one is an error listing the known ones. */
+  replica(identity: string): ElectedControlPlane {
     const replica = this.replicas.find((candidate) => candidate.identity === identity);
     if (replica === undefined) {
       const known = this.replicas.map((candidate) => candidate.identity).join(", ");
       throw new Error(`no control-plane replica "${identity}" (replicas: ${known || "none: no leader election"})`);
     }
-    replica.crash();
+    return replica;
   }
 
   /**

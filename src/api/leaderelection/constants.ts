@@ -10,6 +10,10 @@ export const leaderElectionJitterFactor = 1.2;
 export const controllerManagerLeaseNamespace = "kube-system";
 export const controllerManagerLeaseName = "kube-controller-manager";
 
+/** kube-scheduler's lock: the Lease `kube-system/kube-scheduler`. */
+export const schedulerLeaseNamespace = "kube-system";
+export const schedulerLeaseName = "kube-scheduler";
+
 /** What kube-controller-manager logs before exiting when it can no longer renew its lease. */
 export const leadershipLostMessage = "leaderelection lost";
 

@@ -20,6 +20,11 @@ import { persistentVolumeClaimPrinter } from "./persistent-volume-claim-printer.
 import { persistentVolumePrinter } from "./persistent-volume-printer.ts";
 import { podPrinter } from "./pod-printer.ts";
 import { endpointsPrinter, serviceAccountPrinter, servicePrinter } from "./service-printers.ts";
+import {
+  volumeSnapshotClassPrinter,
+  volumeSnapshotContentPrinter,
+  volumeSnapshotPrinter,
+} from "./snapshot-printers.ts";
 import { storageClassPrinter } from "./storage-class-printer.ts";
 import type { ObjectPrinter } from "./table-types.ts";
 import { volumeAttachmentPrinter } from "./volume-attachment-printer.ts";
@@ -49,6 +54,9 @@ const printers: PrinterTable = {
   Endpoints: endpointsPrinter,
   ControllerRevision: controllerRevisionPrinter,
   Job: jobPrinter,
+  VolumeSnapshot: volumeSnapshotPrinter,
+  VolumeSnapshotContent: volumeSnapshotContentPrinter,
+  VolumeSnapshotClass: volumeSnapshotClassPrinter,
 };
 
 /** The printer for objects of `kind`; NAME and AGE for a kind kvol has no printer for. */

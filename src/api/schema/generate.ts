@@ -7,6 +7,7 @@
 import { RESOURCES } from "../resources.ts";
 import { reachableDefinitions } from "./definition-graph.ts";
 import {
+  isCustomResourceGroup,
   kindDefinitionName,
   kindModulePath,
   operationDefinitionModules,
@@ -20,7 +21,13 @@ export const definitionsFilePath = new URL("./definitions.json", import.meta.url
 
 /** The `kubernetes-types` modules of the served kinds (`core/v1`, `storage/v1`, …). */
 function servedModules(): string[] {
-  return [...new Set([...RESOURCES.map(kindModulePath), ...operationDefinitionModules])];
+  const builtIn = RESOURCES.filter((type) => !isCustomResourceGroup(type));
+  return [...new Set([...builtIn.map(kindModulePath), ...operationDefinitionModules])];
+}
+
+/** kvol's own declarations of the custom resources it serves (`snapshot/v1`). */
+function customResourceModules(): string[] {
+  return [...new Set(RESOURCES.filter(isCustomResourceGroup).map(kindModulePath))];
 }
 
 function rootDefinitions(): string[] {
@@ -71,7 +78,7 @@ function applyPatchMetadata(definitions: Map<string, OpenApiDefinition>): void {
 
 /** The definitions of every served kind, sorted by name so the file diffs cleanly. */
 export function generateDefinitions(): OpenApiDefinitions {
-  const declared = readKubernetesTypes(servedModules()).definitions;
+  const declared = readKubernetesTypes(servedModules(), customResourceModules()).definitions;
   const kept = reachableDefinitions((name) => declared.get(name), rootDefinitions());
   applyPatchMetadata(kept);
   const sorted = [...kept.keys()].sort();

@@ -14,8 +14,24 @@ export function kindModulePath(type: ResourceType): string {
   return `${shortGroupName(type)}/${type.version}`;
 }
 
+/**
+ * Groups Kubernetes serves through CustomResourceDefinitions, by short name: `kubernetes-types` has no
+ * declarations for them, so kvol keeps its own under `src/api/crd-types/<short group>/<version>.ts`.
+ */
+export const customResourceGroups: Readonly<Record<string, string>> = { snapshot: "snapshot.storage.k8s.io" };
+
+export function isCustomResourceGroup(type: ResourceType): boolean {
+  return customResourceGroups[shortGroupName(type)] === type.group;
+}
+
+/** A custom resource's definitions are named by the reversed group (`io.k8s.storage.snapshot.v1`), as kube-apiserver names them. */
+export function customResourcePrefix(group: string, version: string): string {
+  return `${group.split(".").reverse().join(".")}.${version}`;
+}
+
 /** `io.k8s.api.<short group>.<version>` (`storage.k8s.io` → `io.k8s.api.storage.v1`). */
 function kindDefinitionPrefix(type: ResourceType): string {
+  if (isCustomResourceGroup(type)) return customResourcePrefix(type.group, type.version);
   return `io.k8s.api.${shortGroupName(type)}.${type.version}`;
 }
 

@@ -7,7 +7,19 @@
 import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import ts from "typescript";
+import { customResourceGroups, customResourcePrefix } from "./kind-definitions.ts";
 import type { GroupVersionKind, OpenApiDefinition, OpenApiSchema } from "./openapi-types.ts";
+
+/** Where kvol's declarations of custom resources live (`crd-types/snapshot/v1.ts`). */
+const customResourceRoot = new URL("../crd-types/", import.meta.url).pathname;
+
+/** `snapshot/v1` → `io.k8s.storage.snapshot.v1`. */
+function customResourceDefinitionPrefix(modulePath: string): string {
+  const [short = "", version = ""] = modulePath.split("/");
+  const group = customResourceGroups[short];
+  if (group === undefined) throw new Error(`crd-types/${modulePath}: no custom resource group is named ${short}`);
+  return customResourcePrefix(group, version);
+}
 
 /** Where each declaration module's types live in Kubernetes' OpenAPI naming. */
 function definitionPrefix(modulePath: string): string {
@@ -85,8 +97,8 @@ class Reader {
 
   readAll(): void {
     for (const file of this.program.getSourceFiles()) {
-      if (!file.fileName.startsWith(this.root)) continue;
-      const prefix = definitionPrefix(this.modulePath(file.fileName));
+      const prefix = this.filePrefix(file.fileName);
+      if (prefix === undefined) continue;
       for (const statement of file.statements) this.readStatement(statement, prefix);
     }
     this.definitions.set(intOrStringDefinition, {
@@ -96,14 +108,21 @@ class Reader {
     });
   }
 
-  private modulePath(fileName: string): string {
-    return relative(this.root, fileName).replace(/\.d\.ts$/, "");
+  /** The OpenAPI prefix of a declaration file's types; undefined for files that declare none (the TypeScript lib). */
+  private filePrefix(fileName: string): string | undefined {
+    if (fileName.startsWith(customResourceRoot)) {
+      return customResourceDefinitionPrefix(relative(customResourceRoot, fileName).replace(/\.ts$/, ""));
+    }
+    if (!fileName.startsWith(this.root)) return undefined;
+    return definitionPrefix(relative(this.root, fileName).replace(/\.d\.ts$/, ""));
   }
 
   private definitionName(declaration: ts.Declaration): string {
     const file = declaration.getSourceFile();
     const name = ts.getNameOfDeclaration(declaration)?.getText(file) ?? "";
-    return `${definitionPrefix(this.modulePath(file.fileName))}.${name}`;
+    const prefix = this.filePrefix(file.fileName);
+    if (prefix === undefined) throw new Error(`${file.fileName}: ${name} is not a Kubernetes declaration`);
+    return `${prefix}.${name}`;
   }
 
   private readStatement(statement: ts.Statement, prefix: string): void {
@@ -194,9 +213,15 @@ class Reader {
  * Reads the declaration modules named (`core/v1`, `apps/v1`) of the installed `kubernetes-types`,
  * and every module they import.
  */
-export function readKubernetesTypes(modules: readonly string[]): DeclarationReader {
+export function readKubernetesTypes(
+  modules: readonly string[],
+  customResourceModules: readonly string[] = [],
+): DeclarationReader {
   const root = packageRoot();
-  const roots = modules.map((module) => `${root}/${module}.d.ts`);
+  const roots = [
+    ...modules.map((module) => `${root}/${module}.d.ts`),
+    ...customResourceModules.map((module) => `${customResourceRoot}${module}.ts`),
+  ];
   const program = ts.createProgram(roots, { noEmit: true, types: [] });
   const reader = new Reader(program, `${root}/`);
   reader.readAll();

@@ -29,6 +29,14 @@ import { validateServiceAccount, validateServiceAccountUpdate } from "./service-
 import { validateStatefulSet, validateStatefulSetUpdate } from "./statefulset.ts";
 import { validateStorageClass, validateStorageClassUpdate } from "./storage-class.ts";
 import { validateVolumeAttachment, validateVolumeAttachmentUpdate } from "./volume-attachment.ts";
+import {
+  validateVolumeSnapshot,
+  validateVolumeSnapshotClass,
+  validateVolumeSnapshotClassUpdate,
+  validateVolumeSnapshotContent,
+  validateVolumeSnapshotContentUpdate,
+  validateVolumeSnapshotUpdate,
+} from "./volume-snapshot.ts";
 
 type CreateRules = (object: JsonObject, out: FieldCause[]) => void;
 type UpdateRules = (object: JsonObject, old: JsonObject, out: FieldCause[]) => void;
@@ -60,6 +68,9 @@ const rulesByKind: Readonly<Record<KindName, KindRules>> = {
   Endpoints: { create: validateEndpoints, update: validateEndpointsUpdate },
   ControllerRevision: { create: validateControllerRevision, update: validateControllerRevisionUpdate },
   Job: { create: validateJob, update: validateJobUpdate },
+  VolumeSnapshot: { create: validateVolumeSnapshot, update: validateVolumeSnapshotUpdate },
+  VolumeSnapshotContent: { create: validateVolumeSnapshotContent, update: validateVolumeSnapshotContentUpdate },
+  VolumeSnapshotClass: { create: validateVolumeSnapshotClass, update: validateVolumeSnapshotClassUpdate },
 };
 
 /** Drops repeated causes (Kubernetes also prints each distinct message once). */
