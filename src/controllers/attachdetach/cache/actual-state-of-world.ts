@@ -152,6 +152,16 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     return nowMs - attachment.detachRequestedTimeMs;
   }
 
+  /**
+   * How long ago the pending detach of an attached volume was first wanted (ms); undefined when the
+   * volume is not attached to the node or no detach has been wanted yet. Reads only.
+   */
+  detachRequestedAgoMs(volumeName: string, nodeName: string): number | undefined {
+    const attachment = this.attachment(volumeName, nodeName);
+    if (attachment === undefined || attachment.detachRequestedTimeMs === 0) return undefined;
+    return this.clock.now() - attachment.detachRequestedTimeMs;
+  }
+
   /** The volume is wanted on the node again: forget the pending detach (a no-op when not attached). */
   resetDetachRequestTime(volumeName: string, nodeName: string): void {
     const attachment = this.attachment(volumeName, nodeName);
