@@ -194,4 +194,16 @@ export interface Host {
   killProcess(pid: number): Promise<void>;
   /** The daemons this Host started that are still alive. */
   daemons(): Promise<ProcessInfo[]>;
+  /**
+   * The processes that keep the mount at `mountPoint` busy (an open file, a working directory, a
+   * root under it), as `fuser -m` would name them; absent where the host cannot tell.
+   */
+  mountHolders?(mountPoint: string): Promise<MountHolder[]>;
+}
+
+/** A process keeping a mount busy. */
+export interface MountHolder {
+  pid: number;
+  /** Its command line, space-separated. */
+  command: string;
 }

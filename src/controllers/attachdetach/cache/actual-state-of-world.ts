@@ -201,6 +201,11 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     return found;
   }
 
+  /** When a detach of the (volume, node) was first wanted (epoch ms); 0 when none is pending or it is not attached. */
+  detachRequestedTimeMs(volumeName: string, nodeName: string): number {
+    return this.attachment(volumeName, nodeName)?.detachRequestedTimeMs ?? 0;
+  }
+
   /** Confirmed attachments by node: what the periodic "still attached?" check verifies. */
   getAttachedVolumesPerNode(): Map<string, AttachedVolume[]> {
     const perNode = new Map<string, AttachedVolume[]>();
