@@ -4,7 +4,10 @@
  * virtual time. The baseline is the same lifecycle at a tenth of the size, run first in the same
  * process, so the ratios say how the cost grows: 1.0 per pod means linear.
  *
- * `npm run bench -- sim-scale`; `KVOL_BENCH_SIM_NODES=200` runs a smaller cluster (default 1,000).
+ * `npm run bench -- sim-scale`; `KVOL_BENCH_SIM_NODES=200` runs a smaller cluster (default 1,000),
+ * `KVOL_BENCH_PODS_PER_NODE=30` packs more pods on each node (default 10): Kubernetes' envelope is
+ * `KVOL_BENCH_SIM_NODES=5000 KVOL_BENCH_PODS_PER_NODE=30` (150,000 pods). A 10-node warm-up run comes
+ * first and is not reported. Peak RSS is the process's, so the larger run's figure includes the smaller's.
  */
 import { performance } from "node:perf_hooks";
 import type { PersistentVolumeClaim, Pod } from "../src/api/objects.ts";
@@ -13,8 +16,10 @@ import { storageClassYaml } from "../src/sim/testing/manifests.ts";
 import type { Row } from "./measure.ts";
 
 const defaultNodes = 1_000;
-const podsPerNode = 10;
+const defaultPodsPerNode = 10;
 const baselineFraction = 10;
+/** Nodes of the discarded warm-up run. */
+const warmUpNodes = 10;
 /** Virtual time allowed for each phase; the lifecycle needs seconds to minutes of it. */
 const phaseTimeoutMs = 60 * 60_000;
 const bytesPerKilobyte = 1_024;
@@ -23,6 +28,10 @@ const bytesPerMegabyte = 1_024 * 1_024;
 interface LifecycleFigures {
   pods: number;
   wallMs: number;
+  /** User + system CPU of the process: steadier than wall time on a loaded machine. */
+  cpuMs: number;
+  /** Heap retained once every pod runs, less the heap with only the nodes, per pod (after a full GC). */
+  heapBytesPerRunningPod: number;
   virtualMs: number;
   storeWrites: number;
   peakRssBytes: number;
@@ -75,15 +84,17 @@ class LifecycleCounters {
   }
 }
 
-async function runLifecycle(nodes: number): Promise<LifecycleFigures> {
+async function runLifecycle(nodes: number, podsPerNode: number): Promise<LifecycleFigures> {
   const pods = nodes * podsPerNode;
   const cluster = await Cluster.start({ seed: 1, logLevel: "warn" });
   const counters = new LifecycleCounters(cluster);
   const startWall = performance.now();
+  const startCpu = process.cpuUsage();
   const startVirtual = cluster.clock.now();
   const startRevision = cluster.store.revision();
   for (let i = 0; i < nodes; i++) await cluster.addNode(`node-${i}`, { zone: "zone-a" });
   await cluster.apply(storageClassYaml({ bindingMode: "Immediate" }));
+  const heapWithNodes = liveHeapBytes();
   for (let i = 0; i < pods; i++) {
     await cluster.client.persistentVolumeClaims.create(claim(i));
     await cluster.client.pods.create(pod(i));
@@ -92,6 +103,7 @@ async function runLifecycle(nodes: number): Promise<LifecycleFigures> {
     timeoutMs: phaseTimeoutMs,
     description: "all pods Running",
   });
+  const heapBytesPerRunningPod = (liveHeapBytes() - heapWithNodes) / pods;
   for (let i = 0; i < pods; i++) {
     await cluster.client.pods.delete("default", `app-${i}`);
     await cluster.client.persistentVolumeClaims.delete("default", `data-${i}`);
@@ -103,12 +115,27 @@ async function runLifecycle(nodes: number): Promise<LifecycleFigures> {
   const figures = {
     pods,
     wallMs: performance.now() - startWall,
+    cpuMs: cpuMsSince(startCpu),
+    heapBytesPerRunningPod,
     virtualMs: cluster.clock.now() - startVirtual,
     storeWrites: cluster.store.revision() - startRevision,
     peakRssBytes: process.resourceUsage().maxRSS * bytesPerKilobyte,
   };
   await cluster.stop();
   return figures;
+}
+
+/** Heap in use after a full collection (npm run bench passes --expose-gc). */
+function liveHeapBytes(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error("run the benchmarks with node --expose-gc (npm run bench does)");
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1_000;
 }
 
 function rows(scale: LifecycleFigures, base: LifecycleFigures, nodes: number): Row[] {
@@ -126,11 +153,19 @@ function rows(scale: LifecycleFigures, base: LifecycleFigures, nodes: number): R
   });
   return [
     row("wall time per pod", scale.wallMs / scale.pods, base.wallMs / base.pods, "ms", "lower"),
+    row("CPU time per pod", scale.cpuMs / scale.pods, base.cpuMs / base.pods, "ms", "lower"),
     row("wall time, whole lifecycle", scale.wallMs / 1_000, base.wallMs / 1_000, "s", "lower"),
     row("virtual time, whole lifecycle", scale.virtualMs / 1_000, base.virtualMs / 1_000, "s", "lower"),
     row("store writes per pod", scale.storeWrites / scale.pods, base.storeWrites / base.pods, "writes", "lower"),
     row("store writes per wall second", writesPerSecond(scale), writesPerSecond(base), "writes/s", "higher"),
     row("peak RSS", scale.peakRssBytes / bytesPerMegabyte, base.peakRssBytes / bytesPerMegabyte, "MB", "lower"),
+    row(
+      "live heap per running pod",
+      scale.heapBytesPerRunningPod / bytesPerKilobyte,
+      base.heapBytesPerRunningPod / bytesPerKilobyte,
+      "KB",
+      "lower",
+    ),
   ];
 }
 
@@ -139,7 +174,13 @@ export async function simScaleBenchmarks(): Promise<Row[]> {
   if (!Number.isInteger(nodes) || nodes < baselineFraction) {
     throw new Error(`KVOL_BENCH_SIM_NODES must be an integer of at least ${baselineFraction}, got ${nodes}`);
   }
-  const base = await runLifecycle(Math.round(nodes / baselineFraction));
-  const scale = await runLifecycle(nodes);
+  const podsPerNode = Number(process.env.KVOL_BENCH_PODS_PER_NODE ?? defaultPodsPerNode);
+  if (!Number.isInteger(podsPerNode) || podsPerNode < 1) {
+    throw new Error(`KVOL_BENCH_PODS_PER_NODE must be a positive integer, got ${podsPerNode}`);
+  }
+  // A small run first, so the baseline is not charged for loading and compiling the code.
+  await runLifecycle(warmUpNodes, podsPerNode);
+  const base = await runLifecycle(Math.round(nodes / baselineFraction), podsPerNode);
+  const scale = await runLifecycle(nodes, podsPerNode);
   return rows(scale, base, nodes);
 }

@@ -20,6 +20,8 @@ export interface ContainerLogAnswer {
 export interface KubeletConnection {
   /** The log of the container's current or previous instance; throws a refusal the client should read. */
   containerLog(pod: Pod, container: string, previous: boolean): Promise<ContainerLogAnswer>;
+  /** The kubelet's JSON at `path` (`/debug/volumemanager`); throws a NotFound ApiError for a path it does not serve. */
+  debugState?(path: string): Promise<object>;
 }
 
 export interface KubeletConnections {

@@ -8,6 +8,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { UserInfo } from "./auth/user-info.ts";
+import type { ControllerStates } from "./debug-endpoints.ts";
 import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ResourcePath } from "./request-path.ts";
 
@@ -30,6 +31,8 @@ export interface ServerContext {
    * node's kubelet. Absent on a server without authentication, which cannot reach remote kubelets.
    */
   kubeletCredential?: (userName: string) => string | undefined;
+  /** The controllers' debug states (`/debug/controllers/<name>`); absent: none run with this server. */
+  controllerStates?: ControllerStates;
   /** Issues service account tokens (TokenRequest); absent on a server without authentication. */
   tokens?: ServiceAccountTokens;
 }

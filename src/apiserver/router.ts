@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../api/errors.ts";
 import { handleConnect } from "./connect-subresources.ts";
+import { handleControllerDebug, handleNodeProxy, isControllerDebugPath, nodeProxyTarget } from "./debug-endpoints.ts";
 import { handleDelete } from "./delete-handler.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo } from "./discovery.ts";
 import { serveDiscoveryDocument } from "./discovery-documents.ts";
@@ -134,6 +135,9 @@ export async function route(server: ServerContext, request: IncomingMessage, res
     sendJson(response, 200, document);
     return;
   }
+  if (isControllerDebugPath(url.pathname)) return handleControllerDebug(server, url.pathname, response);
+  const proxied = nodeProxyTarget(url.pathname);
+  if (proxied !== undefined) return handleNodeProxy(server, proxied, url, request, response);
   const review = reviewResourceAt(url.pathname);
   if (review !== undefined) return handleSelfReview(review, server, request, response);
   await routeResource(server, request, response, url);

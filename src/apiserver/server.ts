@@ -15,6 +15,7 @@ import type { Logger } from "../runtime/logger.ts";
 import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
 import { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
+import type { ControllerStates } from "./debug-endpoints.ts";
 import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ServerContext } from "./request-context.ts";
 import { asApiError, sendError } from "./responses.ts";
@@ -39,6 +40,8 @@ interface ApiServerOptions {
   connectionClock?: Clock;
   /** The kubelets `pods/log` is read from (an in-process cluster's own nodes). */
   kubelets?: KubeletConnections;
+  /** The controllers running with this server, whose state `/debug/controllers/<name>` shows. */
+  controllerStates?: ControllerStates;
 }
 
 export interface RunningApiServer {
@@ -84,6 +87,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     logger: options.logger,
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
     ...(options.kubelets === undefined ? {} : { kubelets: options.kubelets }),
+    ...(options.controllerStates === undefined ? {} : { controllerStates: options.controllerStates }),
     ...(options.authenticator?.tokenOf === undefined
       ? {}
       : { kubeletCredential: options.authenticator.tokenOf.bind(options.authenticator) }),

@@ -91,6 +91,7 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
       runtime,
     }),
   );
+  kubeletServer.serveDebugState(() => kubelet.debugState());
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {

@@ -27,6 +27,8 @@ export interface Controller {
   readonly name: string;
   start(): void;
   stop(): Promise<void>;
+  /** Its internal state, read-only, as JSON for the debug endpoint (`/debug/controllers/<name>`); absent: it shows none. */
+  debugState?(): object;
 }
 
 export function recorderFor(context: ControllerContext, component: string): EventRecorder {

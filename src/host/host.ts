@@ -35,13 +35,21 @@ export type Errno =
   | "EROFS"
   | "EADDRINUSE";
 
-/** A failed system call: `stat /var/lib/kubelet/...: transport endpoint is not connected`. */
+/**
+ * A failed system call: `stat /var/lib/kubelet/...: transport endpoint is not connected`.
+ *
+ * An errno is an ordinary answer (every existence check meets ENOENT), so it carries no stack trace:
+ * capturing one cost more than the simulated system call itself. The message names the call and path.
+ */
 export class HostError extends Error {
   readonly code: Errno;
   readonly syscall: string;
   readonly path: string;
   constructor(code: Errno, syscall: string, path: string, detail?: string) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`${syscall} ${path}: ${detail ?? ERRNO_TEXT[code]}`);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "HostError";
     this.code = code;
     this.syscall = syscall;
@@ -194,4 +202,16 @@ export interface Host {
   killProcess(pid: number): Promise<void>;
   /** The daemons this Host started that are still alive. */
   daemons(): Promise<ProcessInfo[]>;
+  /**
+   * The processes that keep the mount at `mountPoint` busy (an open file, a working directory, a
+   * root under it), as `fuser -m` would name them; absent where the host cannot tell.
+   */
+  mountHolders?(mountPoint: string): Promise<MountHolder[]>;
+}
+
+/** A process keeping a mount busy. */
+export interface MountHolder {
+  pid: number;
+  /** Its command line, space-separated. */
+  command: string;
 }

@@ -17,10 +17,12 @@
  * node's runtime and keep running; a new Kubelet over the same Host is a kubelet restart, which
  * reconstructs its volumes from disk.
  */
+
 import type { Node, Pod, Taint } from "kubernetes-types/core/v1.js";
 import type { CSIDriver } from "kubernetes-types/storage/v1.js";
 import type { Client } from "../api/client/client.ts";
 import { jsonEqual } from "../api/client/merge-patch.ts";
+import type { KubeletVolumeManagerDebugState } from "../api/debug/debug-state.ts";
 import { EventRecorder } from "../api/events/recorder.ts";
 import { SharedInformer } from "../api/informer/shared-informer.ts";
 import { DEFAULT_TIMERS, type Timers } from "../api/timers.ts";
@@ -62,6 +64,7 @@ import { retryUntilStopped } from "./retry-until-stopped.ts";
 import { StatusManager } from "./status/status-manager.ts";
 import { volumeLogger, wireNodeVolumes } from "./volume-wiring.ts";
 import { ClientVolumeApi } from "./volumemanager/client-volume-api.ts";
+import { kubeletVolumeManagerDebugState } from "./volumemanager/debug-state.ts";
 import {
   createVolumeManager,
   type KubeletVolumeManager,
@@ -168,6 +171,8 @@ export class Kubelet {
   private unsubscribeRuntime: (() => void) | undefined;
   private readonly notifyPodStateChanged: () => void;
   private state: "new" | "running" | "stopped" = "new";
+  /** What the debug endpoint reads besides the volume manager: the node's host and kubelet root. */
+  private readonly debugHost: { host: Host; rootDir: string };
 
   constructor(options: KubeletOptions) {
     this.options = options;
@@ -180,6 +185,7 @@ export class Kubelet {
     this.logger = options.logger.with({ component: kubeletEventComponent, node: this.nodeName });
     const rng = options.rng.stream(`kubelet/${this.nodeName}`);
     const rootDir = options.rootDir ?? defaultKubeletRootDir;
+    this.debugHost = { host, rootDir };
     this.recorder = new EventRecorder({
       client,
       clock,
@@ -414,6 +420,17 @@ export class Kubelet {
     await this.volumeManager.stop();
     this.lifetime.end();
     this.logger.info("Kubelet stopped");
+  }
+
+  /** The volume manager's state, read-only (the kubelet server's `/debug/volumemanager`). */
+  debugState(): Promise<KubeletVolumeManagerDebugState> {
+    return kubeletVolumeManagerDebugState({
+      nowMs: this.clock.now(),
+      nodeName: this.nodeName,
+      ...this.debugHost,
+      volumeManager: this.volumeManager,
+      registeredCsiDrivers: this.csiDrivers.names(),
+    });
   }
 
   get running(): boolean {

@@ -25,8 +25,16 @@ export interface Clock {
 
 /** RFC 3339 with second precision, as Kubernetes writes metav1.Time (`2026-11-21T16:05:00Z`). */
 export function formatRfc3339(epochMs: number): string {
-  return `${new Date(Math.floor(epochMs / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+  const second = Math.floor(epochMs / 1000);
+  // Writes come in bursts within one second: the same (flat, shared) string serves them all.
+  if (second !== lastFormattedSecond.second) {
+    const iso = new Date(second * 1000).toISOString();
+    lastFormattedSecond = { second, text: [iso.slice(0, 19), "Z"].join("") };
+  }
+  return lastFormattedSecond.text;
 }
+
+let lastFormattedSecond = { second: Number.NaN, text: "" };
 
 /** RFC 3339 with microseconds, as Kubernetes writes metav1.MicroTime (Lease renewTime, event time). */
 export function formatRfc3339Micro(epochMs: number): string {

@@ -168,6 +168,7 @@ export class Rng {
     bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
     bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
     const hex = Buffer.from(bytes).toString("hex");
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    // join builds one flat string; a template literal would keep a rope of nine pieces in every object's uid.
+    return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
   }
 }

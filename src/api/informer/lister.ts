@@ -17,7 +17,7 @@ export class Lister<T extends ApiObject> {
 
   /** The cached object, or undefined. `namespace` is `""` for cluster-scoped kinds. */
   get(namespace: string, name: string): T | undefined {
-    return this.indexer.get(objectKey({ metadata: { namespace, name } }));
+    return this.indexer.get(namespace === "" ? name : objectKey({ metadata: { namespace, name } }));
   }
 
   /** Every cached object whose labels match `selector` (all of them without one). O(cache size). */

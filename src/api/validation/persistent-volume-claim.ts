@@ -2,6 +2,7 @@
  * PersistentVolumeClaim validation (core's ValidatePersistentVolumeClaim and its update rules). The
  * claim spec is also checked inside StatefulSet volumeClaimTemplates and ephemeral volumes.
  */
+
 import type { FieldCause } from "../errors.ts";
 import type { Quantity } from "../quantity.ts";
 import { checkDnsLabel, checkDnsSubdomain, checkOneOf, immutableMessage } from "./field-checks.ts";
@@ -13,6 +14,7 @@ import { nameIsDnsSubdomain } from "./names.ts";
 import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
 import { checkNonNegativeQuantity, checkPositiveQuantity, readQuantity } from "./quantity-field.ts";
 import { canonicalResourceList, differingFields, semanticEqual } from "./semantic-equal.ts";
+import { specUnchanged } from "./unchanged-spec.ts";
 
 /** Sorted as Kubernetes lists them in its "supported values" message. */
 const accessModes = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"] as const;
@@ -204,6 +206,11 @@ export function validatePersistentVolumeClaimUpdate(
   out: FieldCause[],
 ): void {
   validateObjectMetaUpdate(newClaim.metadata, oldClaim.metadata, out);
+  if (specUnchanged(newClaim, oldClaim)) {
+    validateObjectMeta(newClaim.metadata, claimMeta, out);
+    checkStorageClassAnnotation(newClaim, oldClaim, out);
+    return;
+  }
   validatePersistentVolumeClaim(newClaim, out);
   checkStorageClassAnnotation(newClaim, oldClaim, out);
   checkSpecUnchanged(newClaim, oldClaim, out);

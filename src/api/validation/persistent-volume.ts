@@ -3,6 +3,7 @@
  * access modes, exactly one volume source, node affinity for local volumes, reclaim policy. The
  * same spec checks, in their "inline" form, apply to a VolumeAttachment's inlineVolumeSpec.
  */
+
 import { posix } from "node:path";
 import type { FieldCause } from "../errors.ts";
 import { checkDnsSubdomain, checkOneOf, immutableMessage } from "./field-checks.ts";
@@ -15,6 +16,7 @@ import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./
 import { validateAccessModes, volumeModes } from "./persistent-volume-claim.ts";
 import { checkPositiveQuantity, readQuantity } from "./quantity-field.ts";
 import { differingFields, semanticEqual } from "./semantic-equal.ts";
+import { specUnchanged } from "./unchanged-spec.ts";
 import {
   checkRequiredSourceFields,
   validateCsiPersistentVolume,
@@ -182,6 +184,10 @@ function sourcesOf(spec: JsonObject): Record<string, unknown> {
 
 export function validatePersistentVolumeUpdate(newVolume: JsonObject, oldVolume: JsonObject, out: FieldCause[]): void {
   validateObjectMetaUpdate(newVolume.metadata, oldVolume.metadata, out);
+  if (specUnchanged(newVolume, oldVolume)) {
+    validateObjectMeta(newVolume.metadata, volumeMeta, out);
+    return;
+  }
   validatePersistentVolume(newVolume, out);
   const newSpec = specOf(newVolume);
   const oldSpec = specOf(oldVolume);

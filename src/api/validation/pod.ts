@@ -3,6 +3,7 @@
  * activeDeadlineSeconds (lowered), added tolerations and, once, the node name (the scheduler's
  * binding) may change. Volumes in particular are fixed for the pod's life.
  */
+
 import type { FieldCause } from "../errors.ts";
 import { inclusiveRangeMessage } from "./field-checks.ts";
 import { forbidden, invalid, required } from "./field-errors.ts";
@@ -12,6 +13,7 @@ import { nameIsDnsSubdomain } from "./names.ts";
 import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
 import { maxActiveDeadlineSeconds, validatePodSpec } from "./pod-spec.ts";
 import { canonicalQuantity, canonicalResourceList, differingFields, semanticEqual } from "./semantic-equal.ts";
+import { specUnchanged } from "./unchanged-spec.ts";
 
 const podMeta: MetaRules = { namespaced: true, nameRule: nameIsDnsSubdomain };
 
@@ -168,6 +170,10 @@ function withoutUpdatableFields(newSpec: JsonObject, oldSpec: JsonObject): JsonO
 
 export function validatePodUpdate(newPod: JsonObject, oldPod: JsonObject, out: FieldCause[]): void {
   validateObjectMetaUpdate(newPod.metadata, oldPod.metadata, out);
+  if (specUnchanged(newPod, oldPod)) {
+    validateObjectMeta(newPod.metadata, podMeta, out);
+    return;
+  }
   validatePod(newPod, out);
   const newSpec = specOf(newPod);
   const oldSpec = specOf(oldPod);

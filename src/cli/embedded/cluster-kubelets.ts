@@ -3,17 +3,32 @@
  * node of the cluster is reached directly, as kube-apiserver reaches a kubelet on its port; a node
  * joined from elsewhere (`kvol node`) is not reachable this way.
  */
-import { badRequest } from "../../api/errors.ts";
+import { kubeletVolumeManagerDebugPath } from "../../api/debug/debug-state.ts";
+import { ApiError, badRequest } from "../../api/errors.ts";
 import type { KubeletConnection, KubeletConnections } from "../../apiserver/kubelet-connection.ts";
 import type { Cluster } from "../../cmd/cluster.ts";
 import { ContainerLogUnavailable, readContainerLog } from "../../kubelet/container/container-log-reader.ts";
 import { SimContainerRuntime } from "../../kubelet/container/sim-container-runtime.ts";
+import type { Kubelet } from "../../kubelet/kubelet.ts";
+
+/** The node's kubelet answers its debug paths as its own server would (kubelet-server.ts). */
+async function kubeletDebugState(kubelet: Kubelet | undefined, nodeName: string, path: string): Promise<object> {
+  if (path !== kubeletVolumeManagerDebugPath) throw new ApiError("NotFound", `the kubelet serves nothing at ${path}`);
+  if (kubelet === undefined) {
+    throw new ApiError(
+      "ServiceUnavailable",
+      `the kubelet of node "${nodeName}" is not running, so its state cannot be read`,
+    );
+  }
+  return kubelet.debugState();
+}
 
 export function clusterKubelets(cluster: Cluster): KubeletConnections {
   return {
     kubeletOf(nodeName: string): KubeletConnection | undefined {
       if (!cluster.kubeletNodeNames().includes(nodeName)) return undefined;
       return {
+        debugState: (path) => kubeletDebugState(cluster.kubelet(nodeName), nodeName, path),
         async containerLog(pod, container, previous) {
           const kubelet = cluster.kubelet(nodeName);
           if (kubelet === undefined) {

@@ -31,6 +31,7 @@ import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import type { StepProgress } from "../step-progress.ts";
+import { clusterControllerStates } from "./cluster-controller-states.ts";
 import { clusterKubelets } from "./cluster-kubelets.ts";
 import {
   certificateCommonName,
@@ -308,6 +309,7 @@ export class EmbeddedCluster {
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
       ],
       kubelets: clusterKubelets(cluster),
+      controllerStates: clusterControllerStates(cluster),
     });
     undo.push(() => server.close());
     const listening = new URL(server.url);

@@ -66,6 +66,7 @@ export class RemoteNode {
       kubelet: { address, kubeletPort: server.port },
     });
     this.agentStarted = agent;
+    server.serveDebugState(async () => agent.kubelet?.debugState());
     await agent.start();
     const kubelet = agent.kubelet;
     if (kubelet !== undefined) {

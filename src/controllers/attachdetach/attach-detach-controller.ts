@@ -16,6 +16,7 @@
  */
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from "kubernetes-types/core/v1.js";
 import type { CSIDriver, VolumeAttachment } from "kubernetes-types/storage/v1.js";
+import type { AttachDetachControllerDebugState } from "../../api/debug/debug-state.ts";
 import { ensureIndex, podsByClaim } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
@@ -35,6 +36,7 @@ import { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
 import { DesiredStateOfWorld } from "./cache/desired-state-of-world.ts";
 import { attachDetachControllerName, pvcWorkerCount } from "./constants.ts";
 import { controllerVolumeHost, controllerVolumePlugins } from "./controller-volume-host.ts";
+import { attachDetachDebugState } from "./debug-state.ts";
 import { isPodTerminated } from "./pod-terminated.ts";
 import { type PodVolumeContext, processPodVolumes, shouldAddVolumes } from "./pod-volumes.ts";
 import { DesiredStatePopulator } from "./populator/desired-state-populator.ts";
@@ -112,6 +114,7 @@ export class AttachDetachController implements Controller {
   private readonly podVolumes: PodVolumeContext;
   private readonly populator: DesiredStatePopulator;
   private readonly claimQueue: WorkQueue<string>;
+  private readonly forceDetach: { maxWaitForUnmountMs: number; disableForceDetachOnTimeout: boolean };
   private readonly registrations: HandlerRegistration[] = [];
   private populatorTimer: Timer | undefined;
   private running: Promise<void> | undefined;
@@ -149,6 +152,10 @@ export class AttachDetachController implements Controller {
       asw: this.asw,
       logger: this.logger,
     });
+    this.forceDetach = {
+      maxWaitForUnmountMs: timers.adcMaxWaitForUnmountMs,
+      disableForceDetachOnTimeout: options.disableForceDetachOnTimeout ?? false,
+    };
     this.reconciler = new Reconciler({
       clock,
       logger: this.logger,
@@ -159,10 +166,9 @@ export class AttachDetachController implements Controller {
       recorder: this.recorder,
       cachedNode,
       loopPeriodMs: timers.adcReconcilerLoopPeriodMs,
-      maxWaitForUnmountMs: timers.adcMaxWaitForUnmountMs,
+      ...this.forceDetach,
       syncPeriodMs: timers.adcReconcilerSyncPeriodMs,
       disableReconcileSync: options.disableReconcileSync ?? false,
-      disableForceDetachOnTimeout: options.disableForceDetachOnTimeout ?? false,
       multiAttachPolicy: options.multiAttachPolicy ?? kubernetesMultiAttachPolicy,
     });
     this.populator = new DesiredStatePopulator({
@@ -187,6 +193,17 @@ export class AttachDetachController implements Controller {
   start(): void {
     if (this.running !== undefined) throw new Error(`${this.name}: start() called twice`);
     this.running = this.run();
+  }
+
+  /** The desired and actual states, force-detach timers and operations (the debug endpoint). */
+  debugState(): AttachDetachControllerDebugState {
+    return attachDetachDebugState({
+      nowMs: this.context.clock.now(),
+      dsw: this.dsw,
+      asw: this.asw,
+      executor: this.executor,
+      ...this.forceDetach,
+    });
   }
 
   /** Stops the loops and handlers. Operations already started finish, but no longer write events. */

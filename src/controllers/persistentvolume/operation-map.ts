@@ -5,6 +5,8 @@
  * has passed; a success forgets the name and its backoff. Callers retry on their next sync, and a
  * refusal is not an error for them.
  */
+import type { OperationDebugState } from "../../api/debug/debug-state.ts";
+import { operationDebugState } from "../../api/debug/operation-state.ts";
 import { ExponentialBackoff } from "../../runtime/backoff.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
@@ -60,6 +62,13 @@ export class OperationMap {
         (error: unknown) => this.failed(name, record, error),
       );
     return undefined;
+  }
+
+  /** Every operation running or backing off, by name (`provision-ns/claim[uid]`, `delete-pv[uid]`). */
+  debugState(): OperationDebugState[] {
+    return [...this.operations].map(([operationName, record]) =>
+      operationDebugState({ operationName, volumeName: "", podName: "", nodeName: "" }, record.pending, record.backoff),
+    );
   }
 
   isRunning(name: string): boolean {

@@ -37,7 +37,7 @@ function provisionedVolumeName(claim: PersistentVolumeClaim): string {
   return `pvc-${claim.metadata?.uid ?? ""}`;
 }
 
-function provisionOperationName(claim: PersistentVolumeClaim): string {
+export function provisionOperationName(claim: PersistentVolumeClaim): string {
   return `provision-${claimKeyOf(claim)}[${claim.metadata?.uid ?? ""}]`;
 }
 

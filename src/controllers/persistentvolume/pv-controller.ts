@@ -10,6 +10,7 @@
  */
 
 import type { ApiObject } from "../../api/client/client.ts";
+import type { PersistentVolumeControllerDebugState } from "../../api/debug/debug-state.ts";
 import { isConflict } from "../../api/errors.ts";
 import type { HandlerRegistration, ResourceEventHandler, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { objectKey, type PersistentVolume, type PersistentVolumeClaim, splitObjectKey } from "../../api/objects.ts";
@@ -23,6 +24,7 @@ import { type Controller, type ControllerContext, recorderFor } from "../control
 import { claimKeyOf, volumeNameOf } from "./annotations.ts";
 import { ensurePodsByClaimIndex } from "./claim-users.ts";
 import type { PvControllerState } from "./controller-state.ts";
+import { persistentVolumeControllerDebugState } from "./debug-state.ts";
 import { pvControllerComponent } from "./events.ts";
 import { OperationMap } from "./operation-map.ts";
 import { type Provisioner, ProvisionerRegistry } from "./provisioner.ts";
@@ -105,6 +107,15 @@ export class PersistentVolumeController implements Controller {
       this.informers.claims.addEventHandler(enqueueingHandler(this.claimQueue)),
     );
     this.running = this.run();
+  }
+
+  /** The claims still to bind and the running or backing-off operations (the debug endpoint). */
+  debugState(): PersistentVolumeControllerDebugState {
+    return persistentVolumeControllerDebugState({
+      nowMs: this.context.clock.now(),
+      claims: this.state.claims.values(),
+      operations: this.state.operations,
+    });
   }
 
   async stop(): Promise<void> {

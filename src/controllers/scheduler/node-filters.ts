@@ -26,6 +26,8 @@ import { errReasonNodeAffinity, errReasonUnschedulable, untoleratedTaintReason }
 
 const none: readonly string[] = [];
 
+const blocksScheduling = (taint: Taint): boolean => taint.effect === "NoSchedule" || taint.effect === "NoExecute";
+
 /** The NoSchedule taint the node's Ready condition implies, or undefined for a Ready node. */
 function readyConditionTaint(node: Node): Taint | undefined {
   const ready = node.status?.conditions?.find((condition) => condition.type === "Ready");
@@ -34,10 +36,33 @@ function readyConditionTaint(node: Node): Taint | undefined {
 }
 
 /** The node's taints plus the one its Ready condition implies, unless it already carries it. */
-function effectiveTaints(node: Node): readonly Taint[] {
+function computeEffectiveTaints(node: Node): readonly Taint[] {
   const taints = node.spec?.taints ?? [];
   const implied = readyConditionTaint(node);
   return implied === undefined || taintExists(taints, implied) ? taints : [...taints, implied];
+}
+
+/** What the filters read from a node alone, worked out once per node version. */
+interface NodeTraits {
+  effectiveTaints: readonly Taint[];
+  /** Whether any effective taint can keep a pod off the node; when none can, no pod needs a toleration. */
+  hasBlockingTaint: boolean;
+}
+
+/**
+ * Cached objects are frozen and replaced on every change, so one entry per node object is never
+ * stale: every pod examined against the same node version reuses it (kube-scheduler's NodeInfo).
+ */
+const traitsByNode = new WeakMap<Node, NodeTraits>();
+
+function nodeTraits(node: Node): NodeTraits {
+  let traits = traitsByNode.get(node);
+  if (traits === undefined) {
+    const effectiveTaints = computeEffectiveTaints(node);
+    traits = { effectiveTaints, hasBlockingTaint: effectiveTaints.some(blocksScheduling) };
+    if (Object.isFrozen(node)) traitsByNode.set(node, traits);
+  }
+  return traits;
 }
 
 /** NodeUnschedulable: a cordoned node takes only pods that tolerate `node.kubernetes.io/unschedulable:NoSchedule`. */
@@ -48,11 +73,11 @@ function unschedulableReasons(pod: Pod, node: Node): readonly string[] {
   return tolerated ? none : [errReasonUnschedulable];
 }
 
-const blocksScheduling = (taint: Taint): boolean => taint.effect === "NoSchedule" || taint.effect === "NoExecute";
-
 /** TaintToleration: every NoSchedule and NoExecute taint must be tolerated; the first one that is not is named. */
 function taintReasons(pod: Pod, node: Node): readonly string[] {
-  const untolerated = findUntoleratedTaint(effectiveTaints(node), pod.spec?.tolerations ?? [], blocksScheduling);
+  const traits = nodeTraits(node);
+  if (!traits.hasBlockingTaint) return none;
+  const untolerated = findUntoleratedTaint(traits.effectiveTaints, pod.spec?.tolerations ?? [], blocksScheduling);
   return untolerated === undefined ? none : [untoleratedTaintReason(untolerated.key, untolerated.value)];
 }
 
@@ -68,9 +93,9 @@ function affinityReasons(pod: Pod, node: Node): readonly string[] {
 
 /** The reasons the first rejecting node filter gives, or an empty list when the node passes them all. */
 export function nodeFilterReasons(pod: Pod, node: Node): readonly string[] {
-  for (const filter of [unschedulableReasons, taintReasons, affinityReasons]) {
-    const reasons = filter(pod, node);
-    if (reasons.length > 0) return reasons;
-  }
-  return none;
+  const unschedulable = unschedulableReasons(pod, node);
+  if (unschedulable.length > 0) return unschedulable;
+  const taints = taintReasons(pod, node);
+  if (taints.length > 0) return taints;
+  return affinityReasons(pod, node);
 }

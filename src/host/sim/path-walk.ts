@@ -65,18 +65,21 @@ export class PathWalker {
   async walk(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Promise<Location> {
     const normalized = requireAbsolute(path, syscall);
     let pending = components(normalized);
+    let next = 0;
     let current = this.rootLocation();
-    await this.checkAccess(current.mount, cancellation, syscall, path);
+    // Only a filesystem that can be unreachable (FUSE, NFS, a device) has a check; the others cost no await.
+    if (current.mount.superblock.accessCheck !== undefined)
+      await this.checkAccess(current.mount, cancellation, syscall, path);
     let follows = 0;
     // Each pass consumes one component or follows one link; links are capped, so the loop is bounded.
-    while (pending.length > 0) {
-      const [name, ...rest] = pending as [string, ...string[]];
+    while (next < pending.length) {
+      const name = pending[next] as string;
+      const isLast = next === pending.length - 1;
       const dir = inodeAt(current);
       if (dir.type !== "directory") throw new HostError("ENOTDIR", syscall, path);
       const childIno = filesystemOf(current).lookup(current.ino, name);
       if (childIno === undefined) throw new HostError("ENOENT", syscall, path);
       const child = this.crossMounts({ mount: current.mount, ino: childIno, path: joinPath(current.path, name) });
-      const isLast = rest.length === 0;
       if (child.mount !== current.mount && !(isLast && options.skipFinalAccessCheck)) {
         await this.checkAccess(child.mount, cancellation, syscall, path);
       }
@@ -87,13 +90,16 @@ export class PathWalker {
         const target = posix.normalize(
           posix.isAbsolute(inode.target) ? inode.target : posix.join(current.path, inode.target),
         );
-        pending = [...components(target), ...rest];
+        pending = [...components(target), ...pending.slice(next + 1)];
+        next = 0;
         current = this.rootLocation();
         continue;
       }
       current = child;
-      pending = rest;
-      if (!isLast) await this.checkAccess(current.mount, cancellation, syscall, path);
+      next++;
+      if (!isLast && current.mount.superblock.accessCheck !== undefined) {
+        await this.checkAccess(current.mount, cancellation, syscall, path);
+      }
     }
     return current;
   }

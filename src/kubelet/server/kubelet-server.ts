@@ -5,6 +5,7 @@
  *   GET  /containerLogs/<namespace>/<pod>/<container>?follow=true&tailLines=…   the log, as text
  *   GET|POST /exec/<namespace>/<pod>/<container>?command=…&input=1&output=1&error=1&tty=1
  *   GET|POST /attach/<namespace>/<pod>/<container>?input=1&output=1&error=1&tty=1
+ *   GET  /debug/volumemanager   the volume manager's state as JSON (volumemanager/debug-state.ts)
  *   GET  /healthz
  *
  * exec and attach are WebSocket upgrades speaking kubectl's stream protocol (remote-command.ts).
@@ -17,6 +18,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Pod } from "kubernetes-types/core/v1.js";
+import { kubeletVolumeManagerDebugPath } from "../../api/debug/debug-state.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
@@ -107,6 +109,7 @@ function sendText(response: ServerResponse, code: number, text: string): void {
 
 export class KubeletServer {
   private backend: KubeletStreaming | undefined;
+  private debugState: (() => Promise<object | undefined>) | undefined;
   private readonly server: Server;
   private readonly expected: Buffer;
   private address: AddressInfo | undefined;
@@ -146,6 +149,11 @@ export class KubeletServer {
     this.backend = backend;
   }
 
+  /** Answers `/debug/volumemanager` with what `state` gives (undefined: the kubelet is not running). */
+  serveDebugState(state: () => Promise<object | undefined>): void {
+    this.debugState = state;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.server.close(() => resolve());
@@ -162,6 +170,7 @@ export class KubeletServer {
     const url = new URL(request.url ?? "/", "http://kubelet");
     if (url.pathname === "/healthz") return sendText(response, 200, "ok");
     if (!this.authenticated(request)) return sendText(response, 401, "Unauthorized");
+    if (url.pathname === kubeletVolumeManagerDebugPath) return this.serveDebug(response);
     const target = targetOf(url.pathname);
     if (target === undefined) return sendText(response, 404, "404 page not found");
     if (target.kind !== "containerLogs") return sendText(response, 400, "Upgrade request required");
@@ -184,6 +193,13 @@ export class KubeletServer {
       this.options.logger.error("Serving container logs failed", { url: request.url, error });
       sendText(response, 500, errorMessage(error));
     }
+  }
+
+  private async serveDebug(response: ServerResponse): Promise<void> {
+    const state = await this.debugState?.();
+    if (state === undefined) return sendText(response, 503, "the kubelet is starting");
+    response.writeHead(200, { "Content-Type": "application/json" });
+    response.end(JSON.stringify(state));
   }
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {

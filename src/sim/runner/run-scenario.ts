@@ -41,6 +41,8 @@ export interface RunScenarioOptions {
   extraFaults?: readonly ScheduledFault[];
   /** Test-only cluster flags (a deliberately broken controller, for instance). */
   clusterOptions?: Partial<ClusterOptions>;
+  /** Called with the cluster as the run ends, before it is stopped (reading its state over the API, `kvol why`). */
+  atEnd?: (cluster: Cluster) => Promise<void>;
 }
 
 export interface ScenarioResult {
@@ -73,7 +75,9 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   );
   const writes = await startWriteRecorder(cluster, scenario);
   try {
-    return await new ScenarioRun(cluster, scenario, options, seed, { logCapture, writes }).run();
+    const result = await new ScenarioRun(cluster, scenario, options, seed, { logCapture, writes }).run();
+    await options.atEnd?.(cluster);
+    return result;
   } finally {
     writes?.stop();
     await cluster.stop();

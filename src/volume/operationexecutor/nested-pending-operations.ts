@@ -12,6 +12,8 @@
  * outcome through the state the operation updates, as with Kubernetes' goroutines.
  */
 
+import type { OperationDebugState } from "../../api/debug/debug-state.ts";
+import { operationDebugState } from "../../api/debug/operation-state.ts";
 import { ExponentialBackoff } from "../../runtime/backoff.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
@@ -91,6 +93,18 @@ export class NestedPendingOperations {
     const key = operationKey(volumeName, podName, nodeName, operationName);
     const record = this.byVolume.get(volumeName)?.find((candidate) => sameOperation(candidate.key, key));
     return record === undefined || record.backoff.safeToRetry(this.clock.now());
+  }
+
+  /** Every operation running or remembered with its backoff, for the component's debug endpoint. */
+  debugState(): OperationDebugState[] {
+    const states: OperationDebugState[] = [];
+    for (const records of this.byVolume.values()) {
+      for (const { key, pending, backoff } of records) {
+        const { operationName, volumeName, podName, nodeName } = key;
+        states.push(operationDebugState({ operationName, volumeName, podName, nodeName }, pending, backoff));
+      }
+    }
+    return states;
   }
 
   /** Operations running now. */

@@ -152,6 +152,16 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     return nowMs - attachment.detachRequestedTimeMs;
   }
 
+  /**
+   * How long ago the pending detach of an attached volume was first wanted (ms); undefined when the
+   * volume is not attached to the node or no detach has been wanted yet. Reads only.
+   */
+  detachRequestedAgoMs(volumeName: string, nodeName: string): number | undefined {
+    const attachment = this.attachment(volumeName, nodeName);
+    if (attachment === undefined || attachment.detachRequestedTimeMs === 0) return undefined;
+    return this.clock.now() - attachment.detachRequestedTimeMs;
+  }
+
   /** The volume is wanted on the node again: forget the pending detach (a no-op when not attached). */
   resetDetachRequestTime(volumeName: string, nodeName: string): void {
     const attachment = this.attachment(volumeName, nodeName);
@@ -199,6 +209,11 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
       }
     }
     return found;
+  }
+
+  /** When a detach of the (volume, node) was first wanted (epoch ms); 0 when none is pending or it is not attached. */
+  detachRequestedTimeMs(volumeName: string, nodeName: string): number {
+    return this.attachment(volumeName, nodeName)?.detachRequestedTimeMs ?? 0;
   }
 
   /** Confirmed attachments by node: what the periodic "still attached?" check verifies. */

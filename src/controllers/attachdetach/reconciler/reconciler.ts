@@ -129,6 +129,7 @@ export class Reconciler {
 
   private async considerDetach(attached: AttachedVolumeOnNode): Promise<void> {
     const { asw, executor, logger } = this.options;
+    if (this.stillWaitsForUnmount(attached)) return;
     const key = attachDetachKey(attached.volumeName, attached.volumeSpec, attached.nodeName);
     if (!executor.isOperationSafeToRetry(key.volumeName, key.podName, key.nodeName, OperationName.detach)) return;
     // The operation may have ended between listing and the check above: look again.
@@ -163,6 +164,22 @@ export class Reconciler {
       node: attached.nodeName,
       elapsedMs,
     });
+  }
+
+  /**
+   * The usual case of a detach pass, answered without building operation keys: a volume still
+   * mounted whose detach was already requested, neither forced by the timeout nor by the
+   * out-of-service taint. The full path below would end the same way with no effect (the request
+   * time is already set), so a pass over thousands of volumes waiting for their unmount stays cheap.
+   */
+  private stillWaitsForUnmount(attached: AttachedVolumeOnNode): boolean {
+    if (!attached.mountedByNode) return false;
+    const elapsedMs = this.options.asw.detachRequestedAgoMs(attached.volumeName, attached.nodeName);
+    if (elapsedMs === undefined) return false;
+    const node = this.options.cachedNode(attached.nodeName);
+    if (hasOutOfServiceTaint(node)) return false;
+    const forceTimeout = elapsedMs > this.options.maxWaitForUnmountMs && !this.options.disableForceDetachOnTimeout;
+    return !(forceTimeout && !isNodeReady(node));
   }
 
   /** Returns true when every wanted volume is attached. */

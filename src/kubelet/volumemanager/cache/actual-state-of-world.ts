@@ -334,6 +334,11 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletA
     return this.collectMounts((pod) => pod.podName === podName);
   }
 
+  /** The pods whose mount of the volume was found on disk after a restart and not mounted again since. */
+  reconstructedPods(volumeName: string): ReadonlySet<string> {
+    return this.foundDuringReconstruction.get(volumeName) ?? new Set();
+  }
+
   /** Every attached volume. */
   getAttachedVolumes(): KubeletAttachedVolume[] {
     return [...this.attachedVolumes.values()].map((volume) => this.toAttachedVolume(volume));

@@ -1,0 +1,61 @@
+/**
+ * `kvol why` on a simulated incident: plays a built-in scenario up to a chosen run time, then
+ * serves that cluster through the API server (the same one `kvol up` runs, with the cluster's
+ * kubelets and controllers behind its debug endpoints) and hands the test a client of it.
+ */
+import { join } from "node:path";
+import type { Authenticator } from "../../../apiserver/auth/token-authenticator.ts";
+import { startApiServer } from "../../../apiserver/server.ts";
+import type { Cluster } from "../../../cmd/cluster.ts";
+import { runScenario } from "../../../sim/runner/run-scenario.ts";
+import { loadScenarioFile } from "../../../sim/scenario/load.ts";
+import { KubeApi } from "../../client/kube-api.ts";
+import { clusterControllerStates } from "../../embedded/cluster-controller-states.ts";
+import { clusterKubelets } from "../../embedded/cluster-kubelets.ts";
+
+const scenariosDir = join(import.meta.dirname, "../../../../scenarios");
+
+/** The path of a built-in scenario file. */
+export function scenarioPath(file: string): string {
+  return join(scenariosDir, file);
+}
+
+/** Serves `cluster` over HTTP on a free port while `body` runs (with `authenticator`, requests need a token). */
+export async function withClusterApi<T>(
+  cluster: Cluster,
+  body: (api: KubeApi, url: string) => Promise<T>,
+  authenticator?: Authenticator,
+): Promise<T> {
+  const server = await startApiServer({
+    ...(authenticator === undefined ? {} : { authenticator }),
+    store: cluster.store,
+    clock: cluster.clock,
+    logger: cluster.logger.with({ component: "kube-apiserver" }),
+    port: 0,
+    kubelets: clusterKubelets(cluster),
+    controllerStates: clusterControllerStates(cluster),
+  });
+  try {
+    return await body(new KubeApi({ server: server.url }), server.url);
+  } finally {
+    await server.close();
+  }
+}
+
+/** Plays `scenarios/<file>` until `untilMs` of run time, then runs `body` against the cluster as it is then. */
+export async function atScenarioTime<T>(
+  file: string,
+  untilMs: number,
+  body: (api: KubeApi, cluster: Cluster) => Promise<T>,
+): Promise<T> {
+  const scenario = loadScenarioFile(scenarioPath(file));
+  let answer: { value: T } | undefined;
+  await runScenario(scenario, {
+    untilMs,
+    atEnd: async (cluster) => {
+      answer = { value: await withClusterApi(cluster, (api) => body(api, cluster)) };
+    },
+  });
+  if (answer === undefined) throw new Error(`scenario ${file} ended before ${untilMs} ms without reaching its end`);
+  return answer.value;
+}
