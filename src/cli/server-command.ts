@@ -10,6 +10,7 @@
  * the server reads the file again when it meets a token it does not know.
  */
 import { parseArgs } from "node:util";
+import { checkEtcdUrlsForTls, type EtcdTlsFiles } from "../api/store/etcd-tls.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { type CommandIo, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort } from "./embedded/constants.ts";
@@ -17,6 +18,7 @@ import { type ClusterArguments, clusterArguments, clusterOptionSpecs, runCluster
 
 export const serverUsage = `Usage:
   kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd-servers URL,…] [--node-tokens N1,N2…]
+              [--etcd-cafile F] [--etcd-certfile F --etcd-keyfile F]
               [--csi-controller NAME=unix:///path …]
               [--leader-elect=true|false]
 
@@ -27,7 +29,11 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --address A        the address to listen on (default 127.0.0.1; 0.0.0.0 for other machines)
   --data-dir D       where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral        keep the objects in memory only
-  --etcd-servers U,… keep the objects in this etcd cluster (client URLs, http://HOST:2379)
+  --etcd-servers U,… keep the objects in this etcd cluster (client URLs, http://HOST:2379, or
+                     https://HOST:2379 for TLS)
+  --etcd-cafile F    the CA that signed etcd's serving certificate (PEM; default: the system's CAs)
+  --etcd-certfile F  the client certificate to present to etcd (PEM; etcd's --client-cert-auth)
+  --etcd-keyfile F   the key of --etcd-certfile (PEM)
   --leader-elect     run each component only while this server holds its Lease in kube-system
                      (kube-controller-manager, kube-scheduler, and each CSI driver's sidecars';
                      default true; --leader-elect=false to disable): of several servers on one
@@ -79,6 +85,9 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
       "node-tokens": { type: "string" },
       speed: { type: "string" },
       "etcd-servers": { type: "string" },
+      "etcd-cafile": { type: "string" },
+      "etcd-certfile": { type: "string" },
+      "etcd-keyfile": { type: "string" },
     },
   });
   if (values.help) return { help: true };
@@ -96,6 +105,7 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
     if (!nodeNamePattern.test(name)) throw new Error(`--node-tokens: "${name}" is not a valid node name`);
   }
   const etcdServers = etcdServerUrls(values["etcd-servers"], values.ephemeral ?? false);
+  const etcdTls = etcdTlsFiles(values, etcdServers);
   return {
     ...clusterArguments(values),
     nodeCount: 0,
@@ -103,7 +113,27 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
     nodeTokenNames,
     leaderElect,
     ...(etcdServers === undefined ? {} : { etcdServers }),
+    ...(etcdTls === undefined ? {} : { etcdTls }),
   };
+}
+
+/** `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile` (kube-apiserver's): only with https:// `--etcd-servers`. */
+function etcdTlsFiles(
+  values: { "etcd-cafile"?: string; "etcd-certfile"?: string; "etcd-keyfile"?: string },
+  etcdServers: readonly string[] | undefined,
+): EtcdTlsFiles | undefined {
+  const files: EtcdTlsFiles = {
+    ...(values["etcd-cafile"] === undefined ? {} : { caFile: values["etcd-cafile"] }),
+    ...(values["etcd-certfile"] === undefined ? {} : { certFile: values["etcd-certfile"] }),
+    ...(values["etcd-keyfile"] === undefined ? {} : { keyFile: values["etcd-keyfile"] }),
+  };
+  if (etcdServers === undefined) {
+    const given = Object.keys(files).length > 0;
+    if (given) throw new Error("--etcd-cafile, --etcd-certfile and --etcd-keyfile are for --etcd-servers");
+    return undefined;
+  }
+  checkEtcdUrlsForTls(etcdServers, files);
+  return Object.keys(files).length > 0 ? files : undefined;
 }
 
 /** `--etcd-servers`: comma-separated http(s) client URLs, as kube-apiserver takes them. */

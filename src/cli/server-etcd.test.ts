@@ -18,9 +18,16 @@ const startTimeoutMs = 25_000;
 
 describe("kvol server --etcd-servers arguments", () => {
   it("takes comma-separated http(s) URLs and refuses anything else, naming the flag", () => {
-    const parsed = parseServerArguments(["--etcd-servers", "http://10.0.0.1:2379, https://10.0.0.2:2379"]);
+    const parsed = parseServerArguments(["--etcd-servers", "https://10.0.0.1:2379, https://10.0.0.2:2379"]);
     assert.ok(!("help" in parsed));
-    assert.deepEqual(parsed.etcdServers, ["http://10.0.0.1:2379", "https://10.0.0.2:2379"]);
+    assert.deepEqual(parsed.etcdServers, ["https://10.0.0.1:2379", "https://10.0.0.2:2379"]);
+    const plain = parseServerArguments(["--etcd-servers", "http://10.0.0.1:2379,http://10.0.0.2:2379"]);
+    assert.ok(!("help" in plain));
+    assert.deepEqual(plain.etcdServers, ["http://10.0.0.1:2379", "http://10.0.0.2:2379"]);
+    assert.throws(
+      () => parseServerArguments(["--etcd-servers", "http://10.0.0.1:2379,https://10.0.0.2:2379"]),
+      /^Error: --etcd-servers: mixes http:\/\/ and https:\/\/ URLs; etcd is reached over one or the other$/,
+    );
     assert.throws(
       () => parseServerArguments(["--etcd-servers", "10.0.0.1:2379"]),
       /^Error: --etcd-servers: "10.0.0.1:2379" is not an http:\/\/ or https:\/\/ URL$/,

@@ -13,6 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
+import type { EtcdTlsFiles } from "../api/store/etcd-tls.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
@@ -90,6 +91,8 @@ export interface ClusterArguments {
   ephemeral: boolean;
   /** `kvol server --etcd-servers`: the store is this etcd cluster instead of the data directory's file. */
   etcdServers?: readonly string[];
+  /** `kvol server --etcd-cafile/--etcd-certfile/--etcd-keyfile`: TLS to those etcd servers. */
+  etcdTls?: EtcdTlsFiles;
   /** `kvol server --leader-elect`: run each control-plane component only while holding its Lease. */
   leaderElect?: boolean;
   logLevel: "debug" | "info" | "warn" | "error";

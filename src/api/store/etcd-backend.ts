@@ -34,6 +34,7 @@ import {
   historyWindowRevisions,
 } from "./constants.ts";
 import { EtcdHistory } from "./etcd-history.ts";
+import { type EtcdTls, etcdTlsHint } from "./etcd-tls.ts";
 import { type StorageOperation, storageError } from "./etcd-unavailable.ts";
 import { freezeParsed, sealAtRevision, sealUnversioned } from "./frozen.ts";
 import { reportHandlerError } from "./handler-errors.ts";
@@ -47,6 +48,8 @@ interface EtcdBackendOptions {
   historyWindowRevisions?: number;
   /** When given, etcd's history is compacted every `etcdCompactionIntervalMs` of this clock. */
   clock?: Clock;
+  /** Client TLS (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`) for `https://` endpoints. */
+  tls?: EtcdTls;
 }
 
 /** etcd's messages for a read below the compacted revision and above the current one. */
@@ -127,6 +130,7 @@ export class EtcdBackend implements KVBackend {
       hosts: [...options.endpoints],
       dialTimeout: etcdDialTimeoutMs,
       grpcOptions: { "grpc.max_receive_message_length": etcdMaxReceiveMessageBytes },
+      ...(options.tls === undefined ? {} : { credentials: options.tls.credentials }),
     });
     try {
       const current = Number((await client.kv.range({ key: allKeysEnd, limit: 1 })).header.revision);
@@ -138,7 +142,14 @@ export class EtcdBackend implements KVBackend {
       return backend;
     } catch (error) {
       client.close();
-      throw new Error(`cannot use etcd at ${options.endpoints.join(",")}: ${errorMessage(error)}`, { cause: error });
+      const message = errorMessage(error);
+      const hint = etcdTlsHint(message, options.tls);
+      throw new Error(
+        `cannot use etcd at ${options.endpoints.join(",")}: ${hint === undefined ? "" : `${hint}: `}${message}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 

@@ -15,6 +15,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { leadershipLostMessage } from "../../api/leaderelection/constants.ts";
 import { EtcdBackend } from "../../api/store/etcd-backend.ts";
+import { type EtcdTlsFiles, loadEtcdTls } from "../../api/store/etcd-tls.ts";
 import { KubeStore } from "../../api/store/kube-store.ts";
 import { openSqliteStore } from "../../api/store/sqlite-store.ts";
 import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
@@ -60,7 +61,9 @@ interface EmbeddedClusterOptions {
   ephemeral: boolean;
   /** Client URLs of an etcd cluster that holds the objects (kube-apiserver's `--etcd-servers`). */
   etcdServers?: readonly string[] | undefined;
-  /** Run the controllers only while holding the Lease kube-system/kube-controller-manager. */
+  /** Client TLS files for `https://` etcd servers (kube-apiserver's `--etcd-cafile` and co.). */
+  etcdTls?: EtcdTlsFiles | undefined;
+  /** Run each control-plane component only while holding its Lease (`control-plane-components.ts`). */
   leaderElect?: boolean;
   /** Simulated nodes to start (`node-1` … `node-N`); 0 for the control plane alone. */
   nodeCount: number;
@@ -239,7 +242,11 @@ export class EmbeddedCluster {
     const leaderElection = options.leaderElect
       ? { identities: [`${hostname()}_${randomUUID()}`], onLost: () => onLost(leadershipLostMessage) }
       : undefined;
-    const etcd = etcdServers === undefined ? undefined : await EtcdBackend.open({ endpoints: etcdServers, clock });
+    const etcdTls = loadEtcdTls(options.etcdTls ?? {});
+    const etcd =
+      etcdServers === undefined
+        ? undefined
+        : await EtcdBackend.open({ endpoints: etcdServers, clock, ...(etcdTls === undefined ? {} : { tls: etcdTls }) });
     if (etcd !== undefined) undo.push(() => etcd.close());
     const cluster = await options.progress.step(
       options.ephemeral

@@ -69,11 +69,19 @@ export function ready(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startTestEtcd(): Promise<TestEtcd> {
+/** etcd serving clients over TLS, asking each for a certificate signed by `trustedCaFile`. */
+export interface TestEtcdTls {
+  certFile: string;
+  keyFile: string;
+  trustedCaFile: string;
+}
+
+export async function startTestEtcd(options: { tls?: TestEtcdTls } = {}): Promise<TestEtcd> {
   const binary = etcdBinary();
   if (binary === undefined) throw new Error("etcd is not installed (Debian: apt-get install etcd-server)");
   const dataDir = mkdtempSync(join(tmpdir(), "kvol-etcd-"));
-  const clientUrl = `http://127.0.0.1:${await freePort()}`;
+  const { tls } = options;
+  const clientUrl = `${tls === undefined ? "http" : "https"}://127.0.0.1:${await freePort()}`;
   const peerUrl = `http://127.0.0.1:${await freePort()}`;
   const args = [
     "--name=kvol-test",
@@ -83,6 +91,14 @@ export async function startTestEtcd(): Promise<TestEtcd> {
     `--listen-peer-urls=${peerUrl}`,
     `--initial-advertise-peer-urls=${peerUrl}`,
     `--initial-cluster=kvol-test=${peerUrl}`,
+    ...(tls === undefined
+      ? []
+      : [
+          `--cert-file=${tls.certFile}`,
+          `--key-file=${tls.keyFile}`,
+          "--client-cert-auth",
+          `--trusted-ca-file=${tls.trustedCaFile}`,
+        ]),
   ];
   let child: ChildProcess;
   let exited: Promise<void>;
