@@ -71,10 +71,11 @@ type Write =
   | { type: "update"; key: string; object: KObject; expectedModRevision: number }
   | { type: "delete"; key: string; expectedModRevision: number };
 
-/** What a committed write changes outside the database: the cache, and the event watchers get. */
+/** A write done inside its group's transaction: its entry, the event watchers get, the JSON stored. */
 interface Written {
   entry: BackendEntry;
   event: BackendEvent;
+  json: string;
 }
 
 /** A key's entry and stored JSON as the writes before it in its group leave it; null once deleted. */
@@ -236,14 +237,14 @@ export class SqliteBackend implements KVBackend {
     this.inTransaction(() => {
       for (const write of group) {
         try {
-          let written: (Written & { json: string }) | undefined;
+          let written: Written | undefined;
           this.inTransaction(() => {
             written = this.writeOne(write, revision + 1, staged);
           });
-          const { entry, event, json } = written as Written & { json: string };
+          const { entry, event, json } = written as Written;
           staged.set(entry.key, event.type === "delete" ? null : { entry, json });
           revision++;
-          outcomes.push({ ok: true, value: { entry, event } });
+          outcomes.push({ ok: true, value: written as Written });
         } catch (error) {
           outcomes.push({ ok: false, error });
         }
@@ -268,7 +269,7 @@ export class SqliteBackend implements KVBackend {
   }
 
   /** Checks and writes one write of a group at `revision`; throws BackendConflict when its precondition fails. */
-  private writeOne(write: Write, revision: number, staged: Map<string, Staged>): Written & { json: string } {
+  private writeOne(write: Write, revision: number, staged: Map<string, Staged>): Written {
     const current = this.stagedRead(write.key, staged);
     if (write.type === "create") {
       if (current !== undefined) throw new BackendConflict(write.key, current.entry);
