@@ -3,6 +3,7 @@
  * baseline measured in the same process; nothing here is asserted by the tests.
  */
 import { etcdBenchmarks } from "./etcd.bench.ts";
+import { httpStoreBenchmarks } from "./http-store.bench.ts";
 import { printTable, type Row } from "./measure.ts";
 import { protobufBenchmarks } from "./protobuf.bench.ts";
 import { realNodeBenchmarks } from "./real-node.bench.ts";
@@ -11,6 +12,7 @@ import { storeBenchmarks } from "./store.bench.ts";
 
 const suites: Record<string, () => Promise<Row[]>> = {
   store: storeBenchmarks,
+  http: httpStoreBenchmarks,
   "sim-scale": simScaleBenchmarks,
   protobuf: protobufBenchmarks,
   "real-node": realNodeBenchmarks,

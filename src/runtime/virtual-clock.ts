@@ -7,6 +7,7 @@
  * A setTimer callback that throws makes the run method reject with that error (the virtual form of an
  * uncaught exception); an `every` pass that throws is reported to `onPassError` and the loop goes on.
  */
+import { afterIoPending } from "./after-io.ts";
 import type { Clock, Timer } from "./clock.ts";
 import { type PassErrorHandler, reportPassErrorToStderr, startEveryLoop } from "./every.ts";
 import { type ScheduledTask, TaskQueue } from "./task-queue.ts";
@@ -183,12 +184,15 @@ export class VirtualClock implements Clock {
     );
   }
 
-  /** Lets promise chains started by the last task finish, so whatever they schedule is seen in order. */
+  /**
+   * Lets promise chains started by the last task finish, so whatever they schedule is seen in order;
+   * a chain waiting on deferred work (a store's group commit, after-io.ts) gets further turns too.
+   */
   private async settle(): Promise<void> {
     for (let turn = 0; turn < maxSettleTurnsPerTask; turn++) {
       const sequenceBefore = this.sequence;
       await nextEventLoopTurn();
-      if (this.sequence === sequenceBefore) return;
+      if (this.sequence === sequenceBefore && !afterIoPending()) return;
     }
   }
 }

@@ -158,6 +158,31 @@ describe("HttpClient", () => {
     }
   });
 
+  it("sends one request after another over a single kept-alive connection", async () => {
+    let connections = 0;
+    const recorder = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        response.writeHead(200, { "Content-Type": "application/json" });
+        response.end(JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name: "node-1" } }));
+      });
+    });
+    recorder.on("connection", () => connections++);
+    await new Promise<void>((resolve) => recorder.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = recorder.address() as AddressInfo;
+      const client = new HttpClient({ url: `http://127.0.0.1:${port}` });
+      for (let i = 0; i < 30; i++) {
+        if (i % 2 === 0) await client.nodes.get("", "node-1");
+        else await client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: "node-1" } });
+      }
+      assert.equal(connections, 1);
+    } finally {
+      recorder.closeAllConnections();
+      await new Promise((resolve) => recorder.close(resolve));
+    }
+  });
+
   it("keeps an informer in step with the server", async () => {
     const { client } = t;
     await client.pods.create(testPod("default", "before"));

@@ -156,7 +156,7 @@ class HttpResourceClient<T extends ApiObject> implements ResourceClient<T> {
     const path = resourcePath(this.type, options.namespace ?? "");
     const response = await this.transport.send({ method: "GET", path, query, signal: abort.signal });
     const watch = new HttpWatch<T>(abort, onEvent);
-    if (response.body !== null) void watch.consume(response.body);
+    void watch.consume(response);
     return watch;
   }
 
@@ -190,11 +190,6 @@ class HttpPodClient extends HttpResourceClient<Pod> implements PodClient {
       metadata,
       target: { apiVersion: "v1", kind: "Node", name: nodeName },
     };
-    const response = await this.transport.send({
-      method: "POST",
-      path: resourcePath(this.type, namespace, name, "binding"),
-      body,
-    });
-    await response.body?.cancel();
+    await this.transport.discard({ method: "POST", path: resourcePath(this.type, namespace, name, "binding"), body });
   }
 }

@@ -1,12 +1,15 @@
 /**
- * The wire side of HttpClient: requests to a Kubernetes API server over fetch, JSON bodies, an
- * optional bearer token, and failures turned back into the ApiError the server's Status describes
- * (same reason, code, message and details), so callers branch on `reason` as in-process.
+ * The wire side of HttpClient: requests to a Kubernetes API server over keep-alive connections
+ * (http-connection.ts), JSON bodies, an optional bearer token, and failures turned back into the
+ * ApiError the server's Status describes (same reason, code, message and details), so callers
+ * branch on `reason` as in-process.
  */
 
+import type { IncomingMessage } from "node:http";
 import { errorMessage } from "../../runtime/error-message.ts";
 import { ApiError, type StatusDetails, type StatusReason } from "../errors.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
+import { HttpAgents, type HttpExchange, readBody } from "./http-connection.ts";
 
 export interface HttpTransportOptions {
   /**
@@ -63,17 +66,18 @@ export function apiErrorFromStatus(status: StatusBody, httpCode: number): ApiErr
   return new ApiError(reason, message, details);
 }
 
-async function errorFromResponse(response: Response): Promise<ApiError> {
-  const text = await response.text();
+async function errorFromResponse(response: IncomingMessage): Promise<ApiError> {
+  const text = await readBody(response);
+  const httpCode = response.statusCode ?? 0;
   let status: StatusBody = {};
   try {
     status = JSON.parse(text) as StatusBody;
   } catch (parseError) {
     // Not a Status (a proxy's page, say): keep the text as the message.
     const why = errorMessage(parseError);
-    status = { message: `HTTP ${response.status}: ${text.slice(0, 200)} (${why})` };
+    status = { message: `HTTP ${httpCode}: ${text.slice(0, 200)} (${why})` };
   }
-  return apiErrorFromStatus(status, response.status);
+  return apiErrorFromStatus(status, httpCode);
 }
 
 /** `/api/v1[/namespaces/<ns>]/<plural>[/<name>[/<subresource>]]`. */
@@ -86,28 +90,33 @@ export function resourcePath(type: ResourceType, namespace: string, name = "", s
 }
 
 /**
- * Errors of fetch that prove the request never reached the server (no connection was made), so
- * sending it to another server cannot apply it twice.
+ * Errors that prove the request never reached the server (no connection was made), so sending it
+ * to another server cannot apply it twice.
  */
-const notConnectedCodes = new Set([
-  "ECONNREFUSED",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
+const notConnectedCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 
 function notConnected(error: unknown): boolean {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  return typeof cause?.code === "string" && notConnectedCodes.has(cause.code);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && notConnectedCodes.has(code);
+}
+
+function parseServerUrl(text: string): URL {
+  try {
+    const url = new URL(text);
+    if (url.protocol === "http:" || url.protocol === "https:") return url;
+  } catch (error) {
+    throw new Error(`${text} is not an API server URL (${errorMessage(error)}); use one like http://127.0.0.1:8080`);
+  }
+  throw new Error(`${text} is not an API server URL: only http:// and https:// are served`);
 }
 
 export class HttpTransport {
   /** The API servers, in failover order; `current` is the one in use. */
+  private readonly servers: readonly URL[];
   private readonly baseUrls: readonly string[];
   private current = 0;
   private readonly bearerToken: string | undefined;
+  private readonly agents = new HttpAgents();
 
   constructor(options: HttpTransportOptions) {
     this.baseUrls = options.url
@@ -115,6 +124,7 @@ export class HttpTransport {
       .map((url) => url.trim().replace(/\/+$/, ""))
       .filter((url) => url !== "");
     if (this.baseUrls.length === 0) throw new Error("an API server URL is needed, like http://127.0.0.1:8080");
+    this.servers = this.baseUrls.map(parseServerUrl);
     this.bearerToken = options.bearerToken;
   }
 
@@ -123,20 +133,25 @@ export class HttpTransport {
     return this.baseUrls[this.current] as string;
   }
 
-  /** Sends the request; a non-2xx answer is thrown as its ApiError. The response body is left unread. */
-  async send(request: HttpRequest): Promise<Response> {
+  /**
+   * Sends the request; a non-2xx answer is thrown as its ApiError. The answer's body is left
+   * unread: the caller reads it to its end (or the request's signal aborts it), which frees the
+   * connection for the next request.
+   */
+  async send(request: HttpRequest): Promise<IncomingMessage> {
     const query = request.query?.toString() ?? "";
     const headers: Record<string, string> = { Accept: "application/json" };
     if (this.bearerToken !== undefined) headers.Authorization = `Bearer ${this.bearerToken}`;
     if (request.body !== undefined) headers["Content-Type"] = request.contentType ?? "application/json";
-    const init: RequestInit = {
+    const response = await this.sendWithFailover({
       method: request.method,
+      pathAndQuery: `${request.path}${query === "" ? "" : `?${query}`}`,
       headers,
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      ...(request.body === undefined ? {} : { payload: JSON.stringify(request.body) }),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
-    };
-    const response = await this.fetchWithFailover(`${request.path}${query === "" ? "" : `?${query}`}`, init);
-    if (!response.ok) throw await errorFromResponse(response);
+    });
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) throw await errorFromResponse(response);
     return response;
   }
 
@@ -144,15 +159,20 @@ export class HttpTransport {
    * Tries the current server, then each other one in turn while none can be reached; the first
    * that answers becomes current, so watches and lease renewals stay with it.
    */
-  private async fetchWithFailover(pathAndQuery: string, init: RequestInit): Promise<Response> {
+  private async sendWithFailover(exchange: Omit<HttpExchange, "server">): Promise<IncomingMessage> {
     let lastError: unknown;
-    for (let attempt = 0; attempt < this.baseUrls.length; attempt++) {
+    for (let attempt = 0; attempt < this.servers.length; attempt++) {
+      const server = this.servers[this.current] as URL;
       try {
-        return await fetch(`${this.baseUrl}${pathAndQuery}`, init);
+        return await this.agents.send({ ...exchange, server });
       } catch (error) {
-        if (!notConnected(error)) throw error;
-        lastError = error;
-        this.current = (this.current + 1) % this.baseUrls.length;
+        const failure = new Error(
+          `${exchange.method} ${exchange.pathAndQuery} to the API server ${this.baseUrl} failed: ${errorMessage(error)}`,
+          { cause: error },
+        );
+        if (!notConnected(error)) throw failure;
+        lastError = failure;
+        this.current = (this.current + 1) % this.servers.length;
       }
     }
     throw lastError;
@@ -161,6 +181,16 @@ export class HttpTransport {
   /** Sends the request and returns the JSON answer. */
   async json<R>(request: HttpRequest): Promise<R> {
     const response = await this.send(request);
-    return (await response.json()) as R;
+    return JSON.parse(await readBody(response)) as R;
+  }
+
+  /** Sends the request and reads its answer to the end, for requests whose answer nobody needs. */
+  async discard(request: HttpRequest): Promise<void> {
+    await readBody(await this.send(request));
+  }
+
+  /** Closes the connections kept open between requests. */
+  close(): void {
+    this.agents.close();
   }
 }

@@ -34,7 +34,7 @@ export class HttpWatch<T> implements Watch {
   }
 
   /** Reads `body` to its end, delivering each event; resolves when the stream is over. */
-  async consume(body: ReadableStream<Uint8Array>): Promise<void> {
+  async consume(body: AsyncIterable<Uint8Array>): Promise<void> {
     const decoder = new TextDecoder();
     let pending = "";
     try {

@@ -39,6 +39,12 @@ export const unconditionalWriteMaxAttempts = 16;
 export const defaultPodTerminationGracePeriodSeconds = 30;
 
 /**
+ * The most writes the SQLite backend commits in one transaction (group-commit.ts); a longer queue
+ * of concurrent writes is committed in several, so one commit never holds an unbounded batch.
+ */
+export const sqliteGroupCommitMaxWrites = 1_000;
+
+/**
  * The SQLite backend keeps at most this many parsed, frozen objects in memory (a few hundred MB
  * at most for typical objects), so gets and lists of unchanged objects skip JSON parsing.
  */

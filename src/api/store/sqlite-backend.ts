@@ -8,6 +8,12 @@
  * Because this process is the only writer, it keeps the frozen objects it has read or written in
  * a bounded cache (a get or list of an unchanged object costs no JSON parse) and it notifies its
  * own watchers after each commit.
+ *
+ * Writes are group-committed (group-commit.ts): those submitted in one turn of the event loop share
+ * one transaction and one fsync. Each is checked against the state its predecessors in the group
+ * leave and written inside its own savepoint, so a write that fails (a stale revision, a key that
+ * exists) fails alone; revisions are given in submission order, and nothing of a group is visible
+ * to readers, the cache or watchers until its commit is durable.
  */
 import type Database from "better-sqlite3";
 import type { KObject } from "../objects.ts";
@@ -21,8 +27,14 @@ import {
   type BackendWatchOptions,
   type KVBackend,
 } from "./backend.ts";
-import { historyWindowRevisions, sqliteCompactionBatchRevisions, sqliteObjectCacheEntries } from "./constants.ts";
+import {
+  historyWindowRevisions,
+  sqliteCompactionBatchRevisions,
+  sqliteGroupCommitMaxWrites,
+  sqliteObjectCacheEntries,
+} from "./constants.ts";
 import { freezeParsed, sealAtRevision } from "./frozen.ts";
+import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
@@ -53,6 +65,22 @@ function parseObject(json: string): KObject {
   return freezeParsed(JSON.parse(json) as KObject);
 }
 
+/** A write waiting for its group's commit. */
+type Write =
+  | { type: "create"; key: string; object: KObject }
+  | { type: "update"; key: string; object: KObject; expectedModRevision: number }
+  | { type: "delete"; key: string; expectedModRevision: number };
+
+/** A write done inside its group's transaction: its entry, the event watchers get, the JSON stored. */
+interface Written {
+  entry: BackendEntry;
+  event: BackendEvent;
+  json: string;
+}
+
+/** A key's entry and stored JSON as the writes before it in its group leave it; null once deleted. */
+type Staged = { entry: BackendEntry; json: string } | null;
+
 function eventFromRow(row: RevisionRow): BackendEvent {
   return {
     type: row.type,
@@ -71,6 +99,7 @@ export class SqliteBackend implements KVBackend {
   private readonly statements: SqliteStatements;
   private readonly inTransaction: (work: () => void) => void;
   private readonly cache = new Map<string, BackendEntry>();
+  private readonly writes: GroupCommit<Write, Written>;
   private readonly hub: WatchHub;
   private readonly windowRevisions: number;
   private readonly compactionBatchRevisions: number;
@@ -98,7 +127,9 @@ export class SqliteBackend implements KVBackend {
     } catch (error) {
       throw new Error(`cannot open the kvol store file ${path}: ${(error as Error).message}`, { cause: error });
     }
+    // Called inside another transaction, better-sqlite3 runs `work` in a savepoint instead.
     this.inTransaction = this.db.transaction((work: () => void) => work());
+    this.writes = new GroupCommit((group) => this.commitGroup(group), sqliteGroupCommitMaxWrites);
     this.currentRevision = this.readMeta("revision");
     this.compacted = this.readMeta("compacted");
     this.hub = new WatchHub(this.currentRevision);
@@ -146,70 +177,17 @@ export class SqliteBackend implements KVBackend {
 
   async create(key: string, object: KObject): Promise<BackendEntry> {
     this.checkOpen();
-    const existing = await this.get(key);
-    if (existing !== undefined) throw new BackendConflict(key, existing);
-    const revision = this.currentRevision + 1;
-    const sealed = sealAtRevision(object, revision);
-    const json = JSON.stringify(sealed);
-    this.commit(revision, () => {
-      this.statements.insertObject.run(key, revision, revision, json);
-      this.statements.insertRevision.run(revision, key, "put", revision, json, null);
-    });
-    const entry = { key, object: sealed, createRevision: revision, modRevision: revision };
-    this.remember(entry);
-    this.hub.publish({ type: "put", key, revision, object: sealed, previous: undefined, createRevision: revision });
-    return entry;
+    return (await this.writes.submit({ type: "create", key, object })).entry;
   }
 
   async update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry> {
     this.checkOpen();
-    const { existing, json: previousJson } = this.expect(key, expectedModRevision);
-    const revision = this.currentRevision + 1;
-    const sealed = sealAtRevision(object, revision);
-    const json = JSON.stringify(sealed);
-    this.commit(revision, () => {
-      this.statements.updateObject.run(revision, json, key);
-      this.statements.insertRevision.run(revision, key, "put", existing.createRevision, json, previousJson);
-    });
-    const entry = { ...existing, object: sealed, modRevision: revision };
-    this.remember(entry);
-    this.hub.publish({
-      type: "put",
-      key,
-      revision,
-      object: sealed,
-      previous: existing.object,
-      createRevision: existing.createRevision,
-    });
-    return entry;
+    return (await this.writes.submit({ type: "update", key, object, expectedModRevision })).entry;
   }
 
   async delete(key: string, expectedModRevision: number): Promise<BackendEntry> {
     this.checkOpen();
-    const { existing, json: previousJson } = this.expect(key, expectedModRevision);
-    const revision = this.currentRevision + 1;
-    const sealed = sealAtRevision(existing.object, revision);
-    this.commit(revision, () => {
-      this.statements.deleteObject.run(key);
-      this.statements.insertRevision.run(
-        revision,
-        key,
-        "delete",
-        existing.createRevision,
-        JSON.stringify(sealed),
-        previousJson,
-      );
-    });
-    this.cache.delete(key);
-    this.hub.publish({
-      type: "delete",
-      key,
-      revision,
-      object: sealed,
-      previous: existing.object,
-      createRevision: existing.createRevision,
-    });
-    return { ...existing, object: sealed, modRevision: revision };
+    return (await this.writes.submit({ type: "delete", key, expectedModRevision })).entry;
   }
 
   watch(
@@ -237,38 +215,93 @@ export class SqliteBackend implements KVBackend {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Writes submitted before the close are committed, not dropped.
+    this.writes.flush();
     this.closed = true;
     this.hub.stopAll();
     this.cache.clear();
     this.db.close();
   }
 
-  /** Runs the write `work` and records `revision` (and any due compaction) in one transaction. */
-  private commit(revision: number, work: () => void): void {
-    const compactTo = revision - this.windowRevisions;
-    const compactNow = compactTo - this.compacted >= this.compactionBatchRevisions;
+  /**
+   * Writes `group` in one transaction, each write in its own savepoint, and records the last
+   * revision (and any due compaction) with it; once the commit is durable, updates the cache and
+   * tells the watchers, in revision order. Throws, with nothing changed, when the commit fails.
+   */
+  private commitGroup(group: readonly Write[]): WriteOutcome<Written>[] {
+    if (this.closed) throw new Error(`the kvol store file ${this.path} was closed before the write was committed`);
+    const staged = new Map<string, Staged>();
+    const outcomes: WriteOutcome<Written>[] = [];
+    let revision = this.currentRevision;
+    let compactTo = this.compacted;
     this.inTransaction(() => {
-      work();
+      for (const write of group) {
+        try {
+          let written: Written | undefined;
+          this.inTransaction(() => {
+            written = this.writeOne(write, revision + 1, staged);
+          });
+          const { entry, event, json } = written as Written;
+          staged.set(entry.key, event.type === "delete" ? null : { entry, json });
+          revision++;
+          outcomes.push({ ok: true, value: written as Written });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      if (revision === this.currentRevision) return;
       this.statements.setMeta.run("revision", revision);
-      if (compactNow) this.compactTo(compactTo);
+      if (revision - this.windowRevisions - this.compacted >= this.compactionBatchRevisions) {
+        compactTo = revision - this.windowRevisions;
+        this.compactTo(compactTo);
+      }
     });
     this.currentRevision = revision;
-    if (compactNow) this.compacted = compactTo;
+    this.compacted = compactTo;
+    for (const outcome of outcomes) {
+      if (!outcome.ok) continue;
+      const { entry, event } = outcome.value;
+      if (event.type === "delete") this.cache.delete(entry.key);
+      else this.remember(entry);
+      this.hub.publish(event);
+    }
+    return outcomes;
+  }
+
+  /** Checks and writes one write of a group at `revision`; throws BackendConflict when its precondition fails. */
+  private writeOne(write: Write, revision: number, staged: Map<string, Staged>): Written {
+    const current = this.stagedRead(write.key, staged);
+    if (write.type === "create") {
+      if (current !== undefined) throw new BackendConflict(write.key, current.entry);
+    } else if (current === undefined || current.entry.modRevision !== write.expectedModRevision) {
+      throw new BackendConflict(write.key, current?.entry);
+    }
+    const { key } = write;
+    const previous = current?.entry;
+    const createRevision = previous === undefined ? revision : previous.createRevision;
+    const sealed = sealAtRevision(write.type === "delete" ? (previous as BackendEntry).object : write.object, revision);
+    const json = JSON.stringify(sealed);
+    if (write.type === "create") this.statements.insertObject.run(key, revision, revision, json);
+    else if (write.type === "update") this.statements.updateObject.run(revision, json, key);
+    else this.statements.deleteObject.run(key);
+    const type = write.type === "delete" ? "delete" : "put";
+    this.statements.insertRevision.run(revision, key, type, createRevision, json, current?.json ?? null);
+    const entry = { key, object: sealed, createRevision, modRevision: revision };
+    return { entry, json, event: { type, key, revision, object: sealed, previous: previous?.object, createRevision } };
+  }
+
+  /** The entry of `key` as the earlier writes of the group being committed leave it. */
+  private stagedRead(key: string, staged: Map<string, Staged>): Exclude<Staged, null> | undefined {
+    const written = staged.get(key);
+    if (written !== undefined) return written ?? undefined;
+    // Not written by this group: what the database holds is committed, and may be cached.
+    const row = this.statements.getObject.get(key);
+    return row === undefined ? undefined : { entry: this.entryFromRow(row), json: row.json };
   }
 
   private compactTo(revision: number): void {
     this.statements.deleteRevisionsUpTo.run(revision);
     this.statements.setMeta.run("compacted", revision);
-  }
-
-  /** The stored entry of `key` and its JSON, when it is at `expectedModRevision`; BackendConflict otherwise. */
-  private expect(key: string, expectedModRevision: number): { existing: BackendEntry; json: string } {
-    const row = this.statements.getObject.get(key);
-    const existing = row === undefined ? undefined : this.entryFromRow(row);
-    if (row === undefined || existing === undefined || existing.modRevision !== expectedModRevision) {
-      throw new BackendConflict(key, existing);
-    }
-    return { existing, json: row.json };
   }
 
   private entryFromRow(row: ObjectRow): BackendEntry {

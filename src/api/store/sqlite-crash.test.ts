@@ -17,10 +17,14 @@ const acknowledgementsBeforeKill = 150;
 /** The writer stops by itself after this many, so a kill that never comes cannot hang the test. */
 const maxWrites = 100_000;
 
-/** Runs the writer, SIGKILLs it after `acknowledgementsBeforeKill` acknowledgements, returns every acknowledged name. */
-function writeUntilKilled(path: string): Promise<string[]> {
+/**
+ * Runs the writer with `inFlight` creates at a time, SIGKILLs it after `acknowledgementsBeforeKill`
+ * acknowledgements, returns every acknowledged name.
+ */
+function writeUntilKilled(path: string, inFlight: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", writerScript, path, String(maxWrites)], {
+    const args = ["--import", "tsx", writerScript, path, String(maxWrites), String(inFlight)];
+    const child = spawn(process.execPath, args, {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const acknowledged: string[] = [];
@@ -52,11 +56,18 @@ function writeUntilKilled(path: string): Promise<string[]> {
   });
 }
 
-it("every acknowledged write survives kill -9 of the writing process", async () => {
+for (const inFlight of [1, 16]) {
+  const how = inFlight === 1 ? "one create at a time" : `${inFlight} concurrent creates sharing commits`;
+  it(`every acknowledged write survives kill -9 of the writing process (${how})`, async () => {
+    await checkKillRightAfterAcknowledgement(inFlight);
+  });
+}
+
+async function checkKillRightAfterAcknowledgement(inFlight: number): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "kvol-sqlite-crash-"));
   try {
     const path = join(directory, "store.db");
-    const acknowledged = await writeUntilKilled(path);
+    const acknowledged = await writeUntilKilled(path, inFlight);
     assert.ok(acknowledged.length >= acknowledgementsBeforeKill);
 
     const configMaps = resourceForKind("ConfigMap");
@@ -79,4 +90,4 @@ it("every acknowledged write survives kill -9 of the writing process", async () 
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
-});
+}

@@ -2,7 +2,8 @@
  * The SQLite file behind `kvol up`: its pragmas, tables and statements.
  *
  * Durability: WAL journal with `synchronous=FULL`, so every commit is fsynced to the WAL before the
- * write is acknowledged. `NORMAL` would survive a kill -9 of kvol too (the committed pages are in
+ * write is acknowledged; writes that arrive together share a commit (sqlite-backend.ts), which
+ * divides the fsyncs without acknowledging anything earlier. `NORMAL` would survive a kill -9 of kvol too (the committed pages are in
  * the kernel's cache), but not a power cut or kernel crash — the "node crash" this project exists
  * to reproduce — which could then lose writes that controllers had already acted on.
  *

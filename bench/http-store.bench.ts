@@ -1,0 +1,87 @@
+/**
+ * The HTTP path: pod creates through the API server and the HTTP client (server and client in this
+ * one process, so both costs count), against creates through the in-process client on the same
+ * kind of SQLite store, one at a time and 16 in flight. Each figure starts from a fresh store file,
+ * so both sides pay the same fsync per commit. `KVOL_BENCH_HTTP_CREATES` sets the creates per figure.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "../src/api/client/client.ts";
+import { HttpClient } from "../src/api/client/http-client.ts";
+import { InProcessClient } from "../src/api/client/in-process-client.ts";
+import { openSqliteStore } from "../src/api/store/sqlite-store.ts";
+import { startApiServer } from "../src/apiserver/server.ts";
+import { Logger, type LogSink } from "../src/runtime/logger.ts";
+import { RealClock } from "../src/runtime/real-clock.ts";
+import { Rng } from "../src/runtime/rng.ts";
+import { benchPod } from "./fixtures.ts";
+import { type Row, ratePerSecond } from "./measure.ts";
+
+const httpCreates = Number(process.env.KVOL_BENCH_HTTP_CREATES ?? 2_000);
+/** Requests in flight at once in the concurrent measurements. */
+const manyInFlight = 16;
+
+/** The server logs every request at debug level; the benchmark keeps none of it. */
+const discard: LogSink = { write: () => undefined };
+
+/** Creates `count` pods with `concurrency` requests in flight at any time. */
+async function createPods(client: Client, count: number, concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) await client.pods.create(benchPod(next++));
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+async function inProcessRate(path: string, concurrency: number): Promise<number> {
+  const store = openSqliteStore({ path, clock: new RealClock(), random: new Rng(1) });
+  try {
+    const client = new InProcessClient(store);
+    return await ratePerSecond(httpCreates, () => createPods(client, httpCreates, concurrency));
+  } finally {
+    await store.close();
+  }
+}
+
+async function httpRate(path: string, concurrency: number): Promise<number> {
+  const clock = new RealClock();
+  const store = openSqliteStore({ path, clock, random: new Rng(1) });
+  const logger = new Logger({ clock, sink: discard });
+  const server = await startApiServer({ store, clock, logger, port: 0 });
+  try {
+    const client = new HttpClient({ url: server.url });
+    return await ratePerSecond(httpCreates, () => createPods(client, httpCreates, concurrency));
+  } finally {
+    await server.close();
+    await store.close();
+  }
+}
+
+function row(measure: string, value: number, baselineName: string, baseline: number): Row {
+  return { group: "http", measure, value, unit: "writes/s", baselineName, baseline, better: "higher" };
+}
+
+/**
+ * Three rows: HTTP one at a time against the in-process store one at a time; 16 in flight against
+ * the in-process store's own rate (one at a time, as `sqlite pod creates` measures it); and 16 in
+ * flight against the in-process store with 16 in flight too, where group commit helps both sides
+ * and the ratio is the HTTP path's own cost.
+ */
+export async function httpStoreBenchmarks(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), "kvol-bench-http-"));
+  try {
+    const inProcessOne = await inProcessRate(join(dir, "in-process-1.db"), 1);
+    const httpOne = await httpRate(join(dir, "http-1.db"), 1);
+    const inProcessMany = await inProcessRate(join(dir, `in-process-${manyInFlight}.db`), manyInFlight);
+    const httpMany = await httpRate(join(dir, `http-${manyInFlight}.db`), manyInFlight);
+    const many = `${manyInFlight} in flight`;
+    return [
+      row("pod creates over HTTP, 1 at a time", httpOne, "in-process client, 1 at a time", inProcessOne),
+      row(`pod creates over HTTP, ${many}`, httpMany, "in-process client, 1 at a time", inProcessOne),
+      row(`pod creates over HTTP, ${many}`, httpMany, `in-process client, ${many}`, inProcessMany),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
