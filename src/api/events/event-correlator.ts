@@ -46,8 +46,12 @@ export interface CorrelatedEvent {
 }
 
 interface AggregateRecord {
-  /** Messages seen for this (source, object, type, reason); insertion order gives a deterministic eviction. */
-  messages: Set<string>;
+  /**
+   * Messages seen for this (object, type, reason); insertion order gives a deterministic eviction.
+   * One message (nearly every record) is kept as the string alone: a Set per record was most of the
+   * correlator's memory.
+   */
+  messages: string | Set<string>;
   lastMs: number;
 }
 
@@ -57,41 +61,44 @@ interface Observation {
   name: string;
 }
 
-/** Joins key parts with a character no field contains, so ("ab","c") and ("a","bc") stay apart. */
-function joinKey(parts: readonly (string | undefined)[]): string {
-  return parts.map((part) => part ?? "").join("\u0000");
-}
-
-function involvedObjectParts(event: Event): (string | undefined)[] {
+/**
+ * The involved object's part of every key, joined with a character no field contains, so ("ab","c")
+ * and ("a","bc") stay apart. client-go's keys also start with the event's source (component, host)
+ * and the aggregate key ends with the reporting component and instance; a correlator serves one
+ * recorder, whose events all carry the same source, so leaving them out keys the same events alike
+ * and keeps thousands of cached keys shorter. `join` builds one flat string (a rope would keep its pieces).
+ */
+function involvedObjectKey(event: Event): string {
   const ref = event.involvedObject;
-  return [event.source?.component, event.source?.host, ref.kind, ref.namespace, ref.name, ref.uid, ref.apiVersion];
+  return [ref.kind ?? "", ref.namespace ?? "", ref.name ?? "", ref.uid ?? "", ref.apiVersion ?? ""].join("\u0000");
 }
 
 /** Identical events (client-go's getEventKey). */
-function eventKey(event: Event): string {
-  return joinKey([
-    ...involvedObjectParts(event),
-    event.involvedObject.fieldPath,
-    event.type,
-    event.reason,
-    event.message,
-  ]);
+function eventKey(involved: string, event: Event): string {
+  return [
+    involved,
+    event.involvedObject.fieldPath ?? "",
+    event.type ?? "",
+    event.reason ?? "",
+    event.message ?? "",
+  ].join("\u0000");
 }
 
-/** Events that differ only in message (EventAggregatorByReasonFunc). */
-function aggregateKey(event: Event): string {
-  return joinKey([
-    ...involvedObjectParts(event),
-    event.type,
-    event.reason,
-    event.reportingComponent,
-    event.reportingInstance,
-  ]);
+/** Events that differ only in message (EventAggregatorByReasonFunc). The trailing separator keeps it apart from event keys. */
+function aggregateKey(involved: string, event: Event): string {
+  return [involved, event.type ?? "", event.reason ?? "", ""].join("\u0000");
 }
 
-/** One spam allowance per source and involved object (getSpamKey). */
-function spamKey(event: Event): string {
-  return joinKey(involvedObjectParts(event));
+function messageCount(record: AggregateRecord): number {
+  return typeof record.messages === "string" ? 1 : record.messages.size;
+}
+
+function addMessage(record: AggregateRecord, message: string): void {
+  if (typeof record.messages === "string") {
+    if (record.messages !== message) record.messages = new Set([record.messages, message]);
+  } else {
+    record.messages.add(message);
+  }
 }
 
 export class EventCorrelator {
@@ -108,10 +115,12 @@ export class EventCorrelator {
    * spam filter drops it. `newEventName` names a combined Event when aggregation starts one.
    */
   correlate(event: Event, nowMs: number, newEventName: () => string): CorrelatedEvent | undefined {
-    const aggregated = this.aggregate(event, nowMs, newEventName);
+    // The spam key (getSpamKey: source and involved object) is the involved object's key here.
+    const involved = involvedObjectKey(event);
+    const aggregated = this.aggregate(involved, event, nowMs, newEventName);
     const observed = this.observe(aggregated.event, aggregated.key);
     // client-go filters after observing, so a dropped repeat still advances the count the next write shows.
-    return this.spamFilter.tryAccept(spamKey(observed.event), nowMs) ? observed : undefined;
+    return this.spamFilter.tryAccept(involved, nowMs) ? observed : undefined;
   }
 
   /** Remembers the stored Event (its name may differ from the planned one) for the next repeat. */
@@ -128,16 +137,24 @@ export class EventCorrelator {
     return this.observations.get(key)?.name;
   }
 
-  private aggregate(event: Event, nowMs: number, newEventName: () => string): { event: Event; key: string } {
-    const key = aggregateKey(event);
+  private aggregate(
+    involved: string,
+    event: Event,
+    nowMs: number,
+    newEventName: () => string,
+  ): { event: Event; key: string } {
+    const key = aggregateKey(involved, event);
     let record = this.aggregates.get(key);
     if (record === undefined || nowMs - record.lastMs > aggregateIntervalMs) {
-      record = { messages: new Set(), lastMs: nowMs };
+      record = { messages: event.message ?? "", lastMs: nowMs };
+    } else {
+      addMessage(record, event.message ?? "");
     }
-    record.messages.add(event.message ?? "");
     record.lastMs = nowMs;
     this.aggregates.set(key, record);
-    if (record.messages.size < aggregateMaxEvents) return { event, key: eventKey(event) };
+    if (messageCount(record) < aggregateMaxEvents || typeof record.messages === "string") {
+      return { event, key: eventKey(involved, event) };
+    }
 
     // Keep the message set at its bound; client-go drops an arbitrary one, kvol the oldest (deterministic).
     const oldest = record.messages.values().next();

@@ -129,7 +129,8 @@ export class EventRecorder {
     const nowNanoseconds = BigInt(Math.floor(nowMs)) * nanosecondsPerMillisecond;
     this.lastNameNanoseconds =
       nowNanoseconds > this.lastNameNanoseconds ? nowNanoseconds : this.lastNameNanoseconds + 1n;
-    return `${ref.name ?? ""}.${this.lastNameNanoseconds.toString(16)}`;
+    // join builds a flat string: the name is kept in the Event and in the correlator's cache.
+    return [ref.name ?? "", this.lastNameNanoseconds.toString(16)].join(".");
   }
 
   private async drain(): Promise<void> {

@@ -52,6 +52,13 @@ interface FilesystemOptions {
   rootMode?: number;
 }
 
+/** Every empty file's bytes: data is replaced, never changed in place, so one empty array serves them all. */
+const noBytes = new Uint8Array(0);
+
+function copyBytes(data: Uint8Array): Uint8Array {
+  return data.byteLength === 0 ? noBytes : data.slice();
+}
+
 const rootInodeNumber = 2; // ext4 and tmpfs both number their root directory 2
 
 export class SimFilesystem {
@@ -155,7 +162,7 @@ export class SimFilesystem {
     if (growth > 0 && this.usedBytesTotal + growth > this.sizeLimitBytes)
       throw new HostError("ENOSPC", "write", errorPath);
     this.usedBytesTotal += growth;
-    inode.data = data.slice();
+    inode.data = copyBytes(data);
     inode.sizeBytes = data.byteLength;
   }
 
@@ -163,7 +170,7 @@ export class SimFilesystem {
   readData(ino: number): Uint8Array {
     const inode = this.inode(ino);
     if (inode.type !== "file") throw new Error(`inode ${ino} is a ${inode.type}, not a file`);
-    if (inode.sizeBytes === inode.data.byteLength) return inode.data.slice();
+    if (inode.sizeBytes === inode.data.byteLength) return inode.data.slice(); // the caller's own copy
     const full = new Uint8Array(inode.sizeBytes);
     full.set(inode.data.subarray(0, inode.sizeBytes));
     return full;
@@ -204,7 +211,7 @@ export class SimFilesystem {
           ino,
           type: "file",
           mode: init.mode,
-          data: init.data.slice(),
+          data: copyBytes(init.data),
           sizeBytes: init.sizeBytes ?? init.data.byteLength,
         };
       case "directory":
