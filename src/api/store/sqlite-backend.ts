@@ -8,8 +8,12 @@
  * Because this process is the only writer, it keeps the frozen objects it has read or written in
  * a bounded cache (a get or list of an unchanged object costs no JSON parse) and it notifies its
  * own watchers after each commit.
+ *
+ * Keys written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts); their
+ * expiry times are stored beside them, so a restarted kvol removes them on time too.
  */
 import type Database from "better-sqlite3";
+import type { Clock } from "../../runtime/clock.ts";
 import type { KObject } from "../objects.ts";
 import {
   BackendConflict,
@@ -19,10 +23,12 @@ import {
   type BackendPage,
   type BackendWatch,
   type BackendWatchOptions,
+  type BackendWriteOptions,
   type KVBackend,
 } from "./backend.ts";
 import { historyWindowRevisions, sqliteCompactionBatchRevisions, sqliteObjectCacheEntries } from "./constants.ts";
 import { freezeParsed, sealAtRevision } from "./frozen.ts";
+import { KeyExpiry } from "./key-expiry.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
@@ -33,6 +39,8 @@ interface SqliteBackendOptions {
   historyWindowRevisions?: number;
   /** Compact once this many revisions have fallen out of the window (default `sqliteCompactionBatchRevisions`). */
   compactionBatchRevisions?: number;
+  /** Drives the expiry of keys written with a TTL; without it such writes are refused. */
+  clock?: Clock;
 }
 
 /** SQLite's LIMIT for "no limit". */
@@ -74,6 +82,7 @@ export class SqliteBackend implements KVBackend {
   private readonly hub: WatchHub;
   private readonly windowRevisions: number;
   private readonly compactionBatchRevisions: number;
+  private readonly expiry: KeyExpiry;
   private currentRevision: number;
   private compacted: number;
   private closed = false;
@@ -102,6 +111,8 @@ export class SqliteBackend implements KVBackend {
     this.currentRevision = this.readMeta("revision");
     this.compacted = this.readMeta("compacted");
     this.hub = new WatchHub(this.currentRevision);
+    this.expiry = new KeyExpiry(options.clock, this.kind, (key, modRevision) => this.expire(key, modRevision));
+    this.restoreExpiries(options.clock);
   }
 
   revision(): number {
@@ -144,33 +155,44 @@ export class SqliteBackend implements KVBackend {
     };
   }
 
-  async create(key: string, object: KObject): Promise<BackendEntry> {
+  async create(key: string, object: KObject, options: BackendWriteOptions = {}): Promise<BackendEntry> {
     this.checkOpen();
     const existing = await this.get(key);
     if (existing !== undefined) throw new BackendConflict(key, existing);
+    const expiresAtMs = options.ttlSeconds === undefined ? undefined : this.expiry.expiresAtMs(options.ttlSeconds);
     const revision = this.currentRevision + 1;
     const sealed = sealAtRevision(object, revision);
     const json = JSON.stringify(sealed);
     this.commit(revision, () => {
       this.statements.insertObject.run(key, revision, revision, json);
       this.statements.insertRevision.run(revision, key, "put", revision, json, null);
+      this.writeExpiry(key, revision, expiresAtMs);
     });
+    this.setExpiry(key, revision, expiresAtMs);
     const entry = { key, object: sealed, createRevision: revision, modRevision: revision };
     this.remember(entry);
     this.hub.publish({ type: "put", key, revision, object: sealed, previous: undefined, createRevision: revision });
     return entry;
   }
 
-  async update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry> {
+  async update(
+    key: string,
+    object: KObject,
+    expectedModRevision: number,
+    options: BackendWriteOptions = {},
+  ): Promise<BackendEntry> {
     this.checkOpen();
     const { existing, json: previousJson } = this.expect(key, expectedModRevision);
+    const expiresAtMs = options.ttlSeconds === undefined ? undefined : this.expiry.expiresAtMs(options.ttlSeconds);
     const revision = this.currentRevision + 1;
     const sealed = sealAtRevision(object, revision);
     const json = JSON.stringify(sealed);
     this.commit(revision, () => {
       this.statements.updateObject.run(revision, json, key);
       this.statements.insertRevision.run(revision, key, "put", existing.createRevision, json, previousJson);
+      this.writeExpiry(key, revision, expiresAtMs);
     });
+    this.setExpiry(key, revision, expiresAtMs);
     const entry = { ...existing, object: sealed, modRevision: revision };
     this.remember(entry);
     this.hub.publish({
@@ -187,6 +209,12 @@ export class SqliteBackend implements KVBackend {
   async delete(key: string, expectedModRevision: number): Promise<BackendEntry> {
     this.checkOpen();
     const { existing, json: previousJson } = this.expect(key, expectedModRevision);
+    return this.remove(existing, previousJson);
+  }
+
+  /** Removes the current entry `existing` (stored as `previousJson`), recording the delete at the next revision. */
+  private remove(existing: BackendEntry, previousJson: string): BackendEntry {
+    const key = existing.key;
     const revision = this.currentRevision + 1;
     const sealed = sealAtRevision(existing.object, revision);
     this.commit(revision, () => {
@@ -199,8 +227,10 @@ export class SqliteBackend implements KVBackend {
         JSON.stringify(sealed),
         previousJson,
       );
+      this.statements.deleteExpiry.run(key);
     });
     this.cache.delete(key);
+    this.expiry.clear(key);
     this.hub.publish({
       type: "delete",
       key,
@@ -238,6 +268,7 @@ export class SqliteBackend implements KVBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.expiry.stop();
     this.hub.stopAll();
     this.cache.clear();
     this.db.close();
@@ -291,6 +322,37 @@ export class SqliteBackend implements KVBackend {
       if (!oldest.done) this.cache.delete(oldest.value);
     }
     this.cache.set(entry.key, entry);
+  }
+
+  /** Inside a write's transaction: store when the key expires, or that it no longer does. */
+  private writeExpiry(key: string, revision: number, expiresAtMs: number | undefined): void {
+    if (expiresAtMs === undefined) this.statements.deleteExpiry.run(key);
+    else this.statements.setExpiry.run(key, revision, expiresAtMs);
+  }
+
+  /** After a write's commit: arm or clear the key's timer. */
+  private setExpiry(key: string, revision: number, expiresAtMs: number | undefined): void {
+    if (expiresAtMs === undefined) this.expiry.clear(key);
+    else this.expiry.arm(key, revision, expiresAtMs);
+  }
+
+  /** A key's TTL ran out: remove it unless it was written since (that write re-armed or cleared it). */
+  private expire(key: string, modRevision: number): void {
+    if (this.closed) return;
+    const row = this.statements.getObject.get(key);
+    if (row === undefined || row.mod_rev !== modRevision) return;
+    this.remove(this.entryFromRow(row), row.json);
+  }
+
+  /** A reopened file: arm the expiries it holds (those already past expire at the clock's next turn). */
+  private restoreExpiries(clock: Clock | undefined): void {
+    const rows = this.statements.allExpiries.all();
+    if (rows.length === 0) return;
+    if (clock === undefined) {
+      this.db.close();
+      throw new Error(`${this.path} holds keys that expire (Events); open it with a clock so they are removed`);
+    }
+    for (const row of rows) this.expiry.arm(row.key, row.mod_rev, row.expires_at_ms);
   }
 
   private readMeta(name: string): number {

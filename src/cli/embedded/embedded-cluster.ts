@@ -82,6 +82,8 @@ interface EmbeddedClusterOptions {
   defaultStorage?: boolean;
   /** Controller sockets of CSI drivers running outside kvol (`--csi-controller`). */
   csiControllers?: readonly CsiControllerEndpoint[];
+  /** How long an Event is kept after its last write (`--event-ttl`); Kubernetes' 1 h by default. */
+  eventTtlSeconds?: number;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -239,6 +241,7 @@ export class EmbeddedCluster {
       ? { identities: [`${hostname()}_${randomUUID()}`], onLost: () => onLost(leadershipLostMessage) }
       : undefined;
     const etcd = etcdServers === undefined ? undefined : await EtcdBackend.open({ endpoints: etcdServers, clock });
+    const eventTtl = options.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: options.eventTtlSeconds };
     if (etcd !== undefined) undo.push(() => etcd.close());
     const cluster = await options.progress.step(
       options.ephemeral
@@ -255,13 +258,19 @@ export class EmbeddedCluster {
           logLevel: options.logLevel,
           logSink,
           ...(leaderElection === undefined ? {} : { leaderElection }),
+          ...eventTtl,
           ...(options.ephemeral
             ? {}
             : {
                 openStore: (storeClock, random) =>
                   etcd !== undefined
-                    ? new KubeStore({ backend: etcd, clock: storeClock, random })
-                    : openSqliteStore({ path: dataDir.privateFile(storeFileName), clock: storeClock, random }),
+                    ? new KubeStore({ backend: etcd, clock: storeClock, random, ...eventTtl })
+                    : openSqliteStore({
+                        path: dataDir.privateFile(storeFileName),
+                        clock: storeClock,
+                        random,
+                        ...eventTtl,
+                      }),
               }),
         }),
     );
