@@ -20,6 +20,13 @@ const suites: Record<string, () => Promise<Row[]>> = {
 };
 
 const only = process.argv.slice(2);
+const unknown = only.filter((name) => !(name in suites));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `no benchmark named ${unknown.join(", ")}; the benchmarks are ${Object.keys(suites).join(", ")}\n`,
+  );
+  process.exit(2);
+}
 const rows: Row[] = [];
 for (const [name, suite] of Object.entries(suites)) {
   if (only.length > 0 && !only.includes(name)) continue;

@@ -23,13 +23,14 @@ import { defaultDataDir } from "./embedded/data-dir.ts";
 import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
 import { maxSpeed, minSpeed } from "./embedded/wall-clock-pacer.ts";
+import { eventTtlUsage, parseEventTtlFlag } from "./event-ttl-flag.ts";
 import { StepProgress } from "./step-progress.ts";
 import { localEtcdConflict, runUpWithLocalEtcd } from "./up-etcd.ts";
 import { runUpLinux } from "./up-linux-command.ts";
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
-          [--host linux] [--csi-controller NAME=unix:///path …]
+          [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -49,6 +50,7 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --csi-controller NAME=unix:///path/controller.sock
                   run the provisioner and attacher for CSI driver NAME against its controller
                   socket (a driver running outside kvol); repeat for several drivers
+${eventTtlUsage}
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -99,6 +101,8 @@ export interface ClusterArguments {
   verbose: boolean;
   /** `--csi-controller`: drivers outside kvol whose controller sockets the sidecars call. */
   csiControllers?: readonly CsiControllerEndpoint[];
+  /** `--event-ttl`: how long an Event is kept after its last write, in seconds (Kubernetes' 1 h when absent). */
+  eventTtlSeconds?: number;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -121,6 +125,7 @@ export const clusterOptionSpecs = {
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
   "csi-controller": { type: "string", multiple: true },
+  "event-ttl": { type: "string" },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -132,6 +137,7 @@ export function clusterArguments(values: {
   "log-level"?: string | undefined;
   verbose?: boolean | undefined;
   "csi-controller"?: string[] | undefined;
+  "event-ttl"?: string | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
@@ -145,6 +151,7 @@ export function clusterArguments(values: {
     logLevel: logLevel as ClusterArguments["logLevel"],
     verbose: values.verbose ?? false,
     ...(csiControllers.length === 0 ? {} : { csiControllers }),
+    ...(values["event-ttl"] === undefined ? {} : { eventTtlSeconds: parseEventTtlFlag(values["event-ttl"]) }),
   };
 }
 

@@ -109,6 +109,8 @@ export interface ClusterOptions {
   clock?: VirtualClock;
   /** Opens the store; a memory store by default (`kvol up` opens its SQLite file here). */
   openStore?: (clock: VirtualClock, random: StoreRandom) => KubeStore;
+  /** How long the default memory store keeps an Event after its last write; Kubernetes' 1 h by default. */
+  eventTtlSeconds?: number;
   /** Also receives every log record kept in `logs` (`kvol up` prints them). */
   logSink?: LogSink;
   /**
@@ -160,7 +162,8 @@ export class Cluster {
   private constructor(options: ClusterOptions) {
     this.clock = options.clock ?? new VirtualClock();
     this.rng = new Rng(options.seed ?? defaultClusterSeed);
-    const openStore = options.openStore ?? ((clock, random) => createMemoryStore({ clock, random }));
+    const eventTtl = options.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: options.eventTtlSeconds };
+    const openStore = options.openStore ?? ((clock, random) => createMemoryStore({ clock, random, ...eventTtl }));
     this.store = openStore(this.clock, this.rng.stream("store"));
     // The client plays kube-apiserver for every component and user: writes go through its admission.
     this.client = new InProcessClient(withAdmission(this.store));

@@ -57,6 +57,16 @@ export interface BackendWatchOptions {
   route?: WatchRoute;
 }
 
+/** How a create or update is stored. */
+export interface BackendWriteOptions {
+  /**
+   * Remove the key this many seconds after this write, unless a later write comes first (etcd: the
+   * put is attached to a lease of this TTL). The removal is an ordinary delete for watchers. A
+   * later write without a TTL keeps the key for good. kube-apiserver gives Events `--event-ttl`.
+   */
+  ttlSeconds?: number;
+}
+
 /** One page of a list: keys from `startKey` (inclusive) on, at most `limit` of them. */
 export interface BackendPage {
   startKey?: string;
@@ -86,9 +96,14 @@ export interface KVBackend {
    */
   list(prefix: string, atRevision?: number, page?: BackendPage): Promise<BackendList>;
   /** Fails with AlreadyExists-like `BackendConflict` when the key exists. */
-  create(key: string, object: KObject): Promise<BackendEntry>;
+  create(key: string, object: KObject, options?: BackendWriteOptions): Promise<BackendEntry>;
   /** Fails with `BackendConflict` when the key's modRevision is not `expectedModRevision`. */
-  update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry>;
+  update(
+    key: string,
+    object: KObject,
+    expectedModRevision: number,
+    options?: BackendWriteOptions,
+  ): Promise<BackendEntry>;
   /** Fails with `BackendConflict` when the key is absent or its modRevision differs. */
   delete(key: string, expectedModRevision: number): Promise<BackendEntry>;
   /**

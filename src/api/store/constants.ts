@@ -65,3 +65,26 @@ export const etcdDialTimeoutMs = 30_000;
  * thousand pods with RESOURCE_EXHAUSTED.
  */
 export const etcdMaxReceiveMessageBytes = 2 ** 31 - 1;
+
+/**
+ * How long an Event is kept after its last write: kube-apiserver's `--event-ttl` default (1h0m0s).
+ * etcd removes it through a lease of this TTL; the memory and SQLite backends with a Clock timer.
+ */
+export const defaultEventTtlSeconds = 60 * 60;
+
+/**
+ * When the memory or SQLite backend cannot write the removal of an expired key, it tries again
+ * this much later (etcd's lessor looks for expired leases every 500 ms).
+ */
+export const expiryRetryIntervalMs = 500;
+
+/**
+ * kube-apiserver's lease manager: a write with a TTL reuses the last etcd lease while it still
+ * outlives the TTL, so a burst of Events costs one lease grant, not one each. A lease is granted
+ * for the TTL plus a reuse window of this fraction of the TTL, at most
+ * `etcdLeaseReuseMaxDurationSeconds` (1 h Events: a 3,660 s lease reused for a minute), and
+ * carries at most `etcdLeaseMaxAttachedObjects` keys.
+ */
+export const etcdLeaseReuseFractionOfTtl = 0.05;
+export const etcdLeaseReuseMaxDurationSeconds = 60;
+export const etcdLeaseMaxAttachedObjects = 1000;

@@ -10,7 +10,8 @@
  * them when no earlier revision is still missing; the etcd watch fills any gap (a write through
  * another server) and later repeats them, which is skipped. The recent events are kept (the
  * history window) so a watch can start from a past revision; older ones are Gone. etcd's own
- * history is compacted every `etcdCompactionIntervalMs` and on `compact`.
+ * history is compacted every `etcdCompactionIntervalMs` and on `compact`. A write with a TTL
+ * (Events) is attached to an etcd lease (etcd-leases.ts); etcd removes the key when it runs out.
  */
 import { Etcd3, type IKeyValue, type IWatchResponse, type Watcher } from "etcd3";
 import type { Clock, Timer } from "../../runtime/clock.ts";
@@ -25,6 +26,7 @@ import {
   type BackendPage,
   type BackendWatch,
   type BackendWatchOptions,
+  type BackendWriteOptions,
   type KVBackend,
 } from "./backend.ts";
 import {
@@ -34,6 +36,7 @@ import {
   historyWindowRevisions,
 } from "./constants.ts";
 import { EtcdHistory } from "./etcd-history.ts";
+import { EtcdLeases } from "./etcd-leases.ts";
 import { type EtcdTls, etcdTlsHint } from "./etcd-tls.ts";
 import { type StorageOperation, storageError } from "./etcd-unavailable.ts";
 import { freezeParsed, sealAtRevision, sealUnversioned } from "./frozen.ts";
@@ -46,7 +49,10 @@ interface EtcdBackendOptions {
   endpoints: readonly string[];
   /** Revisions of history kept for watches from the past (default `historyWindowRevisions`). */
   historyWindowRevisions?: number;
-  /** When given, etcd's history is compacted every `etcdCompactionIntervalMs` of this clock. */
+  /**
+   * When given, etcd's history is compacted every `etcdCompactionIntervalMs` of this clock, and
+   * writes with a TTL share leases as kube-apiserver's do (without it each gets its own lease).
+   */
   clock?: Clock;
   /** Client TLS (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`) for `https://` endpoints. */
   tls?: EtcdTls;
@@ -101,6 +107,7 @@ export class EtcdBackend implements KVBackend {
   private readonly windowRevisions: number;
   private readonly history: EtcdHistory;
   private readonly hub: WatchHub;
+  private readonly leases: EtcdLeases;
   /** Events acknowledged to this backend's writes, waiting for an earlier revision to arrive. */
   private readonly early = new Map<number, BackendEvent[]>();
   /**
@@ -165,6 +172,7 @@ export class EtcdBackend implements KVBackend {
     this.windowRevisions = windowRevisions;
     this.history = new EtcdHistory(start);
     this.hub = new WatchHub(start);
+    this.leases = new EtcdLeases(client, options.clock);
     this.published = start;
     this.known = current;
   }
@@ -209,17 +217,18 @@ export class EtcdBackend implements KVBackend {
     }
   }
 
-  async create(key: string, object: KObject): Promise<BackendEntry> {
+  async create(key: string, object: KObject, options: BackendWriteOptions = {}): Promise<BackendEntry> {
     this.checkOpen();
     // What is stored in etcd is the object without its resourceVersion (the mod revision is the truth).
     const stripped = sealUnversioned(object);
     const keyBytes = Buffer.from(key);
     const value = Buffer.from(JSON.stringify(stripped));
+    const lease = await this.leaseFor("create", key, options);
     const response = await this.tracked(key, { value, object: stripped }, () =>
       this.etcd("create", key, () =>
         this.client.kv.txn({
           compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: 0 }],
-          success: [{ request_put: { key: keyBytes, value } }],
+          success: [{ request_put: { key: keyBytes, value, ...lease } }],
           failure: [{ request_range: { key: keyBytes } }],
         }),
       ),
@@ -231,17 +240,23 @@ export class EtcdBackend implements KVBackend {
     return { key, object: sealed, createRevision: revision, modRevision: revision };
   }
 
-  async update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry> {
+  async update(
+    key: string,
+    object: KObject,
+    expectedModRevision: number,
+    options: BackendWriteOptions = {},
+  ): Promise<BackendEntry> {
     this.checkOpen();
     // What is stored in etcd is the object without its resourceVersion (the mod revision is the truth).
     const stripped = sealUnversioned(object);
     const keyBytes = Buffer.from(key);
     const value = Buffer.from(JSON.stringify(stripped));
+    const lease = await this.leaseFor("update", key, options);
     const response = await this.tracked(key, { value, object: stripped }, () =>
       this.etcd("update", key, () =>
         this.client.kv.txn({
           compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: expectedModRevision }],
-          success: [{ request_put: { key: keyBytes, value, prev_kv: true } }],
+          success: [{ request_put: { key: keyBytes, value, prev_kv: true, ...lease } }],
           failure: [{ request_range: { key: keyBytes } }],
         }),
       ),
@@ -482,6 +497,17 @@ export class EtcdBackend implements KVBackend {
       this.caughtUp.resolve();
       this.caughtUp = undefined;
     }
+  }
+
+  /** The lease field of a put with a TTL (a put without one detaches the key from any lease). */
+  private async leaseFor(
+    operation: StorageOperation,
+    key: string,
+    options: BackendWriteOptions,
+  ): Promise<{ lease?: string }> {
+    const ttlSeconds = options.ttlSeconds;
+    if (ttlSeconds === undefined) return {};
+    return { lease: await this.etcd(operation, key, () => this.leases.leaseFor(ttlSeconds)) };
   }
 
   /** One etcd call; an outage becomes the API's 503 (or 504 for a deadline), naming the operation. */

@@ -24,8 +24,8 @@ import { apiVersionOf, type ResourceType } from "../resources.ts";
 import { parseFieldSelector } from "../selectors/fields.ts";
 import { parseLabelSelector } from "../selectors/labels.ts";
 import { validateObject } from "../validation/validate.ts";
-import { BackendConflict, type BackendEntry, type KVBackend } from "./backend.ts";
-import { generateNameMaxAttempts, unconditionalWriteMaxAttempts } from "./constants.ts";
+import { BackendConflict, type BackendEntry, type BackendWriteOptions, type KVBackend } from "./backend.ts";
+import { defaultEventTtlSeconds, generateNameMaxAttempts, unconditionalWriteMaxAttempts } from "./constants.ts";
 import { continueExpired, decodeContinue, encodeContinue } from "./continue-token.ts";
 import { prepareForCreate } from "./create-rules.ts";
 import { generateName } from "./generate-name.ts";
@@ -70,6 +70,11 @@ interface KubeStoreOptions {
   validate?: Validator;
   /** Mutating admission on create (DefaultTolerationSeconds); Kubernetes' defaults when omitted. */
   admission?: AdmissionConfig;
+  /**
+   * How long an Event is kept after its last write (kube-apiserver's `--event-ttl`); default
+   * `defaultEventTtlSeconds`. Each create or update of an Event starts it again, as in Kubernetes.
+   */
+  eventTtlSeconds?: number;
 }
 
 function parseRevision(text: string): number {
@@ -148,6 +153,7 @@ export class KubeStore implements Store {
   private readonly random: StoreRandom;
   private readonly validate: Validator;
   private readonly admission: AdmissionConfig;
+  private readonly eventWrite: BackendWriteOptions;
   private readonly watches = new Set<WatchSession>();
 
   constructor(options: KubeStoreOptions) {
@@ -157,6 +163,11 @@ export class KubeStore implements Store {
     this.random = options.random;
     this.validate = options.validate ?? validateObject;
     this.admission = options.admission ?? DEFAULT_ADMISSION;
+    const eventTtlSeconds = options.eventTtlSeconds ?? defaultEventTtlSeconds;
+    if (!Number.isInteger(eventTtlSeconds) || eventTtlSeconds < 1) {
+      throw new RangeError(`the event TTL must be a whole number of seconds from 1 on, got ${eventTtlSeconds}`);
+    }
+    this.eventWrite = { ttlSeconds: eventTtlSeconds };
   }
 
   revision(): number {
@@ -180,7 +191,7 @@ export class KubeStore implements Store {
       const candidate = prepared.metadata.name as string;
       try {
         const key = storageKey(type, prepared.metadata.namespace ?? "", candidate);
-        return (await this.backend.create(key, prepared)).object as T;
+        return (await this.backend.create(key, prepared, this.writeOptions(type))).object as T;
       } catch (error) {
         if (!(error instanceof BackendConflict)) throw error;
         if (attempt >= attempts) throw this.alreadyExists(type, candidate, error.current);
@@ -371,7 +382,12 @@ export class KubeStore implements Store {
       type.kind === "Namespace" ? completesNamespaceDeletion(next) : completesDeletion(next, current.object);
     if (completes) return (await this.backend.delete(key, current.modRevision)).object;
     if (sameStoredContent(next, current.object)) return current.object;
-    return (await this.backend.update(key, next, current.modRevision)).object;
+    return (await this.backend.update(key, next, current.modRevision, this.writeOptions(type))).object;
+  }
+
+  /** Events expire (kube-apiserver's event registry sets its TTL on every create and update). */
+  private writeOptions(type: ResourceType): BackendWriteOptions | undefined {
+    return type.kind === "Event" ? this.eventWrite : undefined;
   }
 
   private checkDeletePreconditions(

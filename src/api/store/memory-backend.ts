@@ -3,9 +3,11 @@
  * with a sorted key index beside it, so a list by prefix (the pods of one namespace) reads only the
  * keys it returns. History is a revision log of events that carry the previous object, which
  * serves watches and lists from past revisions back to the compaction point; the log is compacted
- * automatically to the last `historyWindowRevisions` revisions so memory stays bounded.
+ * automatically to the last `historyWindowRevisions` revisions so memory stays bounded. Keys
+ * written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts).
  */
 
+import type { Clock } from "../../runtime/clock.ts";
 import type { KObject } from "../objects.ts";
 import {
   BackendConflict,
@@ -15,10 +17,12 @@ import {
   type BackendPage,
   type BackendWatch,
   type BackendWatchOptions,
+  type BackendWriteOptions,
   type KVBackend,
 } from "./backend.ts";
 import { historyWindowRevisions } from "./constants.ts";
 import { sealAtRevision } from "./frozen.ts";
+import { KeyExpiry } from "./key-expiry.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { RevisionLog } from "./revision-log.ts";
 import { rewindEntries } from "./rewind.ts";
@@ -28,6 +32,8 @@ import { WatchHub } from "./watch-hub.ts";
 interface MemoryBackendOptions {
   /** Revisions of history kept for watches and lists from the past (default `historyWindowRevisions`). */
   historyWindowRevisions?: number;
+  /** Drives the expiry of keys written with a TTL; without it such writes are refused. */
+  clock?: Clock;
 }
 
 export class MemoryBackend implements KVBackend {
@@ -37,6 +43,7 @@ export class MemoryBackend implements KVBackend {
   private readonly log = new RevisionLog();
   private readonly hub = new WatchHub(0);
   private readonly windowRevisions: number;
+  private readonly expiry: KeyExpiry;
   private currentRevision = 0;
   private closed = false;
 
@@ -45,6 +52,7 @@ export class MemoryBackend implements KVBackend {
     if (!Number.isInteger(this.windowRevisions) || this.windowRevisions < 1) {
       throw new RangeError(`historyWindowRevisions must be a positive integer, got ${this.windowRevisions}`);
     }
+    this.expiry = new KeyExpiry(options.clock, this.kind, (key, modRevision) => this.expire(key, modRevision));
   }
 
   revision(): number {
@@ -73,24 +81,33 @@ export class MemoryBackend implements KVBackend {
     return { entries: then.slice(0, limit), revision, more: then.length > limit };
   }
 
-  async create(key: string, object: KObject): Promise<BackendEntry> {
+  async create(key: string, object: KObject, options: BackendWriteOptions = {}): Promise<BackendEntry> {
     this.checkOpen();
     const existing = this.entries.get(key);
     if (existing !== undefined) throw new BackendConflict(key, existing);
+    const expiresAtMs = options.ttlSeconds === undefined ? undefined : this.expiry.expiresAtMs(options.ttlSeconds);
     const revision = this.currentRevision + 1;
     const entry = { key, object: sealAtRevision(object, revision), createRevision: revision, modRevision: revision };
     this.entries.set(key, entry);
     this.keys.add(key);
+    this.setExpiry(key, revision, expiresAtMs);
     this.record({ type: "put", key, revision, object: entry.object, previous: undefined, createRevision: revision });
     return entry;
   }
 
-  async update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry> {
+  async update(
+    key: string,
+    object: KObject,
+    expectedModRevision: number,
+    options: BackendWriteOptions = {},
+  ): Promise<BackendEntry> {
     this.checkOpen();
     const existing = this.expect(key, expectedModRevision);
+    const expiresAtMs = options.ttlSeconds === undefined ? undefined : this.expiry.expiresAtMs(options.ttlSeconds);
     const revision = this.currentRevision + 1;
     const entry = { ...existing, object: sealAtRevision(object, revision), modRevision: revision };
     this.entries.set(key, entry);
+    this.setExpiry(key, revision, expiresAtMs);
     this.record({
       type: "put",
       key,
@@ -104,11 +121,17 @@ export class MemoryBackend implements KVBackend {
 
   async delete(key: string, expectedModRevision: number): Promise<BackendEntry> {
     this.checkOpen();
-    const existing = this.expect(key, expectedModRevision);
+    return this.remove(this.expect(key, expectedModRevision));
+  }
+
+  /** Removes the current entry `existing`, recording the delete at the next revision. */
+  private remove(existing: BackendEntry): BackendEntry {
+    const key = existing.key;
     const revision = this.currentRevision + 1;
     const entry = { ...existing, object: sealAtRevision(existing.object, revision), modRevision: revision };
     this.entries.delete(key);
     this.keys.delete(key);
+    this.expiry.clear(key);
     this.record({
       type: "delete",
       key,
@@ -142,6 +165,7 @@ export class MemoryBackend implements KVBackend {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.expiry.stop();
     this.hub.stopAll();
   }
 
@@ -174,6 +198,18 @@ export class MemoryBackend implements KVBackend {
     this.log.append(event);
     if (this.log.length > this.windowRevisions) this.log.compact(this.currentRevision - this.windowRevisions);
     this.hub.publish(event);
+  }
+
+  private setExpiry(key: string, revision: number, expiresAtMs: number | undefined): void {
+    if (expiresAtMs === undefined) this.expiry.clear(key);
+    else this.expiry.arm(key, revision, expiresAtMs);
+  }
+
+  /** A key's TTL ran out: remove it unless it was written since (that write re-armed or cleared it). */
+  private expire(key: string, modRevision: number): void {
+    const existing = this.entries.get(key);
+    if (this.closed || existing === undefined || existing.modRevision !== modRevision) return;
+    this.remove(existing);
   }
 
   private checkOpen(): void {

@@ -6,7 +6,7 @@ import { describeStoreConformance } from "./store-conformance.ts";
 
 describeStoreConformance("memory", async () => {
   const clock = new VirtualClock();
-  const backend = new MemoryBackend();
+  const backend = new MemoryBackend({ clock });
   const store = new KubeStore({ backend, clock, random: new Rng(42) });
   return { store, backend, clock, dispose: () => store.close() };
 });

@@ -12,16 +12,20 @@ interface MemoryStoreOptions {
   /** Revisions of history kept for watches from the past (default `historyWindowRevisions`). */
   historyWindowRevisions?: number;
   validate?: Validator;
+  /** How long an Event is kept after its last write (`--event-ttl`); default `defaultEventTtlSeconds`. */
+  eventTtlSeconds?: number;
 }
 
 export function createMemoryStore(options: MemoryStoreOptions): KubeStore {
-  const backend = new MemoryBackend(
-    options.historyWindowRevisions === undefined ? {} : { historyWindowRevisions: options.historyWindowRevisions },
-  );
+  const backend = new MemoryBackend({
+    clock: options.clock,
+    ...(options.historyWindowRevisions === undefined ? {} : { historyWindowRevisions: options.historyWindowRevisions }),
+  });
   return new KubeStore({
     backend,
     clock: options.clock,
     random: options.random,
     ...(options.validate ? { validate: options.validate } : {}),
+    ...(options.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: options.eventTtlSeconds }),
   });
 }

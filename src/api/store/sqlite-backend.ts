@@ -14,8 +14,13 @@
  * leave and written inside its own savepoint, so a write that fails (a stale revision, a key that
  * exists) fails alone; revisions are given in submission order, and nothing of a group is visible
  * to readers, the cache or watchers until its commit is durable.
+ *
+ * Keys written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts); their
+ * expiry times are stored beside them, in the same transaction, so a restarted kvol removes them
+ * on time too.
  */
 import type Database from "better-sqlite3";
+import type { Clock } from "../../runtime/clock.ts";
 import type { KObject } from "../objects.ts";
 import {
   BackendConflict,
@@ -25,6 +30,7 @@ import {
   type BackendPage,
   type BackendWatch,
   type BackendWatchOptions,
+  type BackendWriteOptions,
   type KVBackend,
 } from "./backend.ts";
 import {
@@ -35,6 +41,7 @@ import {
 } from "./constants.ts";
 import { freezeParsed, sealAtRevision } from "./frozen.ts";
 import { GroupCommit, type WriteOutcome } from "./group-commit.ts";
+import { KeyExpiry } from "./key-expiry.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
@@ -45,6 +52,8 @@ interface SqliteBackendOptions {
   historyWindowRevisions?: number;
   /** Compact once this many revisions have fallen out of the window (default `sqliteCompactionBatchRevisions`). */
   compactionBatchRevisions?: number;
+  /** Drives the expiry of keys written with a TTL; without it such writes are refused. */
+  clock?: Clock;
 }
 
 /** SQLite's LIMIT for "no limit". */
@@ -67,9 +76,14 @@ function parseObject(json: string): KObject {
 
 /** A write waiting for its group's commit. */
 type Write =
-  | { type: "create"; key: string; object: KObject }
-  | { type: "update"; key: string; object: KObject; expectedModRevision: number }
+  | { type: "create"; key: string; object: KObject; expiresAtMs: number | undefined }
+  | { type: "update"; key: string; object: KObject; expectedModRevision: number; expiresAtMs: number | undefined }
   | { type: "delete"; key: string; expectedModRevision: number };
+
+/** When the key a write leaves expires (epoch ms); a delete leaves nothing to expire. */
+function expiryOf(write: Write): number | undefined {
+  return write.type === "delete" ? undefined : write.expiresAtMs;
+}
 
 /** A write done inside its group's transaction: its entry, the event watchers get, the JSON stored. */
 interface Written {
@@ -103,6 +117,7 @@ export class SqliteBackend implements KVBackend {
   private readonly hub: WatchHub;
   private readonly windowRevisions: number;
   private readonly compactionBatchRevisions: number;
+  private readonly expiry: KeyExpiry;
   private currentRevision: number;
   private compacted: number;
   private closed = false;
@@ -133,6 +148,8 @@ export class SqliteBackend implements KVBackend {
     this.currentRevision = this.readMeta("revision");
     this.compacted = this.readMeta("compacted");
     this.hub = new WatchHub(this.currentRevision);
+    this.expiry = new KeyExpiry(options.clock, this.kind, (key, modRevision) => this.expire(key, modRevision));
+    this.restoreExpiries(options.clock);
   }
 
   revision(): number {
@@ -175,14 +192,21 @@ export class SqliteBackend implements KVBackend {
     };
   }
 
-  async create(key: string, object: KObject): Promise<BackendEntry> {
+  async create(key: string, object: KObject, options: BackendWriteOptions = {}): Promise<BackendEntry> {
     this.checkOpen();
-    return (await this.writes.submit({ type: "create", key, object })).entry;
+    const expiresAtMs = this.expiryFor(options);
+    return (await this.writes.submit({ type: "create", key, object, expiresAtMs })).entry;
   }
 
-  async update(key: string, object: KObject, expectedModRevision: number): Promise<BackendEntry> {
+  async update(
+    key: string,
+    object: KObject,
+    expectedModRevision: number,
+    options: BackendWriteOptions = {},
+  ): Promise<BackendEntry> {
     this.checkOpen();
-    return (await this.writes.submit({ type: "update", key, object, expectedModRevision })).entry;
+    const expiresAtMs = this.expiryFor(options);
+    return (await this.writes.submit({ type: "update", key, object, expectedModRevision, expiresAtMs })).entry;
   }
 
   async delete(key: string, expectedModRevision: number): Promise<BackendEntry> {
@@ -218,6 +242,7 @@ export class SqliteBackend implements KVBackend {
     // Writes submitted before the close are committed, not dropped.
     this.writes.flush();
     this.closed = true;
+    this.expiry.stop();
     this.hub.stopAll();
     this.cache.clear();
     this.db.close();
@@ -258,13 +283,14 @@ export class SqliteBackend implements KVBackend {
     });
     this.currentRevision = revision;
     this.compacted = compactTo;
-    for (const outcome of outcomes) {
-      if (!outcome.ok) continue;
+    outcomes.forEach((outcome, index) => {
+      if (!outcome.ok) return;
       const { entry, event } = outcome.value;
       if (event.type === "delete") this.cache.delete(entry.key);
       else this.remember(entry);
+      this.setExpiry(entry.key, entry.modRevision, expiryOf(group[index] as Write));
       this.hub.publish(event);
-    }
+    });
     return outcomes;
   }
 
@@ -284,6 +310,7 @@ export class SqliteBackend implements KVBackend {
     if (write.type === "create") this.statements.insertObject.run(key, revision, revision, json);
     else if (write.type === "update") this.statements.updateObject.run(revision, json, key);
     else this.statements.deleteObject.run(key);
+    this.writeExpiry(key, revision, expiryOf(write));
     const type = write.type === "delete" ? "delete" : "put";
     this.statements.insertRevision.run(revision, key, type, createRevision, json, current?.json ?? null);
     const entry = { key, object: sealed, createRevision, modRevision: revision };
@@ -324,6 +351,45 @@ export class SqliteBackend implements KVBackend {
       if (!oldest.done) this.cache.delete(oldest.value);
     }
     this.cache.set(entry.key, entry);
+  }
+
+  /** Inside a write's transaction: store when the key expires, or that it no longer does. */
+  private writeExpiry(key: string, revision: number, expiresAtMs: number | undefined): void {
+    if (expiresAtMs === undefined) this.statements.deleteExpiry.run(key);
+    else this.statements.setExpiry.run(key, revision, expiresAtMs);
+  }
+
+  /** After a write's commit: arm or clear the key's timer. */
+  private setExpiry(key: string, revision: number, expiresAtMs: number | undefined): void {
+    if (expiresAtMs === undefined) this.expiry.clear(key);
+    else this.expiry.arm(key, revision, expiresAtMs);
+  }
+
+  /** A key's TTL ran out: remove it unless it was written since (that write re-armed or cleared it). */
+  private expire(key: string, modRevision: number): void {
+    if (this.closed) return;
+    const row = this.statements.getObject.get(key);
+    if (row === undefined || row.mod_rev !== modRevision) return;
+    // Committed at once, outside the queue, as etcd revokes a lease between two writes; a write
+    // still queued for the key then fails its revision check as it would against etcd.
+    const [outcome] = this.commitGroup([{ type: "delete", key, expectedModRevision: modRevision }]);
+    if (outcome !== undefined && !outcome.ok && !(outcome.error instanceof BackendConflict)) throw outcome.error;
+  }
+
+  /** When a write with `options` made now expires (epoch ms), if it has a TTL. */
+  private expiryFor(options: BackendWriteOptions): number | undefined {
+    return options.ttlSeconds === undefined ? undefined : this.expiry.expiresAtMs(options.ttlSeconds);
+  }
+
+  /** A reopened file: arm the expiries it holds (those already past expire at the clock's next turn). */
+  private restoreExpiries(clock: Clock | undefined): void {
+    const rows = this.statements.allExpiries.all();
+    if (rows.length === 0) return;
+    if (clock === undefined) {
+      this.db.close();
+      throw new Error(`${this.path} holds keys that expire (Events); open it with a clock so they are removed`);
+    }
+    for (const row of rows) this.expiry.arm(row.key, row.mod_rev, row.expires_at_ms);
   }
 
   private readMeta(name: string): number {

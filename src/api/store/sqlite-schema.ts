@@ -35,6 +35,13 @@ const schema = `
     json TEXT NOT NULL,
     prev_json TEXT
   );
+  -- Keys written with a TTL (Events), so a restarted kvol still expires them; added without a
+  -- version bump, as a file without it simply has no expiring keys.
+  CREATE TABLE IF NOT EXISTS expiries (
+    key TEXT PRIMARY KEY,
+    mod_rev INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL
+  ) WITHOUT ROWID;
 `;
 
 export interface ObjectRow {
@@ -53,6 +60,12 @@ export interface RevisionRow {
   prev_json: string | null;
 }
 
+export interface ExpiryRow {
+  key: string;
+  mod_rev: number;
+  expires_at_ms: number;
+}
+
 export interface SqliteStatements {
   getMeta: Database.Statement<[string], { value: number }>;
   setMeta: Database.Statement<[string, number]>;
@@ -64,6 +77,9 @@ export interface SqliteStatements {
   insertRevision: Database.Statement<[number, string, string, number, string, string | null]>;
   revisionsAfter: Database.Statement<[number, string, string], RevisionRow>;
   deleteRevisionsUpTo: Database.Statement<[number]>;
+  setExpiry: Database.Statement<[string, number, number]>;
+  deleteExpiry: Database.Statement<[string]>;
+  allExpiries: Database.Statement<[], ExpiryRow>;
 }
 
 export function openDatabase(path: string): { db: Database.Database; statements: SqliteStatements } {
@@ -111,5 +127,8 @@ function prepareStatements(db: Database.Database): SqliteStatements {
       "SELECT rev, key, type, create_rev, json, prev_json FROM revisions WHERE rev > ? AND key >= ? AND key < ? ORDER BY rev",
     ),
     deleteRevisionsUpTo: db.prepare("DELETE FROM revisions WHERE rev <= ?"),
+    setExpiry: db.prepare("INSERT OR REPLACE INTO expiries (key, mod_rev, expires_at_ms) VALUES (?, ?, ?)"),
+    deleteExpiry: db.prepare("DELETE FROM expiries WHERE key = ?"),
+    allExpiries: db.prepare("SELECT key, mod_rev, expires_at_ms FROM expiries ORDER BY expires_at_ms, key"),
   };
 }

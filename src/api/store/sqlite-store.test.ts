@@ -14,7 +14,7 @@ describeStoreConformance(
     const path = join(directory, "store.db");
     const clock = new VirtualClock();
     const random = new Rng(42);
-    let backend = SqliteBackend.open(path);
+    let backend = SqliteBackend.open(path, { clock });
     let store = new KubeStore({ backend, clock, random });
     return {
       store,
@@ -22,7 +22,7 @@ describeStoreConformance(
       clock,
       async reopen() {
         await store.close();
-        backend = SqliteBackend.open(path);
+        backend = SqliteBackend.open(path, { clock });
         store = new KubeStore({ backend, clock, random });
         return { store, backend };
       },

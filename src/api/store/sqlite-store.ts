@@ -13,17 +13,20 @@ interface SqliteStoreOptions {
   /** Revisions of history kept for watches from the past (default `historyWindowRevisions`). */
   historyWindowRevisions?: number;
   validate?: Validator;
+  /** How long an Event is kept after its last write (`--event-ttl`); default `defaultEventTtlSeconds`. */
+  eventTtlSeconds?: number;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): KubeStore {
-  const backend = SqliteBackend.open(
-    options.path,
-    options.historyWindowRevisions === undefined ? {} : { historyWindowRevisions: options.historyWindowRevisions },
-  );
+  const backend = SqliteBackend.open(options.path, {
+    clock: options.clock,
+    ...(options.historyWindowRevisions === undefined ? {} : { historyWindowRevisions: options.historyWindowRevisions }),
+  });
   return new KubeStore({
     backend,
     clock: options.clock,
     random: options.random,
     ...(options.validate ? { validate: options.validate } : {}),
+    ...(options.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: options.eventTtlSeconds }),
   });
 }

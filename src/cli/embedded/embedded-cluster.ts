@@ -86,6 +86,8 @@ interface EmbeddedClusterOptions {
   defaultStorage?: boolean;
   /** Controller sockets of CSI drivers running outside kvol (`--csi-controller`). */
   csiControllers?: readonly CsiControllerEndpoint[];
+  /** How long an Event is kept after its last write (`--event-ttl`); Kubernetes' 1 h by default. */
+  eventTtlSeconds?: number;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -247,6 +249,7 @@ export class EmbeddedCluster {
       etcdServers === undefined
         ? undefined
         : await EtcdBackend.open({ endpoints: etcdServers, clock, ...(etcdTls === undefined ? {} : { tls: etcdTls }) });
+    const eventTtl = options.eventTtlSeconds === undefined ? {} : { eventTtlSeconds: options.eventTtlSeconds };
     if (etcd !== undefined) undo.push(() => etcd.close());
     const cluster = await options.progress.step(
       options.ephemeral
@@ -263,13 +266,19 @@ export class EmbeddedCluster {
           logLevel: options.logLevel,
           logSink,
           ...(leaderElection === undefined ? {} : { leaderElection }),
+          ...eventTtl,
           ...(options.ephemeral
             ? {}
             : {
                 openStore: (storeClock, random) =>
                   etcd !== undefined
-                    ? new KubeStore({ backend: etcd, clock: storeClock, random })
-                    : openSqliteStore({ path: dataDir.privateFile(storeFileName), clock: storeClock, random }),
+                    ? new KubeStore({ backend: etcd, clock: storeClock, random, ...eventTtl })
+                    : openSqliteStore({
+                        path: dataDir.privateFile(storeFileName),
+                        clock: storeClock,
+                        random,
+                        ...eventTtl,
+                      }),
               }),
         }),
     );
