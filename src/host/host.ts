@@ -182,7 +182,7 @@ export interface Host {
   /** Removes an empty directory only (never recursive, so live data is never deleted). */
   rmdir(path: string): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
-  /** Creates a file of `sizeBytes` (a block-mode backing file; sparse where the host can). */
+  /** Creates a file of `sizeBytes`, or resizes an existing one keeping its bytes (a block-mode backing file; sparse where the host can). */
   createSparseFile(path: string, sizeBytes: number): Promise<void>;
 
   // Mount table.

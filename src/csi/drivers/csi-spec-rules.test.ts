@@ -339,6 +339,75 @@ const errorRules: Rule[] = [
     code: "NotFound",
   },
   {
+    title: "ControllerExpandVolume without volume_id or capacity_range is InvalidArgument",
+    needs: { controller: "EXPAND_VOLUME" },
+    call: async ({ driver, volume }) => {
+      await rejectsWithCode(controllerExpandOf(driver, "", gibibyteBytes), "InvalidArgument", /volume_id is required/);
+      return driver.client.controllerExpandVolume({
+        volumeId: await volume(),
+        capacityRange: null,
+        secrets: {},
+        volumeCapability: rwo,
+      });
+    },
+    code: "InvalidArgument",
+    message: /capacity_range/,
+  },
+  {
+    title: "ControllerExpandVolume of a volume that does not exist is NotFound",
+    needs: { controller: "EXPAND_VOLUME" },
+    call: ({ driver }) => controllerExpandOf(driver, "no-such-volume", gibibyteBytes),
+    code: "NotFound",
+  },
+  {
+    title: "ControllerExpandVolume beyond the driver's maximum capacity is OutOfRange",
+    needs: { controller: "EXPAND_VOLUME" },
+    call: async ({ driver, volume }) => controllerExpandOf(driver, await volume(), 2 ** 50),
+    code: "OutOfRange",
+  },
+  {
+    title: "ControllerExpandVolume with a limit_bytes below the volume's size (a shrink) is OutOfRange",
+    needs: { controller: "EXPAND_VOLUME" },
+    call: async ({ driver, volume }) =>
+      driver.client.controllerExpandVolume({
+        volumeId: await volume(),
+        capacityRange: { requiredBytes: 0, limitBytes: mebibyteBytes },
+        secrets: {},
+        volumeCapability: rwo,
+      }),
+    code: "OutOfRange",
+    message: /limit_bytes/,
+  },
+  {
+    title: "NodeExpandVolume of a volume that does not exist is NotFound",
+    needs: { node: "EXPAND_VOLUME" },
+    call: ({ driver }) => expandOf(driver, "no-such-volume", targetPathOf("uid-x", "pv")),
+    code: "NotFound",
+  },
+  {
+    title: "NodeExpandVolume of a volume not present at volume_path is NotFound",
+    needs: { node: "EXPAND_VOLUME" },
+    call: async ({ driver, volume }) => expandOf(driver, await volume(), targetPathOf(uniqueName("uid-nowhere"), "pv")),
+    code: "NotFound",
+    message: /not present at volume_path/,
+  },
+  {
+    title: "NodeExpandVolume asking for more than the volume has (before ControllerExpandVolume) is OutOfRange",
+    needs: { node: "EXPAND_VOLUME" },
+    call: async ({ driver, stagedVolume }) => {
+      const { volumeId, stagingPath } = await stagedVolume();
+      return driver.client.nodeExpandVolume({
+        volumeId,
+        volumePath: stagingPath,
+        capacityRange: { requiredBytes: 2 ** 40, limitBytes: 0 },
+        stagingTargetPath: stagingPath,
+        volumeCapability: rwo,
+        secrets: {},
+      });
+    },
+    code: "OutOfRange",
+  },
+  {
     title: "NodeExpandVolume without volume_id or volume_path is InvalidArgument",
     needs: { node: "EXPAND_VOLUME" },
     call: async ({ driver, volume }) => {
@@ -406,6 +475,57 @@ const successRules: SuccessRule[] = [
     },
   },
   {
+    title: "ControllerExpandVolume grows a volume, is idempotent, and never shrinks it",
+    needs: { controller: "EXPAND_VOLUME" },
+    check: async ({ driver, volume }) => {
+      const volumeId = await volume();
+      const grown = await controllerExpandOf(driver, volumeId, 20 * mebibyteBytes);
+      assert.equal(grown.capacityBytes, 20 * mebibyteBytes);
+      assert.equal(grown.nodeExpansionRequired, true, "a mount volume's filesystem grows on the node");
+      assert.equal((await controllerExpandOf(driver, volumeId, 20 * mebibyteBytes)).capacityBytes, 20 * mebibyteBytes);
+      assert.equal((await controllerExpandOf(driver, volumeId, 15 * mebibyteBytes)).capacityBytes, 20 * mebibyteBytes);
+      if (driver.controllerCaps.has("LIST_VOLUMES")) {
+        const listed = await driver.client.listVolumes({ maxEntries: 0, startingToken: "" });
+        const entry = listed.entries.find((candidate) => candidate.volume?.volumeId === volumeId);
+        assert.equal(entry?.volume?.capacityBytes, 20 * mebibyteBytes);
+      }
+    },
+  },
+  {
+    title: "NodeExpandVolume of a staged volume after ControllerExpandVolume reports the new size",
+    needs: { node: "EXPAND_VOLUME" },
+    check: async ({ driver, stagedVolume }) => {
+      const { volumeId, stagingPath, publishContext } = await stagedVolume();
+      if (driver.controllerCaps.has("EXPAND_VOLUME")) await controllerExpandOf(driver, volumeId, 30 * mebibyteBytes);
+      const volumePath = driver.nodeCaps.has("STAGE_UNSTAGE_VOLUME")
+        ? stagingPath
+        : targetPathOf(uniqueName("uid"), "pv");
+      if (volumePath !== stagingPath) {
+        await driver.client.nodePublishVolume({ ...publishRequest(volumeId, stagingPath, volumePath), publishContext });
+      }
+      const expanded = await driver.client.nodeExpandVolume({
+        volumeId,
+        volumePath,
+        capacityRange: { requiredBytes: 30 * mebibyteBytes, limitBytes: 0 },
+        stagingTargetPath: driver.nodeCaps.has("STAGE_UNSTAGE_VOLUME") ? stagingPath : "",
+        volumeCapability: rwo,
+        secrets: {},
+      });
+      assert.equal(expanded.capacityBytes, 30 * mebibyteBytes);
+    },
+  },
+  {
+    title: "GetPluginCapabilities announces VolumeExpansion when ControllerExpandVolume is offered",
+    needs: { controller: "EXPAND_VOLUME" },
+    check: async ({ driver }) => {
+      const { capabilities } = await driver.client.getPluginCapabilities({});
+      const modes = capabilities.flatMap((capability) =>
+        capability.volumeExpansion ? [capability.volumeExpansion.type] : [],
+      );
+      assert.equal(modes.length, 1, `${driver.name} announces ${JSON.stringify(capabilities)}`);
+    },
+  },
+  {
     title: "NodeGetInfo names the node",
     needs: "always",
     check: async ({ driver }) => {
@@ -420,6 +540,18 @@ function validateRequest(volumeId: string, volumeCapabilities: VolumeCapability[
 
 function statsOf(driver: DriverUnderTest, volumeId: string, volumePath: string) {
   return driver.client.nodeGetVolumeStats({ volumeId, volumePath, stagingTargetPath: "" });
+}
+
+const mebibyteBytes = 1024 ** 2;
+const gibibyteBytes = 1024 ** 3;
+
+function controllerExpandOf(driver: DriverUnderTest, volumeId: string, requiredBytes: number) {
+  return driver.client.controllerExpandVolume({
+    volumeId,
+    capacityRange: { requiredBytes, limitBytes: 0 },
+    secrets: {},
+    volumeCapability: rwo,
+  });
 }
 
 function expandOf(driver: DriverUnderTest, volumeId: string, volumePath: string) {

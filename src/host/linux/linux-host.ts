@@ -137,7 +137,8 @@ export class LinuxHost implements Host {
       throw new HostError("EINVAL", "truncate", path, `sizeBytes must be a whole number >= 0, got ${sizeBytes}`);
     }
     await withHostErrors("truncate", path, async () => {
-      const file = await open(path, "w");
+      // "a" creates a missing file and keeps an existing one's bytes: growing a disk must not wipe it.
+      const file = await open(path, "a");
       try {
         await file.truncate(sizeBytes);
       } finally {

@@ -30,10 +30,28 @@ export class BlockStorage {
   partitionTable: string | undefined;
   readonly faults: StorageFaults = { fsckExitStatus: fsckCleanExitStatus, fsckOutput: "" };
 
-  constructor(readonly sizeBytes: number) {
+  private size: number;
+
+  constructor(sizeBytes: number) {
     if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0) {
       throw new RangeError(`BlockStorage: sizeBytes must be a positive integer, got ${sizeBytes}`);
     }
+    this.size = sizeBytes;
+  }
+
+  get sizeBytes(): number {
+    return this.size;
+  }
+
+  /**
+   * The medium grows (a cloud disk resized, a loop device's backing file extended and re-read with
+   * `losetup -c`); the filesystem on it keeps its size until resize2fs or xfs_growfs grows it.
+   */
+  grow(sizeBytes: number): void {
+    if (!Number.isSafeInteger(sizeBytes) || sizeBytes < this.size) {
+      throw new RangeError(`BlockStorage.grow: ${sizeBytes} is not a size of at least ${this.size} bytes`);
+    }
+    this.size = sizeBytes;
   }
 
   /** Puts a new, empty filesystem on the storage; whatever was there before is gone. */

@@ -63,7 +63,7 @@ const rootInodeNumber = 2; // ext4 and tmpfs both number their root directory 2
 
 export class SimFilesystem {
   readonly rootIno = rootInodeNumber;
-  readonly sizeLimitBytes: number;
+  private sizeLimit: number;
   private readonly inodes = new Map<number, Inode>();
   /** Inodes a mount has as its root, with how many mounts do: an unlinked one lives on until unmounted. */
   private readonly pins = new Map<number, number>();
@@ -73,13 +73,25 @@ export class SimFilesystem {
   private usedBytesTotal = 0;
 
   constructor(options: FilesystemOptions = {}) {
-    this.sizeLimitBytes = options.sizeLimitBytes ?? Number.POSITIVE_INFINITY;
+    this.sizeLimit = options.sizeLimitBytes ?? Number.POSITIVE_INFINITY;
     this.inodes.set(this.rootIno, {
       ino: this.rootIno,
       type: "directory",
       mode: options.rootMode ?? 0o755,
       entries: new Map(),
     });
+  }
+  /** Writes beyond this many bytes of file data fail with ENOSPC. */
+  get sizeLimitBytes(): number {
+    return this.sizeLimit;
+  }
+
+  /** resize2fs / xfs_growfs: the filesystem now spans `bytes`; a filesystem never shrinks here. */
+  growTo(bytes: number): void {
+    if (!(bytes >= this.sizeLimit)) {
+      throw new RangeError(`SimFilesystem.growTo: ${bytes} bytes would shrink a filesystem of ${this.sizeLimit} bytes`);
+    }
+    this.sizeLimit = bytes;
   }
 
   get usedBytes(): number {
@@ -159,8 +171,7 @@ export class SimFilesystem {
     const inode = this.inode(ino);
     if (inode.type !== "file") throw new HostError("EISDIR", "open", errorPath);
     const growth = data.byteLength - inode.data.byteLength;
-    if (growth > 0 && this.usedBytesTotal + growth > this.sizeLimitBytes)
-      throw new HostError("ENOSPC", "write", errorPath);
+    if (growth > 0 && this.usedBytesTotal + growth > this.sizeLimit) throw new HostError("ENOSPC", "write", errorPath);
     this.usedBytesTotal += growth;
     inode.data = copyBytes(data);
     inode.sizeBytes = data.byteLength;
@@ -200,7 +211,7 @@ export class SimFilesystem {
   }
 
   private charge(bytes: number, errorPath: string): void {
-    if (this.usedBytesTotal + bytes > this.sizeLimitBytes) throw new HostError("ENOSPC", "write", errorPath);
+    if (this.usedBytesTotal + bytes > this.sizeLimit) throw new HostError("ENOSPC", "write", errorPath);
     this.usedBytesTotal += bytes;
   }
 

@@ -12,6 +12,7 @@ import { mkfsCommand, mkfsTypeCommand } from "./commands/mkfs.ts";
 import { mountCommand } from "./commands/mount.ts";
 import { mountNfsHelperCommand } from "./commands/mount-nfs.ts";
 import { rbdCommand } from "./commands/rbd.ts";
+import { resize2fsCommand, xfsGrowfsCommand } from "./commands/resize-fs.ts";
 import { systemdRunCommand } from "./commands/systemd-run.ts";
 import { umountCommand } from "./commands/umount.ts";
 
@@ -31,6 +32,8 @@ export const simCommands: ReadonlyMap<string, CommandHandler> = new Map<string, 
   ["mkfs.ext4", mkfsTypeCommand("ext4")],
   ["mkfs.xfs", mkfsTypeCommand("xfs")],
   ["fsck", fsckCommand],
+  ["resize2fs", resize2fsCommand],
+  ["xfs_growfs", xfsGrowfsCommand],
   ["rbd", rbdCommand],
   ["mount.nfs", mountNfsHelperCommand],
   ["mount.nfs4", mountNfsHelperCommand],

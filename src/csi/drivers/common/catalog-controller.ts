@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { CsiError } from "../../grpc/errors.ts";
 import type { CsiController } from "../../grpc/services.ts";
 import type {
+  ControllerExpandVolumeRequest,
   ControllerExpandVolumeResponse,
   ControllerGetCapabilitiesResponse,
   ControllerPublishVolumeRequest,
@@ -31,6 +32,7 @@ import type {
 } from "../../proto/types.ts";
 import { type CapacityLimits, capacityFits, capacityFor } from "./capacity.ts";
 import { volumeIdHashHexDigits } from "./constants.ts";
+import { expandedCapacity, offlineExpansionRefused, type VolumeExpansionMode } from "./expansion.ts";
 import { pageOf } from "./list-pages.ts";
 import { OperationLocks } from "./operation-locks.ts";
 import { requireIdField } from "./request-fields.ts";
@@ -50,6 +52,8 @@ export interface VolumeStorage {
   create(record: VolumeRecord): Promise<void>;
   /** Deletes the data; a CsiError FailedPrecondition when it is still in use. */
   remove(record: VolumeRecord): Promise<void>;
+  /** Grows the data to `sizeBytes` (a block volume's file); idempotent. */
+  expand(record: VolumeRecord, sizeBytes: number): Promise<void>;
 }
 
 /** A controller whose volumes live on one node only (hostpath): topology pins them there. */
@@ -70,6 +74,8 @@ interface CatalogControllerOptions {
   /** Offer ControllerPublish/Unpublish (PUBLISH_UNPUBLISH_VOLUME): Kubernetes then attaches through a VolumeAttachment. */
   attachRequired: boolean;
   nodeLocal?: NodeLocalPlacement;
+  /** Offer ControllerExpandVolume (EXPAND_VOLUME), online or offline; undefined: volumes never grow. */
+  expansion?: VolumeExpansionMode;
 }
 
 export class CatalogController implements CsiController {
@@ -238,11 +244,35 @@ export class CatalogController implements CsiController {
   async controllerGetCapabilities(): Promise<ControllerGetCapabilitiesResponse> {
     const types: ControllerRpcType[] = ["CREATE_DELETE_VOLUME", "LIST_VOLUMES", "SINGLE_NODE_MULTI_WRITER"];
     if (this.options.attachRequired) types.push("PUBLISH_UNPUBLISH_VOLUME", "LIST_VOLUMES_PUBLISHED_NODES");
+    if (this.options.expansion !== undefined) types.push("EXPAND_VOLUME");
     return rpcCapabilities(types);
   }
 
-  async controllerExpandVolume(): Promise<ControllerExpandVolumeResponse> {
-    throw new CsiError("Unimplemented", `ControllerExpandVolume: ${this.options.driverName} does not expand volumes`);
+  async controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse> {
+    const rpc = "ControllerExpandVolume";
+    const { expansion, driverName } = this.options;
+    if (expansion === undefined) throw new CsiError("Unimplemented", `${rpc}: ${driverName} does not expand volumes`);
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    const accessType =
+      request.volumeCapability === null
+        ? undefined
+        : requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      const record = await this.options.catalog.get(volumeId);
+      if (record === undefined) throw new CsiError("NotFound", `${rpc}: volume ${volumeId} does not exist`);
+      if (accessType !== undefined) checkAccessType(record, accessType, rpc);
+      const sizeBytes = expandedCapacity(request.capacityRange, record.capacityBytes, this.options.capacity, rpc);
+      if (sizeBytes > record.capacityBytes && expansion === "OFFLINE" && record.publications.length > 0) {
+        const nodes = record.publications.map((publication) => publication.nodeId).join(", ");
+        throw offlineExpansionRefused(rpc, driverName, volumeId, `published to node ${nodes}`);
+      }
+      if (sizeBytes > record.capacityBytes) {
+        await this.options.storage.expand(record, sizeBytes);
+        await this.options.catalog.put({ ...record, capacityBytes: sizeBytes });
+      }
+      // The node plugin checks the new size against the volume and reports it (csi-driver-host-path does the same).
+      return { capacityBytes: sizeBytes, nodeExpansionRequired: true };
+    });
   }
 
   private volumeIdFor(name: string): string {

@@ -11,6 +11,7 @@ import type {
   ProbeResponse,
 } from "../../proto/types.ts";
 import { bundledDriverVersion } from "./constants.ts";
+import { type VolumeExpansionMode, volumeExpansionCapability } from "./expansion.ts";
 
 interface DriverIdentityOptions {
   name: string;
@@ -18,6 +19,8 @@ interface DriverIdentityOptions {
   controllerService: boolean;
   /** True when volumes are reachable from some nodes only (topology in CreateVolume and NodeGetInfo). */
   accessibilityConstraints: boolean;
+  /** The VolumeExpansion plugin capability, for a driver that grows volumes. */
+  volumeExpansion?: VolumeExpansionMode;
 }
 
 export class DriverIdentity implements CsiIdentity {
@@ -32,6 +35,9 @@ export class DriverIdentity implements CsiIdentity {
     if (this.options.controllerService) capabilities.push({ service: { type: "CONTROLLER_SERVICE" } });
     if (this.options.accessibilityConstraints) {
       capabilities.push({ service: { type: "VOLUME_ACCESSIBILITY_CONSTRAINTS" } });
+    }
+    if (this.options.volumeExpansion !== undefined) {
+      capabilities.push(volumeExpansionCapability(this.options.volumeExpansion));
     }
     return { capabilities };
   }

@@ -39,6 +39,16 @@ export async function detachLoopDevices(host: Host, file: string): Promise<void>
   }
 }
 
+/** Makes every loop device over `file` re-read its size (`losetup -c`), after the file grew. */
+export async function refreshLoopDeviceSizes(host: Host, file: string): Promise<string[]> {
+  const devices = await loopDevicesOf(host, file);
+  for (const device of devices) {
+    const result = await host.run(losetupCommand, ["-c", device]);
+    if (result.exitCode !== 0) throw losetupFailure(["-c", device], result.exitCode, result.output);
+  }
+  return devices;
+}
+
 function losetupFailure(args: readonly string[], exitCode: number, output: string): Error {
   return new Error(`losetup ${args.join(" ")} failed with exit status ${exitCode}: ${output.trim()}`);
 }

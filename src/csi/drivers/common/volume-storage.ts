@@ -43,6 +43,13 @@ export class HostDirectoryStorage implements VolumeStorage {
     });
   }
 
+  /** A directory has no size to grow; a block volume's sparse file is extended, its bytes kept. */
+  async expand(record: VolumeRecord, sizeBytes: number): Promise<void> {
+    if (record.accessType !== "block") return;
+    const path = volumeDataPath(this.stateDir, record.volumeId);
+    await step(`ControllerExpandVolume: growing ${path}`, () => this.host.createSparseFile(path, sizeBytes));
+  }
+
   async remove(record: VolumeRecord): Promise<void> {
     const path = volumeDataPath(this.stateDir, record.volumeId);
     if (!(await step(`DeleteVolume: checking ${path}`, () => isPresent(this.host, path)))) return;

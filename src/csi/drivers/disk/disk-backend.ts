@@ -35,6 +35,8 @@ export interface DiskBackend {
   has(id: string): MaybePromise<boolean>;
   list(): MaybePromise<readonly DiskView[]>;
   deleteDisk(id: string): MaybePromise<void>;
+  /** Grows the disk to `sizeBytes` (a smaller or equal size changes nothing); the devices on nodes grow with it. */
+  expandDisk(id: string, sizeBytes: number): MaybePromise<DiskView>;
   /** Resolves with the device path once the device exists on the node. */
   attach(id: string, nodeName: string, options: { readOnly?: boolean }): Promise<string>;
   detach(id: string, nodeName: string): Promise<void>;

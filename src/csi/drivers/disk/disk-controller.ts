@@ -11,11 +11,14 @@
  *   node is NotFound.
  * - ControllerUnpublishVolume: detaches; nothing attached is success.
  * - DeleteVolume: FailedPrecondition while the disk is attached anywhere.
+ * - ControllerExpandVolume: grows the disk (never shrinks it); a filesystem volume then needs
+ *   NodeExpandVolume to grow its filesystem. OFFLINE: FailedPrecondition while attached.
  */
 import { createHash } from "node:crypto";
 import { CsiError } from "../../grpc/errors.ts";
 import type { CsiController } from "../../grpc/services.ts";
 import type {
+  ControllerExpandVolumeRequest,
   ControllerExpandVolumeResponse,
   ControllerGetCapabilitiesResponse,
   ControllerPublishVolumeRequest,
@@ -45,6 +48,7 @@ import {
   diskVolumeIdPrefix,
   volumeIdHashHexDigits,
 } from "../common/constants.ts";
+import { expandedCapacity, offlineExpansionRefused, type VolumeExpansionMode } from "../common/expansion.ts";
 import { pageOf } from "../common/list-pages.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
 import { requireIdField, requireMessage } from "../common/request-fields.ts";
@@ -62,6 +66,7 @@ interface DiskControllerOptions {
   disks: DiskBackend;
   support: CapabilitySupport;
   capacity: CapacityLimits;
+  expansion: VolumeExpansionMode;
 }
 
 const volumeIdPattern = new RegExp(`^${diskVolumeIdPrefix}-[0-9a-f]{${volumeIdHashHexDigits}}$`);
@@ -214,11 +219,29 @@ export class DiskController implements CsiController {
       "LIST_VOLUMES",
       "LIST_VOLUMES_PUBLISHED_NODES",
       "PUBLISH_READONLY",
+      "EXPAND_VOLUME",
     ]);
   }
 
-  async controllerExpandVolume(): Promise<ControllerExpandVolumeResponse> {
-    throw new CsiError("Unimplemented", "ControllerExpandVolume: disk.csi.kvol.io does not expand volumes");
+  controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse> {
+    const rpc = "ControllerExpandVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    const accessType =
+      request.volumeCapability === null
+        ? undefined
+        : requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      const { disks } = this.options;
+      const disk = await diskCall(rpc, () => disks.disk(volumeId));
+      const sizeBytes = expandedCapacity(request.capacityRange, disk.sizeBytes, this.options.capacity, rpc);
+      if (sizeBytes > disk.sizeBytes && this.options.expansion === "OFFLINE" && disk.attachments.size > 0) {
+        const nodes = [...disk.attachments.keys()].join(", ");
+        throw offlineExpansionRefused(rpc, "disk.csi.kvol.io", volumeId, `attached to node ${nodes}`);
+      }
+      const grown = await diskCall(rpc, () => disks.expandDisk(volumeId, sizeBytes));
+      // A raw block volume is the device itself: nothing to grow on the node.
+      return { capacityBytes: grown.sizeBytes, nodeExpansionRequired: accessType !== "block" };
+    });
   }
 }
 

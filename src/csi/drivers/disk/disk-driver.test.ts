@@ -29,7 +29,7 @@ interface Node {
   client: CsiClient;
 }
 
-function setUp(zones: { a?: string; b?: string } = {}) {
+function setUp(zones: { a?: string; b?: string } = {}, volumeExpansion: "ONLINE" | "OFFLINE" = "ONLINE") {
   const { world, clock } = newTestWorld();
   const node = (name: string, zone: string | undefined): Node => {
     const host = world.addNode(name, zone === undefined ? {} : { zone });
@@ -37,6 +37,7 @@ function setUp(zones: { a?: string; b?: string } = {}) {
       disks: world.disks,
       host,
       nodeId: name,
+      volumeExpansion,
       ...(zone === undefined ? {} : { zone }),
     });
     return { host, client: connectCsiInProcess(driver) };
@@ -201,5 +202,65 @@ describe("disk.csi.kvol.io", () => {
     );
     assert.deepEqual(volume?.accessibleTopology, [{ segments }]);
     assert.equal(world.disks.disk(volume?.volumeId ?? "").zone, "zone-1");
+  });
+
+  it("a volume in use grows online: the disk first, then its filesystem, and the pod can write the new space", async () => {
+    const { world, clock, a } = setUp();
+    const volumeId = await createVolume(a.client, "grow");
+    const onA = await useOn(clock, world, a, volumeId, "uid-a");
+    const twelveMebibytes = new Uint8Array(12 * 1024 ** 2);
+    await expectErrno(a.host.writeFile(`${onA.target}/big`, twelveMebibytes), "ENOSPC");
+
+    const grown = await a.client.controllerExpandVolume({
+      volumeId,
+      capacityRange: { requiredBytes: 20 * 1024 ** 2, limitBytes: 0 },
+      secrets: {},
+      volumeCapability: mountCapability(),
+    });
+    assert.deepEqual(grown, { capacityBytes: 20 * 1024 ** 2, nodeExpansionRequired: true });
+    // The disk grew, its filesystem not yet: resize2fs has not run.
+    await expectErrno(a.host.writeFile(`${onA.target}/big`, twelveMebibytes), "ENOSPC");
+
+    const expanded = await a.client.nodeExpandVolume({
+      volumeId,
+      volumePath: onA.target,
+      capacityRange: { requiredBytes: 20 * 1024 ** 2, limitBytes: 0 },
+      stagingTargetPath: onA.staging,
+      volumeCapability: mountCapability(),
+      secrets: {},
+    });
+    assert.equal(expanded.capacityBytes, 20 * 1024 ** 2);
+    await a.host.writeFile(`${onA.target}/big`, twelveMebibytes);
+    const stats = await a.client.nodeGetVolumeStats({ volumeId, volumePath: onA.target, stagingTargetPath: "" });
+    assert.equal(stats.usage[0]?.total, 20 * 1024 ** 2);
+  });
+
+  it("an OFFLINE driver refuses to grow an attached disk or a filesystem a pod has mounted, and grows it while only staged", async () => {
+    const { world, clock, a } = setUp({}, "OFFLINE");
+    const identity = await a.client.getPluginCapabilities({});
+    assert.ok(identity.capabilities.some((capability) => capability.volumeExpansion?.type === "OFFLINE"));
+    const volumeId = await createVolume(a.client, "offline");
+    const expandTo = (requiredBytes: number) =>
+      a.client.controllerExpandVolume({
+        volumeId,
+        capacityRange: { requiredBytes, limitBytes: 0 },
+        secrets: {},
+        volumeCapability: mountCapability(),
+      });
+    assert.equal((await expandTo(15 * 1024 ** 2)).capacityBytes, 15 * 1024 ** 2);
+    const onA = await useOn(clock, world, a, volumeId, "uid-a");
+    await rejectsWithCode(expandTo(20 * 1024 ** 2), "FailedPrecondition", /offline only .* attached to node node-a/);
+    const nodeExpand = (volumePath: string) =>
+      a.client.nodeExpandVolume({
+        volumeId,
+        volumePath,
+        capacityRange: null,
+        stagingTargetPath: onA.staging,
+        volumeCapability: mountCapability(),
+        secrets: {},
+      });
+    await rejectsWithCode(nodeExpand(onA.target), "FailedPrecondition", /offline only .* mounted at/);
+    await a.client.nodeUnpublishVolume({ volumeId, targetPath: onA.target });
+    assert.equal((await nodeExpand(onA.staging)).capacityBytes, 15 * 1024 ** 2);
   });
 });

@@ -20,6 +20,7 @@ import type { BundledDriver } from "../common/bundled-driver.ts";
 import { type CapacityOptions, capacityLimitsOf } from "../common/capacity.ts";
 import { diskDriverName, diskMaxVolumesPerNode } from "../common/constants.ts";
 import { DriverIdentity } from "../common/driver-identity.ts";
+import type { VolumeExpansionMode } from "../common/expansion.ts";
 import { allAccessModes, type CapabilitySupport } from "../common/volume-capabilities.ts";
 import type { DiskBackend } from "./disk-backend.ts";
 import { DiskController } from "./disk-controller.ts";
@@ -37,11 +38,19 @@ export interface DiskDriverOptions extends CapacityOptions {
   /** NodeGetInfo's max_volumes_per_node (default diskMaxVolumesPerNode). */
   maxVolumesPerNode?: number;
   mountLogger?: MountLogger;
+  /** When volumes may grow: ONLINE (default, also while in use) or OFFLINE (only when no pod uses them). */
+  volumeExpansion?: VolumeExpansionMode;
 }
 
 export function createDiskDriver(options: DiskDriverOptions): BundledDriver {
   const support: CapabilitySupport = { driverName: diskDriverName, accessModes: allAccessModes, block: true };
-  const controller = new DiskController({ disks: options.disks, support, capacity: capacityLimitsOf(options) });
+  const expansion = options.volumeExpansion ?? "ONLINE";
+  const controller = new DiskController({
+    disks: options.disks,
+    support,
+    capacity: capacityLimitsOf(options),
+    expansion,
+  });
   const node = new DiskNode({
     host: options.host,
     mounter: new Mounter(options.host, options.mountLogger === undefined ? {} : { logger: options.mountLogger }),
@@ -50,10 +59,16 @@ export function createDiskDriver(options: DiskDriverOptions): BundledDriver {
     disks: options.disks,
     support,
     maxVolumesPerNode: options.maxVolumesPerNode ?? diskMaxVolumesPerNode,
+    expansion,
   });
   return {
     name: diskDriverName,
-    identity: new DriverIdentity({ name: diskDriverName, controllerService: true, accessibilityConstraints: true }),
+    identity: new DriverIdentity({
+      name: diskDriverName,
+      controllerService: true,
+      accessibilityConstraints: true,
+      volumeExpansion: expansion,
+    }),
     controller,
     node,
     start: async () => undefined,

@@ -8,6 +8,9 @@
  * - NodePublishVolume: bind-mounts the staging mount on the pod's target directory (read-only
  *   when asked); a block volume's device is bound onto the pod's target file.
  * - NodeUnpublishVolume / NodeUnstageVolume: mount-utils' CleanupMountPoint (the path goes too).
+ * - NodeExpandVolume: grows the filesystem on the disk's device to the disk's size (resize2fs,
+ *   xfs_growfs), online; a block volume needs nothing. OFFLINE: FailedPrecondition while a pod
+ *   has it mounted (kubelet grows it between NodeStageVolume and NodePublishVolume instead).
  * - NodeGetInfo: the node id, the attach limit and the node's zone (topology).
  *
  * Every call is idempotent: a staging path that already shows the device, a target already bound,
@@ -17,11 +20,13 @@ import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
 import { cleanupMountPoint } from "../../../host/mount/cleanup-mount-point.ts";
 import type { Mounter } from "../../../host/mount/mounter.ts";
+import { resizeFs } from "../../../host/mount/resize-fs.ts";
 import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
 import { diskDevicePath } from "../../../host/sim/world/disk-provider.ts";
 import { CsiError } from "../../grpc/errors.ts";
 import type { CsiNode } from "../../grpc/services.ts";
 import type {
+  NodeExpandVolumeRequest,
   NodeExpandVolumeResponse,
   NodeGetCapabilitiesResponse,
   NodeGetInfoResponse,
@@ -46,6 +51,7 @@ import {
   mountDirMode,
   volumeTreeEntriesMax,
 } from "../common/constants.ts";
+import { checkNodeExpansionRange, offlineExpansionRefused, type VolumeExpansionMode } from "../common/expansion.ts";
 import { step } from "../common/host-failures.ts";
 import { type MountState, mountStateAt } from "../common/mount-state.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
@@ -70,6 +76,7 @@ interface DiskNodeOptions {
   disks: DiskBackend;
   support: CapabilitySupport;
   maxVolumesPerNode: number;
+  expansion: VolumeExpansionMode;
 }
 
 export class DiskNode implements CsiNode {
@@ -187,12 +194,49 @@ export class DiskNode implements CsiNode {
     };
   }
 
-  async nodeExpandVolume(): Promise<NodeExpandVolumeResponse> {
-    throw new CsiError("Unimplemented", "NodeExpandVolume: disk.csi.kvol.io does not expand volumes");
+  nodeExpandVolume(request: NodeExpandVolumeRequest): Promise<NodeExpandVolumeResponse> {
+    const rpc = "NodeExpandVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    requireField(request.volumePath, "volume_path", rpc);
+    if (request.volumeCapability !== null) {
+      requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    }
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      const disk = await this.requireDisk(volumeId, rpc);
+      const volumePath = requireStatsPath(request.volumePath, volumeId, rpc);
+      checkNodeExpansionRange(request.capacityRange, disk.sizeBytes, volumeId, rpc);
+      const { host } = this.options;
+      const state = await step(`${rpc}: checking ${volumePath}`, () => mountStateAt(host, volumePath));
+      if (state.kind === "absent") {
+        throw new CsiError("NotFound", `${rpc}: volume ${volumeId} is not present at volume_path ${volumePath}`);
+      }
+      const device = await this.attachedDevice(disk, {}, rpc);
+      const isBlock = (await step(`${rpc}: checking ${volumePath}`, () => host.stat(volumePath))).type !== "directory";
+      if (isBlock) return { capacityBytes: disk.sizeBytes };
+      if (state.kind !== "mounted" || !(await this.showsDevice(state, device))) {
+        throw new CsiError(
+          "FailedPrecondition",
+          `${rpc}: volume ${volumeId} is not mounted at volume_path ${volumePath}; stage or publish it first`,
+        );
+      }
+      if (this.options.expansion === "OFFLINE") {
+        const inUse = await this.podMountsOf(device, request.stagingTargetPath || volumePath);
+        if (inUse.length > 0) {
+          throw offlineExpansionRefused(rpc, "disk.csi.kvol.io", volumeId, `mounted at ${inUse.join(", ")}`);
+        }
+      }
+      await step(`${rpc}: growing the filesystem on ${device}`, () => resizeFs(host, device, volumePath));
+      return { capacityBytes: disk.sizeBytes };
+    });
   }
 
   async nodeGetCapabilities(): Promise<NodeGetCapabilitiesResponse> {
-    return rpcCapabilities<NodeRpcType>(["STAGE_UNSTAGE_VOLUME", "GET_VOLUME_STATS", "VOLUME_CONDITION"]);
+    return rpcCapabilities<NodeRpcType>([
+      "STAGE_UNSTAGE_VOLUME",
+      "GET_VOLUME_STATS",
+      "VOLUME_CONDITION",
+      "EXPAND_VOLUME",
+    ]);
   }
 
   async nodeGetInfo(): Promise<NodeGetInfoResponse> {
@@ -254,6 +298,14 @@ export class DiskNode implements CsiNode {
       "FailedPrecondition",
       `${rpc}: volume ${volumeId} is not staged at ${stagingPath} (${state.kind}); call NodeStageVolume first`,
     );
+  }
+
+  /** Mount points of the device other than its staging path: where pods use it. */
+  private async podMountsOf(device: string, stagingPath: string): Promise<string[]> {
+    const resolved = await resolveLink(this.options.host, device);
+    return (await this.options.host.mountInfo())
+      .filter((mount) => (mount.source === device || mount.source === resolved) && mount.mountPoint !== stagingPath)
+      .map((mount) => mount.mountPoint);
   }
 
   /** Whether the mount's source is the device (its by-id link resolved to /dev/sdX). */

@@ -31,7 +31,7 @@
  */
 import type { Host } from "../../../host/host.ts";
 import { CloudDiskError, checkExclusiveAttach } from "../../../host/sim/world/disk-provider.ts";
-import { detachLoopDevices, ensureLoopDevice, loopDevicesOf } from "../common/loop-devices.ts";
+import { detachLoopDevices, ensureLoopDevice, loopDevicesOf, refreshLoopDeviceSizes } from "../common/loop-devices.ts";
 import type { DiskAttachmentView, DiskBackend, DiskView } from "./disk-backend.ts";
 import { DiskStateFiles, withAttachments } from "./disk-state-file.ts";
 
@@ -113,6 +113,23 @@ export class LoopDiskBackend implements DiskBackend {
       await detachLoopDevices(this.host, image);
       await this.files.remove(id);
       await this.host.unlink(image);
+    });
+  }
+
+  /**
+   * Grows the disk: the sparse file is extended (its bytes kept) and its loop device, if attached,
+   * re-reads the size (`losetup -c`), as a cloud disk grows under a running node. Never shrinks.
+   */
+  expandDisk(id: string, sizeBytes: number): Promise<DiskView> {
+    return this.serially(id, async () => {
+      const disk = await this.existing(id);
+      if (sizeBytes <= disk.sizeBytes) return disk;
+      const image = this.files.imagePath(id);
+      await this.host.createSparseFile(image, sizeBytes);
+      await refreshLoopDeviceSizes(this.host, image);
+      const grown: DiskView = { ...disk, sizeBytes };
+      await this.files.write(grown);
+      return grown;
     });
   }
 

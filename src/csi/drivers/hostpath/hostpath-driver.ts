@@ -29,6 +29,7 @@ import {
   hostpathVolumeIdPrefix,
 } from "../common/constants.ts";
 import { DriverIdentity } from "../common/driver-identity.ts";
+import type { VolumeExpansionMode } from "../common/expansion.ts";
 import { HostFileVolumeCatalog } from "../common/host-file-catalog.ts";
 import { type CapabilitySupport, singleNodeAccessModes } from "../common/volume-capabilities.ts";
 import type { VolumeCatalog } from "../common/volume-catalog.ts";
@@ -52,12 +53,15 @@ export interface HostpathDriverOptions extends CapacityOptions {
   maxVolumesPerNode?: number;
   /** Receives mount-utils' log lines. */
   mountLogger?: MountLogger;
+  /** When volumes may grow: ONLINE (default, also while in use) or OFFLINE (only when no pod uses them). */
+  volumeExpansion?: VolumeExpansionMode;
 }
 
 export function createHostpathDriver(options: HostpathDriverOptions): BundledDriver {
   const stateDir = options.stateDir ?? defaultHostpathStateDir;
   const catalog = options.catalog ?? new HostFileVolumeCatalog(options.host, stateDir);
   const nodeLocal = options.nodeLocalTopology ?? true;
+  const expansion = options.volumeExpansion ?? "ONLINE";
   const support: CapabilitySupport = {
     driverName: hostpathDriverName,
     accessModes: singleNodeAccessModes,
@@ -71,6 +75,7 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
     capacity: capacityLimitsOf(options),
     volumeIdPrefix: hostpathVolumeIdPrefix,
     attachRequired: options.attachRequired ?? false,
+    expansion,
     ...(nodeLocal ? { nodeLocal: { nodeId: options.nodeId, topologyKey: hostpathTopologyKey } } : {}),
   });
   const node = new HostpathNode({
@@ -81,6 +86,7 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
     catalog,
     support,
     maxVolumesPerNode: options.maxVolumesPerNode ?? 0,
+    expansion,
     ...(nodeLocal ? { topologyKey: hostpathTopologyKey } : {}),
   });
   return {
@@ -89,6 +95,7 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
       name: hostpathDriverName,
       controllerService: true,
       accessibilityConstraints: nodeLocal,
+      volumeExpansion: expansion,
     }),
     controller,
     node,

@@ -8,14 +8,20 @@
  * - NodeUnpublishVolume / NodeUnstageVolume: mount-utils' CleanupMountPoint, so a missing path is
  *   success and a corrupted mount is unmounted without a stat; block unstage detaches the loop device.
  *
+ * - NodeExpandVolume: a directory has no filesystem of its own to grow, so it checks the request and
+ *   reports the volume's size; a block volume's loop device re-reads its grown file (`losetup -c`).
+ *   OFFLINE: FailedPrecondition while a pod has the volume mounted.
+ *
  * Every call is idempotent (bind-mount.ts), and a corrupted target is repaired by publishing again.
  */
 import type { Host } from "../../../host/host.ts";
 import { cleanupMountPoint } from "../../../host/mount/cleanup-mount-point.ts";
+import { getMountRefs } from "../../../host/mount/mount-points.ts";
 import type { Mounter } from "../../../host/mount/mounter.ts";
 import { CsiError } from "../../grpc/errors.ts";
 import type { CsiNode } from "../../grpc/services.ts";
 import type {
+  NodeExpandVolumeRequest,
   NodeExpandVolumeResponse,
   NodeGetCapabilitiesResponse,
   NodeGetInfoResponse,
@@ -34,9 +40,10 @@ import type {
 import { bindMountIdempotently, bindPublished } from "../common/bind-mount.ts";
 import { checkAccessType } from "../common/catalog-controller.ts";
 import { mountDirMode } from "../common/constants.ts";
+import { checkNodeExpansionRange, offlineExpansionRefused, type VolumeExpansionMode } from "../common/expansion.ts";
 import { step } from "../common/host-failures.ts";
 import { isPresent } from "../common/host-paths.ts";
-import { detachLoopDevices, ensureLoopDevice, loopDevicesOf } from "../common/loop-devices.ts";
+import { detachLoopDevices, ensureLoopDevice, loopDevicesOf, refreshLoopDeviceSizes } from "../common/loop-devices.ts";
 import { mountStateAt, showsSameFile } from "../common/mount-state.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
 import {
@@ -63,6 +70,7 @@ interface HostpathNodeOptions {
   topologyKey?: string;
   /** NodeGetInfo's max_volumes_per_node; 0 lets the CO decide. */
   maxVolumesPerNode: number;
+  expansion: VolumeExpansionMode;
 }
 
 export class HostpathNode implements CsiNode {
@@ -163,8 +171,46 @@ export class HostpathNode implements CsiNode {
     return volumeStats(this.options.host, record, volumePath, this.dataPath(volumeId));
   }
 
-  async nodeExpandVolume(): Promise<NodeExpandVolumeResponse> {
-    throw new CsiError("Unimplemented", "NodeExpandVolume: hostpath volumes are not expanded");
+  nodeExpandVolume(request: NodeExpandVolumeRequest): Promise<NodeExpandVolumeResponse> {
+    const rpc = "NodeExpandVolume";
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
+    requireField(request.volumePath, "volume_path", rpc);
+    const accessType =
+      request.volumeCapability === null
+        ? undefined
+        : requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    return this.locks.run(`volume ${volumeId}`, async () => {
+      const record = await this.requireVolume(volumeId, rpc);
+      if (accessType !== undefined) checkAccessType(record, accessType, rpc);
+      const volumePath = requireStatsPath(request.volumePath, volumeId, rpc);
+      checkNodeExpansionRange(request.capacityRange, record.capacityBytes, volumeId, rpc);
+      const { host } = this.options;
+      const state = await step(`${rpc}: checking ${volumePath}`, () => mountStateAt(host, volumePath));
+      if (state.kind === "absent") {
+        throw new CsiError("NotFound", `${rpc}: volume ${volumeId} is not present at volume_path ${volumePath}`);
+      }
+      const dataPath = this.dataPath(volumeId);
+      if (record.accessType === "block") {
+        await step(`${rpc}: refreshing the loop devices of ${dataPath}`, () => refreshLoopDeviceSizes(host, dataPath));
+        return { capacityBytes: record.capacityBytes };
+      }
+      if (state.kind !== "mounted") {
+        throw new CsiError(
+          "FailedPrecondition",
+          `${rpc}: volume ${volumeId} is not mounted at volume_path ${volumePath}; stage or publish it first`,
+        );
+      }
+      if (this.options.expansion === "OFFLINE") {
+        const stagingPath = request.stagingTargetPath || volumePath;
+        const inUse = (await step(`${rpc}: checking who uses ${dataPath}`, () => getMountRefs(host, dataPath))).filter(
+          (mountPoint) => mountPoint !== stagingPath,
+        );
+        if (inUse.length > 0) {
+          throw offlineExpansionRefused(rpc, "hostpath.csi.kvol.io", volumeId, `mounted at ${inUse.join(", ")}`);
+        }
+      }
+      return { capacityBytes: record.capacityBytes };
+    });
   }
 
   async nodeGetCapabilities(): Promise<NodeGetCapabilitiesResponse> {
@@ -173,6 +219,7 @@ export class HostpathNode implements CsiNode {
       "GET_VOLUME_STATS",
       "VOLUME_CONDITION",
       "SINGLE_NODE_MULTI_WRITER",
+      "EXPAND_VOLUME",
     ];
     return rpcCapabilities(types);
   }

@@ -55,6 +55,7 @@ import type {
 import type { BundledDriver } from "../common/bundled-driver.ts";
 import { capacityFor, capacityLimitsOf } from "../common/capacity.ts";
 import { bundledDriverVersion, mockDriverName } from "../common/constants.ts";
+import { checkNodeExpansionRange, expandedCapacity, volumeExpansionCapability } from "../common/expansion.ts";
 import { pageOf } from "../common/list-pages.ts";
 import {
   requireField,
@@ -191,6 +192,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
         ...(this.options.topology === undefined
           ? []
           : [{ service: { type: "VOLUME_ACCESSIBILITY_CONSTRAINTS" as const } }]),
+        volumeExpansionCapability("ONLINE"),
       ],
     }));
   }
@@ -290,8 +292,8 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
     return this.call("ControllerExpandVolume", request, () => {
       const rpc = "ControllerExpandVolume";
       const stored = this.state.require(requireIdField(request.volumeId, "volume_id", rpc), rpc);
-      const wanted = requireMessage(request.capacityRange, "capacity_range", rpc).requiredBytes;
-      stored.volume.capacityBytes = Math.max(stored.volume.capacityBytes, wanted);
+      const range = requireMessage(request.capacityRange, "capacity_range", rpc);
+      stored.volume.capacityBytes = expandedCapacity(range, stored.volume.capacityBytes, capacityLimitsOf(), rpc);
       return { capacityBytes: stored.volume.capacityBytes, nodeExpansionRequired: stored.accessType === "mount" };
     });
   }
@@ -371,8 +373,14 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
     return this.call("NodeExpandVolume", request, () => {
       const rpc = "NodeExpandVolume";
       const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
-      requirePathField(request.volumePath, "volume_path", rpc);
+      requireField(request.volumePath, "volume_path", rpc);
       const stored = this.state.require(volumeId, rpc);
+      const volumePath = requireStatsPath(request.volumePath, volumeId, rpc);
+      const at = this.state.published.get(volumePath)?.volumeId ?? this.state.staged.get(volumePath);
+      if (at !== volumeId) {
+        throw new CsiError("NotFound", `${rpc}: volume ${volumeId} is not present at volume_path ${volumePath}`);
+      }
+      checkNodeExpansionRange(request.capacityRange, stored.volume.capacityBytes, volumeId, rpc);
       return { capacityBytes: stored.volume.capacityBytes };
     });
   }

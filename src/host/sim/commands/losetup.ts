@@ -1,7 +1,7 @@
 /**
  * losetup(8): `-f --show <file>` attaches the next free loop device and prints it, `-j <file>` lists
  * the loop devices over a file, `-d <device>` detaches (lazily when still mounted, as the kernel's
- * autoclear does), `-a` lists all. Kubernetes' block-mode volumes hold a loop device on the device
+ * autoclear does), `-c <device>` re-reads the backing file's size (after it grew), `-a` lists all. Kubernetes' block-mode volumes hold a loop device on the device
  * file so the device cannot be swapped underneath a running pod.
  */
 
@@ -19,6 +19,7 @@ export const losetupCommand: CommandHandler = async (context, args) => {
   const operand = args.filter((arg) => !arg.startsWith("-")).at(-1);
   if (args.includes("-d") || args.includes("--detach")) return detach(context, operand);
   if (args.includes("-j") || args.includes("--associated")) return associated(context, operand);
+  if (args.includes("-c") || args.includes("--set-capacity")) return setCapacity(context, operand);
   if (args.includes("-a") || args.includes("--all"))
     return succeeded(context.state.devices.list().filter(isLoop).map(describe).join(""));
   if ((args.includes("-f") || args.includes("--find") || args.includes("-fP")) && operand !== undefined) {
@@ -53,6 +54,20 @@ async function detach(context: CommandContext, devicePath: string | undefined) {
   }
   if (context.kernel.mountsOfDevice(device).length > 0) device.autoclear = true;
   else context.state.devices.remove(device);
+  return succeeded();
+}
+
+async function setCapacity(context: CommandContext, devicePath: string | undefined) {
+  if (devicePath === undefined)
+    return failed(genericFailureExitStatus, "losetup: option requires an argument -- 'c'\n");
+  const device = await deviceOrUndefined(context, devicePath);
+  const backing = device?.loopBacking;
+  if (device === undefined || device.kind !== "loop" || backing === undefined) {
+    return failed(genericFailureExitStatus, `losetup: ${devicePath}: set capacity failed: No such device or address\n`);
+  }
+  const file = backing.fs.inode(backing.ino);
+  const fileBytes = file.type === "file" ? (file.sizeBytes ?? file.data.byteLength) : 0;
+  if (fileBytes > device.storage.sizeBytes) device.storage.grow(fileBytes);
   return succeeded();
 }
 

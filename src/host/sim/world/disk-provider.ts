@@ -37,6 +37,8 @@ export interface DiskFaults {
   /** Every attach fails with this message (after the latency) until cleared. */
   attachError?: string;
   detachError?: string;
+  /** Every resize fails with this message until cleared (a quota, a disk type that cannot grow). */
+  expandError?: string;
 }
 
 type AttachmentState = "attaching" | "attached" | "detaching";
@@ -49,7 +51,8 @@ interface DiskAttachment {
 
 export interface CloudDisk {
   readonly id: string;
-  readonly sizeBytes: number;
+  /** Grows with expandDisk. */
+  sizeBytes: number;
   readonly zone: string | undefined;
   readonly multiAttach: boolean;
   readonly storage: BlockStorage;
@@ -151,6 +154,24 @@ export class CloudDiskProvider {
       throw new CloudDiskError("StillAttached", `disk ${id} is still attached to ${nodes}; detach it before deleting`);
     }
     this.disks.delete(id);
+  }
+
+  /**
+   * Grows the disk to `sizeBytes`, attached or not: the devices on the nodes it is attached to see
+   * the new size at once (the filesystem on it does not grow until resize2fs). Never shrinks.
+   */
+  expandDisk(id: string, sizeBytes: number): CloudDisk {
+    const disk = this.disk(id);
+    if (disk.faults.expandError !== undefined) {
+      throw new CloudDiskError(
+        "Injected",
+        `resizing disk ${id} to ${sizeBytes} bytes failed: ${disk.faults.expandError}`,
+      );
+    }
+    if (sizeBytes <= disk.sizeBytes) return disk;
+    disk.storage.grow(sizeBytes);
+    disk.sizeBytes = sizeBytes;
+    return disk;
   }
 
   setFaults(id: string, faults: DiskFaults): void {
