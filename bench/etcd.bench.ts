@@ -21,8 +21,8 @@ import { type Row, ratePerSecond } from "./measure.ts";
 const sequentialCreates = 2_000;
 const concurrentCreates = 8_000;
 const concurrency = 64;
-/** Rounds each create measurement alternates between the raw client and the backend. */
-const createRounds = 4;
+/** Rounds each create measurement alternates between the raw client and the backend (an even number). */
+const createRounds = 8;
 const listedPods = sequentialCreates + concurrentCreates;
 const listRounds = 5;
 const fanOutWatchers = 100;
@@ -50,7 +50,7 @@ async function inParallel(
 /**
  * Rates of `count` raw puts and `count` creates through the backend, measured in alternating rounds
  * so that the machine's load drifting during the run (and etcd's database growing) weighs on both
- * sides alike rather than on whichever ran second.
+ * sides alike rather than on whichever ran second: every other round the backend goes first.
  */
 async function alternatingRates(
   count: number,
@@ -61,10 +61,19 @@ async function alternatingRates(
   const perRound = Math.ceil(count / createRounds);
   let rawSeconds = 0;
   let backendSeconds = 0;
-  for (let start = 0; start < count; start += perRound) {
+  const secondsOf = async (size: number, operation: () => Promise<void>) =>
+    size / (await ratePerSecond(size, operation));
+  for (let start = 0, round = 0; start < count; start += perRound, round++) {
     const size = Math.min(perRound, count - start);
-    rawSeconds += size / (await ratePerSecond(size, () => inParallel(size, workers, (i) => raw(start + i))));
-    backendSeconds += size / (await ratePerSecond(size, () => inParallel(size, workers, (i) => backend(start + i))));
+    const rawRound = () => secondsOf(size, () => inParallel(size, workers, (i) => raw(start + i)));
+    const backendRound = () => secondsOf(size, () => inParallel(size, workers, (i) => backend(start + i)));
+    if (round % 2 === 0) {
+      rawSeconds += await rawRound();
+      backendSeconds += await backendRound();
+    } else {
+      backendSeconds += await backendRound();
+      rawSeconds += await rawRound();
+    }
   }
   return { raw: count / rawSeconds, backend: count / backendSeconds };
 }

@@ -224,16 +224,16 @@ export class EtcdBackend implements KVBackend {
     const keyBytes = Buffer.from(key);
     const value = Buffer.from(JSON.stringify(stripped));
     const lease = await this.leaseFor("create", key, options);
+    // As kube-apiserver: no read on the failure branch; the rare conflict reads the key afterwards.
     const response = await this.tracked(key, { value, object: stripped }, () =>
       this.etcd("create", key, () =>
         this.client.kv.txn({
           compare: [{ key: keyBytes, target: "Mod", result: "Equal", mod_revision: 0 }],
           success: [{ request_put: { key: keyBytes, value, ...lease } }],
-          failure: [{ request_range: { key: keyBytes } }],
         }),
       ),
     );
-    if (!response.succeeded) throw this.conflict(key, response.responses[0]?.response_range?.kvs[0]);
+    if (!response.succeeded) throw new BackendConflict(key, await this.get(key));
     const revision = Number(response.header.revision);
     const sealed = sealAtRevision(stripped, revision);
     this.acknowledge({ type: "put", key, revision, object: sealed, previous: undefined, createRevision: revision });
