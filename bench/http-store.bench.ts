@@ -1,8 +1,10 @@
 /**
  * The HTTP path: pod creates through the API server and the HTTP client (server and client in this
  * one process, so both costs count), against creates through the in-process client on the same
- * kind of SQLite store, one at a time and 16 in flight. Each figure starts from a fresh store file,
- * so both sides pay the same fsync per commit. `KVOL_BENCH_HTTP_CREATES` sets the creates per figure.
+ * kind of SQLite store, one at a time and 16 in flight. Each measurement starts from a fresh store
+ * file, so both sides pay the same fsync per commit. The four measurements alternate over several
+ * rounds and each figure is the median of its rounds, so a change in the machine's load during the
+ * run moves both sides of a ratio alike. `KVOL_BENCH_HTTP_CREATES` sets the creates per round.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +20,14 @@ import { Rng } from "../src/runtime/rng.ts";
 import { benchPod } from "./fixtures.ts";
 import { type Row, ratePerSecond } from "./measure.ts";
 
-const httpCreates = Number(process.env.KVOL_BENCH_HTTP_CREATES ?? 2_000);
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+const httpCreates = Number(process.env.KVOL_BENCH_HTTP_CREATES ?? 500);
+/** Rounds of the four measurements; odd, so the median is one of them. */
+const rounds = 3;
 /** Requests in flight at once in the concurrent measurements. */
 const manyInFlight = 16;
 
@@ -71,10 +80,23 @@ function row(measure: string, value: number, baselineName: string, baseline: num
 export async function httpStoreBenchmarks(): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), "kvol-bench-http-"));
   try {
-    const inProcessOne = await inProcessRate(join(dir, "in-process-1.db"), 1);
-    const httpOne = await httpRate(join(dir, "http-1.db"), 1);
-    const inProcessMany = await inProcessRate(join(dir, `in-process-${manyInFlight}.db`), manyInFlight);
-    const httpMany = await httpRate(join(dir, `http-${manyInFlight}.db`), manyInFlight);
+    const figures: Record<"inProcessOne" | "httpOne" | "inProcessMany" | "httpMany", number[]> = {
+      inProcessOne: [],
+      httpOne: [],
+      inProcessMany: [],
+      httpMany: [],
+    };
+    for (let round = 0; round < rounds; round++) {
+      const file = (name: string) => join(dir, `${name}-${round}.db`);
+      figures.inProcessOne.push(await inProcessRate(file("in-process-1"), 1));
+      figures.httpOne.push(await httpRate(file("http-1"), 1));
+      figures.inProcessMany.push(await inProcessRate(file("in-process-many"), manyInFlight));
+      figures.httpMany.push(await httpRate(file("http-many"), manyInFlight));
+    }
+    const inProcessOne = median(figures.inProcessOne);
+    const httpOne = median(figures.httpOne);
+    const inProcessMany = median(figures.inProcessMany);
+    const httpMany = median(figures.httpMany);
     const many = `${manyInFlight} in flight`;
     return [
       row("pod creates over HTTP, 1 at a time", httpOne, "in-process client, 1 at a time", inProcessOne),

@@ -5,8 +5,9 @@
  * a third of what it costs through `fetch`, and every controller and node agent on the HTTP path
  * pays it on each call.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
 
 export interface HttpExchange {
   method: string;
@@ -18,6 +19,12 @@ export interface HttpExchange {
   payload?: string;
   signal?: AbortSignal;
 }
+
+/**
+ * A server that neither accepts nor refuses a connection (its host is down) is given up on after
+ * this long, so a client with several servers moves on (undici's connect timeout, which `fetch` had).
+ */
+const connectTimeoutMs = 10_000;
 
 /** Idle connections are reused most recent first, so a quiet period lets the others expire. */
 const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
@@ -65,6 +72,7 @@ export class HttpAgents {
         agent: secure ? this.https : this.http,
         ...(exchange.signal === undefined ? {} : { signal: exchange.signal }),
       });
+      request.once("socket", (socket) => limitConnectTime(request, socket));
       request.once("response", resolve);
       request.once("error", (error: Error & { code?: unknown }) => {
         const reset = error.code === "ECONNRESET" || error.code === "EPIPE";
@@ -73,6 +81,20 @@ export class HttpAgents {
       request.end(exchange.payload);
     });
   }
+}
+
+/** Fails `request` when its new connection is not made within `connectTimeoutMs`, as a connect error. */
+function limitConnectTime(request: ClientRequest, socket: Socket): void {
+  if (!socket.connecting) return;
+  const onTimeout = (): void => {
+    const error = new Error(`no connection was made within ${connectTimeoutMs / 1000} s`);
+    request.destroy(Object.assign(error, { code: "ETIMEDOUT", syscall: "connect" }));
+  };
+  socket.setTimeout(connectTimeoutMs, onTimeout);
+  socket.once("connect", () => {
+    socket.setTimeout(0);
+    socket.removeListener("timeout", onTimeout);
+  });
 }
 
 /** A request failed because the reused connection was gone; `send` decides whether to try again. */

@@ -89,15 +89,17 @@ export function resourcePath(type: ResourceType, namespace: string, name = "", s
   return `${root}/${apiVersionOf(type)}${scope}/${type.plural}${object}${sub}`;
 }
 
-/**
- * Errors that prove the request never reached the server (no connection was made), so sending it
- * to another server cannot apply it twice.
- */
-const notConnectedCodes = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+/** Name-lookup failures: no connection was attempted. */
+const lookupFailureCodes = new Set(["ENOTFOUND", "EAI_AGAIN"]);
 
+/**
+ * Errors that prove the request never reached the server (the name did not resolve or the
+ * connection was not made: refused, unreachable, timed out), so sending it to another server
+ * cannot apply it twice.
+ */
 function notConnected(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && notConnectedCodes.has(code);
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  return syscall === "connect" || (typeof code === "string" && lookupFailureCodes.has(code));
 }
 
 function parseServerUrl(text: string): URL {
