@@ -52,13 +52,20 @@ export interface StatusDetails {
   causes?: FieldCause[];
 }
 
+/** Ordinary answers, not faults: they carry no stack trace. */
+const answersWithoutStack: ReadonlySet<StatusReason> = new Set<StatusReason>(["NotFound", "AlreadyExists", "Conflict"]);
+
 export class ApiError extends Error {
   readonly reason: StatusReason;
   readonly code: number;
   readonly details: StatusDetails;
 
   constructor(reason: StatusReason, message: string, details: StatusDetails = {}) {
+    // Controllers meet these answers on every race and existence check; a stack trace each cost more than the answer.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (answersWithoutStack.has(reason)) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "ApiError";
     this.reason = reason;
     this.code = CODE_FOR_REASON[reason];

@@ -40,7 +40,7 @@ const rootParentId = 1;
 
 export class MountTable {
   private readonly byId = new Map<number, MountEntry>();
-  private readonly stacks = new Map<string, MountEntry[]>();
+  private readonly stacks = new Map<number, MountEntry[]>();
   private nextId: number;
   readonly root: MountEntry;
 
@@ -135,6 +135,13 @@ export function toMountInfo(entry: MountEntry): MountInfo {
   };
 }
 
-function coverKey(mount: MountEntry, ino: number): string {
-  return `${mount.id}:${ino}`;
+/** Inode numbers stay below this, so (mount id, inode) packs into one safe integer (ids below 2^21). */
+const inodeNumberLimit = 2 ** 32;
+
+/** One number per covered directory: every path component's lookup asks, and a string key cost a build and a hash. */
+function coverKey(mount: MountEntry, ino: number): number {
+  if (ino >= inodeNumberLimit || mount.id >= Number.MAX_SAFE_INTEGER / inodeNumberLimit) {
+    throw new Error(`mount table: inode ${ino} of mount ${mount.id} is beyond what the table can key`);
+  }
+  return mount.id * inodeNumberLimit + ino;
 }

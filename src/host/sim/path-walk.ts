@@ -49,9 +49,12 @@ export function inodeAt(location: Location): Inode {
   return filesystemOf(location).inode(location.ino);
 }
 
+/** A path with an empty, `.` or `..` component, or a trailing slash: only those need normalising. */
+const unnormalized = /\/\.{0,2}(?:\/|$)/;
+
 export function requireAbsolute(path: string, syscall: string): string {
   if (!path.startsWith("/")) throw new HostError("EINVAL", syscall, path, "path must be absolute");
-  return posix.normalize(path);
+  return path === "/" || !unnormalized.test(path) ? path : posix.normalize(path);
 }
 
 export class PathWalker {
@@ -137,7 +140,10 @@ export class PathWalker {
 }
 
 function components(normalizedAbsolute: string): string[] {
-  return normalizedAbsolute.split("/").filter((part) => part !== "" && part !== ".");
+  // posix.normalize keeps a trailing slash ("/a/" stays "/a/"): it names no component.
+  const end = normalizedAbsolute.endsWith("/") ? -1 : undefined;
+  const inner = normalizedAbsolute.slice(1, end);
+  return inner === "" ? [] : inner.split("/");
 }
 
 function joinPath(dir: string, name: string): string {

@@ -20,6 +20,18 @@ describe("simulated kernel: paths across mounts", () => {
     assert.deepEqual(await host.readdir("/mnt"), ["underneath"]);
   });
 
+  it("a trailing slash, a doubled slash, `.` and `..` name the same file as the plain path", async () => {
+    const host = node();
+    await host.mkdir("/srv/data", 0o755, { recursive: true });
+    await host.mkdir("/srv/other", 0o755);
+    await host.writeFile("/srv/data/file", "bytes");
+    for (const spelling of ["/srv/data/", "/srv//data", "/srv/./data", "/srv/other/../data", "/srv/data/."]) {
+      assert.deepEqual(await host.readdir(spelling), ["file"], spelling);
+    }
+    assert.equal(text(await host.readFile("//srv/data//file")), "bytes");
+    await expectErrno(host.stat("/srv/missing/"), "ENOENT");
+  });
+
   it("mounts stack: the newest hides the older until it is unmounted", async () => {
     const host = node();
     assert.equal((await host.run("mount", ["-t", "tmpfs", "first", "/mnt"])).exitCode, 0);
