@@ -7,6 +7,8 @@ import type { MultiAttachPolicy } from "../controllers/attachdetach/reconciler/m
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
 import {
   type CsiControllerDriver,
+  csiSnapshotterGroupName,
+  csiSnapshotters,
   externalAttacherGroupName,
   externalAttachers,
   externalProvisionerGroupName,
@@ -24,6 +26,7 @@ import { PersistentVolumeController } from "../controllers/persistentvolume/pv-c
 import { SimDiskProvisioner } from "../controllers/persistentvolume/sim-disk-provisioner.ts";
 import { Scheduler } from "../controllers/scheduler/scheduler.ts";
 import { ServiceAccountsController } from "../controllers/serviceaccount/serviceaccounts-controller.ts";
+import { SnapshotController, snapshotControllerName } from "../controllers/snapshot/snapshot-controller.ts";
 import { DeploymentController } from "../controllers/workloads/deployment-controller.ts";
 import { GarbageCollector } from "../controllers/workloads/garbage-collector.ts";
 import { JobController } from "../controllers/workloads/job-controller.ts";
@@ -70,6 +73,8 @@ export const clusterControllers: readonly ControllerEntry[] = [
   },
   { name: externalProvisionerGroupName, create: (w) => externalProvisioners(w.context, w.csiDrivers ?? []) },
   { name: externalAttacherGroupName, create: (w) => externalAttachers(w.context, w.csiDrivers ?? []) },
+  { name: csiSnapshotterGroupName, create: (w) => csiSnapshotters(w.context, w.csiDrivers ?? []) },
+  { name: snapshotControllerName, create: (w) => new SnapshotController(w.context) },
   { name: "default-scheduler", create: (w) => new Scheduler(w.context) },
   { name: "statefulset-controller", create: (w) => new StatefulSetController(w.context) },
   { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },

@@ -8,6 +8,7 @@ import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from
 import { requestedStorage } from "../../api/storage/pv-helpers.ts";
 import type { CreateVolumeRequest, TopologyRequirement, Volume } from "../../csi/proto/types.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
+import { volumeContentSourceFor } from "./content-source.ts";
 import { callWithTimeout } from "./driver-connection.ts";
 import { newProvisionedVolume, type VolumeSecretReferences } from "./provisioned-volume.ts";
 import { type ProvisionerState, supportsSingleNodeMultiWriter, supportsTopology } from "./provisioner-state.ts";
@@ -54,9 +55,13 @@ export async function provisionWithDriver(
   const accessibility = await inState(mayReschedule ? "Reschedule" : "Finished", () =>
     supportsTopology(state) ? accessibilityFor(state, request) : null,
   );
+  const contentSource = await inState("Finished", () =>
+    volumeContentSourceFor(state, request.claim, request.storageClass),
+  );
   const credentials = await inState("NoChange", () => credentialsFor(state, request));
   const createRequest: CreateVolumeRequest = {
     ...prepared.createRequest,
+    volumeContentSource: contentSource,
     secrets: credentials,
     accessibilityRequirements: accessibility,
   };
@@ -121,13 +126,6 @@ function pruned(secrets: Record<keyof VolumeSecretReferences, SecretReference | 
 /** What this provisioner cannot honour is refused rather than silently ignored. */
 function checkClaimIsSupported(claim: PersistentVolumeClaim): void {
   if (claim.spec?.selector != null) throw new Error("claim Selector is not supported");
-  const dataSource = claim.spec?.dataSourceRef ?? claim.spec?.dataSource;
-  if (dataSource != null) {
-    throw new Error(
-      `the claim's data source (${dataSource.kind} ${dataSource.name}) is not supported: ` +
-        "this provisioner creates empty volumes only; remove dataSource/dataSourceRef from the claim",
-    );
-  }
 }
 
 function accessibilityFor(state: ProvisionerState, request: ProvisionRequest): TopologyRequirement | null {

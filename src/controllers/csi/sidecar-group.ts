@@ -5,6 +5,7 @@
  * drivers the group does nothing.
  */
 import type { Controller, ControllerContext } from "../controller-context.ts";
+import { CsiSnapshotter } from "../snapshot/csi-snapshotter.ts";
 import { ExternalAttacher } from "./attacher.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { ExternalProvisioner } from "./provisioner.ts";
@@ -56,4 +57,13 @@ export function externalAttachers(context: ControllerContext, drivers: readonly 
     (driver) => new ExternalAttacher(context, { driverName: driver.name, driver: driver.client }),
   );
   return new SidecarGroup(externalAttacherGroupName, members);
+}
+
+export const csiSnapshotterGroupName = "csi-snapshotter";
+
+export function csiSnapshotters(context: ControllerContext, drivers: readonly CsiControllerDriver[]): SidecarGroup {
+  const members = drivers.map(
+    (driver) => new CsiSnapshotter(context, { driverName: driver.name, driver: driver.client }),
+  );
+  return new SidecarGroup(csiSnapshotterGroupName, members);
 }

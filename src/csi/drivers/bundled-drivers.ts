@@ -77,7 +77,7 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
       return new MockDriver({ clock, nodeId, host }).implementations();
     case diskDriverName:
       return createDiskDriver({
-        disks: context.disks ?? realDisks(host, stateDir),
+        disks: context.disks ?? realDisks(host, stateDir, clock),
         host,
         nodeId,
         ...(context.zone === undefined ? {} : { zone: context.zone }),
@@ -88,12 +88,12 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
 }
 
 /** Real disks on this machine: only a LinuxHost has loop devices to attach them with. */
-function realDisks(host: Host, stateDir: string | undefined): DiskBackend {
+function realDisks(host: Host, stateDir: string | undefined, clock: Clock): DiskBackend {
   if (!(host instanceof LinuxHost)) {
     throw new Error(
       `${diskDriverName} attaches the simulated cloud's disks inside kvol up and kvol sim, or real disks on a ` +
         "Linux host; this host is neither",
     );
   }
-  return new LoopDiskBackend({ host, disksDir: stateDir ?? defaultDiskStateDir });
+  return new LoopDiskBackend({ host, disksDir: stateDir ?? defaultDiskStateDir, clock });
 }

@@ -94,6 +94,19 @@ const noAccessType: VolumeCapability = { accessMode: { mode: "SINGLE_NODE_WRITER
 let names = 0;
 const uniqueName = (prefix: string) => `${prefix}-${++names}`;
 
+function snapshotRequest(name: string, sourceVolumeId: string) {
+  return { name, sourceVolumeId, secrets: {}, parameters: {} };
+}
+
+function listSnapshotsRequest(fields: {
+  maxEntries?: number;
+  startingToken?: string;
+  sourceVolumeId?: string;
+  snapshotId?: string;
+}) {
+  return { maxEntries: 0, startingToken: "", sourceVolumeId: "", snapshotId: "", secrets: {}, ...fields };
+}
+
 function publishTo(volumeId: string, nodeId: string, capability: VolumeCapability | null = rwo) {
   return { volumeId, nodeId, volumeCapability: capability, readonly: false, secrets: {}, volumeContext: {} };
 }
@@ -418,6 +431,83 @@ const errorRules: Rule[] = [
     code: "InvalidArgument",
     message: /volume_path is required/,
   },
+  {
+    title: "CreateSnapshot without name or source_volume_id is InvalidArgument",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    call: ({ driver }) => driver.client.createSnapshot(snapshotRequest("", "vol")),
+    code: "InvalidArgument",
+    message: /name is required/,
+  },
+  {
+    title: "CreateSnapshot without source_volume_id is InvalidArgument",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    call: ({ driver }) => driver.client.createSnapshot(snapshotRequest(uniqueName("s"), "")),
+    code: "InvalidArgument",
+    message: /source_volume_id is required/,
+  },
+  {
+    title: "CreateSnapshot of a volume that does not exist is NotFound",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    call: ({ driver }) => driver.client.createSnapshot(snapshotRequest(uniqueName("s"), "no-such-volume")),
+    code: "NotFound",
+  },
+  {
+    title: "CreateSnapshot repeating a name for another source volume is AlreadyExists",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    call: async ({ driver, volume }) => {
+      const name = uniqueName("s");
+      await driver.client.createSnapshot(snapshotRequest(name, await volume()));
+      return driver.client.createSnapshot(snapshotRequest(name, await volume()));
+    },
+    code: "AlreadyExists",
+  },
+  {
+    title: "DeleteSnapshot without snapshot_id is InvalidArgument",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    call: ({ driver }) => driver.client.deleteSnapshot({ snapshotId: "", secrets: {} }),
+    code: "InvalidArgument",
+    message: /snapshot_id is required/,
+  },
+  {
+    title: "ListSnapshots with a starting_token the driver did not hand out is Aborted",
+    needs: { controller: "LIST_SNAPSHOTS" },
+    call: ({ driver }) => driver.client.listSnapshots(listSnapshotsRequest({ startingToken: "not-a-token" })),
+    code: "Aborted",
+  },
+  {
+    title: "CreateVolume from a snapshot that does not exist is NotFound",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    call: ({ driver }) =>
+      driver.client.createVolume(
+        createRequest(uniqueName("r"), { volumeContentSource: { snapshot: { snapshotId: "no-such-snapshot" } } }),
+      ),
+    code: "NotFound",
+  },
+  {
+    title: "CreateVolume cloning a volume that does not exist is NotFound",
+    needs: { controller: "CLONE_VOLUME" },
+    call: ({ driver }) =>
+      driver.client.createVolume(
+        createRequest(uniqueName("c"), { volumeContentSource: { volume: { volumeId: "no-such-volume" } } }),
+      ),
+    code: "NotFound",
+  },
+  {
+    title: "CreateVolume from a snapshot bigger than the requested capacity is OutOfRange",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    call: async ({ driver, volume }) => {
+      const taken = await driver.client.createSnapshot(snapshotRequest(uniqueName("s"), await volume()));
+      const snapshotId = taken.snapshot?.snapshotId ?? "";
+      return driver.client.createVolume(
+        createRequest(uniqueName("r"), {
+          capacityRange: { requiredBytes: 1024 * 1024, limitBytes: 1024 * 1024 },
+          volumeContentSource: { snapshot: { snapshotId } },
+        }),
+      );
+    },
+    code: "OutOfRange",
+    message: /smaller than snapshot/,
+  },
 ];
 
 const successRules: SuccessRule[] = [
@@ -530,6 +620,57 @@ const successRules: SuccessRule[] = [
     needs: "always",
     check: async ({ driver }) => {
       assert.equal((await driver.client.nodeGetInfo({})).nodeId, nodeA);
+    },
+  },
+  {
+    title: "CreateSnapshot is idempotent on name, DeleteSnapshot on the id, and ListSnapshots pages and filters",
+    needs: { controller: "LIST_SNAPSHOTS" },
+    check: async ({ driver, volume }) => {
+      const source = await volume();
+      const name = uniqueName("s");
+      const first = await driver.client.createSnapshot(snapshotRequest(name, source));
+      const again = await driver.client.createSnapshot(snapshotRequest(name, source));
+      assert.equal(again.snapshot?.snapshotId, first.snapshot?.snapshotId);
+      assert.equal(first.snapshot?.sourceVolumeId, source);
+      assert.equal(first.snapshot?.readyToUse, true);
+      assert.ok((first.snapshot?.creationTime?.seconds ?? 0) > 0, "a creation_time");
+      await driver.client.createSnapshot(snapshotRequest(uniqueName("s"), source));
+      const ofSource = await driver.client.listSnapshots(listSnapshotsRequest({ sourceVolumeId: source }));
+      assert.equal(ofSource.entries.length, 2);
+      const page = await driver.client.listSnapshots(listSnapshotsRequest({ sourceVolumeId: source, maxEntries: 1 }));
+      assert.equal(page.entries.length, 1);
+      const rest = await driver.client.listSnapshots(
+        listSnapshotsRequest({ sourceVolumeId: source, startingToken: page.nextToken }),
+      );
+      assert.equal(rest.entries.length, 1);
+      assert.notEqual(rest.entries[0]?.snapshot?.snapshotId, page.entries[0]?.snapshot?.snapshotId);
+      const snapshotId = first.snapshot?.snapshotId ?? "";
+      const one = await driver.client.listSnapshots(listSnapshotsRequest({ snapshotId }));
+      assert.deepEqual(
+        one.entries.map((entry) => entry.snapshot?.snapshotId),
+        [snapshotId],
+      );
+      await driver.client.deleteSnapshot({ snapshotId, secrets: {} });
+      await driver.client.deleteSnapshot({ snapshotId, secrets: {} });
+      const gone = await driver.client.listSnapshots(listSnapshotsRequest({ snapshotId }));
+      assert.equal(gone.entries.length, 0);
+    },
+  },
+  {
+    title: "CreateVolume from a snapshot and from a volume reports its content source",
+    needs: { controller: "CLONE_VOLUME" },
+    check: async ({ driver, volume }) => {
+      const source = await volume();
+      const taken = await driver.client.createSnapshot(snapshotRequest(uniqueName("s"), source));
+      const snapshotId = taken.snapshot?.snapshotId ?? "";
+      const restored = await driver.client.createVolume(
+        createRequest(uniqueName("r"), { volumeContentSource: { snapshot: { snapshotId } } }),
+      );
+      assert.deepEqual(restored.volume?.contentSource, { snapshot: { snapshotId } });
+      const cloned = await driver.client.createVolume(
+        createRequest(uniqueName("c"), { volumeContentSource: { volume: { volumeId: source } } }),
+      );
+      assert.deepEqual(cloned.volume?.contentSource, { volume: { volumeId: source } });
     },
   },
 ];

@@ -18,14 +18,20 @@ import type {
   ControllerPublishVolumeResponse,
   ControllerUnpublishVolumeRequest,
   ControllerUnpublishVolumeResponse,
+  CreateSnapshotRequest,
+  CreateSnapshotResponse,
   CreateVolumeRequest,
   CreateVolumeResponse,
+  DeleteSnapshotRequest,
+  DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
   GetPluginCapabilitiesRequest,
   GetPluginCapabilitiesResponse,
   GetPluginInfoRequest,
   GetPluginInfoResponse,
+  ListSnapshotsRequest,
+  ListSnapshotsResponse,
   ListVolumesRequest,
   ListVolumesResponse,
   NodeExpandVolumeRequest,
@@ -65,6 +71,9 @@ export interface CsiController {
   listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse>;
   controllerGetCapabilities(request: ControllerGetCapabilitiesRequest): Promise<ControllerGetCapabilitiesResponse>;
   controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse>;
+  createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse>;
+  deleteSnapshot(request: DeleteSnapshotRequest): Promise<DeleteSnapshotResponse>;
+  listSnapshots(request: ListSnapshotsRequest): Promise<ListSnapshotsResponse>;
 }
 
 export interface CsiNode {
@@ -119,6 +128,9 @@ export const csiRpcNames: { readonly [S in CsiServiceName]: readonly CsiRpcName<
     ListVolumes: true,
     ControllerGetCapabilities: true,
     ControllerExpandVolume: true,
+    CreateSnapshot: true,
+    DeleteSnapshot: true,
+    ListSnapshots: true,
   }),
   Node: rpcNamesOf<"Node">({
     NodeStageVolume: true,

@@ -237,6 +237,55 @@ export interface ListVolumesResponse {
   nextToken: string;
 }
 
+/** google.protobuf.Timestamp, its int64 seconds read as a number (load.ts `longs: Number`). */
+export interface Timestamp {
+  seconds: number;
+  nanos: number;
+}
+
+export interface Snapshot {
+  /** 0 = unknown. */
+  sizeBytes: number;
+  snapshotId: string;
+  sourceVolumeId: string;
+  creationTime: Timestamp | null;
+  readyToUse: boolean;
+  groupSnapshotId: string;
+}
+
+export interface CreateSnapshotRequest {
+  sourceVolumeId: string;
+  /** The idempotency key. */
+  name: string;
+  secrets: StringMap;
+  parameters: StringMap;
+}
+
+export interface CreateSnapshotResponse {
+  snapshot: Snapshot | null;
+}
+
+export interface DeleteSnapshotRequest {
+  snapshotId: string;
+  secrets: StringMap;
+}
+
+export type DeleteSnapshotResponse = EmptyMessage;
+
+export interface ListSnapshotsRequest {
+  /** 0 = no limit. */
+  maxEntries: number;
+  startingToken: string;
+  sourceVolumeId: string;
+  snapshotId: string;
+  secrets: StringMap;
+}
+
+export interface ListSnapshotsResponse {
+  entries: { snapshot: Snapshot | null }[];
+  nextToken: string;
+}
+
 export type ControllerGetCapabilitiesRequest = EmptyMessage;
 
 export type ControllerRpcType =

@@ -5,6 +5,7 @@
  */
 import { blkidCommand } from "./commands/blkid.ts";
 import { type CommandHandler, succeeded } from "./commands/command-context.ts";
+import { cpCommand, truncateCommand } from "./commands/cp.ts";
 import { fsckCommand } from "./commands/fsck.ts";
 import { fuseProgramCommand, fuseProgramNames } from "./commands/fuse.ts";
 import { losetupCommand } from "./commands/losetup.ts";
@@ -24,6 +25,8 @@ export const simCommands: ReadonlyMap<string, CommandHandler> = new Map<string, 
   ["umount", umountCommand],
   ["systemd-run", systemdRunCommand],
   ["true", async () => succeeded()],
+  ["cp", cpCommand],
+  ["truncate", truncateCommand],
   ["losetup", losetupCommand],
   ["blkid", blkidCommand],
   ["mkfs", mkfsCommand],

@@ -25,6 +25,7 @@ import {
 } from "./sim-constants.ts";
 import { ProcessTable } from "./sim-processes.ts";
 import { Cancellation } from "./sim-wait.ts";
+import { copyStorage } from "./storage-copy.ts";
 import { encodeDev, type FilesystemAccessCheck, formatMajorMinor, type Superblock } from "./superblock.ts";
 import { Vfs } from "./vfs.ts";
 import { type CloudDisk, diskDevicePath } from "./world/disk-provider.ts";
@@ -281,6 +282,24 @@ export class SimKernel {
     const storage = new BlockStorage(Math.max(file.sizeBytes, minimumLoopSizeBytes));
     this.fileStorage.set(file, storage);
     return storage;
+  }
+
+  /** cp(1) of a file: the bytes, and the block content a loop device over the source would show. */
+  async copyFile(state: BootState, from: string, to: string): Promise<void> {
+    const { source, copy } = await state.vfs.copyFile(from, to);
+    const storage = this.fileStorage.get(source);
+    if (storage !== undefined)
+      this.fileStorage.set(copy, copyStorage(storage, Math.max(copy.sizeBytes, minimumLoopSizeBytes)));
+  }
+
+  /** truncate(1): the file's new size; a loop device's content grows with it (its filesystem does not). */
+  async truncateFile(state: BootState, path: string, sizeBytes: number): Promise<void> {
+    const file = await state.vfs.fileAt(path, "truncate");
+    const storage = this.fileStorage.get(file);
+    file.sizeBytes = sizeBytes;
+    file.data = file.data.subarray(0, Math.min(file.data.byteLength, sizeBytes)).slice();
+    if (storage !== undefined)
+      this.fileStorage.set(file, copyStorage(storage, Math.max(sizeBytes, minimumLoopSizeBytes)));
   }
 
   /** The next transient unit number (`run-<n>.scope`). */

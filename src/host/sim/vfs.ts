@@ -6,7 +6,7 @@
  */
 import { posix } from "node:path";
 import { type FileStat, HostError } from "../host.ts";
-import type { Inode } from "./filesystem.ts";
+import type { FileInode, Inode } from "./filesystem.ts";
 import { isReadOnly, type MountEntry } from "./mount-table.ts";
 import {
   filesystemOf,
@@ -209,6 +209,30 @@ export class Vfs {
     const inode = inodeAt(location);
     if (inode.type !== "file") throw new HostError("EINVAL", "truncate", path);
     inode.sizeBytes = sizeBytes;
+  }
+
+  /**
+   * Copies a regular file (cp(1) of one file): the new file has the source's bytes, size (holes
+   * stay holes) and mode. Returns both inodes, so the kernel can copy what it keeps beside a file.
+   */
+  async copyFile(from: string, to: string): Promise<{ source: FileInode; copy: FileInode }> {
+    const location = await this.walker.walk(from, "open", this.lifetime(), { followLast: true });
+    const source = inodeAt(location);
+    if (source.type === "directory") throw new HostError("EISDIR", "read", from);
+    if (source.type !== "file") throw new HostError("EINVAL", "open", from);
+    await this.writeFile(to, source.data, source.mode);
+    const target = await this.walker.walk(to, "open", this.lifetime(), { followLast: true });
+    const copy = inodeAt(target);
+    if (copy.type !== "file") throw new HostError("EISDIR", "open", to);
+    copy.sizeBytes = source.sizeBytes;
+    return { source, copy };
+  }
+
+  /** The file at `path` (for the kernel's bookkeeping beside files); EINVAL for anything else. */
+  async fileAt(path: string, syscall: string): Promise<FileInode> {
+    const inode = inodeAt(await this.walker.walk(path, syscall, this.lifetime(), { followLast: true }));
+    if (inode.type !== "file") throw new HostError("EINVAL", syscall, path);
+    return inode;
   }
 
   /** Walks a path and gives undefined for ENOENT, so create-or-replace code reads straight. */

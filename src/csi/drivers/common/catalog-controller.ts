@@ -17,10 +17,13 @@ import type {
   ControllerRpcType,
   ControllerUnpublishVolumeRequest,
   ControllerUnpublishVolumeResponse,
+  CreateSnapshotResponse,
   CreateVolumeRequest,
   CreateVolumeResponse,
+  DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
+  ListSnapshotsResponse,
   ListVolumesRequest,
   ListVolumesResponse,
   StringMap,
@@ -246,6 +249,19 @@ export class CatalogController implements CsiController {
     if (this.options.attachRequired) types.push("PUBLISH_UNPUBLISH_VOLUME", "LIST_VOLUMES_PUBLISHED_NODES");
     if (this.options.expansion !== undefined) types.push("EXPAND_VOLUME");
     return rpcCapabilities(types);
+  }
+
+  // Snapshots of catalog volumes are not offered yet: neither CREATE_DELETE_SNAPSHOT nor LIST_SNAPSHOTS is advertised.
+  async createSnapshot(): Promise<CreateSnapshotResponse> {
+    throw new CsiError("Unimplemented", `CreateSnapshot: ${this.options.driverName} does not take snapshots`);
+  }
+
+  async deleteSnapshot(): Promise<DeleteSnapshotResponse> {
+    throw new CsiError("Unimplemented", `DeleteSnapshot: ${this.options.driverName} does not take snapshots`);
+  }
+
+  async listSnapshots(): Promise<ListSnapshotsResponse> {
+    throw new CsiError("Unimplemented", `ListSnapshots: ${this.options.driverName} does not take snapshots`);
   }
 
   async controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse> {

@@ -67,6 +67,9 @@ export const defaultDiskStateDir = "/var/lib/kvol/csi-disk";
 export const hostpathVolumeIdPrefix = "hostpath";
 export const fuseVolumeIdPrefix = "fuse";
 export const diskVolumeIdPrefix = "disk";
+/** Snapshot ids are `<prefix>-<hash of CreateSnapshot's name>`, like volume ids. */
+export const diskSnapshotIdPrefix = "disksnap";
+export const hostpathSnapshotIdPrefix = "hostpathsnap";
 
 /** The topology segment of a disk.csi.kvol.io volume and node: the zone a disk can be attached in. */
 export const diskTopologyKey = "topology.disk.csi.kvol.io/zone";

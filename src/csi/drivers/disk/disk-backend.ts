@@ -8,7 +8,7 @@
  *
  * Provider errors carry a code; `csiErrorOfDisk` turns them into the CSI status the spec gives.
  */
-import { CloudDiskError, type DiskErrorCode } from "../../../host/sim/world/disk-provider.ts";
+import { CloudDiskError, type DiskContentSource, type DiskErrorCode } from "../../../host/sim/world/disk-provider.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import { CsiError, type CsiStatusName } from "../../grpc/errors.ts";
 
@@ -25,11 +25,34 @@ export interface DiskView {
   readonly attachments: ReadonlyMap<string, DiskAttachmentView>;
 }
 
+/** A point-in-time copy of a disk the backend keeps (CreateSnapshot's snapshot). */
+export interface SnapshotView {
+  readonly id: string;
+  readonly sourceDiskId: string;
+  readonly sizeBytes: number;
+  /** When it was cut, in milliseconds since the epoch (the clock's). */
+  readonly creationTimeMs: number;
+  readonly readyToUse: boolean;
+}
+
 /** A value, or a promise of it: the simulated provider answers at once, a real one later. */
 type MaybePromise<T> = T | Promise<T>;
 
 export interface DiskBackend {
-  createDisk(id: string, sizeBytes: number, options: { zone?: string; multiAttach?: boolean }): MaybePromise<DiskView>;
+  /** A new disk, empty or holding a copy of `source` (TooSmall when the source is bigger than `sizeBytes`). */
+  createDisk(
+    id: string,
+    sizeBytes: number,
+    options: { zone?: string; multiAttach?: boolean; source?: DiskContentSource },
+  ): MaybePromise<DiskView>;
+  /** Copies the disk's content now (AlreadyExists for a taken id, NotFound for an unknown disk). */
+  createSnapshot(id: string, sourceDiskId: string): MaybePromise<SnapshotView>;
+  /** The snapshot; a CloudDiskError NotFound when there is none. */
+  snapshot(id: string): MaybePromise<SnapshotView>;
+  hasSnapshot(id: string): MaybePromise<boolean>;
+  listSnapshots(): MaybePromise<readonly SnapshotView[]>;
+  /** Deleting an unknown snapshot is not an error. */
+  deleteSnapshot(id: string): MaybePromise<void>;
   /** The disk; a CloudDiskError NotFound when there is none. */
   disk(id: string): MaybePromise<DiskView>;
   has(id: string): MaybePromise<boolean>;
@@ -58,6 +81,8 @@ const statusOfDiskError: Readonly<Record<DiskErrorCode, CsiStatusName>> = {
   ZoneMismatch: "FailedPrecondition",
   // An attach or detach in progress: the caller retries with backoff, as for a pending operation.
   Busy: "Aborted",
+  // A disk smaller than the snapshot or volume it would copy: the spec's answer for a capacity below the source.
+  TooSmall: "OutOfRange",
   Injected: "Internal",
 };
 

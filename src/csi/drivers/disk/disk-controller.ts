@@ -26,10 +26,16 @@ import type {
   ControllerRpcType,
   ControllerUnpublishVolumeRequest,
   ControllerUnpublishVolumeResponse,
+  CreateSnapshotRequest,
+  CreateSnapshotResponse,
   CreateVolumeRequest,
   CreateVolumeResponse,
+  DeleteSnapshotRequest,
+  DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
+  ListSnapshotsRequest,
+  ListSnapshotsResponse,
   ListVolumesRequest,
   ListVolumesResponse,
   StringMap,
@@ -44,6 +50,7 @@ import {
   diskDefaultZone,
   diskDevicePathContextKey,
   diskMultiAttachParameter,
+  diskSnapshotIdPrefix,
   diskTopologyKey,
   diskVolumeIdPrefix,
   volumeIdHashHexDigits,
@@ -54,13 +61,24 @@ import { OperationLocks } from "../common/operation-locks.ts";
 import { requireIdField, requireMessage } from "../common/request-fields.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
+  type ContentSource,
+  checkFitsSource,
+  checkSameSource,
+  contentSourceMessage,
+  contentSourceOf,
+  listSnapshotsPage,
+  type SnapshotFacts,
+  snapshotIdFor,
+  snapshotMessage,
+} from "../common/snapshot-rpcs.ts";
+import {
   type CapabilitySupport,
   capabilityProblem,
   isSingleNodeMode,
   requireCapabilities,
   requireCapability,
 } from "../common/volume-capabilities.ts";
-import { type DiskBackend, type DiskView, diskCall } from "./disk-backend.ts";
+import { type DiskBackend, type DiskView, diskCall, type SnapshotView } from "./disk-backend.ts";
 
 interface DiskControllerOptions {
   disks: DiskBackend;
@@ -91,9 +109,7 @@ export class DiskController implements CsiController {
     const rpc = "CreateVolume";
     const name = requireIdField(request.name, "name", rpc);
     requireCapabilities(request.volumeCapabilities, "volume_capabilities", rpc, this.options.support);
-    if (request.volumeContentSource !== null) {
-      throw new CsiError("InvalidArgument", `${rpc}: volume_content_source is not supported by disk.csi.kvol.io`);
-    }
+    const source = contentSourceOf(request);
     const multiAttach =
       multiAttachParameter(request.parameters, rpc) || request.volumeCapabilities.some(needsMultiAttach);
     const capacityBytes = capacityFor(request.capacityRange, this.options.capacity, rpc);
@@ -104,13 +120,72 @@ export class DiskController implements CsiController {
       if (await diskCall(rpc, () => disks.has(volumeId))) {
         const existing = await diskCall(rpc, () => disks.disk(volumeId));
         checkCompatible(existing, request, multiAttach);
-        return { volume: volumeOf(existing) };
+        return { volume: volumeOf(existing, source) };
       }
+      await this.checkSource(source, capacityBytes);
       const disk = await diskCall(rpc, () =>
-        disks.createDisk(volumeId, capacityBytes, { ...(zone === undefined ? {} : { zone }), multiAttach }),
+        disks.createDisk(volumeId, capacityBytes, {
+          ...(zone === undefined ? {} : { zone }),
+          multiAttach,
+          ...(source === undefined ? {} : { source: diskSourceOf(source) }),
+        }),
       );
-      return { volume: volumeOf(disk) };
+      return { volume: volumeOf(disk, source) };
     });
+  }
+
+  /** NOT_FOUND for a missing snapshot or volume, OUT_OF_RANGE for one bigger than the new volume. */
+  private async checkSource(source: ContentSource, capacityBytes: number): Promise<void> {
+    if (source === undefined) return;
+    const { disks } = this.options;
+    const rpc = "CreateVolume";
+    if ("snapshotId" in source) {
+      if (!(await diskCall(rpc, () => disks.hasSnapshot(source.snapshotId)))) {
+        throw new CsiError("NotFound", `${rpc}: source snapshot ${source.snapshotId} does not exist`);
+      }
+      const snapshot = await diskCall(rpc, () => disks.snapshot(source.snapshotId));
+      checkFitsSource(capacityBytes, snapshot.sizeBytes, `snapshot ${source.snapshotId}`);
+      return;
+    }
+    if (!(await diskCall(rpc, () => disks.has(source.volumeId)))) {
+      throw new CsiError("NotFound", `${rpc}: source volume ${source.volumeId} does not exist`);
+    }
+    const disk = await diskCall(rpc, () => disks.disk(source.volumeId));
+    checkFitsSource(capacityBytes, disk.sizeBytes, `volume ${source.volumeId}`);
+  }
+
+  createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse> {
+    const rpc = "CreateSnapshot";
+    const name = requireIdField(request.name, "name", rpc);
+    const sourceVolumeId = requireIdField(request.sourceVolumeId, "source_volume_id", rpc);
+    const snapshotId = snapshotIdFor(diskSnapshotIdPrefix, name);
+    const { disks } = this.options;
+    return this.locks.run(`snapshot ${snapshotId}`, async () => {
+      if (await diskCall(rpc, () => disks.hasSnapshot(snapshotId))) {
+        const existing = factsOf(await diskCall(rpc, () => disks.snapshot(snapshotId)));
+        checkSameSource(existing, { name, sourceVolumeId });
+        return { snapshot: snapshotMessage(existing) };
+      }
+      if (!(await diskCall(rpc, () => disks.has(sourceVolumeId)))) {
+        throw new CsiError("NotFound", `${rpc}: source volume ${sourceVolumeId} does not exist`);
+      }
+      const made = await diskCall(rpc, () => disks.createSnapshot(snapshotId, sourceVolumeId));
+      return { snapshot: snapshotMessage(factsOf(made)) };
+    });
+  }
+
+  deleteSnapshot(request: DeleteSnapshotRequest): Promise<DeleteSnapshotResponse> {
+    const rpc = "DeleteSnapshot";
+    const snapshotId = requireIdField(request.snapshotId, "snapshot_id", rpc);
+    return this.locks.run(`snapshot ${snapshotId}`, async () => {
+      await diskCall(rpc, () => this.options.disks.deleteSnapshot(snapshotId));
+      return {};
+    });
+  }
+
+  async listSnapshots(request: ListSnapshotsRequest): Promise<ListSnapshotsResponse> {
+    const all = await diskCall("ListSnapshots", () => this.options.disks.listSnapshots());
+    return listSnapshotsPage(all.map(factsOf), request);
   }
 
   deleteVolume(request: DeleteVolumeRequest): Promise<DeleteVolumeResponse> {
@@ -220,6 +295,9 @@ export class DiskController implements CsiController {
       "LIST_VOLUMES_PUBLISHED_NODES",
       "PUBLISH_READONLY",
       "EXPAND_VOLUME",
+      "CREATE_DELETE_SNAPSHOT",
+      "LIST_SNAPSHOTS",
+      "CLONE_VOLUME",
     ]);
   }
 
@@ -245,12 +323,26 @@ export class DiskController implements CsiController {
   }
 }
 
-function volumeOf(disk: DiskView): Volume {
+function factsOf(snapshot: SnapshotView): SnapshotFacts {
+  return {
+    id: snapshot.id,
+    sourceVolumeId: snapshot.sourceDiskId,
+    sizeBytes: snapshot.sizeBytes,
+    creationTimeMs: snapshot.creationTimeMs,
+    readyToUse: snapshot.readyToUse,
+  };
+}
+
+function diskSourceOf(source: Exclude<ContentSource, undefined>): { snapshotId: string } | { diskId: string } {
+  return "snapshotId" in source ? { snapshotId: source.snapshotId } : { diskId: source.volumeId };
+}
+
+function volumeOf(disk: DiskView, source?: ContentSource): Volume {
   return {
     capacityBytes: disk.sizeBytes,
     volumeId: disk.id,
     volumeContext: {},
-    contentSource: null,
+    contentSource: contentSourceMessage(source),
     accessibleTopology: [{ segments: { [diskTopologyKey]: disk.zone ?? diskDefaultZone } }],
   };
 }

@@ -30,19 +30,24 @@
  * devices (docs/real-nodes.md says what to do instead).
  */
 import type { Host } from "../../../host/host.ts";
-import { CloudDiskError, checkExclusiveAttach } from "../../../host/sim/world/disk-provider.ts";
+import { CloudDiskError, checkExclusiveAttach, type DiskContentSource } from "../../../host/sim/world/disk-provider.ts";
+import type { Clock } from "../../../runtime/clock.ts";
 import { detachLoopDevices, ensureLoopDevice, loopDevicesOf, refreshLoopDeviceSizes } from "../common/loop-devices.ts";
-import type { DiskAttachmentView, DiskBackend, DiskView } from "./disk-backend.ts";
+import type { DiskAttachmentView, DiskBackend, DiskView, SnapshotView } from "./disk-backend.ts";
 import { DiskStateFiles, withAttachments } from "./disk-state-file.ts";
+import { copyImage, LoopDiskSnapshots } from "./loop-disk-snapshots.ts";
 
 interface LoopDiskBackendOptions {
   host: Host;
   /** Where the disks' files and records live (`DATA/disks`, or the driver's state directory). */
   disksDir: string;
+  /** Dates snapshots; without it the backend refuses to take them. */
+  clock?: Clock;
 }
 
 export class LoopDiskBackend implements DiskBackend {
   private readonly files: DiskStateFiles;
+  private readonly snapshots: LoopDiskSnapshots;
   private readonly host: Host;
   /** The last operation queued on each disk: calls on one disk run one after another. */
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -50,6 +55,7 @@ export class LoopDiskBackend implements DiskBackend {
   constructor(options: LoopDiskBackendOptions) {
     this.host = options.host;
     this.files = new DiskStateFiles(options.host, options.disksDir);
+    this.snapshots = new LoopDiskSnapshots(options.host, options.disksDir, options.clock);
   }
 
   get disksDir(): string {
@@ -61,11 +67,16 @@ export class LoopDiskBackend implements DiskBackend {
     return this.files.imagePath(id);
   }
 
-  createDisk(id: string, sizeBytes: number, options: { zone?: string; multiAttach?: boolean }): Promise<DiskView> {
+  createDisk(
+    id: string,
+    sizeBytes: number,
+    options: { zone?: string; multiAttach?: boolean; source?: DiskContentSource },
+  ): Promise<DiskView> {
     return this.serially(id, async () => {
       if ((await this.files.read(id)) !== undefined) {
         throw new CloudDiskError("AlreadyExists", `disk ${id} already exists`);
       }
+      const sourceImage = options.source === undefined ? undefined : await this.sourceImage(options.source, sizeBytes);
       const disk: DiskView = {
         id,
         sizeBytes,
@@ -75,10 +86,58 @@ export class LoopDiskBackend implements DiskBackend {
       };
       // An image without a record is a create that was interrupted: no one can have used it.
       await this.files.ensureDisksDir();
-      await this.host.createSparseFile(this.files.imagePath(id), sizeBytes);
+      if (sourceImage === undefined) await this.host.createSparseFile(this.files.imagePath(id), sizeBytes);
+      else await this.copyGrown(sourceImage, this.files.imagePath(id), sizeBytes);
       await this.files.write(disk);
       return disk;
     });
+  }
+
+  /** The image a new disk copies, checked to fit in `sizeBytes`. */
+  private async sourceImage(source: DiskContentSource, sizeBytes: number): Promise<string> {
+    const [kind, id, size, image] =
+      "snapshotId" in source
+        ? [
+            "snapshot",
+            source.snapshotId,
+            (await this.snapshots.get(source.snapshotId)).sizeBytes,
+            this.snapshots.imagePath(source.snapshotId),
+          ]
+        : ["disk", source.diskId, (await this.existing(source.diskId)).sizeBytes, this.files.imagePath(source.diskId)];
+    if (size > sizeBytes) {
+      throw new CloudDiskError("TooSmall", `a disk of ${sizeBytes} bytes cannot hold ${kind} ${id} of ${size} bytes`);
+    }
+    return image;
+  }
+
+  /** Copies an image and grows the copy to `sizeBytes` (the filesystem inside keeps its size until resized). */
+  private async copyGrown(from: string, to: string, sizeBytes: number): Promise<void> {
+    await copyImage(this.host, from, to);
+    const result = await this.host.run("truncate", ["-s", String(sizeBytes), to]);
+    if (result.exitCode !== 0) throw new Error(`truncate ${to} failed: ${result.output.trim()}`);
+  }
+
+  createSnapshot(id: string, sourceDiskId: string): Promise<SnapshotView> {
+    return this.serially(sourceDiskId, async () => {
+      const disk = await this.existing(sourceDiskId);
+      return this.snapshots.create(id, sourceDiskId, this.files.imagePath(sourceDiskId), disk.sizeBytes);
+    });
+  }
+
+  snapshot(id: string): Promise<SnapshotView> {
+    return this.snapshots.get(id);
+  }
+
+  async hasSnapshot(id: string): Promise<boolean> {
+    return (await this.snapshots.read(id)) !== undefined;
+  }
+
+  listSnapshots(): Promise<readonly SnapshotView[]> {
+    return this.snapshots.list();
+  }
+
+  deleteSnapshot(id: string): Promise<void> {
+    return this.snapshots.remove(id);
   }
 
   disk(id: string): Promise<DiskView> {

@@ -23,13 +23,19 @@ import type {
   ControllerRpcType,
   ControllerUnpublishVolumeRequest,
   ControllerUnpublishVolumeResponse,
+  CreateSnapshotRequest,
+  CreateSnapshotResponse,
   CreateVolumeRequest,
   CreateVolumeResponse,
+  DeleteSnapshotRequest,
+  DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
   EmptyMessage,
   GetPluginCapabilitiesResponse,
   GetPluginInfoResponse,
+  ListSnapshotsRequest,
+  ListSnapshotsResponse,
   ListVolumesRequest,
   ListVolumesResponse,
   NodeExpandVolumeRequest,
@@ -295,6 +301,25 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
       const range = requireMessage(request.capacityRange, "capacity_range", rpc);
       stored.volume.capacityBytes = expandedCapacity(range, stored.volume.capacityBytes, capacityLimitsOf(), rpc);
       return { capacityBytes: stored.volume.capacityBytes, nodeExpansionRequired: stored.accessType === "mount" };
+    });
+  }
+
+  // The mock offers no snapshots (it advertises neither CREATE_DELETE_SNAPSHOT nor LIST_SNAPSHOTS).
+  createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse> {
+    return this.call("CreateSnapshot", request, () => {
+      throw new CsiError("Unimplemented", "CreateSnapshot: mock.csi.kvol.io does not take snapshots");
+    });
+  }
+
+  deleteSnapshot(request: DeleteSnapshotRequest): Promise<DeleteSnapshotResponse> {
+    return this.call("DeleteSnapshot", request, () => {
+      throw new CsiError("Unimplemented", "DeleteSnapshot: mock.csi.kvol.io does not take snapshots");
+    });
+  }
+
+  listSnapshots(request: ListSnapshotsRequest): Promise<ListSnapshotsResponse> {
+    return this.call("ListSnapshots", request, () => {
+      throw new CsiError("Unimplemented", "ListSnapshots: mock.csi.kvol.io does not take snapshots");
     });
   }
 

@@ -10,12 +10,17 @@ import type {
   ControllerPublishVolumeRequest,
   ControllerPublishVolumeResponse,
   ControllerUnpublishVolumeRequest,
+  CreateSnapshotRequest,
+  CreateSnapshotResponse,
   CreateVolumeRequest,
   CreateVolumeResponse,
+  DeleteSnapshotRequest,
   DeleteVolumeRequest,
   EmptyMessage,
   GetPluginCapabilitiesResponse,
   GetPluginInfoResponse,
+  ListSnapshotsRequest,
+  ListSnapshotsResponse,
   ListVolumesRequest,
   ListVolumesResponse,
   NodeExpandVolumeRequest,
@@ -148,6 +153,21 @@ export class TestDriver implements CsiIdentity, CsiController, CsiNode {
     const stored = this.stored(request.volumeId);
     stored.volume.capacityBytes = Math.max(stored.volume.capacityBytes, request.capacityRange?.requiredBytes ?? 0);
     return { capacityBytes: stored.volume.capacityBytes, nodeExpansionRequired: true };
+  }
+
+  async createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse> {
+    this.received.push(request);
+    throw new CsiError("Unimplemented", "the test driver takes no snapshots");
+  }
+
+  async deleteSnapshot(request: DeleteSnapshotRequest): Promise<EmptyMessage> {
+    this.received.push(request);
+    throw new CsiError("Unimplemented", "the test driver takes no snapshots");
+  }
+
+  async listSnapshots(request: ListSnapshotsRequest): Promise<ListSnapshotsResponse> {
+    this.received.push(request);
+    throw new CsiError("Unimplemented", "the test driver takes no snapshots");
   }
 
   async nodeStageVolume(request: NodeStageVolumeRequest): Promise<EmptyMessage> {

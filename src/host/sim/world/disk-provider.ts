@@ -9,6 +9,7 @@
 import type { Clock } from "../../../runtime/clock.ts";
 import { BlockStorage } from "../block-storage.ts";
 import { diskAttachLatencyDefaultMs, diskDetachLatencyDefaultMs } from "../sim-constants.ts";
+import { copyStorage } from "../storage-copy.ts";
 
 export type DiskErrorCode =
   | "NotFound"
@@ -18,6 +19,7 @@ export type DiskErrorCode =
   | "StillAttached"
   | "NodeNotFound"
   | "Busy"
+  | "TooSmall"
   | "Injected";
 
 /** A provider API error; `code` lets a CSI driver map it to a gRPC status. */
@@ -60,10 +62,25 @@ export interface CloudDisk {
   faults: DiskFaults;
 }
 
+/** A point-in-time copy of a disk, kept by the provider until deleted (a cloud's disk snapshot). */
+export interface CloudSnapshot {
+  readonly id: string;
+  readonly sourceDiskId: string;
+  readonly sizeBytes: number;
+  readonly creationTimeMs: number;
+  /** False while the provider is still uploading it (the `snapshot-not-ready` fault keeps it so). */
+  readyToUse: boolean;
+  readonly storage: BlockStorage;
+}
+
+/** What a new disk starts with: empty, a snapshot's content, or another disk's (a clone). */
+export type DiskContentSource = { snapshotId: string } | { diskId: string };
+
 interface CreateDiskOptions {
   zone?: string;
   /** Allow read-write attachment to several nodes at once (shared block storage). */
   multiAttach?: boolean;
+  source?: DiskContentSource;
 }
 
 /** How the provider reaches the nodes: the world plugs devices into their kernels. */
@@ -106,6 +123,9 @@ export function checkExclusiveAttach(
 
 export class CloudDiskProvider {
   private readonly disks = new Map<string, CloudDisk>();
+  private readonly snapshots = new Map<string, CloudSnapshot>();
+  /** Snapshots taken while set stay not ready until it is cleared (a stuck upload). */
+  snapshotsStuckNotReady = false;
 
   constructor(
     private readonly clock: Clock,
@@ -119,12 +139,59 @@ export class CloudDiskProvider {
       sizeBytes,
       zone: options.zone,
       multiAttach: options.multiAttach ?? false,
-      storage: new BlockStorage(sizeBytes),
+      storage: this.initialStorage(sizeBytes, options.source),
       attachments: new Map(),
       faults: {},
     };
     this.disks.set(id, disk);
     return disk;
+  }
+
+  private initialStorage(sizeBytes: number, source: DiskContentSource | undefined): BlockStorage {
+    if (source === undefined) return new BlockStorage(sizeBytes);
+    const from = "snapshotId" in source ? this.snapshot(source.snapshotId) : this.disk(source.diskId);
+    if (from.sizeBytes > sizeBytes) {
+      throw new CloudDiskError(
+        "TooSmall",
+        `a disk of ${sizeBytes} bytes cannot hold ${"snapshotId" in source ? "snapshot" : "disk"} ${from.id} of ${from.sizeBytes} bytes`,
+      );
+    }
+    return copyStorage(from.storage, sizeBytes);
+  }
+
+  /** Copies a disk's content now; ready at once unless snapshots are stuck. */
+  createSnapshot(id: string, sourceDiskId: string): CloudSnapshot {
+    if (this.snapshots.has(id)) throw new CloudDiskError("AlreadyExists", `snapshot ${id} already exists`);
+    const source = this.disk(sourceDiskId);
+    const snapshot: CloudSnapshot = {
+      id,
+      sourceDiskId,
+      sizeBytes: source.sizeBytes,
+      creationTimeMs: this.clock.now(),
+      readyToUse: !this.snapshotsStuckNotReady,
+      storage: copyStorage(source.storage, source.sizeBytes),
+    };
+    this.snapshots.set(id, snapshot);
+    return snapshot;
+  }
+
+  snapshot(id: string): CloudSnapshot {
+    const snapshot = this.snapshots.get(id);
+    if (snapshot === undefined) throw new CloudDiskError("NotFound", `snapshot ${id} not found`);
+    if (!this.snapshotsStuckNotReady) snapshot.readyToUse = true;
+    return snapshot;
+  }
+
+  hasSnapshot(id: string): boolean {
+    return this.snapshots.has(id);
+  }
+
+  listSnapshots(): CloudSnapshot[] {
+    return [...this.snapshots.keys()].map((id) => this.snapshot(id));
+  }
+
+  deleteSnapshot(id: string): void {
+    this.snapshots.delete(id);
   }
 
   disk(id: string): CloudDisk {
