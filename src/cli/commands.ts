@@ -61,6 +61,13 @@ export const commands: ReadonlyMap<string, CommandEntry> = new Map<string, Comma
     },
   ],
   [
+    "why",
+    {
+      summary: "why a pod, pvc, pv, volumeattachment or node is stuck: the chain down to its cause, and what to do",
+      run: async (args) => (await import("./why-command.ts")).runWhyCommand(args),
+    },
+  ],
+  [
     "delete",
     {
       summary: "delete objects and wait until they are gone",

@@ -1,0 +1,297 @@
+/**
+ * Pod chains: a pod that is not scheduled, not started (ContainerCreating: its volumes, one by
+ * one, down to the claim, the attach and the kubelet's mount), running on a broken mount, or
+ * stuck Terminating (a node that is down, a teardown that fails).
+ */
+
+import type { Volume } from "kubernetes-types/core/v1.js";
+import type { KubeletVolumeManagerDebugState, OperationDebugState } from "../../api/debug/debug-state.ts";
+import type { Pod } from "../../api/objects.ts";
+import { type Chain, clockTime, firstLine, timeMs } from "./chain.ts";
+import { explainAttach } from "./explain-attach.ts";
+import { explainClaim } from "./explain-claim.ts";
+import { addNodeLink, isReady, outOfServiceCommand } from "./explain-node.ts";
+import { diagnoseOperationError } from "./operation-diagnosis.ts";
+
+function podRef(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
+}
+
+function waitingReason(pod: Pod): string | undefined {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  return statuses.find((status) => status.state?.waiting !== undefined)?.state?.waiting?.reason;
+}
+
+function scheduledAtMs(pod: Pod): number | undefined {
+  const condition = pod.status?.conditions?.find((candidate) => candidate.type === "PodScheduled");
+  return timeMs(condition?.lastTransitionTime) ?? timeMs(pod.metadata?.creationTimestamp);
+}
+
+export async function explainPod(chain: Chain, pod: Pod): Promise<void> {
+  const events = await chain.reader.events("Pod", pod.metadata?.namespace ?? "", pod.metadata?.name ?? "");
+  const warnings = events.filter((event) => event.type === "Warning");
+  const evidence = warnings.slice(-2).map((event) => chain.eventEvidence(event));
+  const nodeName = pod.spec?.nodeName ?? "";
+  if (pod.metadata?.deletionTimestamp !== undefined) return explainTerminating(chain, pod, evidence);
+  if (nodeName === "") return explainUnscheduled(chain, pod, evidence);
+  const phase = pod.status?.phase ?? "Pending";
+  const waiting = waitingReason(pod);
+  const state = waiting === undefined ? phase : `${phase}, ${waiting}`;
+  chain.add(`pod ${podRef(pod)}`, `${state} on node ${nodeName}`, scheduledAtMs(pod), evidence);
+  for (const volume of pod.spec?.volumes ?? []) {
+    if (await explainPodVolume(chain, pod, volume)) return;
+  }
+  const brokenMount = warnings
+    .filter((event) => /transport endpoint is not connected/i.test(event.message ?? ""))
+    .at(-1);
+  if (brokenMount !== undefined) {
+    const diagnosis = diagnoseOperationError(brokenMount.message ?? "", nodeName);
+    chain.add("a volume mount of the pod", diagnosis.state, undefined, [chain.eventEvidence(brokenMount)]);
+    chain.todo(...diagnosis.remedy);
+    return;
+  }
+  if (waiting === undefined && phase === "Running") {
+    chain.todo("Nothing blocks this pod's volumes.");
+    return;
+  }
+  chain.todo("No volume blocks this pod; its events above say what does.");
+}
+
+async function explainUnscheduled(chain: Chain, pod: Pod, evidence: string[]): Promise<void> {
+  const condition = pod.status?.conditions?.find((candidate) => candidate.type === "PodScheduled");
+  chain.add(
+    `pod ${podRef(pod)}`,
+    `Pending, not scheduled${condition?.message ? `: ${condition.message}` : ""}`,
+    timeMs(pod.metadata?.creationTimestamp),
+    evidence,
+  );
+  for (const volume of pod.spec?.volumes ?? []) {
+    const claimName = volume.persistentVolumeClaim?.claimName;
+    if (claimName === undefined) continue;
+    const claim = await chain.reader.get("PersistentVolumeClaim", pod.metadata?.namespace ?? "", claimName);
+    if (claim === undefined) {
+      chain.add(`volume "${volume.name}"`, `claim ${claimName} not found`);
+      chain.todo(`Create the claim ${claimName} in namespace ${pod.metadata?.namespace}.`);
+      return;
+    }
+    if (claim.status?.phase !== "Bound" && (await explainClaim(chain, claim, pod))) return;
+  }
+  chain.todo("See the scheduler's FailedScheduling event above for which nodes were ruled out and why.");
+}
+
+/** Adds the links of one volume of a pod on its node; true when it blocks the pod. */
+async function explainPodVolume(chain: Chain, pod: Pod, volume: Volume): Promise<boolean> {
+  const namespace = pod.metadata?.namespace ?? "";
+  const referenced = volume.secret?.secretName ?? volume.configMap?.name;
+  if (referenced !== undefined) {
+    const kind = volume.secret !== undefined ? "Secret" : "ConfigMap";
+    const optional = volume.secret?.optional ?? volume.configMap?.optional ?? false;
+    if (!optional && (await chain.reader.get(kind, namespace, referenced)) === undefined) {
+      await addKubeletEvidence(
+        chain,
+        pod,
+        volume.name,
+        `volume "${volume.name}"`,
+        `${kind.toLowerCase()} ${namespace}/${referenced} not found`,
+      );
+      chain.todo(
+        `Create ${kind.toLowerCase()} ${referenced} in namespace ${namespace} (or mark the volume optional); the kubelet's next retry mounts it and the pod starts.`,
+      );
+      return true;
+    }
+  }
+  const linksBefore = chain.links.length;
+  const claimName = volume.persistentVolumeClaim?.claimName;
+  let pvName: string | undefined;
+  let label = `volume "${volume.name}"`;
+  if (claimName !== undefined) {
+    const claim = await chain.reader.get("PersistentVolumeClaim", namespace, claimName);
+    chain.add(`volume "${volume.name}"`, `claim ${namespace}/${claimName}`);
+    if (claim === undefined) {
+      chain.add(`claim ${namespace}/${claimName}`, "not found");
+      chain.todo(`Create the claim ${claimName} in namespace ${namespace}.`);
+      return true;
+    }
+    if (await explainClaim(chain, claim, pod)) return true;
+    pvName = claim.spec?.volumeName;
+    label = `pv ${pvName}`;
+  }
+  const blocked = await explainOnNode(chain, pod, volume.name, label, pvName);
+  // A volume that blocks nothing is left out of the chain.
+  if (!blocked) chain.links.splice(linksBefore);
+  return blocked;
+}
+
+/** The kubelet's and the controllers' view of one pod volume on its node; true when it blocks. */
+async function explainOnNode(
+  chain: Chain,
+  pod: Pod,
+  specName: string,
+  label: string,
+  pvName?: string,
+): Promise<boolean> {
+  const nodeName = pod.spec?.nodeName ?? "";
+  const uid = pod.metadata?.uid ?? "";
+  const kubelet = await chain.reader.kubeletState(nodeName);
+  const desired = kubelet?.desiredStateOfWorld.find((entry) =>
+    entry.pods.some((candidate) => candidate.podUID === uid && candidate.outerVolumeSpecName === specName),
+  );
+  const volumeName = desired?.volumeName ?? (await adcVolumeName(chain, uid, nodeName));
+  if (volumeName === undefined) return false;
+  const mounted = kubelet?.actualStateOfWorld
+    .find((entry) => entry.volumeName === volumeName)
+    ?.pods.find((candidate) => candidate.podUID === uid);
+  if (mounted?.volumeMountState === "VolumeMounted") return false;
+  const attachable = desired?.pluginIsAttachable ?? true;
+  if (attachable) {
+    const question = { volumeName, label, nodeName, pod, ...(pvName === undefined ? {} : { pvName }) };
+    if (await explainAttach(chain, question)) return true;
+  }
+  if (kubelet === undefined) return false;
+  return explainKubeletMount(chain, kubelet, pod, volumeName, label);
+}
+
+async function adcVolumeName(chain: Chain, uid: string, nodeName: string): Promise<string | undefined> {
+  const state = await chain.reader.attachDetachState();
+  return state?.desiredStateOfWorld.find(
+    (entry) => entry.nodeName === nodeName && entry.pods.some((pod) => pod.uid === uid),
+  )?.volumeName;
+}
+
+/** The operation's backoff, then its whole error (mount's output included). */
+function operationEvidence(chain: Chain, operation: OperationDebugState): string[] {
+  const until = timeMs(operation.noRetriesPermittedUntil);
+  const failedAt = timeMs(operation.lastErrorTime);
+  const ago = failedAt === undefined ? "" : ` ${chain.ago(failedAt)} ago`;
+  const retry =
+    until === undefined
+      ? ""
+      : `; no retries permitted until ${clockTime(until)} (durationBeforeRetry ${operation.durationBeforeRetry})`;
+  return [`kubelet: ${operation.operationName} failed${ago}${retry}`, `error: ${(operation.lastError ?? "").trim()}`];
+}
+
+/** The kubelet's mount of the volume: a failing operation, or an uncertain mount. */
+function explainKubeletMount(
+  chain: Chain,
+  kubelet: KubeletVolumeManagerDebugState,
+  pod: Pod,
+  volumeName: string,
+  label: string,
+): boolean {
+  const uid = pod.metadata?.uid ?? "";
+  const nodeName = kubelet.nodeName;
+  const failing = kubelet.operations.filter(
+    (operation) =>
+      operation.volumeName === volumeName &&
+      (operation.podName === uid || operation.podName === "") &&
+      operation.lastError !== undefined,
+  );
+  const actual = kubelet.actualStateOfWorld.find((entry) => entry.volumeName === volumeName);
+  const uncertainPod = actual?.pods.find(
+    (candidate) => candidate.podUID === uid && candidate.volumeMountState === "VolumeMountUncertain",
+  );
+  const uncertain = uncertainPod !== undefined || actual?.deviceMountState === "DeviceMountUncertain";
+  const [operation] = failing;
+  if (operation?.lastError !== undefined) {
+    const diagnosis = diagnoseOperationError(operation.lastError, nodeName);
+    const state = uncertain ? `${diagnosis.state} (mount uncertain: it may or may not be mounted)` : diagnosis.state;
+    chain.add(
+      label,
+      `not mounted on node ${nodeName}: ${state}`,
+      timeMs(operation.lastErrorTime),
+      operationEvidence(chain, operation),
+    );
+    chain.todo(...diagnosis.remedy);
+    const until = timeMs(operation.noRetriesPermittedUntil);
+    if (until !== undefined && until > chain.nowMs) {
+      chain.todo(
+        `The kubelet's next attempt is at ${clockTime(until)} (in ${chain.untilTime(until)}): operations in backoff wait 500ms doubling up to 2m2s.`,
+      );
+    }
+    return true;
+  }
+  if (uncertain) {
+    const what = uncertainPod !== undefined ? "the pod's mount" : "the device's global mount";
+    chain.add(label, `mount uncertain on node ${nodeName}: ${what} may or may not have happened`, undefined, [
+      `kubelet: ${uncertainPod !== undefined ? "VolumeMountUncertain" : "DeviceMountUncertain"} for ${volumeName}`,
+    ]);
+    chain.todo(
+      "The kubelet mounts it again (mounts are idempotent) at its next pass, or tears it down if the pod goes.",
+    );
+    return true;
+  }
+  return false;
+}
+
+/** Adds the volume link with the kubelet's failing operation for it, if any. */
+async function addKubeletEvidence(
+  chain: Chain,
+  pod: Pod,
+  specName: string,
+  label: string,
+  state: string,
+): Promise<void> {
+  const kubelet = await chain.reader.kubeletState(pod.spec?.nodeName ?? "");
+  const uid = pod.metadata?.uid ?? "";
+  const desired = kubelet?.desiredStateOfWorld.find((entry) =>
+    entry.pods.some((candidate) => candidate.podUID === uid && candidate.outerVolumeSpecName === specName),
+  );
+  const operation = kubelet?.operations.find(
+    (candidate) => candidate.volumeName === desired?.volumeName && candidate.lastError !== undefined,
+  );
+  chain.add(
+    label,
+    state,
+    timeMs(operation?.lastErrorTime),
+    operation === undefined ? [] : operationEvidence(chain, operation),
+  );
+}
+
+async function explainTerminating(chain: Chain, pod: Pod, evidence: string[]): Promise<void> {
+  const deletion = timeMs(pod.metadata?.deletionTimestamp) ?? chain.nowMs;
+  const grace = (pod.metadata?.deletionGracePeriodSeconds ?? 0) * 1000;
+  const nodeName = pod.spec?.nodeName ?? "";
+  chain.add(
+    `pod ${podRef(pod)}`,
+    `Terminating${nodeName === "" ? "" : ` on node ${nodeName}`}`,
+    deletion - grace,
+    evidence,
+  );
+  if (nodeName === "") return;
+  const node = await chain.reader.get("Node", "", nodeName);
+  if (!isReady(node)) {
+    addNodeLink(chain, nodeName, node);
+    chain.todo(
+      `The kubelet of ${nodeName} cannot confirm the pod stopped, so the pod object stays. If the node is really shut down: ${outOfServiceCommand(nodeName)}`,
+      `(or kubectl delete pod -n ${pod.metadata?.namespace} ${pod.metadata?.name} --force --grace-period=0; its volumes are then force-detached 6 min later)`,
+    );
+    return;
+  }
+  const kubelet = await chain.reader.kubeletState(nodeName);
+  const uid = pod.metadata?.uid ?? "";
+  const failing = kubelet?.operations.find(
+    (operation) => operation.podName === uid && operation.lastError !== undefined,
+  );
+  if (kubelet === undefined || failing?.lastError === undefined) {
+    chain.todo("The kubelet is tearing the pod down; its events above say what it waits for.");
+    return;
+  }
+  const diagnosis = diagnoseOperationError(failing.lastError, nodeName);
+  const spec = kubelet.actualStateOfWorld
+    .find((entry) => entry.volumeName === failing.volumeName)
+    ?.pods.find((candidate) => candidate.podUID === uid)?.outerVolumeSpecName;
+  chain.add(
+    `volume "${spec ?? failing.volumeName}"`,
+    `teardown failing: ${diagnosis.state}`,
+    timeMs(failing.lastErrorTime),
+    operationEvidence(chain, failing),
+  );
+  for (const busy of kubelet.busyMounts) {
+    const holders = busy.processes.map((process) => `pid ${process.pid} (${process.command})`).join(", ");
+    chain.add(
+      `mount ${busy.mountPoint}`,
+      holders === "" ? "busy; the node cannot name the holder" : `held by ${holders}`,
+    );
+  }
+  chain.todo(...diagnosis.remedy);
+}
