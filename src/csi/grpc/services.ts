@@ -22,6 +22,8 @@ import type {
   CreateVolumeResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
+  GetCapacityRequest,
+  GetCapacityResponse,
   GetPluginCapabilitiesRequest,
   GetPluginCapabilitiesResponse,
   GetPluginInfoRequest,
@@ -63,6 +65,7 @@ export interface CsiController {
   controllerUnpublishVolume(request: ControllerUnpublishVolumeRequest): Promise<ControllerUnpublishVolumeResponse>;
   validateVolumeCapabilities(request: ValidateVolumeCapabilitiesRequest): Promise<ValidateVolumeCapabilitiesResponse>;
   listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse>;
+  getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse>;
   controllerGetCapabilities(request: ControllerGetCapabilitiesRequest): Promise<ControllerGetCapabilitiesResponse>;
   controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse>;
 }
@@ -117,6 +120,7 @@ export const csiRpcNames: { readonly [S in CsiServiceName]: readonly CsiRpcName<
     ControllerUnpublishVolume: true,
     ValidateVolumeCapabilities: true,
     ListVolumes: true,
+    GetCapacity: true,
     ControllerGetCapabilities: true,
     ControllerExpandVolume: true,
   }),

@@ -27,6 +27,8 @@ import type {
   CreateVolumeResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
+  GetCapacityRequest,
+  GetCapacityResponse,
   ListVolumesRequest,
   ListVolumesResponse,
   StringMap,
@@ -45,6 +47,7 @@ import {
   diskVolumeIdPrefix,
   volumeIdHashHexDigits,
 } from "../common/constants.ts";
+import { availableBytes, type CapacityPool, capacityResponse } from "../common/get-capacity.ts";
 import { pageOf } from "../common/list-pages.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
 import { requireIdField, requireMessage } from "../common/request-fields.ts";
@@ -62,6 +65,7 @@ interface DiskControllerOptions {
   disks: DiskBackend;
   support: CapabilitySupport;
   capacity: CapacityLimits;
+  pool: CapacityPool;
 }
 
 const volumeIdPattern = new RegExp(`^${diskVolumeIdPrefix}-[0-9a-f]{${volumeIdHashHexDigits}}$`);
@@ -207,11 +211,26 @@ export class DiskController implements CsiController {
     };
   }
 
+  /**
+   * What is left of the pool in the zone the request's topology names (every zone without one):
+   * each disk's size is set aside from the pool of its zone.
+   */
+  async getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse> {
+    const zone = request.accessibleTopology?.segments[diskTopologyKey];
+    const disks = await diskCall("GetCapacity", () => this.options.disks.list());
+    const allocated = disks
+      .filter((disk) => zone === undefined || (disk.zone ?? diskDefaultZone) === zone)
+      .reduce((sum, disk) => sum + disk.sizeBytes, 0);
+    const { pool } = this.options;
+    return capacityResponse(await availableBytes(pool, allocated), pool.maxVolumeBytes);
+  }
+
   async controllerGetCapabilities(): Promise<ControllerGetCapabilitiesResponse> {
     return rpcCapabilities<ControllerRpcType>([
       "CREATE_DELETE_VOLUME",
       "PUBLISH_UNPUBLISH_VOLUME",
       "LIST_VOLUMES",
+      "GET_CAPACITY",
       "LIST_VOLUMES_PUBLISHED_NODES",
       "PUBLISH_READONLY",
     ]);

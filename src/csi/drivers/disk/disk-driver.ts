@@ -20,6 +20,7 @@ import type { BundledDriver } from "../common/bundled-driver.ts";
 import { type CapacityOptions, capacityLimitsOf } from "../common/capacity.ts";
 import { diskDriverName, diskMaxVolumesPerNode } from "../common/constants.ts";
 import { DriverIdentity } from "../common/driver-identity.ts";
+import type { CapacityPool } from "../common/get-capacity.ts";
 import { allAccessModes, type CapabilitySupport } from "../common/volume-capabilities.ts";
 import type { DiskBackend } from "./disk-backend.ts";
 import { DiskController } from "./disk-controller.ts";
@@ -37,11 +38,22 @@ export interface DiskDriverOptions extends CapacityOptions {
   /** NodeGetInfo's max_volumes_per_node (default diskMaxVolumesPerNode). */
   maxVolumesPerNode?: number;
   mountLogger?: MountLogger;
+  /** Where the disks' bytes live, for GetCapacity (a LoopDiskBackend's directory); default the root disk. */
+  disksDir?: string;
+  /** GetCapacity's pool per zone: all disks together may take at most this; default the filesystem's size. */
+  capacityLimitBytes?: number;
 }
 
 export function createDiskDriver(options: DiskDriverOptions): BundledDriver {
   const support: CapabilitySupport = { driverName: diskDriverName, accessModes: allAccessModes, block: true };
-  const controller = new DiskController({ disks: options.disks, support, capacity: capacityLimitsOf(options) });
+  const capacity = capacityLimitsOf(options);
+  const pool: CapacityPool = {
+    host: options.host,
+    path: options.disksDir ?? "/",
+    maxVolumeBytes: capacity.maxCapacityBytes,
+    ...(options.capacityLimitBytes === undefined ? {} : { limitBytes: options.capacityLimitBytes }),
+  };
+  const controller = new DiskController({ disks: options.disks, support, capacity, pool });
   const node = new DiskNode({
     host: options.host,
     mounter: new Mounter(options.host, options.mountLogger === undefined ? {} : { logger: options.mountLogger }),

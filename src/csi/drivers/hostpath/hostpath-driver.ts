@@ -52,12 +52,15 @@ export interface HostpathDriverOptions extends CapacityOptions {
   maxVolumesPerNode?: number;
   /** Receives mount-utils' log lines. */
   mountLogger?: MountLogger;
+  /** GetCapacity's pool: all volumes together may take at most this; default the state directory's filesystem. */
+  capacityLimitBytes?: number;
 }
 
 export function createHostpathDriver(options: HostpathDriverOptions): BundledDriver {
   const stateDir = options.stateDir ?? defaultHostpathStateDir;
   const catalog = options.catalog ?? new HostFileVolumeCatalog(options.host, stateDir);
   const nodeLocal = options.nodeLocalTopology ?? true;
+  const capacity = capacityLimitsOf(options);
   const support: CapabilitySupport = {
     driverName: hostpathDriverName,
     accessModes: singleNodeAccessModes,
@@ -68,7 +71,13 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
     catalog,
     storage: new HostDirectoryStorage(options.host, stateDir),
     support,
-    capacity: capacityLimitsOf(options),
+    capacity,
+    pool: {
+      host: options.host,
+      path: stateDir,
+      maxVolumeBytes: capacity.maxCapacityBytes,
+      ...(options.capacityLimitBytes === undefined ? {} : { limitBytes: options.capacityLimitBytes }),
+    },
     volumeIdPrefix: hostpathVolumeIdPrefix,
     attachRequired: options.attachRequired ?? false,
     ...(nodeLocal ? { nodeLocal: { nodeId: options.nodeId, topologyKey: hostpathTopologyKey } } : {}),

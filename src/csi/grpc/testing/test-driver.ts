@@ -14,6 +14,8 @@ import type {
   CreateVolumeResponse,
   DeleteVolumeRequest,
   EmptyMessage,
+  GetCapacityRequest,
+  GetCapacityResponse,
   GetPluginCapabilitiesResponse,
   GetPluginInfoResponse,
   ListVolumesRequest,
@@ -141,6 +143,11 @@ export class TestDriver implements CsiIdentity, CsiController, CsiNode {
     return {
       capabilities: [{ rpc: { type: "CREATE_DELETE_VOLUME" } }, { rpc: { type: "PUBLISH_UNPUBLISH_VOLUME" } }],
     };
+  }
+
+  async getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse> {
+    this.received.push(request);
+    return { availableCapacity: 0, maximumVolumeSize: null };
   }
 
   async controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse> {
