@@ -20,7 +20,13 @@ import type {
   ServiceAccount,
 } from "kubernetes-types/core/v1.js";
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
-import type { CSIDriver, CSINode, StorageClass, VolumeAttachment } from "kubernetes-types/storage/v1.js";
+import type {
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  StorageClass,
+  VolumeAttachment,
+} from "kubernetes-types/storage/v1.js";
 import type { VolumeSnapshot, VolumeSnapshotClass, VolumeSnapshotContent } from "./crd-types/snapshot/v1.ts";
 
 export type {
@@ -28,6 +34,7 @@ export type {
   ControllerRevision,
   CSIDriver,
   CSINode,
+  CSIStorageCapacity,
   Deployment,
   Endpoints,
   Event,
@@ -75,6 +82,7 @@ export interface KindMap {
   VolumeAttachment: VolumeAttachment;
   CSIDriver: CSIDriver;
   CSINode: CSINode;
+  CSIStorageCapacity: CSIStorageCapacity;
   StatefulSet: StatefulSet;
   ReplicaSet: ReplicaSet;
   Deployment: Deployment;

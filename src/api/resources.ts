@@ -63,6 +63,10 @@ export const RESOURCES: readonly ResourceType[] = [
   resource("VolumeAttachment", "storage.k8s.io", "v1", "volumeattachments", { namespaced: false, hasStatus: true }),
   resource("CSIDriver", "storage.k8s.io", "v1", "csidrivers", { namespaced: false, hasStatus: false }),
   resource("CSINode", "storage.k8s.io", "v1", "csinodes", { namespaced: false, hasStatus: false }),
+  resource("CSIStorageCapacity", "storage.k8s.io", "v1", "csistoragecapacities", {
+    namespaced: true,
+    hasStatus: false,
+  }),
   resource("StatefulSet", "apps", "v1", "statefulsets", { namespaced: true, hasStatus: true, shortNames: ["sts"] }),
   resource("ReplicaSet", "apps", "v1", "replicasets", { namespaced: true, hasStatus: true, shortNames: ["rs"] }),
   resource("Deployment", "apps", "v1", "deployments", { namespaced: true, hasStatus: true, shortNames: ["deploy"] }),

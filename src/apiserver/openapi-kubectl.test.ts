@@ -114,6 +114,12 @@ describe("kubectl against the server", { skip: skipReason }, () => {
     ]);
     assert.deepEqual(row("storageclasses"), ["storageclasses", "sc", "storage.k8s.io/v1", "false", "StorageClass"]);
     assert.deepEqual(row("volumeattachments"), ["volumeattachments", "storage.k8s.io/v1", "false", "VolumeAttachment"]);
+    assert.deepEqual(row("csistoragecapacities"), [
+      "csistoragecapacities",
+      "storage.k8s.io/v1",
+      "true",
+      "CSIStorageCapacity",
+    ]);
     assert.deepEqual(row("volumesnapshots"), [
       "volumesnapshots",
       "vs",
@@ -130,8 +136,8 @@ describe("kubectl against the server", { skip: skipReason }, () => {
     ]);
     assert.equal(
       rows.filter((cells) => cells.length > 1).length,
-      28,
-      "a header, the 24 served kinds and the 3 self reviews",
+      29,
+      "a header, the 25 served kinds and the 3 self reviews",
     );
   });
 

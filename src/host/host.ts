@@ -98,6 +98,12 @@ export interface FileStat {
   ino: number;
 }
 
+/** statfs(2) of the filesystem holding a path, in bytes (free = what an unprivileged writer may still use). */
+export interface FilesystemSpace {
+  totalBytes: number;
+  freeBytes: number;
+}
+
 /** One line of /proc/self/mountinfo. */
 export interface MountInfo {
   id: number;
@@ -169,6 +175,8 @@ export interface Host {
   // Files. Paths are absolute. Errors are HostErrors with the errno a real kernel would give.
   stat(path: string): Promise<FileStat>;
   lstat(path: string): Promise<FileStat>;
+  /** Size and free space of the filesystem holding `path` (statfs). */
+  statfs(path: string): Promise<FilesystemSpace>;
   /** Like `mkdir -p` when `recursive`; the mode is applied regardless of umask (Kubernetes chmods after mkdir). */
   mkdir(path: string, mode: number, options?: { recursive?: boolean }): Promise<void>;
   readdir(path: string): Promise<string[]>;

@@ -17,7 +17,16 @@
  * be the process's and dies with it — and only those do; another agent's daemons (a CSI node plugin's)
  * and those in a scope of their own live on.
  */
-import type { CommandResult, DaemonSpec, FileStat, Host, MountInfo, ProcessInfo, RunOptions } from "../host/host.ts";
+import type {
+  CommandResult,
+  DaemonSpec,
+  FileStat,
+  FilesystemSpace,
+  Host,
+  MountInfo,
+  ProcessInfo,
+  RunOptions,
+} from "../host/host.ts";
 import type { Clock, Timer } from "../runtime/clock.ts";
 
 function never<T>(): Promise<T> {
@@ -129,6 +138,10 @@ class LifetimeHost implements Host {
 
   lstat(path: string): Promise<FileStat> {
     return this.lifetime.guard(() => this.host.lstat(path));
+  }
+
+  statfs(path: string): Promise<FilesystemSpace> {
+    return this.lifetime.guard(() => this.host.statfs(path));
   }
 
   mkdir(path: string, mode: number, options?: { recursive?: boolean }): Promise<void> {

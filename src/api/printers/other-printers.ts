@@ -2,8 +2,18 @@
  * The smaller kinds: namespaces (STATUS), config maps and secrets (DATA), CSI drivers and nodes,
  * leases (HOLDER), each as `kubectl get` shows it; anything else gets NAME and AGE.
  */
-import type { ConfigMap, CSIDriver, CSINode, KObject, Lease, Namespace, Secret } from "../objects.ts";
+import type {
+  ConfigMap,
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  KObject,
+  Lease,
+  Namespace,
+  Secret,
+} from "../objects.ts";
 import { ageSince } from "./human-duration.ts";
+import { quantityText } from "./quantity-text.ts";
 import { ageColumn, column, nameColumn, type ObjectPrinter } from "./table-types.ts";
 
 const dataColumn = column("Data", "The number of keys in the data.", { type: "integer" });
@@ -82,6 +92,23 @@ export const csiNodePrinter: ObjectPrinter<CSINode> = {
   row(node, nowMs) {
     return {
       cells: [node.metadata?.name ?? "", node.spec.drivers.length, ageSince(node.metadata?.creationTimestamp, nowMs)],
+    };
+  },
+};
+
+/** NAME, STORAGECLASSNAME, CAPACITY (printers.go printCSIStorageCapacity; no AGE column, as upstream). */
+export const csiStorageCapacityPrinter: ObjectPrinter<CSIStorageCapacity> = {
+  columns: [
+    nameColumn,
+    column("StorageClassName", "The name of the StorageClass that the reported capacity applies to."),
+    column(
+      "Capacity",
+      "Capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.",
+    ),
+  ],
+  row(capacity) {
+    return {
+      cells: [capacity.metadata?.name ?? "", capacity.storageClassName, quantityText(capacity.capacity) || "<unset>"],
     };
   },
 };

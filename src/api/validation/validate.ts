@@ -10,6 +10,7 @@ import { validateConfigMap, validateConfigMapUpdate } from "./config-map.ts";
 import { validateControllerRevision, validateControllerRevisionUpdate } from "./controller-revision.ts";
 import { validateCsiDriver, validateCsiDriverUpdate } from "./csi-driver.ts";
 import { validateCsiNode, validateCsiNodeUpdate } from "./csi-node.ts";
+import { validateCsiStorageCapacity, validateCsiStorageCapacityUpdate } from "./csi-storage-capacity.ts";
 import { validateDeployment, validateDeploymentUpdate } from "./deployment.ts";
 import { validateEndpoints, validateEndpointsUpdate } from "./endpoints.ts";
 import { validateEvent, validateEventUpdate } from "./event.ts";
@@ -59,6 +60,7 @@ const rulesByKind: Readonly<Record<KindName, KindRules>> = {
   VolumeAttachment: { create: validateVolumeAttachment, update: validateVolumeAttachmentUpdate },
   CSIDriver: { create: validateCsiDriver, update: validateCsiDriverUpdate },
   CSINode: { create: validateCsiNode, update: validateCsiNodeUpdate },
+  CSIStorageCapacity: { create: validateCsiStorageCapacity, update: validateCsiStorageCapacityUpdate },
   StatefulSet: { create: validateStatefulSet, update: validateStatefulSetUpdate },
   ReplicaSet: { create: validateReplicaSet, update: validateReplicaSetUpdate },
   Deployment: { create: validateDeployment, update: validateDeploymentUpdate },

@@ -52,15 +52,18 @@ interface BundledDriverContext {
   disks?: DiskBackend;
   /** The node's zone (disk.csi.kvol.io's topology). */
   zone?: string;
+  /** GetCapacity's pool (hostpath, disk): all volumes together may take at most this; default the filesystem's size. */
+  capacityLimitBytes?: number;
 }
 
 /** The driver named `name`, or undefined when kvol ships none of that name. */
 export function createBundledDriver(name: string, context: BundledDriverContext): BundledDriver | undefined {
   const { host, clock, nodeId, stateDir } = context;
   const withStateDir = stateDir === undefined ? {} : { stateDir };
+  const withLimit = context.capacityLimitBytes === undefined ? {} : { capacityLimitBytes: context.capacityLimitBytes };
   switch (name) {
     case hostpathDriverName:
-      return createHostpathDriver({ host, nodeId, ...withStateDir });
+      return createHostpathDriver({ host, nodeId, ...withStateDir, ...withLimit });
     case fuseDriverName:
       return createFuseDriver({
         host,
@@ -80,6 +83,8 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
         disks: context.disks ?? realDisks(host, stateDir, clock),
         host,
         nodeId,
+        ...withLimit,
+        ...(context.disks === undefined ? { disksDir: stateDir ?? defaultDiskStateDir } : {}),
         ...(context.zone === undefined ? {} : { zone: context.zone }),
       });
     default:

@@ -236,6 +236,13 @@ const errorRules: Rule[] = [
     code: "InvalidArgument",
     message: /max_entries/,
   },
+  {
+    title: "GetCapacity of a driver without GET_CAPACITY is Unimplemented",
+    needs: { notController: "GET_CAPACITY" },
+    call: ({ driver }) =>
+      driver.client.getCapacity({ volumeCapabilities: [rwo], parameters: {}, accessibleTopology: null }),
+    code: "Unimplemented",
+  },
   // ---- Node ----
   {
     title: "NodeStageVolume without volume_id, staging_target_path or volume_capability is InvalidArgument",
@@ -549,6 +556,24 @@ const successRules: SuccessRule[] = [
         [...first.entries, ...rest.entries].map((entry) => entry.volume?.volumeId),
         all.entries.map((entry) => entry.volume?.volumeId),
       );
+    },
+  },
+  {
+    title:
+      "GetCapacity falls by the size of a new volume, rises again when it is deleted, and bounds maximum_volume_size",
+    needs: { controller: "GET_CAPACITY" },
+    check: async ({ driver }) => {
+      const capacity = () =>
+        driver.client.getCapacity({ volumeCapabilities: [rwo], parameters: {}, accessibleTopology: null });
+      const before = await capacity();
+      assert.ok(before.availableCapacity > 0, "a driver with room reports it");
+      const created = await driver.client.createVolume(createRequest(uniqueName("cap")));
+      const volumeId = created.volume?.volumeId ?? "";
+      const during = await capacity();
+      assert.equal(before.availableCapacity - during.availableCapacity, 10 * 1024 * 1024);
+      assert.ok((during.maximumVolumeSize?.value ?? 0) <= during.availableCapacity);
+      await driver.client.deleteVolume({ volumeId, secrets: {} });
+      assert.equal((await capacity()).availableCapacity, before.availableCapacity);
     },
   },
   {

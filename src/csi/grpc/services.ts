@@ -26,6 +26,8 @@ import type {
   DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
+  GetCapacityRequest,
+  GetCapacityResponse,
   GetPluginCapabilitiesRequest,
   GetPluginCapabilitiesResponse,
   GetPluginInfoRequest,
@@ -69,6 +71,7 @@ export interface CsiController {
   controllerUnpublishVolume(request: ControllerUnpublishVolumeRequest): Promise<ControllerUnpublishVolumeResponse>;
   validateVolumeCapabilities(request: ValidateVolumeCapabilitiesRequest): Promise<ValidateVolumeCapabilitiesResponse>;
   listVolumes(request: ListVolumesRequest): Promise<ListVolumesResponse>;
+  getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse>;
   controllerGetCapabilities(request: ControllerGetCapabilitiesRequest): Promise<ControllerGetCapabilitiesResponse>;
   controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse>;
   createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse>;
@@ -126,6 +129,7 @@ export const csiRpcNames: { readonly [S in CsiServiceName]: readonly CsiRpcName<
     ControllerUnpublishVolume: true,
     ValidateVolumeCapabilities: true,
     ListVolumes: true,
+    GetCapacity: true,
     ControllerGetCapabilities: true,
     ControllerExpandVolume: true,
     CreateSnapshot: true,

@@ -286,6 +286,19 @@ export interface ListSnapshotsResponse {
   nextToken: string;
 }
 
+export interface GetCapacityRequest {
+  volumeCapabilities: VolumeCapability[];
+  parameters: StringMap;
+  /** Null = the capacity of the whole storage system. */
+  accessibleTopology: Topology | null;
+}
+
+export interface GetCapacityResponse {
+  availableCapacity: number;
+  /** google.protobuf.Int64Value: null when the driver does not say. */
+  maximumVolumeSize: { value: number } | null;
+}
+
 export type ControllerGetCapabilitiesRequest = EmptyMessage;
 
 export type ControllerRpcType =

@@ -17,6 +17,7 @@ import {
   rename,
   rmdir,
   stat,
+  statfs,
   symlink,
   unlink,
   writeFile,
@@ -26,6 +27,7 @@ import {
   type CommandResult,
   type DaemonSpec,
   type FileStat,
+  type FilesystemSpace,
   type FileType,
   type Host,
   HostError,
@@ -75,6 +77,13 @@ export class LinuxHost implements Host {
 
   lstat(path: string): Promise<FileStat> {
     return withHostErrors("lstat", path, async () => toFileStat(await lstat(path)));
+  }
+
+  statfs(path: string): Promise<FilesystemSpace> {
+    return withHostErrors("statfs", path, async () => {
+      const space = await statfs(path);
+      return { totalBytes: space.blocks * space.bsize, freeBytes: space.bavail * space.bsize };
+    });
   }
 
   /** mkdir, then chmod of every directory this call created, so the mode holds whatever the umask. */

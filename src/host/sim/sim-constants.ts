@@ -50,6 +50,8 @@ export const firstRbdClientId = 14100;
 /** Memory of a simulated node; tmpfs without size= gets half of it, as the kernel does. */
 export const nodeMemoryDefaultBytes = 8 * 1024 * 1024 * 1024;
 export const tmpfsDefaultSizeFraction = 0.5;
+/** Size statfs reports for a simulated node's root disk (its files are kept in memory, without a limit). */
+export const nodeRootDiskBytes = 100 * 1024 * 1024 * 1024;
 
 /** Major device numbers (Documentation/admin-guide/devices.txt; rbd's is dynamic, 252 is typical). */
 export const scsiDiskMajor = 8;

@@ -15,6 +15,7 @@ import {
   type CommandResult,
   type DaemonSpec,
   type FileStat,
+  type FilesystemSpace,
   type Host,
   HostError,
   type MountInfo,
@@ -69,6 +70,10 @@ export class SimHost implements Host {
 
   async lstat(path: string): Promise<FileStat> {
     return this.running("lstat", path).vfs.lstat(path);
+  }
+
+  async statfs(path: string): Promise<FilesystemSpace> {
+    return this.running("statfs", path).vfs.statfs(path);
   }
 
   async mkdir(path: string, mode: number, options?: { recursive?: boolean }): Promise<void> {

@@ -5,7 +5,7 @@
  * point fails with EBUSY even when the mounted filesystem is unreachable, as on Linux.
  */
 import { posix } from "node:path";
-import { type FileStat, HostError } from "../host.ts";
+import { type FileStat, type FilesystemSpace, HostError } from "../host.ts";
 import type { FileInode, Inode } from "./filesystem.ts";
 import { isReadOnly, type MountEntry } from "./mount-table.ts";
 import {
@@ -16,7 +16,7 @@ import {
   type PathWalker,
   requireAbsolute,
 } from "./path-walk.ts";
-import { defaultFileMode, directorySizeBytes } from "./sim-constants.ts";
+import { defaultFileMode, directorySizeBytes, nodeRootDiskBytes } from "./sim-constants.ts";
 import type { Cancellation } from "./sim-wait.ts";
 
 const permissionBits = 0o7777;
@@ -30,6 +30,13 @@ export class Vfs {
 
   async stat(path: string): Promise<FileStat> {
     return statOf(await this.walker.walk(path, "stat", this.lifetime(), { followLast: true }));
+  }
+
+  /** A filesystem without a size limit (the root disk) is reported as a disk of nodeRootDiskBytes. */
+  async statfs(path: string): Promise<FilesystemSpace> {
+    const fs = filesystemOf(await this.walker.walk(path, "statfs", this.lifetime(), { followLast: true }));
+    const totalBytes = Number.isFinite(fs.sizeLimitBytes) ? fs.sizeLimitBytes : nodeRootDiskBytes;
+    return { totalBytes, freeBytes: Math.max(0, totalBytes - fs.usedBytes) };
   }
 
   async lstat(path: string): Promise<FileStat> {

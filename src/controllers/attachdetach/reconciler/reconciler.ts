@@ -162,7 +162,8 @@ export class Reconciler {
     logger.info(detachStartedMessage(verifySafeToDetach, forceTimeout, this.options.maxWaitForUnmountMs), {
       volume: attached.volumeName,
       node: attached.nodeName,
-      elapsedMs,
+      // The real clock has sub-millisecond precision; the log shows whole milliseconds.
+      elapsedMs: Math.round(elapsedMs),
     });
   }
 

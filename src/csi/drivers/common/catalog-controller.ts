@@ -23,6 +23,8 @@ import type {
   DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
+  GetCapacityRequest,
+  GetCapacityResponse,
   ListSnapshotsResponse,
   ListVolumesRequest,
   ListVolumesResponse,
@@ -36,6 +38,7 @@ import type {
 import { type CapacityLimits, capacityFits, capacityFor } from "./capacity.ts";
 import { volumeIdHashHexDigits } from "./constants.ts";
 import { expandedCapacity, offlineExpansionRefused, type VolumeExpansionMode } from "./expansion.ts";
+import { availableBytes, type CapacityPool, capacityResponse, topologyExcludes } from "./get-capacity.ts";
 import { pageOf } from "./list-pages.ts";
 import { OperationLocks } from "./operation-locks.ts";
 import { requireIdField } from "./request-fields.ts";
@@ -79,6 +82,8 @@ interface CatalogControllerOptions {
   nodeLocal?: NodeLocalPlacement;
   /** Offer ControllerExpandVolume (EXPAND_VOLUME), online or offline; undefined: volumes never grow. */
   expansion?: VolumeExpansionMode;
+  /** Where the bytes come from; with it the controller offers GET_CAPACITY. */
+  pool?: CapacityPool;
 }
 
 export class CatalogController implements CsiController {
@@ -244,8 +249,24 @@ export class CatalogController implements CsiController {
     };
   }
 
+  /** The pool's bytes not yet set aside for this instance's volumes; 0 for a segment that is not this node's. */
+  async getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse> {
+    const { pool, nodeLocal } = this.options;
+    if (pool === undefined) {
+      throw new CsiError("Unimplemented", `GetCapacity: ${this.options.driverName} does not report capacity`);
+    }
+    if (nodeLocal !== undefined && topologyExcludes(request, nodeLocal.topologyKey, nodeLocal.nodeId)) {
+      return capacityResponse(0, pool.maxVolumeBytes);
+    }
+    const records = await this.options.catalog.list();
+    const mine = records.filter((record) => nodeLocal === undefined || record.nodeId === nodeLocal.nodeId);
+    const allocated = mine.reduce((sum, record) => sum + record.capacityBytes, 0);
+    return capacityResponse(await availableBytes(pool, allocated), pool.maxVolumeBytes);
+  }
+
   async controllerGetCapabilities(): Promise<ControllerGetCapabilitiesResponse> {
     const types: ControllerRpcType[] = ["CREATE_DELETE_VOLUME", "LIST_VOLUMES", "SINGLE_NODE_MULTI_WRITER"];
+    if (this.options.pool !== undefined) types.push("GET_CAPACITY");
     if (this.options.attachRequired) types.push("PUBLISH_UNPUBLISH_VOLUME", "LIST_VOLUMES_PUBLISHED_NODES");
     if (this.options.expansion !== undefined) types.push("EXPAND_VOLUME");
     return rpcCapabilities(types);

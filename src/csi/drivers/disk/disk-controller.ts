@@ -34,6 +34,8 @@ import type {
   DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
+  GetCapacityRequest,
+  GetCapacityResponse,
   ListSnapshotsRequest,
   ListSnapshotsResponse,
   ListVolumesRequest,
@@ -56,6 +58,7 @@ import {
   volumeIdHashHexDigits,
 } from "../common/constants.ts";
 import { expandedCapacity, offlineExpansionRefused, type VolumeExpansionMode } from "../common/expansion.ts";
+import { availableBytes, type CapacityPool, capacityResponse } from "../common/get-capacity.ts";
 import { pageOf } from "../common/list-pages.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
 import { requireIdField, requireMessage } from "../common/request-fields.ts";
@@ -85,6 +88,7 @@ interface DiskControllerOptions {
   support: CapabilitySupport;
   capacity: CapacityLimits;
   expansion: VolumeExpansionMode;
+  pool: CapacityPool;
 }
 
 const volumeIdPattern = new RegExp(`^${diskVolumeIdPrefix}-[0-9a-f]{${volumeIdHashHexDigits}}$`);
@@ -287,11 +291,26 @@ export class DiskController implements CsiController {
     };
   }
 
+  /**
+   * What is left of the pool in the zone the request's topology names (every zone without one):
+   * each disk's size is set aside from the pool of its zone.
+   */
+  async getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse> {
+    const zone = request.accessibleTopology?.segments[diskTopologyKey];
+    const disks = await diskCall("GetCapacity", () => this.options.disks.list());
+    const allocated = disks
+      .filter((disk) => zone === undefined || (disk.zone ?? diskDefaultZone) === zone)
+      .reduce((sum, disk) => sum + disk.sizeBytes, 0);
+    const { pool } = this.options;
+    return capacityResponse(await availableBytes(pool, allocated), pool.maxVolumeBytes);
+  }
+
   async controllerGetCapabilities(): Promise<ControllerGetCapabilitiesResponse> {
     return rpcCapabilities<ControllerRpcType>([
       "CREATE_DELETE_VOLUME",
       "PUBLISH_UNPUBLISH_VOLUME",
       "LIST_VOLUMES",
+      "GET_CAPACITY",
       "LIST_VOLUMES_PUBLISHED_NODES",
       "PUBLISH_READONLY",
       "EXPAND_VOLUME",

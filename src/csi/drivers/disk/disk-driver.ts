@@ -21,6 +21,7 @@ import { type CapacityOptions, capacityLimitsOf } from "../common/capacity.ts";
 import { diskDriverName, diskMaxVolumesPerNode } from "../common/constants.ts";
 import { DriverIdentity } from "../common/driver-identity.ts";
 import type { VolumeExpansionMode } from "../common/expansion.ts";
+import type { CapacityPool } from "../common/get-capacity.ts";
 import { allAccessModes, type CapabilitySupport } from "../common/volume-capabilities.ts";
 import type { DiskBackend } from "./disk-backend.ts";
 import { DiskController } from "./disk-controller.ts";
@@ -40,17 +41,23 @@ export interface DiskDriverOptions extends CapacityOptions {
   mountLogger?: MountLogger;
   /** When volumes may grow: ONLINE (default, also while in use) or OFFLINE (only when no pod uses them). */
   volumeExpansion?: VolumeExpansionMode;
+  /** Where the disks' bytes live, for GetCapacity (a LoopDiskBackend's directory); default the root disk. */
+  disksDir?: string;
+  /** GetCapacity's pool per zone: all disks together may take at most this; default the filesystem's size. */
+  capacityLimitBytes?: number;
 }
 
 export function createDiskDriver(options: DiskDriverOptions): BundledDriver {
   const support: CapabilitySupport = { driverName: diskDriverName, accessModes: allAccessModes, block: true };
+  const capacity = capacityLimitsOf(options);
+  const pool: CapacityPool = {
+    host: options.host,
+    path: options.disksDir ?? "/",
+    maxVolumeBytes: capacity.maxCapacityBytes,
+    ...(options.capacityLimitBytes === undefined ? {} : { limitBytes: options.capacityLimitBytes }),
+  };
   const expansion = options.volumeExpansion ?? "ONLINE";
-  const controller = new DiskController({
-    disks: options.disks,
-    support,
-    capacity: capacityLimitsOf(options),
-    expansion,
-  });
+  const controller = new DiskController({ disks: options.disks, support, capacity, pool, expansion });
   const node = new DiskNode({
     host: options.host,
     mounter: new Mounter(options.host, options.mountLogger === undefined ? {} : { logger: options.mountLogger }),

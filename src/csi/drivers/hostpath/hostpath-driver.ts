@@ -55,6 +55,8 @@ export interface HostpathDriverOptions extends CapacityOptions {
   mountLogger?: MountLogger;
   /** When volumes may grow: ONLINE (default, also while in use) or OFFLINE (only when no pod uses them). */
   volumeExpansion?: VolumeExpansionMode;
+  /** GetCapacity's pool: all volumes together may take at most this; default the state directory's filesystem. */
+  capacityLimitBytes?: number;
 }
 
 export function createHostpathDriver(options: HostpathDriverOptions): BundledDriver {
@@ -62,6 +64,7 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
   const catalog = options.catalog ?? new HostFileVolumeCatalog(options.host, stateDir);
   const nodeLocal = options.nodeLocalTopology ?? true;
   const expansion = options.volumeExpansion ?? "ONLINE";
+  const capacity = capacityLimitsOf(options);
   const support: CapabilitySupport = {
     driverName: hostpathDriverName,
     accessModes: singleNodeAccessModes,
@@ -72,7 +75,13 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
     catalog,
     storage: new HostDirectoryStorage(options.host, stateDir),
     support,
-    capacity: capacityLimitsOf(options),
+    capacity,
+    pool: {
+      host: options.host,
+      path: stateDir,
+      maxVolumeBytes: capacity.maxCapacityBytes,
+      ...(options.capacityLimitBytes === undefined ? {} : { limitBytes: options.capacityLimitBytes }),
+    },
     volumeIdPrefix: hostpathVolumeIdPrefix,
     attachRequired: options.attachRequired ?? false,
     expansion,

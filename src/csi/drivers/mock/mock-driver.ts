@@ -32,6 +32,8 @@ import type {
   DeleteVolumeRequest,
   DeleteVolumeResponse,
   EmptyMessage,
+  GetCapacityRequest,
+  GetCapacityResponse,
   GetPluginCapabilitiesResponse,
   GetPluginInfoResponse,
   ListSnapshotsRequest,
@@ -291,6 +293,13 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
       const types: ControllerRpcType[] = ["CREATE_DELETE_VOLUME", "LIST_VOLUMES", "EXPAND_VOLUME"];
       if (this.publishUnpublish) types.push("PUBLISH_UNPUBLISH_VOLUME");
       return rpcCapabilities(types);
+    });
+  }
+
+  /** GET_CAPACITY is not offered: the call answers Unimplemented, as a driver without it does. */
+  getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse> {
+    return this.call("GetCapacity", request, () => {
+      throw new CsiError("Unimplemented", "GetCapacity: mock.csi.kvol.io does not report capacity");
     });
   }
 

@@ -17,6 +17,8 @@ import type {
   DeleteSnapshotRequest,
   DeleteVolumeRequest,
   EmptyMessage,
+  GetCapacityRequest,
+  GetCapacityResponse,
   GetPluginCapabilitiesResponse,
   GetPluginInfoResponse,
   ListSnapshotsRequest,
@@ -146,6 +148,11 @@ export class TestDriver implements CsiIdentity, CsiController, CsiNode {
     return {
       capabilities: [{ rpc: { type: "CREATE_DELETE_VOLUME" } }, { rpc: { type: "PUBLISH_UNPUBLISH_VOLUME" } }],
     };
+  }
+
+  async getCapacity(request: GetCapacityRequest): Promise<GetCapacityResponse> {
+    this.received.push(request);
+    return { availableCapacity: 0, maximumVolumeSize: null };
   }
 
   async controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse> {
