@@ -12,11 +12,13 @@ import { ensureSystemNamespaces } from "../api/namespaces.ts";
 import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { Metrics } from "../runtime/metrics.ts";
 import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
 import { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
 import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ServerContext } from "./request-context.ts";
+import { countRequest, requestCounter } from "./request-metrics.ts";
 import { asApiError, sendError } from "./responses.ts";
 import { route } from "./router.ts";
 import { createDualProtocolListener, createHttpListener, type TlsIdentity } from "./tls/dual-protocol-listener.ts";
@@ -39,6 +41,8 @@ interface ApiServerOptions {
   connectionClock?: Clock;
   /** The kubelets `pods/log` is read from (an in-process cluster's own nodes). */
   kubelets?: KubeletConnections;
+  /** Served on `/metrics`, with `apiserver_request_total` added (the cluster's registry). */
+  metrics?: Metrics;
 }
 
 export interface RunningApiServer {
@@ -56,6 +60,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
+  if (context.metrics !== undefined) countRequest(requestCounter(context.metrics), request, response);
   try {
     const authorized = authorizeRequest(access, context, request);
     if (authorized.extension !== undefined) await authorized.extension.serve(request, response, authorized.user);
@@ -84,6 +89,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     logger: options.logger,
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
     ...(options.kubelets === undefined ? {} : { kubelets: options.kubelets }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.authenticator?.tokenOf === undefined
       ? {}
       : { kubeletCredential: options.authenticator.tokenOf.bind(options.authenticator) }),

@@ -317,6 +317,7 @@ export class EmbeddedCluster {
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
       ],
       kubelets: clusterKubelets(cluster),
+      metrics: cluster.metrics,
     });
     undo.push(() => server.close());
     const listening = new URL(server.url);

@@ -35,6 +35,7 @@ import { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
 import { DesiredStateOfWorld } from "./cache/desired-state-of-world.ts";
 import { attachDetachControllerName, pvcWorkerCount } from "./constants.ts";
 import { controllerVolumeHost, controllerVolumePlugins } from "./controller-volume-host.ts";
+import { forcedDetachesCounter } from "./metrics.ts";
 import { isPodTerminated } from "./pod-terminated.ts";
 import { type PodVolumeContext, processPodVolumes, shouldAddVolumes } from "./pod-volumes.ts";
 import { DesiredStatePopulator } from "./populator/desired-state-populator.ts";
@@ -164,6 +165,7 @@ export class AttachDetachController implements Controller {
       disableReconcileSync: options.disableReconcileSync ?? false,
       disableForceDetachOnTimeout: options.disableForceDetachOnTimeout ?? false,
       multiAttachPolicy: options.multiAttachPolicy ?? kubernetesMultiAttachPolicy,
+      ...(context.metrics === undefined ? {} : { forcedDetaches: forcedDetachesCounter(context.metrics) }),
     });
     this.populator = new DesiredStatePopulator({
       clock,
