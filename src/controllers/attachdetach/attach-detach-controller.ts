@@ -183,6 +183,7 @@ export class AttachDetachController implements Controller {
       name: "attachdetach-pvcs",
       clock,
       rateLimiter: defaultControllerRateLimiter<string>(clock),
+      ...(context.metrics === undefined ? {} : { metrics: context.metrics }),
     });
   }
 
