@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { Metrics } from "../runtime/metrics.ts";
 import type { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { UserInfo } from "./auth/user-info.ts";
 import type { ControllerStates } from "./debug-endpoints.ts";
@@ -35,6 +36,8 @@ export interface ServerContext {
   controllerStates?: ControllerStates;
   /** Issues service account tokens (TokenRequest); absent on a server without authentication. */
   tokens?: ServiceAccountTokens;
+  /** The metrics served on `/metrics` (the control plane's registry); absent: `/metrics` is not found. */
+  metrics?: Metrics;
 }
 
 export interface ResourceRequest {

@@ -10,6 +10,7 @@ import { handleDelete } from "./delete-handler.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreApiVersions, versionInfo } from "./discovery.ts";
 import { serveDiscoveryDocument } from "./discovery-documents.ts";
 import { handleEviction } from "./eviction-handler.ts";
+import { metricsPath, serveMetrics } from "./metrics-endpoint.ts";
 import { handlePatch } from "./patch-handler.ts";
 import { handlePodLog } from "./pod-log-handler.ts";
 import { isWatchRequest } from "./query-options.ts";
@@ -129,6 +130,7 @@ export async function route(server: ServerContext, request: IncomingMessage, res
     response.end("ok");
     return;
   }
+  if (url.pathname === metricsPath) return serveMetrics(server, request, response);
   if (serveDiscoveryDocument(request, response, url)) return;
   const document = discoveryDocument(url.pathname);
   if (document !== undefined) {

@@ -12,12 +12,14 @@ import { ensureSystemNamespaces } from "../api/namespaces.ts";
 import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { Metrics } from "../runtime/metrics.ts";
 import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
 import { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
 import type { ControllerStates } from "./debug-endpoints.ts";
 import type { KubeletConnections } from "./kubelet-connection.ts";
 import type { ServerContext } from "./request-context.ts";
+import { countRequest, requestCounter } from "./request-metrics.ts";
 import { asApiError, sendError } from "./responses.ts";
 import { route } from "./router.ts";
 import { createDualProtocolListener, createHttpListener, type TlsIdentity } from "./tls/dual-protocol-listener.ts";
@@ -42,6 +44,8 @@ interface ApiServerOptions {
   kubelets?: KubeletConnections;
   /** The controllers running with this server, whose state `/debug/controllers/<name>` shows. */
   controllerStates?: ControllerStates;
+  /** Served on `/metrics`, with `apiserver_request_total` added (the cluster's registry). */
+  metrics?: Metrics;
 }
 
 export interface RunningApiServer {
@@ -59,6 +63,7 @@ async function serve(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
+  if (context.metrics !== undefined) countRequest(requestCounter(context.metrics), request, response);
   try {
     const authorized = authorizeRequest(access, context, request);
     if (authorized.extension !== undefined) await authorized.extension.serve(request, response, authorized.user);
@@ -88,6 +93,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
     ...(options.kubelets === undefined ? {} : { kubelets: options.kubelets }),
     ...(options.controllerStates === undefined ? {} : { controllerStates: options.controllerStates }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.authenticator?.tokenOf === undefined
       ? {}
       : { kubeletCredential: options.authenticator.tokenOf.bind(options.authenticator) }),

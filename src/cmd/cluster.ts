@@ -36,6 +36,7 @@ import type { Kubelet } from "../kubelet/kubelet.ts";
 import { SimNodeAgent } from "../kubelet/sim-node-agent.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, type LogSink, MemorySink } from "../runtime/logger.ts";
+import { Metrics } from "../runtime/metrics.ts";
 import { Rng } from "../runtime/rng.ts";
 import { VirtualClock } from "../runtime/virtual-clock.ts";
 import { ApiFaults } from "../sim/faults/api-faults.ts";
@@ -145,6 +146,8 @@ export class Cluster {
   /** API faults in place (latency, partitioned nodes): components talk through clients made here. */
   readonly apiFaults: ApiFaults;
   readonly csiDrivers: ClusterCsiDrivers;
+  /** The control plane's metrics: its own registry, never shared with another cluster in this process. */
+  readonly metrics = new Metrics();
   private readonly heartbeats = new Map<string, NodeHeartbeat>();
   private readonly nodeAgents = new Map<string, SimNodeAgent>();
   private readonly standIn: StandInKubelet | undefined;
@@ -196,6 +199,7 @@ export class Cluster {
       rng: this.rng.stream("controllers"),
       logger: this.logger,
       timers: this.timers,
+      metrics: this.metrics,
     };
     this.csiDrivers = new ClusterCsiDrivers({
       drivers: options.csiDrivers ?? [],

@@ -10,6 +10,7 @@ import type { SharedInformerFactory } from "../api/informer/shared-informer-fact
 import type { Timers } from "../api/timers.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { Metrics } from "../runtime/metrics.ts";
 import type { Rng } from "../runtime/rng.ts";
 
 export interface ControllerContext {
@@ -19,6 +20,8 @@ export interface ControllerContext {
   rng: Rng;
   logger: Logger;
   timers: Timers;
+  /** The control plane's metrics (served on the API server's `/metrics`); absent in tests that keep none. */
+  metrics?: Metrics;
 }
 
 /** A control loop: `start` registers its handlers and loops; `stop` ends them and waits for workers. */

@@ -8,7 +8,9 @@
  *   queued, then resolves undefined.
  */
 import type { Clock, Timer } from "./clock.ts";
+import type { Metrics } from "./metrics.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import { WorkQueueMetrics } from "./workqueue-metrics.ts";
 
 /**
  * Default bound on distinct keys queued or waiting to be queued. Keys are deduplicated, so this is a
@@ -26,6 +28,8 @@ interface WorkQueueOptions<K> {
   rateLimiter: RateLimiter<K>;
   /** Adding a key beyond this many queued plus delayed keys throws; see defaultWorkQueueMaxLength. */
   maxLength?: number;
+  /** Where the `workqueue_*` metrics of this queue (label `name`) are kept; none when absent. */
+  metrics?: Metrics;
 }
 
 interface DelayedAdd {
@@ -46,10 +50,12 @@ export class WorkQueue<K extends WorkQueueKey> {
   private readonly delayed = new Map<K, DelayedAdd>();
   private readonly waitingGetters: Array<(key: K | undefined) => void> = [];
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly metrics: WorkQueueMetrics<K> | undefined;
   private shuttingDown = false;
 
   constructor(options: WorkQueueOptions<K>) {
     this.name = options.name;
+    this.metrics = options.metrics === undefined ? undefined : new WorkQueueMetrics(options.metrics, options.name);
     this.clock = options.clock;
     this.rateLimiter = options.rateLimiter;
     this.maxLength = options.maxLength ?? defaultWorkQueueMaxLength;
@@ -62,6 +68,7 @@ export class WorkQueue<K extends WorkQueueKey> {
   add(key: K): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.assertRoomFor("add", key);
+    this.metrics?.added(key, this.clock.now());
     this.dirty.add(key);
     if (this.processing.has(key)) return;
     this.enqueue(key);
@@ -89,6 +96,7 @@ export class WorkQueue<K extends WorkQueueKey> {
 
   /** Adds `key` after the delay its rate limiter assigns to one more failure. */
   addRateLimited(key: K): void {
+    this.metrics?.retried();
     this.addAfter(key, this.rateLimiter.when(key));
   }
 
@@ -122,6 +130,7 @@ export class WorkQueue<K extends WorkQueueKey> {
     if (!this.processing.delete(key)) {
       throw new Error(`work queue ${this.name}: done(${String(key)}) called for a key that is not being processed`);
     }
+    this.metrics?.finished(key, this.clock.now());
     if (this.dirty.has(key)) this.enqueue(key);
     if (this.processing.size === 0) this.releaseDrainWaiters();
   }
@@ -176,6 +185,7 @@ export class WorkQueue<K extends WorkQueueKey> {
   }
 
   private startProcessing(key: K): K {
+    this.metrics?.handedOut(key, this.clock.now());
     this.dirty.delete(key);
     this.processing.add(key);
     return key;

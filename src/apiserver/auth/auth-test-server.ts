@@ -7,6 +7,7 @@ import { HttpClient } from "../../api/client/http-client.ts";
 import type { KubeStore } from "../../api/store/kube-store.ts";
 import { createMemoryStore } from "../../api/store/memory-store.ts";
 import { Logger, MemorySink } from "../../runtime/logger.ts";
+import type { Metrics } from "../../runtime/metrics.ts";
 import { Rng } from "../../runtime/rng.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { type RunningApiServer, startApiServer } from "../server.ts";
@@ -52,6 +53,8 @@ export interface AuthTestServer {
 interface AuthTestServerOptions {
   authenticator?: Authenticator;
   extensions?: readonly ServerExtension[];
+  /** Served on /metrics. */
+  metrics?: Metrics;
 }
 
 export async function startAuthTestServer(options: AuthTestServerOptions = {}): Promise<AuthTestServer> {
@@ -66,6 +69,7 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
     port: 0,
     authenticator: options.authenticator ?? new StaticTokenAuthenticator(testTokens),
     ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const call = async (
     method: string,

@@ -326,6 +326,7 @@ export class EmbeddedCluster {
       ],
       kubelets: clusterKubelets(cluster),
       controllerStates: clusterControllerStates(cluster),
+      metrics: cluster.metrics,
     });
     undo.push(() => server.close());
     const listening = new URL(server.url);

@@ -37,6 +37,7 @@ import { DesiredStateOfWorld } from "./cache/desired-state-of-world.ts";
 import { attachDetachControllerName, pvcWorkerCount } from "./constants.ts";
 import { controllerVolumeHost, controllerVolumePlugins } from "./controller-volume-host.ts";
 import { attachDetachDebugState } from "./debug-state.ts";
+import { forcedDetachesCounter } from "./metrics.ts";
 import { isPodTerminated } from "./pod-terminated.ts";
 import { type PodVolumeContext, processPodVolumes, shouldAddVolumes } from "./pod-volumes.ts";
 import { DesiredStatePopulator } from "./populator/desired-state-populator.ts";
@@ -170,6 +171,7 @@ export class AttachDetachController implements Controller {
       syncPeriodMs: timers.adcReconcilerSyncPeriodMs,
       disableReconcileSync: options.disableReconcileSync ?? false,
       multiAttachPolicy: options.multiAttachPolicy ?? kubernetesMultiAttachPolicy,
+      ...(context.metrics === undefined ? {} : { forcedDetaches: forcedDetachesCounter(context.metrics) }),
     });
     this.populator = new DesiredStatePopulator({
       clock,
@@ -187,6 +189,7 @@ export class AttachDetachController implements Controller {
       name: "attachdetach-pvcs",
       clock,
       rateLimiter: defaultControllerRateLimiter<string>(clock),
+      ...(context.metrics === undefined ? {} : { metrics: context.metrics }),
     });
   }
 

@@ -68,7 +68,11 @@ export class PersistentVolumeController implements Controller {
   constructor(context: ControllerContext, options: PersistentVolumeControllerOptions = {}) {
     this.context = context;
     this.logger = context.logger.with({ component: pvControllerComponent });
-    const queueOptions = { clock: context.clock, rateLimiter: defaultControllerRateLimiter<string>(context.clock) };
+    const queueOptions = {
+      clock: context.clock,
+      rateLimiter: defaultControllerRateLimiter<string>(context.clock),
+      ...(context.metrics === undefined ? {} : { metrics: context.metrics }),
+    };
     this.claimQueue = new WorkQueue({ name: "claims", ...queueOptions });
     this.volumeQueue = new WorkQueue({ name: "volumes", ...queueOptions });
     const factory = context.informers;

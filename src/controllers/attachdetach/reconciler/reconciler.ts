@@ -20,6 +20,7 @@
  * between the once-a-minute syncs, however many nodes and volumes there are.
  */
 import type { Node } from "kubernetes-types/core/v1.js";
+import type { Counter } from "prom-client";
 import { taintKeyExists, taintNodeOutOfService } from "../../../api/scheduling/taints.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { formatGoDuration } from "../../../runtime/duration.ts";
@@ -58,6 +59,8 @@ interface ReconcilerOptions {
   disableForceDetachOnTimeout: boolean;
   /** Whether a volume attached elsewhere may be attached too (kubernetesMultiAttachPolicy). */
   multiAttachPolicy: MultiAttachPolicy;
+  /** Counts the detaches started without the node's unmount (label `reason`), when metrics are kept. */
+  forcedDetaches?: Counter;
 }
 
 /** Ready condition True. A node missing from the informer is not healthy. */
@@ -159,6 +162,7 @@ export class Reconciler {
         logger.error("attacherDetacher.DetachVolume failed to start", { error: refusal.message });
       return;
     }
+    if (!verifySafeToDetach) this.options.forcedDetaches?.inc({ reason: outOfService ? "out-of-service" : "timeout" });
     logger.info(detachStartedMessage(verifySafeToDetach, forceTimeout, this.options.maxWaitForUnmountMs), {
       volume: attached.volumeName,
       node: attached.nodeName,

@@ -35,6 +35,7 @@ export class PvProtectionController implements Controller {
       name: "pv-protection",
       clock: context.clock,
       rateLimiter: defaultControllerRateLimiter<string>(context.clock),
+      ...(context.metrics === undefined ? {} : { metrics: context.metrics }),
     });
     this.volumes = context.informers.informerFor("PersistentVolume").lister;
   }

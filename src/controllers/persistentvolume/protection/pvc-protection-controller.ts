@@ -75,6 +75,7 @@ export class PvcProtectionController implements Controller {
       name: "pvc-protection",
       clock: context.clock,
       rateLimiter: defaultControllerRateLimiter<string>(context.clock),
+      ...(context.metrics === undefined ? {} : { metrics: context.metrics }),
     });
     const podInformer = context.informers.informerFor("Pod");
     ensurePodsByClaimIndex(podInformer);

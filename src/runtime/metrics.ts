@@ -1,0 +1,81 @@
+/**
+ * Prometheus metrics (prom-client), one registry per component instance: each simulated cluster
+ * and each node agent has its own, so two clusters in one process (tests, `kvol sim explore`)
+ * never add to each other's counters. Durations are observed from the Clock by the caller
+ * (never prom-client's timers, which read the wall clock), so a simulation's metrics are the same
+ * run after run. Components ask for a metric by name; asking twice returns the same one.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export type LabelValues = Readonly<Record<string, string>>;
+
+interface MetricSpec {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+}
+
+export class Metrics {
+  private readonly registry = new Registry();
+  private readonly metrics = new Map<string, Counter | Gauge | Histogram>();
+
+  counter(spec: MetricSpec): Counter {
+    return this.getOrAdd(spec.name, Counter, () => new Counter({ ...this.base(spec) }));
+  }
+
+  /** A gauge; `collect` (when given) sets its values at each scrape from the component's state. */
+  gauge(spec: MetricSpec & { collect?: (gauge: Gauge) => void }): Gauge {
+    const collect = spec.collect;
+    return this.getOrAdd(
+      spec.name,
+      Gauge,
+      () =>
+        new Gauge({
+          ...this.base(spec),
+          ...(collect === undefined
+            ? {}
+            : {
+                collect(this: Gauge) {
+                  collect(this);
+                },
+              }),
+        }),
+    );
+  }
+
+  histogram(spec: MetricSpec & { bucketsSeconds: readonly number[] }): Histogram {
+    return this.getOrAdd(
+      spec.name,
+      Histogram,
+      () => new Histogram({ ...this.base(spec), buckets: [...spec.bucketsSeconds] }),
+    );
+  }
+
+  /** The text exposition format Prometheus scrapes. */
+  exposition(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private base(spec: MetricSpec): { name: string; help: string; labelNames: string[]; registers: Registry[] } {
+    return { name: spec.name, help: spec.help, labelNames: [...(spec.labelNames ?? [])], registers: [this.registry] };
+  }
+
+  private getOrAdd<T extends Counter | Gauge | Histogram>(
+    name: string,
+    type: abstract new (...args: never[]) => T,
+    make: () => T,
+  ): T {
+    const existing = this.metrics.get(name);
+    if (existing !== undefined) {
+      if (!(existing instanceof type)) throw new Error(`metric ${name} is already registered as another type`);
+      return existing;
+    }
+    const made = make();
+    this.metrics.set(name, made);
+    return made;
+  }
+}
