@@ -8,6 +8,7 @@ import type { Controller, ControllerContext } from "../controller-context.ts";
 import { ExternalAttacher } from "./attacher.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { ExternalProvisioner } from "./provisioner.ts";
+import { ExternalResizer } from "./resizer.ts";
 
 /** A driver's controller endpoint, as the sidecars are pointed at it. */
 export interface CsiControllerDriver {
@@ -35,6 +36,7 @@ class SidecarGroup implements Controller {
 
 export const externalProvisionerGroupName = "csi-provisioner";
 export const externalAttacherGroupName = "csi-attacher";
+export const externalResizerGroupName = "csi-resizer";
 
 export function externalProvisioners(
   context: ControllerContext,
@@ -56,4 +58,11 @@ export function externalAttachers(context: ControllerContext, drivers: readonly 
     (driver) => new ExternalAttacher(context, { driverName: driver.name, driver: driver.client }),
   );
   return new SidecarGroup(externalAttacherGroupName, members);
+}
+
+export function externalResizers(context: ControllerContext, drivers: readonly CsiControllerDriver[]): SidecarGroup {
+  const members = drivers.map(
+    (driver) => new ExternalResizer(context, { driverName: driver.name, driver: driver.client }),
+  );
+  return new SidecarGroup(externalResizerGroupName, members);
 }
