@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { connectCsiInProcess } from "../../csi/grpc/in-process.ts";
 import type { ControllerExpandVolumeRequest } from "../../csi/proto/types.ts";
+import { ExpandController } from "../volumeexpand/expand-controller.ts";
 import { ExternalResizer } from "./resizer.ts";
 import { type SidecarEnv, startSidecarEnv, testNamespace } from "./testing/sidecar-test-env.ts";
 
@@ -73,6 +74,26 @@ describe("external-resizer", () => {
         },
       ],
     );
+    await resizer.stop();
+    await env.stop();
+  });
+
+  it("kube-controller-manager's expand controller says an external resizer must do it (ExternalExpanding)", async () => {
+    const { env, resizer } = await boundClaimWithResizer();
+    const expander = new ExpandController(env.context);
+    expander.start();
+    await requestStorage(env, "2Gi");
+    await env.runUntil(async () =>
+      (await env.events("PersistentVolumeClaim", "data")).some((event) => event.reason === "ExternalExpanding"),
+    );
+    const expanding = (await env.events("PersistentVolumeClaim", "data")).filter(
+      (event) => event.reason === "ExternalExpanding",
+    );
+    assert.deepEqual(
+      expanding.map(({ type, message, source }) => ({ type, message, source })),
+      [{ type: "Warning", message: "waiting for an external controller to expand this PVC", source: "volume_expand" }],
+    );
+    await expander.stop();
     await resizer.stop();
     await env.stop();
   });
