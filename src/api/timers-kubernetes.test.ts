@@ -63,6 +63,16 @@ const KUBERNETES_TIMERS: Record<keyof Timers, { value: number; source: string }>
     source: "external-attacher cmd/csi-attacher/main.go --retry-interval-max",
   },
   externalAttacherResyncPeriodMs: { value: 10 * MINUTE, source: "external-attacher cmd/csi-attacher/main.go --resync" },
+  externalResizerTimeoutMs: { value: 10 * SECOND, source: "external-resizer cmd/csi-resizer/main.go --timeout" },
+  externalResizerRetryStartMs: {
+    value: 1 * SECOND,
+    source: "external-resizer cmd/csi-resizer/main.go --retry-interval-start",
+  },
+  externalResizerRetryMaxMs: {
+    value: 5 * MINUTE,
+    source: "external-resizer cmd/csi-resizer/main.go --retry-interval-max",
+  },
+  externalResizerResyncPeriodMs: { value: 10 * MINUTE, source: "external-resizer cmd/csi-resizer/main.go --resync" },
   externalProvisionerTimeoutMs: {
     value: 15 * SECOND,
     source: "external-provisioner cmd/csi-provisioner/csi-provisioner.go --timeout",

@@ -34,6 +34,10 @@ export interface Timers {
   externalProvisionerTimeoutMs: number;
   externalProvisionerRetryStartMs: number;
   externalProvisionerRetryMaxMs: number;
+  externalResizerTimeoutMs: number;
+  externalResizerRetryStartMs: number;
+  externalResizerRetryMaxMs: number;
+  externalResizerResyncPeriodMs: number;
 
   // Kubelet (volume_manager.go, kubelet config defaults)
   kubeletReconcilerLoopPeriodMs: number;
@@ -115,6 +119,10 @@ export const DEFAULT_TIMERS: Readonly<Timers> = Object.freeze({
   externalProvisionerTimeoutMs: 15_000,
   externalProvisionerRetryStartMs: 1_000,
   externalProvisionerRetryMaxMs: 5 * 60_000,
+  externalResizerTimeoutMs: 10_000,
+  externalResizerRetryStartMs: 1_000,
+  externalResizerRetryMaxMs: 5 * 60_000,
+  externalResizerResyncPeriodMs: 10 * 60_000,
 
   kubeletReconcilerLoopPeriodMs: 100,
   kubeletDesiredStatePopulatorLoopPeriodMs: 100,

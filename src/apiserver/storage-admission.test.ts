@@ -108,7 +108,7 @@ describe("storage admission", () => {
     assert.equal(shrunk.status, 422);
     assert.equal(
       shrunk.body.message,
-      'PersistentVolumeClaim "data" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than previous value',
+      'PersistentVolumeClaim "data" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity',
     );
   });
 });

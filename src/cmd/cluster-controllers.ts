@@ -13,6 +13,8 @@ import {
   externalAttachers,
   externalProvisionerGroupName,
   externalProvisioners,
+  externalResizerGroupName,
+  externalResizers,
 } from "../controllers/csi/sidecar-group.ts";
 import { namespaceControllerName } from "../controllers/namespace/constants.ts";
 import { NamespaceController } from "../controllers/namespace/namespace-controller.ts";
@@ -27,6 +29,7 @@ import { SimDiskProvisioner } from "../controllers/persistentvolume/sim-disk-pro
 import { Scheduler } from "../controllers/scheduler/scheduler.ts";
 import { ServiceAccountsController } from "../controllers/serviceaccount/serviceaccounts-controller.ts";
 import { SnapshotController, snapshotControllerName } from "../controllers/snapshot/snapshot-controller.ts";
+import { ExpandController, expandControllerName } from "../controllers/volumeexpand/expand-controller.ts";
 import { DeploymentController } from "../controllers/workloads/deployment-controller.ts";
 import { GarbageCollector } from "../controllers/workloads/garbage-collector.ts";
 import { JobController } from "../controllers/workloads/job-controller.ts";
@@ -75,6 +78,8 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: externalAttacherGroupName, create: (w) => externalAttachers(w.context, w.csiDrivers ?? []) },
   { name: csiSnapshotterGroupName, create: (w) => csiSnapshotters(w.context, w.csiDrivers ?? []) },
   { name: snapshotControllerName, create: (w) => new SnapshotController(w.context) },
+  { name: externalResizerGroupName, create: (w) => externalResizers(w.context, w.csiDrivers ?? []) },
+  { name: expandControllerName, create: (w) => new ExpandController(w.context) },
   { name: "default-scheduler", create: (w) => new Scheduler(w.context) },
   { name: "statefulset-controller", create: (w) => new StatefulSetController(w.context) },
   { name: "replicaset-controller", create: (w) => new ReplicaSetController(w.context) },
@@ -98,6 +103,7 @@ export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
   "pvc-protection-controller",
   "pv-protection-controller",
   "attachdetach-controller",
+  expandControllerName,
   "statefulset-controller",
   "replicaset-controller",
   "deployment-controller",

@@ -145,13 +145,30 @@ describe("PersistentVolumeClaim updates", () => {
     assert.deepEqual(problemsOf("PersistentVolumeClaim", grown, bound), []);
   });
 
-  it("does not let a claim shrink", () => {
-    const shrunk = changed(bound, (copy) => {
-      copy.spec.resources.requests.storage = "5Gi";
+  it("does not let a claim shrink to or below its capacity", () => {
+    const withCapacity = changed(bound, (copy) => {
+      copy.status = { phase: "Bound", capacity: { storage: "10Gi" } };
+      copy.spec.resources.requests.storage = "20Gi";
     });
-    assert.deepEqual(problemsOf("PersistentVolumeClaim", shrunk, bound), [
-      "spec.resources.requests.storage: Forbidden: field can not be less than previous value",
-    ]);
+    for (const size of ["5Gi", "10Gi"]) {
+      const shrunk = changed(withCapacity, (copy) => {
+        copy.spec.resources.requests.storage = size;
+      });
+      assert.deepEqual(problemsOf("PersistentVolumeClaim", shrunk, withCapacity), [
+        "spec.resources.requests.storage: Forbidden: field can not be less than status.capacity",
+      ]);
+    }
+  });
+
+  it("lets a request that grew come down again, above the capacity (recovery from a failed expansion)", () => {
+    const expanding = changed(bound, (copy) => {
+      copy.status = { phase: "Bound", capacity: { storage: "10Gi" } };
+      copy.spec.resources.requests.storage = "100Ti";
+    });
+    const lowered = changed(expanding, (copy) => {
+      copy.spec.resources.requests.storage = "11Gi";
+    });
+    assert.deepEqual(problemsOf("PersistentVolumeClaim", lowered, expanding), []);
   });
 
   it("does not let a pending claim change its request", () => {

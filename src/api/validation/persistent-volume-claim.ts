@@ -217,6 +217,11 @@ export function validatePersistentVolumeClaimUpdate(
   const oldSize = storageRequest(oldClaim);
   const newSize = storageRequest(newClaim);
   if (oldSize !== undefined && newSize !== undefined && newSize.compare(oldSize) < 0) {
-    out.push(forbidden("spec.resources.requests.storage", "field can not be less than previous value"));
+    // RecoverVolumeExpansionFailure (on since 1.32): a request may come down after a failed
+    // expansion, but stay above what the claim already has; volumes never shrink.
+    const capacity = readQuantity(objectAt(objectAt(oldClaim, "status"), "capacity")[storageResource], "", []);
+    if (capacity === undefined || newSize.compare(capacity) <= 0) {
+      out.push(forbidden("spec.resources.requests.storage", "field can not be less than status.capacity"));
+    }
   }
 }

@@ -42,3 +42,6 @@ export const provisionedVolumeNamePrefix = "pvc";
 export const defaultSidecarHostName = "kvol-control-plane";
 /** Node affinity operator of the terms built from a volume's accessible topology. */
 export const nodeSelectorOperatorIn = "In";
+
+/** external-resizer `--workers`: claims resized at once. */
+export const externalResizerWorkers = 10;

@@ -22,6 +22,8 @@ export interface DriverInfo {
   name: string;
   pluginCapabilities: ReadonlySet<EnumValue<PluginServiceType>>;
   controllerCapabilities: ReadonlySet<EnumValue<ControllerRpcType>>;
+  /** The VolumeExpansion plugin capability (ONLINE / OFFLINE), when the driver announces one. */
+  volumeExpansion: string | number | undefined;
 }
 
 export interface DriverStartupOptions {
@@ -84,5 +86,6 @@ async function readDriverInfo(options: DriverStartupOptions): Promise<DriverInfo
     for (const capability of controller.capabilities)
       if (capability.rpc) controllerCapabilities.add(capability.rpc.type);
   }
-  return { name: info.name, pluginCapabilities, controllerCapabilities };
+  const volumeExpansion = plugin.capabilities.find((c) => c.volumeExpansion !== undefined)?.volumeExpansion?.type;
+  return { name: info.name, pluginCapabilities, controllerCapabilities, volumeExpansion };
 }

@@ -9,6 +9,7 @@ import { CsiSnapshotter } from "../snapshot/csi-snapshotter.ts";
 import { ExternalAttacher } from "./attacher.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { ExternalProvisioner } from "./provisioner.ts";
+import { ExternalResizer } from "./resizer.ts";
 
 /** A driver's controller endpoint, as the sidecars are pointed at it. */
 export interface CsiControllerDriver {
@@ -36,6 +37,7 @@ class SidecarGroup implements Controller {
 
 export const externalProvisionerGroupName = "csi-provisioner";
 export const externalAttacherGroupName = "csi-attacher";
+export const externalResizerGroupName = "csi-resizer";
 
 export function externalProvisioners(
   context: ControllerContext,
@@ -66,4 +68,11 @@ export function csiSnapshotters(context: ControllerContext, drivers: readonly Cs
     (driver) => new CsiSnapshotter(context, { driverName: driver.name, driver: driver.client }),
   );
   return new SidecarGroup(csiSnapshotterGroupName, members);
+}
+
+export function externalResizers(context: ControllerContext, drivers: readonly CsiControllerDriver[]): SidecarGroup {
+  const members = drivers.map(
+    (driver) => new ExternalResizer(context, { driverName: driver.name, driver: driver.client }),
+  );
+  return new SidecarGroup(externalResizerGroupName, members);
 }

@@ -24,6 +24,7 @@ const requiredFaults = [
   "disk-attach-error",
   "disk-detach-slow",
   "disk-detach-error",
+  "disk-expand-error",
   "csi-call-error",
   "csi-call-slow",
   "csi-deadline-exceeded",

@@ -4,7 +4,14 @@
  */
 import { apiLatency, controllerManagerRestart } from "./control-plane-faults.ts";
 import { csiCallError, csiCallSlow, csiDeadlineExceeded, csiNodePluginRestart } from "./csi-faults.ts";
-import { diskAttachError, diskAttachSlow, diskDetachError, diskDetachSlow, diskFormatFailure } from "./disk-faults.ts";
+import {
+  diskAttachError,
+  diskAttachSlow,
+  diskDetachError,
+  diskDetachSlow,
+  diskExpandError,
+  diskFormatFailure,
+} from "./disk-faults.ts";
 import type { FaultDefinition } from "./fault.ts";
 import { fuseDaemonKilled, mountBusy, mountHelperMissing } from "./mount-faults.ts";
 import { nfsServerDown, nfsStaleHandle } from "./nfs-faults.ts";
@@ -27,6 +34,7 @@ const faults: readonly FaultDefinition[] = [
   diskAttachError,
   diskDetachSlow,
   diskDetachError,
+  diskExpandError,
   diskFormatFailure,
   csiCallError,
   csiDeadlineExceeded,

@@ -124,6 +124,20 @@ export const diskDetachError = diskProviderFault({
   healing: "The next retry detaches the disk and the attach to the new node follows.",
 });
 
+export const diskExpandError = diskProviderFault({
+  name: "disk-expand-error",
+  key: "expandError",
+  valueParam: messageParam,
+  models: "The cloud provider refuses to grow a disk (a quota, a disk type that cannot grow, an internal error).",
+  kubernetesReaction:
+    "ControllerExpandVolume fails with Internal; the external-resizer records Warning VolumeResizeFailed on the claim: " +
+    '`resize volume "<pv>" by resizer "disk.csi.kvol.io" failed: rpc error: code = Internal desc = ' +
+    "ControllerExpandVolume: resizing disk <id> to <bytes> bytes failed: <message>`, adds the ControllerResizeError " +
+    "condition `failed to expand pvc with …`, keeps allocatedResourceStatuses ControllerResizeInProgress and retries " +
+    "with backoff (1 s doubling to 5 min); the PV and the claim keep their old capacity.",
+  healing: "The next retry grows the disk: the PV takes the new capacity and the claim is FileSystemResizePending.",
+});
+
 const defaultMkfsFailureOutput = "mkfs.ext4: Input/output error while writing out and closing file system";
 
 export const diskFormatFailure: FaultDefinition = {

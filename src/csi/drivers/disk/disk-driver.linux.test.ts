@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -55,6 +55,12 @@ function run(command: string, args: string[]): string {
 }
 
 /** blkid's TYPE and UUID of a device ("" when it holds no filesystem). */
+/** Whether this process may grow a mounted filesystem (capability 24 in its effective set). */
+function hasCapSysResource(): boolean {
+  const effective = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? "0";
+  return (BigInt(`0x${effective}`) >> 24n) % 2n === 1n;
+}
+
 function filesystemOf(device: string): { type: string; uuid: string } {
   const result = spawnSync("blkid", ["-p", "-o", "export", device], { encoding: "utf8" });
   const value = (key: string) => new RegExp(`^${key}=(.*)$`, "m").exec(result.stdout)?.[1] ?? "";
@@ -400,6 +406,55 @@ inPrivateMountNamespace(import.meta.filename, "disk.csi.kvol.io on real loop dev
     ]);
     await detach(a, volumeId, "node-a");
     assert.deepEqual(loopDevicesOver(image), []);
+    await a.deleteVolume({ volumeId, secrets: {} });
+  });
+
+  test("a disk in use grows: its file, its loop device (losetup -c) and its ext4 (resize2fs), the pod's bytes kept", async (t) => {
+    const a = node(t, "a");
+    if (a === undefined) return;
+    const volumeId = await create(a, "pvc-grows");
+    const image = join(disksDir, `${volumeId}.img`);
+    const context = await attach(a, volumeId, "node-a");
+    const device = context.devicePath ?? "";
+    const on = paths("a", volumeId, "uid-grow");
+    await a.nodeStageVolume({ ...stageRequest(volumeId, on.staging), publishContext: context });
+    await a.nodePublishVolume({ ...publishRequest(volumeId, on.staging, on.target), publishContext: context });
+    await writeFile(join(on.target, "kept"), "written before the resize");
+    const sizeOf = (path: string) => Number(run("df", ["-B1", "--output=size", path]).split("\n")[1]);
+    assert.ok(sizeOf(on.target) < 64 * mebibyteBytes);
+
+    const grown = await a.controllerExpandVolume({
+      volumeId,
+      capacityRange: { requiredBytes: 128 * mebibyteBytes, limitBytes: 0 },
+      secrets: {},
+      volumeCapability: mountCapability(),
+    });
+    assert.deepEqual(grown, { capacityBytes: 128 * mebibyteBytes, nodeExpansionRequired: true });
+    assert.equal((await stat(image)).size, 128 * mebibyteBytes);
+    assert.equal(Number(run("blockdev", ["--getsize64", device]).trim()), 128 * mebibyteBytes);
+
+    const nodeExpand = a.nodeExpandVolume({
+      volumeId,
+      volumePath: on.target,
+      capacityRange: { requiredBytes: 128 * mebibyteBytes, limitBytes: 0 },
+      stagingTargetPath: on.staging,
+      volumeCapability: mountCapability(),
+      secrets: {},
+    });
+    if (hasCapSysResource()) {
+      await nodeExpand;
+      assert.ok(sizeOf(on.target) > 100 * mebibyteBytes, `df says ${sizeOf(on.target)} bytes`);
+    } else {
+      // The kernel grows a mounted ext4 only for CAP_SYS_RESOURCE; a container without it sees
+      // resize2fs refused, and the driver says so.
+      t.diagnostic("no CAP_SYS_RESOURCE here: the online resize is refused, as it would be on such a node");
+      await rejectsWithCode(nodeExpand, "Internal", /resize2fs.*Permission denied to resize filesystem/s);
+    }
+    assert.equal(await readFile(join(on.target, "kept"), "utf8"), "written before the resize");
+
+    await a.nodeUnpublishVolume({ volumeId, targetPath: on.target });
+    await a.nodeUnstageVolume({ volumeId, stagingTargetPath: on.staging });
+    await detach(a, volumeId, "node-a");
     await a.deleteVolume({ volumeId, secrets: {} });
   });
 

@@ -263,4 +263,21 @@ describe("disk.csi.kvol.io", () => {
     await a.client.nodeUnpublishVolume({ volumeId, targetPath: onA.target });
     assert.equal((await nodeExpand(onA.staging)).capacityBytes, 15 * 1024 ** 2);
   });
+
+  it("a disk the provider refuses to grow (the disk-expand-error fault) is Internal, naming the provider's words", async () => {
+    const { world, a } = setUp();
+    const volumeId = await createVolume(a.client, "quota");
+    world.disks.setFaults(volumeId, { expandError: "quota exceeded" });
+    await rejectsWithCode(
+      a.client.controllerExpandVolume({
+        volumeId,
+        capacityRange: { requiredBytes: 20 * 1024 ** 2, limitBytes: 0 },
+        secrets: {},
+        volumeCapability: mountCapability(),
+      }),
+      "Internal",
+      new RegExp(`^ControllerExpandVolume: resizing disk ${volumeId} to 20971520 bytes failed: quota exceeded$`),
+    );
+    assert.equal(world.disks.disk(volumeId).sizeBytes, 10 * 1024 ** 2);
+  });
 });
