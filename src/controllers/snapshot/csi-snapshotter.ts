@@ -102,17 +102,19 @@ export class CsiSnapshotter implements Controller {
     if (content.metadata?.deletionTimestamp != null) return this.syncDeleted(content);
     await this.ensureFinalizer(content);
     if (content.status?.readyToUse === true && content.status.snapshotHandle !== undefined) return;
+    let snapshot: Snapshot;
     try {
-      const snapshot =
+      snapshot =
         content.spec.source.snapshotHandle !== undefined
           ? await this.existingSnapshot(content.spec.source.snapshotHandle)
           : await this.createSnapshot(content);
       await this.writeStatus(content, snapshot);
-      if (!snapshot.readyToUse) throw new Error(`snapshot ${snapshot.snapshotId} is not ready to use yet`);
     } catch (error) {
       await this.writeError(content, errorMessage(error));
       throw error;
     }
+    // Not an error: the driver is still processing (uploading) it; the same request is repeated with backoff.
+    if (!snapshot.readyToUse) throw new Error(`snapshot ${snapshot.snapshotId} is not ready to use yet; asking again`);
   }
 
   private call<T>(call: () => Promise<T>): Promise<T> {

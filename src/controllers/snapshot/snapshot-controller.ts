@@ -24,7 +24,7 @@ import type {
   VolumeSnapshotContent,
 } from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
-import { formatQuantity, parseQuantity } from "../../api/quantity.ts";
+import { formatQuantity, Quantity } from "../../api/quantity.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
@@ -189,7 +189,9 @@ export class SnapshotController implements Controller {
     }
     let content: VolumeSnapshotContent;
     try {
-      content = this.newContent(snapshot, await this.protectedVolume(snapshot));
+      const volume = await this.protectedVolume(snapshot);
+      await this.setDefaultClass(snapshot, volume);
+      content = this.newContent(snapshot, volume);
     } catch (error) {
       const detail = createInputFailedMessage(snapshot.metadata?.name ?? "", errorMessage(error));
       return this.fail(snapshot, SnapshotEventReason.contentCreationFailed, contentCreationFailedMessage(detail));
@@ -272,6 +274,15 @@ export class SnapshotController implements Controller {
     };
   }
 
+  /** SetDefaultSnapshotClass: a snapshot naming no class gets its driver's default written into its spec. */
+  private async setDefaultClass(snapshot: VolumeSnapshot, volume: PersistentVolume): Promise<void> {
+    if (snapshot.spec.volumeSnapshotClassName !== undefined) return;
+    const className = this.classFor(snapshot, volume.spec?.csi?.driver ?? "").metadata?.name ?? "";
+    await this.snapshotClient().mutate(snapshot.metadata?.namespace ?? "", snapshot.metadata?.name ?? "", (draft) => {
+      draft.spec = { ...draft.spec, volumeSnapshotClassName: className };
+    });
+  }
+
   /** The class the snapshot names, else the one default class of the volume's driver. */
   private classFor(snapshot: VolumeSnapshot, driver: string): VolumeSnapshotClass {
     const className = snapshot.spec.volumeSnapshotClassName;
@@ -322,7 +333,7 @@ export class SnapshotController implements Controller {
         if (status.creationTime !== undefined)
           next.creationTime = formatRfc3339(Math.floor(status.creationTime / nsPerMs));
         if (status.restoreSize !== undefined)
-          next.restoreSize = formatQuantity(parseQuantity(String(status.restoreSize)));
+          next.restoreSize = formatQuantity(Quantity.fromBytes(BigInt(status.restoreSize)));
         if (status.error !== undefined) next.error = status.error;
         else delete next.error;
         draft.status = next;

@@ -29,6 +29,7 @@ const requiredFaults = [
   "csi-call-slow",
   "csi-deadline-exceeded",
   "disk-format-failure",
+  "snapshot-stuck-not-ready",
   "api-latency",
 ];
 

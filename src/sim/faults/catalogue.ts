@@ -16,6 +16,7 @@ import type { FaultDefinition } from "./fault.ts";
 import { fuseDaemonKilled, mountBusy, mountHelperMissing } from "./mount-faults.ts";
 import { nfsServerDown, nfsStaleHandle } from "./nfs-faults.ts";
 import { kubeletRestart, nodeCrash, nodePartition, nodePowerOff } from "./node-faults.ts";
+import { snapshotStuckNotReady } from "./snapshot-faults.ts";
 
 const faults: readonly FaultDefinition[] = [
   nodePowerOff,
@@ -36,6 +37,7 @@ const faults: readonly FaultDefinition[] = [
   diskDetachError,
   diskExpandError,
   diskFormatFailure,
+  snapshotStuckNotReady,
   csiCallError,
   csiDeadlineExceeded,
   csiCallSlow,
