@@ -132,3 +132,28 @@ describe("kvol why on the seed incidents", () => {
     ]);
   });
 });
+
+describe("kvol why on claims and failing operations", () => {
+  it("WaitForFirstConsumer: a claim no pod uses yet", async () => {
+    const text = await atScenarioTime("005-wait-for-first-consumer-zones.yaml", 5_000, async (api, cluster) =>
+      whyText(api, cluster, "PersistentVolumeClaim", "default", "data"),
+    );
+    assertLines(text, [
+      "claim default/data: Pending: waiting for first consumer",
+      "event WaitForFirstConsumer",
+      "waiting for first consumer to be created before binding",
+      "create a pod that uses the claim",
+    ]);
+  });
+
+  it("an operation in backoff: the error and 'no retries permitted until'", async () => {
+    const text = await atScenarioTime("013-disk-format-failure.yaml", 150_000, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "app"),
+    );
+    assertLines(text, [
+      /not mounted on node node-a: MountVolume\.MountDevice failed: format of disk "\S+" failed/,
+      /kubelet: volume_mount failed \d+s ago; no retries permitted until 00:0\d:\d\d \(durationBeforeRetry 1m4s\)/,
+      "operations in backoff wait 500ms doubling up to 2m2s",
+    ]);
+  });
+});
