@@ -210,6 +210,17 @@ function explainKubeletMount(
     }
     return true;
   }
+  const running = kubelet.operations.find(
+    (candidate) =>
+      candidate.volumeName === volumeName &&
+      candidate.running &&
+      (candidate.podName === uid || candidate.podName === ""),
+  );
+  if (running !== undefined && !uncertain) {
+    chain.add(label, `being mounted on node ${nodeName}: ${running.operationName} is running`);
+    chain.todo("Wait: the kubelet's mount is under way.");
+    return true;
+  }
   if (uncertain) {
     const what = uncertainPod !== undefined ? "the pod's mount" : "the device's global mount";
     chain.add(label, `mount uncertain on node ${nodeName}: ${what} may or may not have happened`, undefined, [

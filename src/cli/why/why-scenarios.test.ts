@@ -157,3 +157,16 @@ describe("kvol why on claims and failing operations", () => {
     ]);
   });
 });
+
+describe("kvol why on a broken FUSE mount", () => {
+  it("seed 003: the pod's mount answers ENOTCONN after the CSI node plugin restarted", async () => {
+    const text = await atScenarioTime("003-fuse-csi-plugin-restart.yaml", 330_000, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "csi-s3-test-nginx"),
+    );
+    assertLines(text, [
+      "└─ a volume mount of the pod: the mount's FUSE daemon is gone: transport endpoint is not connected (ENOTCONN)",
+      "Liveness probe failed: ls: cannot access '/var/lib/www/html': Transport endpoint is not connected",
+      "Delete the pod: NodeUnpublish cleans the dead mount up",
+    ]);
+  });
+});
