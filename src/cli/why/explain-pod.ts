@@ -7,7 +7,7 @@
 import type { Volume } from "kubernetes-types/core/v1.js";
 import type { KubeletVolumeManagerDebugState, OperationDebugState } from "../../api/debug/debug-state.ts";
 import type { Pod } from "../../api/objects.ts";
-import { type Chain, clockTime, firstLine, timeMs } from "./chain.ts";
+import { type Chain, clockTime, timeMs } from "./chain.ts";
 import { explainAttach } from "./explain-attach.ts";
 import { explainClaim } from "./explain-claim.ts";
 import { addNodeLink, isReady, outOfServiceCommand } from "./explain-node.ts";
