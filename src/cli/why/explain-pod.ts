@@ -7,7 +7,7 @@
 import type { Volume } from "kubernetes-types/core/v1.js";
 import type { KubeletVolumeManagerDebugState, OperationDebugState } from "../../api/debug/debug-state.ts";
 import type { Pod } from "../../api/objects.ts";
-import { type Chain, clockTime, firstLine, timeMs } from "./chain.ts";
+import { type Chain, clockTime, timeMs } from "./chain.ts";
 import { explainAttach } from "./explain-attach.ts";
 import { explainClaim } from "./explain-claim.ts";
 import { addNodeLink, isReady, outOfServiceCommand } from "./explain-node.ts";
@@ -208,6 +208,17 @@ function explainKubeletMount(
         `The kubelet's next attempt is at ${clockTime(until)} (in ${chain.untilTime(until)}): operations in backoff wait 500ms doubling up to 2m2s.`,
       );
     }
+    return true;
+  }
+  const running = kubelet.operations.find(
+    (candidate) =>
+      candidate.volumeName === volumeName &&
+      candidate.running &&
+      (candidate.podName === uid || candidate.podName === ""),
+  );
+  if (running !== undefined && !uncertain) {
+    chain.add(label, `being mounted on node ${nodeName}: ${running.operationName} is running`);
+    chain.todo("Wait: the kubelet's mount is under way.");
     return true;
   }
   if (uncertain) {

@@ -116,7 +116,16 @@ export function diagnoseOperationError(error: string, nodeName: string): Operati
   ].find((diagnosis) => diagnosis !== undefined);
   if (known !== undefined) return known;
   return {
-    state: firstLine(error),
+    state: shortError(error),
     remedy: ["Fix what the error names; the kubelet retries by itself once its backoff has passed."],
   };
+}
+
+/** `MountVolume.MountDevice failed: <cause>`: the operation and the cause, without the volume's unique name and pod. */
+function shortError(error: string): string {
+  const line = firstLine(error);
+  const operation = /^(\S+ failed)/.exec(line)?.[1];
+  const separator = line.indexOf(" : ");
+  if (operation === undefined || separator < 0) return line;
+  return `${operation}: ${line.slice(separator + 3)}`;
 }

@@ -1,0 +1,85 @@
+/**
+ * `kvol why` through the real CLI on a live `kvol up`: a pod whose secret does not exist waits in
+ * ContainerCreating, and `kvol why pod/app` (a separate process, reading the cluster over HTTPS
+ * with the kubeconfig `kvol up` wrote) names the missing secret, the kubelet's backoff and what to
+ * do; `-o json` says the same. Runs with KVOL_E2E=1 or under CI=true.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { suiteSkip } from "../testing/requirements.ts";
+import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { runCommand } from "./testing/run-command.ts";
+import { waitFor } from "./testing/wait-for.ts";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+const kvolBin = join(repoRoot, "bin", "kvol.js");
+const startTimeoutMs = 60_000;
+const waitMs = 90_000;
+const commandTimeoutMs = 60_000;
+
+const podYaml = `apiVersion: v1
+kind: Pod
+metadata: { name: app }
+spec:
+  containers: [{ name: app, image: busybox:1.36, volumeMounts: [{ name: creds, mountPath: /etc/creds }] }]
+  volumes: [{ name: creds, secret: { secretName: db-creds } }]
+`;
+
+function skipReason(): string | undefined {
+  if (process.env.CI !== "true" && process.env.KVOL_E2E !== "1") return "starts kvol up; set KVOL_E2E=1 to run it";
+  return undefined;
+}
+
+describe("kvol why on a live kvol up", { skip: suiteSkip("kvol why on a live kvol up", skipReason()) }, () => {
+  let dir: string;
+  let kvol: KvolProcess;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kvol-why-e2e-"));
+    kvol = new KvolProcess(["up", "--port", "0", "--nodes", "1", "--data-dir", join(dir, "data")]);
+    const { kubeconfigPath } = await startedCluster(kvol, startTimeoutMs);
+    env = { PATH: process.env.PATH ?? "", HOME: dir, KUBECONFIG: kubeconfigPath };
+  });
+  after(async () => {
+    await kvol?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const kvolCli = (args: readonly string[], input?: string) =>
+    runCommand(process.execPath, [kvolBin, ...args], env, commandTimeoutMs, input);
+
+  it("names the missing secret, the kubelet's backoff and what to do", async () => {
+    const applied = await kvolCli(["apply", "-f", "-"], podYaml);
+    assert.equal(applied.status, 0, applied.stderr);
+    const text = await waitFor(
+      "kvol why to name the missing secret",
+      async () => {
+        const why = await kvolCli(["why", "pod/app"]);
+        assert.equal(why.status, 0, why.stderr);
+        return why.stdout.includes("no retries permitted until") ? why.stdout : undefined;
+      },
+      waitMs,
+    );
+    assert.match(text, /^pod default\/app: Pending, ContainerCreating on node \S+/);
+    assert.ok(text.includes('└─ volume "creds": secret default/db-creds not found'), text);
+    assert.ok(text.includes("Create secret db-creds in namespace default"), text);
+
+    const json = await kvolCli(["why", "pod/app", "-o", "json"]);
+    assert.equal(json.status, 0, json.stderr);
+    const report = JSON.parse(json.stdout) as { object: string; links: { subject: string; state: string }[] };
+    assert.equal(report.object, "pod/app");
+    assert.deepEqual(
+      report.links.map((link) => link.subject),
+      ["pod default/app", 'volume "creds"'],
+    );
+
+    const missing = await kvolCli(["why", "pod/nothing"]);
+    assert.equal(missing.status, 1);
+    assert.equal(missing.stderr, 'Error from server (NotFound): pods "nothing" not found\n');
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * `kvol why` on the built-in incidents: each scenario is played to the moment a user would ask,
+ * then the chain is read over the API server (objects, events, debug endpoints) as the command
+ * reads it, and its key lines are checked.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Cluster } from "../../cmd/cluster.ts";
+import type { KubeApi } from "../client/kube-api.ts";
+import { whyReport } from "../why-command.ts";
+import type { WhyKind } from "./explain.ts";
+import { atScenarioTime } from "./testing/scenario-api.ts";
+import { reportText } from "./why-report.ts";
+
+const minuteMs = 60_000;
+
+async function whyText(
+  api: KubeApi,
+  cluster: Cluster,
+  kind: WhyKind,
+  namespace: string,
+  name: string,
+): Promise<string> {
+  const { report, nowMs } = await whyReport(api, kind, namespace, name, cluster.clock.now());
+  return reportText(report, nowMs);
+}
+
+/** The live (not Terminating) pod of the namespace whose name starts with `prefix`. */
+async function livePod(cluster: Cluster, namespace: string, prefix: string): Promise<string> {
+  const pods = await cluster.list("Pod", { namespace });
+  const pod = pods.find(
+    (candidate) => candidate.metadata?.name?.startsWith(prefix) && !candidate.metadata.deletionTimestamp,
+  );
+  assert.ok(pod?.metadata?.name, `no live pod ${namespace}/${prefix}*`);
+  return pod.metadata.name;
+}
+
+function assertLines(text: string, expected: readonly (string | RegExp)[]): void {
+  for (const line of expected) {
+    if (typeof line === "string") assert.ok(text.includes(line), `expected ${JSON.stringify(line)} in:\n${text}`);
+    else assert.match(text, line);
+  }
+}
+
+describe("kvol why on the seed incidents", () => {
+  it("seed 004: Multi-Attach after the node died, down to the Terminating pod, the dead node and the out-of-service taint", async () => {
+    const text = await atScenarioTime("004-rbd-node-shutdown-rwx.yaml", 8 * minuteMs, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "sock-shop", await livePod(cluster, "sock-shop", "user-db-")),
+    );
+    assertLines(text, [
+      /^pod sock-shop\/user-db-\S+: Pending, ContainerCreating on node node-b/,
+      '└─ volume "data-volume": claim sock-shop/user-pvc',
+      "claim sock-shop/user-pvc: Bound to pv user-pv",
+      "pv user-pv: not attached to node node-b: Multi-Attach, the volume is attached to node node-a",
+      'Multi-Attach error for volume "user-pv" Volume is already used by pod(s) user-db-',
+      /pod sock-shop\/user-db-\S+ \(uid [0-9a-f-]+\): Terminating on node node-a, still holding the volume \(for \d+s\)/,
+      // Power lost at 1m; the node controller marks it Unknown about 40 s later.
+      /node node-a: NotReady \(Ready=Unknown\) \(for 6m\d+s\)/,
+      "condition Ready NodeStatusUnknown: Kubelet stopped posting node status.",
+      "force-detaches the volume from node-a 6 min after the pod object sock-shop/user-db-",
+      "kubectl taint nodes node-a node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
+    ]);
+  });
+
+  it("force-deleted pod on a dead node: the force-detach time, 6 min after the pod object went", async () => {
+    const text = await atScenarioTime("008-force-detach-dead-node.yaml", 11 * minuteMs, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "db-0"),
+    );
+    assertLines(text, [
+      "not attached to node node-b: Multi-Attach, the volume is attached to node node-a",
+      // db-0 was force-deleted at 9m: the timer starts when the controller sees it gone.
+      /force-detaches the volume from node-a at 00:15:0\d \(in 4m\d*s?\)/,
+      "kubectl taint nodes node-a node.kubernetes.io/out-of-service=nodeshutdown:NoExecute",
+    ]);
+  });
+
+  it("seed 002: exit status 32, the mount helper and the package to install", async () => {
+    const text = await atScenarioTime("002-nfs-helper-missing.yaml", 90_000, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "ops-test", await livePod(cluster, "ops-test", "node1-nfs-test-")),
+    );
+    assertLines(text, [
+      "pv nfs211: not mounted on node node1: mount failed: exit status 32: node node1 has no /sbin/mount.nfs helper",
+      "no retries permitted until 00:02:08 (durationBeforeRetry 1m4s)",
+      "apt-get install nfs-common (Debian/Ubuntu) or dnf install nfs-utils (RHEL/Fedora)",
+    ]);
+  });
+
+  it("missing secret and configMap", async () => {
+    const text = await atScenarioTime("009-missing-secret-and-configmap.yaml", minuteMs, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "app"),
+    );
+    assertLines(text, [
+      "pod default/app: Pending, ContainerCreating on node node-a (for 60s)",
+      'secret "db-creds" not found',
+      '└─ volume "creds": secret default/db-creds not found',
+      "Create secret db-creds in namespace default",
+    ]);
+  });
+
+  it("a pod Terminating on a busy mount: the failing unmount and its backoff", async () => {
+    const text = await atScenarioTime("017-terminating-for-days-busy-mount.yaml", 5 * minuteMs, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "app"),
+    );
+    assertLines(text, [
+      "pod default/app: Terminating on node node-a",
+      'volume "data": teardown failing: unmount failed: target is busy',
+      /volume_unmount failed \d+s ago; no retries permitted until 00:0\d:\d\d \(durationBeforeRetry 1m4s\)/,
+      /mount \/var\/lib\/kubelet\/pods\/[0-9a-f-]+\/volumes\/kvol\.io~sim-disk\/pvc-[0-9a-f-]+: busy/,
+      "fuser -vm MOUNTPOINT",
+    ]);
+  });
+
+  it("pvc-protection: a deleted claim held by the pod that uses it", async () => {
+    const text = await atScenarioTime("006-pvc-protection-terminating-claim.yaml", 2 * minuteMs, async (api, cluster) =>
+      whyText(api, cluster, "PersistentVolumeClaim", "default", "data"),
+    );
+    assertLines(text, [
+      "claim default/data: Terminating: kubernetes.io/pvc-protection keeps it while a pod uses it (for 30s)",
+      "└─ pod default/app: Running, uses the claim",
+      "kubectl delete pod -n default app",
+    ]);
+  });
+
+  it("pvc-protection: a completed pod still holds the claim", async () => {
+    const text = await atScenarioTime("016-pvc-protection-completed-pod.yaml", 5 * minuteMs, async (api, cluster) =>
+      whyText(api, cluster, "PersistentVolumeClaim", "default", "dump"),
+    );
+    assertLines(text, [
+      "claim default/dump: Terminating: kubernetes.io/pvc-protection keeps it while a pod uses it (for 2m)",
+      "└─ pod default/backup: Completed, but its object still names the claim",
+      "kubectl delete pod -n default backup",
+    ]);
+  });
+});
+
+describe("kvol why on claims and failing operations", () => {
+  it("WaitForFirstConsumer: a claim no pod uses yet", async () => {
+    const text = await atScenarioTime("005-wait-for-first-consumer-zones.yaml", 5_000, async (api, cluster) =>
+      whyText(api, cluster, "PersistentVolumeClaim", "default", "data"),
+    );
+    assertLines(text, [
+      "claim default/data: Pending: waiting for first consumer",
+      "event WaitForFirstConsumer",
+      "waiting for first consumer to be created before binding",
+      "create a pod that uses the claim",
+    ]);
+  });
+
+  it("an operation in backoff: the error and 'no retries permitted until'", async () => {
+    const text = await atScenarioTime("013-disk-format-failure.yaml", 150_000, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "app"),
+    );
+    assertLines(text, [
+      /not mounted on node node-a: MountVolume\.MountDevice failed: format of disk "\S+" failed/,
+      /kubelet: volume_mount failed \d+s ago; no retries permitted until 00:0\d:\d\d \(durationBeforeRetry 1m4s\)/,
+      "operations in backoff wait 500ms doubling up to 2m2s",
+    ]);
+  });
+});
+
+describe("kvol why on a broken FUSE mount", () => {
+  it("seed 003: the pod's mount answers ENOTCONN after the CSI node plugin restarted", async () => {
+    const text = await atScenarioTime("003-fuse-csi-plugin-restart.yaml", 330_000, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "csi-s3-test-nginx"),
+    );
+    assertLines(text, [
+      "└─ a volume mount of the pod: the mount's FUSE daemon is gone: transport endpoint is not connected (ENOTCONN)",
+      "Liveness probe failed: ls: cannot access '/var/lib/www/html': Transport endpoint is not connected",
+      "Delete the pod: NodeUnpublish cleans the dead mount up",
+    ]);
+  });
+});
