@@ -160,6 +160,47 @@ spec:
     });
   });
 
+  it("creates <pod>-<volume> for a generic ephemeral volume, owned by the pod, and collects it with the pod", async () => {
+    const cluster = await start([{ name: hostpathDriverName }]);
+    await cluster.addNode("node-a");
+    await cluster.apply(`
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: { name: csi }
+provisioner: ${hostpathDriverName}
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: web, namespace: default }
+spec:
+  containers: [{ name: web, image: nginx, volumeMounts: [{ name: scratch, mountPath: /scratch }] }]
+  volumes:
+  - name: scratch
+    ephemeral:
+      volumeClaimTemplate:
+        metadata: { labels: { app: web } }
+        spec: { accessModes: [ReadWriteOnce], storageClassName: csi, resources: { requests: { storage: 1Gi } } }
+`);
+    await cluster.runUntil(async () => isRunning(await cluster.get("Pod", "default", "web")), {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod Running",
+    });
+    const claim = await cluster.get("PersistentVolumeClaim", "default", "web-scratch");
+    const pod = await cluster.get("Pod", "default", "web");
+    assert.equal(claim.metadata?.labels?.app, "web");
+    assert.deepEqual(
+      claim.metadata?.ownerReferences?.map((owner) => [owner.kind, owner.name, owner.uid, owner.controller]),
+      [["Pod", "web", pod.metadata?.uid, true]],
+    );
+    assert.equal(claim.status?.phase, "Bound");
+    await cluster.delete("Pod", "default", "web");
+    await cluster.runUntil(
+      async () => !(await cluster.list("PersistentVolumeClaim")).some((item) => item.metadata?.name === "web-scratch"),
+      { timeoutMs: 5 * minuteMs, description: "the claim deleted with its pod" },
+    );
+  });
+
   it("names what exists when asked to restart a node plugin that does not", async () => {
     const cluster = await start([{ name: hostpathDriverName }]);
     await cluster.addNode("node-a");
