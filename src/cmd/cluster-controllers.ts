@@ -2,6 +2,7 @@
  * Every control-plane controller a simulated cluster runs, in the order they start. Adding a
  * controller is one line here; `ClusterOptions.controllers` picks a subset by name.
  */
+
 import { AttachDetachController } from "../controllers/attachdetach/attach-detach-controller.ts";
 import type { MultiAttachPolicy } from "../controllers/attachdetach/reconciler/multi-attach-policy.ts";
 import type { Controller, ControllerContext } from "../controllers/controller-context.ts";
@@ -16,6 +17,10 @@ import {
   externalResizerGroupName,
   externalResizers,
 } from "../controllers/csi/sidecar-group.ts";
+import {
+  EphemeralVolumeController,
+  ephemeralVolumeControllerName,
+} from "../controllers/ephemeral/ephemeral-volume-controller.ts";
 import { namespaceControllerName } from "../controllers/namespace/constants.ts";
 import { NamespaceController } from "../controllers/namespace/namespace-controller.ts";
 import { NodeLifecycleController } from "../controllers/nodelifecycle/node-lifecycle-controller.ts";
@@ -66,6 +71,7 @@ export const clusterControllers: readonly ControllerEntry[] = [
   },
   { name: "pvc-protection-controller", create: (w) => new PvcProtectionController(w.context) },
   { name: "pv-protection-controller", create: (w) => new PvProtectionController(w.context) },
+  { name: ephemeralVolumeControllerName, create: (w) => new EphemeralVolumeController(w.context) },
   {
     name: "attachdetach-controller",
     create: (w) =>
@@ -102,6 +108,7 @@ export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
   "persistentvolume-controller",
   "pvc-protection-controller",
   "pv-protection-controller",
+  ephemeralVolumeControllerName,
   "attachdetach-controller",
   expandControllerName,
   "statefulset-controller",

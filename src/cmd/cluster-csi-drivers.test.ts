@@ -122,6 +122,85 @@ spec:
     );
   });
 
+  it("publishes hostpath capacity per node and schedules a WaitForFirstConsumer claim away from a node without any", async () => {
+    const cluster = await start([{ name: hostpathDriverName }]);
+    assert.equal((await cluster.get("CSIDriver", "", hostpathDriverName)).spec?.storageCapacity, true);
+    await cluster.addNode("node-a"); // the controller's node: volumes live there
+    await cluster.addNode("node-b");
+    await cluster.apply(claimAndPod(hostpathDriverName));
+    const capacityOf = async (node: string) =>
+      (await cluster.list("CSIStorageCapacity")).find(
+        (capacity) => capacity.nodeTopology?.matchLabels?.["topology.hostpath.csi.kvol.io/node"] === node,
+      );
+    await cluster.runUntil(async () => (await capacityOf("node-b")) !== undefined, {
+      timeoutMs: 5 * minuteMs,
+      description: "capacity published for node-b",
+    });
+    const nodeB = await capacityOf("node-b");
+    assert.equal(nodeB?.capacity, "0");
+    assert.equal(nodeB?.storageClassName, "csi");
+    assert.match(nodeB?.metadata?.name ?? "", /^csisc-/);
+    assert.equal(nodeB?.metadata?.labels?.["csi.storage.k8s.io/drivername"], hostpathDriverName);
+    assert.equal(nodeB?.metadata?.labels?.["csi.storage.k8s.io/managed-by"], "external-provisioner");
+    await cluster.runUntil(async () => isRunning(await cluster.get("Pod", "default", "web")), {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod Running",
+    });
+    assert.equal((await cluster.get("Pod", "default", "web")).spec?.nodeName, "node-a");
+    // The simulated root disk is 100Gi; the new 1Gi volume is set aside from it.
+    await cluster.runUntil(async () => (await capacityOf("node-a"))?.capacity === "99Gi", {
+      timeoutMs: 2 * minuteMs,
+      description: "node-a's capacity refreshed to 99Gi after provisioning",
+    });
+    await cluster.delete("Pod", "default", "web");
+    await cluster.delete("PersistentVolumeClaim", "default", "data");
+    await cluster.runUntil(async () => (await capacityOf("node-a"))?.capacity !== "99Gi", {
+      timeoutMs: 5 * minuteMs,
+      description: "node-a's capacity back once the volume is deleted",
+    });
+  });
+
+  it("creates <pod>-<volume> for a generic ephemeral volume, owned by the pod, and collects it with the pod", async () => {
+    const cluster = await start([{ name: hostpathDriverName }]);
+    await cluster.addNode("node-a");
+    await cluster.apply(`
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: { name: csi }
+provisioner: ${hostpathDriverName}
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: web, namespace: default }
+spec:
+  containers: [{ name: web, image: nginx, volumeMounts: [{ name: scratch, mountPath: /scratch }] }]
+  volumes:
+  - name: scratch
+    ephemeral:
+      volumeClaimTemplate:
+        metadata: { labels: { app: web } }
+        spec: { accessModes: [ReadWriteOnce], storageClassName: csi, resources: { requests: { storage: 1Gi } } }
+`);
+    await cluster.runUntil(async () => isRunning(await cluster.get("Pod", "default", "web")), {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod Running",
+    });
+    const claim = await cluster.get("PersistentVolumeClaim", "default", "web-scratch");
+    const pod = await cluster.get("Pod", "default", "web");
+    assert.equal(claim.metadata?.labels?.app, "web");
+    assert.deepEqual(
+      claim.metadata?.ownerReferences?.map((owner) => [owner.kind, owner.name, owner.uid, owner.controller]),
+      [["Pod", "web", pod.metadata?.uid, true]],
+    );
+    assert.equal(claim.status?.phase, "Bound");
+    await cluster.delete("Pod", "default", "web");
+    await cluster.runUntil(
+      async () => !(await cluster.list("PersistentVolumeClaim")).some((item) => item.metadata?.name === "web-scratch"),
+      { timeoutMs: 5 * minuteMs, description: "the claim deleted with its pod" },
+    );
+  });
+
   it("names what exists when asked to restart a node plugin that does not", async () => {
     const cluster = await start([{ name: hostpathDriverName }]);
     await cluster.addNode("node-a");

@@ -128,7 +128,12 @@ export class ClusterCsiDrivers {
           apiVersion: "storage.k8s.io/v1",
           kind: "CSIDriver",
           metadata: { name: entry.name },
-          spec: { attachRequired: attachRequired(entry), ...entry.csiDriverSpec },
+          spec: {
+            attachRequired: attachRequired(entry),
+            // The drivers that report GetCapacity opt into capacity-aware scheduling.
+            ...(entry.name === hostpathDriverName || entry.name === diskDriverName ? { storageCapacity: true } : {}),
+            ...entry.csiDriverSpec,
+          },
         });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;

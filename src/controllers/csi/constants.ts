@@ -45,3 +45,18 @@ export const nodeSelectorOperatorIn = "In";
 
 /** external-resizer `--workers`: claims resized at once. */
 export const externalResizerWorkers = 10;
+
+// ---- capacity tracking (external-provisioner pkg/capacity) ----------------------------------
+
+/** external-provisioner `--capacity-poll-interval` default: every CSIStorageCapacity is refreshed this often. */
+export const capacityPollPeriodMs = 60_000;
+/** Label naming the driver of a CSIStorageCapacity. */
+export const capacityDriverNameLabel = "csi.storage.k8s.io/drivername";
+/** Label naming who manages a CSIStorageCapacity; one manager never touches another's objects. */
+export const capacityManagedByLabel = "csi.storage.k8s.io/managed-by";
+/** external-provisioner's managed-by value in central mode. */
+export const capacityManagedByDefault = "external-provisioner";
+/** CSIStorageCapacity objects are created with this generateName. */
+export const capacityObjectGenerateName = "csisc-";
+/** The namespace kvol's sidecars publish capacity in (a driver deployment's own namespace upstream). */
+export const capacityNamespaceDefault = "kube-system";

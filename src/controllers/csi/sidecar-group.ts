@@ -7,6 +7,7 @@
 import type { Controller, ControllerContext } from "../controller-context.ts";
 import { CsiSnapshotter } from "../snapshot/csi-snapshotter.ts";
 import { ExternalAttacher } from "./attacher.ts";
+import { CapacityController } from "./capacity-controller.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { ExternalProvisioner } from "./provisioner.ts";
 import { ExternalResizer } from "./resizer.ts";
@@ -43,14 +44,15 @@ export function externalProvisioners(
   context: ControllerContext,
   drivers: readonly CsiControllerDriver[],
 ): SidecarGroup {
-  const members = drivers.map(
-    (driver) =>
-      new ExternalProvisioner(context, {
-        driverName: driver.name,
-        driver: driver.client,
-        ...(driver.hostName === undefined ? {} : { hostName: driver.hostName }),
-      }),
-  );
+  const members = drivers.flatMap((driver) => [
+    new ExternalProvisioner(context, {
+      driverName: driver.name,
+      driver: driver.client,
+      ...(driver.hostName === undefined ? {} : { hostName: driver.hostName }),
+    }),
+    // `--enable-capacity`: publishes CSIStorageCapacity for drivers that offer GET_CAPACITY.
+    new CapacityController(context, { driverName: driver.name, driver: driver.client }),
+  ]);
   return new SidecarGroup(externalProvisionerGroupName, members);
 }
 

@@ -17,7 +17,15 @@ import { isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import { ensureIndex, podsByClaim } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
-import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
+import type {
+  CSIDriver,
+  CSIStorageCapacity,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
 import { volumeClassName } from "../../api/storage/pv-helpers.ts";
@@ -97,6 +105,8 @@ export class Scheduler implements Controller {
   private readonly claims: SharedInformer<PersistentVolumeClaim>;
   private readonly volumes: SharedInformer<PersistentVolume>;
   private readonly classes: SharedInformer<StorageClass>;
+  private readonly csiDrivers: SharedInformer<CSIDriver>;
+  private readonly capacities: SharedInformer<CSIStorageCapacity>;
   private readonly queue: SchedulingQueue;
   private readonly cache: SchedulerCache;
   private readonly assumedVolumes = new AssumeCache<PersistentVolume>();
@@ -120,6 +130,8 @@ export class Scheduler implements Controller {
     this.claims = informers.informerFor("PersistentVolumeClaim");
     this.volumes = informers.informerFor("PersistentVolume");
     this.classes = informers.informerFor("StorageClass");
+    this.csiDrivers = informers.informerFor("CSIDriver");
+    this.capacities = informers.informerFor("CSIStorageCapacity");
     ensureIndex(this.pods, podsByClaim);
     if (!this.volumes.indexer.hasIndex(volumesByClassIndex)) {
       this.volumes.addIndexers({ [volumesByClassIndex]: (volume) => [volumeClassName(volume)] });
@@ -199,6 +211,8 @@ export class Scheduler implements Controller {
           .byIndex(volumesByClassIndex, className)
           .map((volume) => this.assumedVolumes.latest(volume.metadata?.name ?? "", volume) ?? volume),
       storageClass: (name) => this.classes.lister.get("", name),
+      csiDriver: (name) => this.csiDrivers.lister.get("", name),
+      storageCapacities: () => this.capacities.lister.list(),
     };
   }
 
@@ -229,6 +243,9 @@ export class Scheduler implements Controller {
         onUpdate: (old, volume) => this.wake(podsHelpedByVolume(this.pods.indexer, volume, old)),
       }),
       this.classes.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      // Published capacity and a driver's storageCapacity switch can make room (VolumeBinding's events).
+      this.capacities.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      this.csiDrivers.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
     ];
   }
 
@@ -260,7 +277,15 @@ export class Scheduler implements Controller {
   }
 
   private async run(): Promise<void> {
-    const informers = [this.pods, this.nodes, this.claims, this.volumes, this.classes];
+    const informers = [
+      this.pods,
+      this.nodes,
+      this.claims,
+      this.volumes,
+      this.classes,
+      this.csiDrivers,
+      this.capacities,
+    ];
     const synced = await Promise.all(informers.map((informer) => informer.waitForSync()));
     if (!synced.every(Boolean)) return;
     for (let queued = await this.queue.pop(); queued !== undefined; queued = await this.queue.pop()) {

@@ -1,11 +1,27 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
+import type {
+  CSIDriver,
+  CSIStorageCapacity,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from "../../api/objects.ts";
 import { annBindCompleted, annSelectedNode } from "./constants.ts";
 import { filterVolumes, preFilterVolumes, type VolumeView } from "./volume-binding.ts";
 
-function view(claims: PersistentVolumeClaim[], volumes: PersistentVolume[], classes: StorageClass[]): VolumeView {
+function view(
+  claims: PersistentVolumeClaim[],
+  volumes: PersistentVolume[],
+  classes: StorageClass[],
+  drivers: CSIDriver[] = [],
+  capacities: CSIStorageCapacity[] = [],
+): VolumeView {
   return {
+    csiDriver: (name) => drivers.find((driver) => driver.metadata?.name === name),
+    storageCapacities: () => capacities,
     claim: (namespace, name) =>
       claims.find((claim) => claim.metadata?.namespace === namespace && claim.metadata?.name === name),
     volume: (name) => volumes.find((volume) => volume.metadata?.name === name),
@@ -128,5 +144,52 @@ describe("filterVolumes", () => {
     );
     assert.deepEqual(result.reasons, []);
     assert.deepEqual(result.podVolumes, { staticBindings: [], dynamicProvisions: [data] });
+  });
+});
+
+describe("filterVolumes: storage capacity (CSIDriver storageCapacity: true)", () => {
+  const driver: CSIDriver = { metadata: { name: "example.com/disk" }, spec: { storageCapacity: true } };
+  const published = (nodeName: string, capacity: string, maximumVolumeSize?: string): CSIStorageCapacity => ({
+    metadata: { namespace: "kube-system", name: `csisc-${nodeName}` },
+    storageClassName: "wffc",
+    nodeTopology: { matchLabels: { "kubernetes.io/hostname": nodeName } },
+    capacity,
+    ...(maximumVolumeSize === undefined ? {} : { maximumVolumeSize }),
+  });
+  const verdict = (capacities: CSIStorageCapacity[], drivers: CSIDriver[] = [driver]) => {
+    const data = claim("data");
+    return filterVolumes(
+      { bound: [], unboundDelayBinding: [data], unboundImmediate: [] },
+      node1,
+      view([data], [], [wffc], drivers, capacities),
+    );
+  };
+
+  it("rules out a node whose published capacity is smaller than the claim", () => {
+    const small = verdict([published("node-1", "512Mi")]);
+    assert.deepEqual(small.reasons, ["node(s) did not have enough free storage"]);
+    assert.deepEqual(small.podVolumes.dynamicProvisions, []);
+  });
+
+  it("rules out a node no CSIStorageCapacity covers, however large the others are", () => {
+    assert.deepEqual(verdict([published("node-2", "100Gi")]).reasons, ["node(s) did not have enough free storage"]);
+  });
+
+  it("provisions where the capacity covers the request", () => {
+    const room = verdict([published("node-1", "1Gi")]);
+    assert.deepEqual(room.reasons, []);
+    assert.equal(room.podVolumes.dynamicProvisions.length, 1);
+  });
+
+  it("prefers maximumVolumeSize over capacity when both are published", () => {
+    assert.deepEqual(verdict([published("node-1", "10Gi", "512Mi")]).reasons, [
+      "node(s) did not have enough free storage",
+    ]);
+  });
+
+  it("does not check drivers that do not opt in", () => {
+    const optedOut: CSIDriver = { metadata: { name: "example.com/disk" }, spec: {} };
+    assert.deepEqual(verdict([], [optedOut]).reasons, []);
+    assert.deepEqual(verdict([], []).reasons, []);
   });
 });

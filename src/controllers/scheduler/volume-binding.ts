@@ -12,16 +12,32 @@
  * - Reserve (AssumePodVolumes) records the choice for the chosen node in the assume caches, so the
  *   next pod does not take the same volume; the API writes happen in the binding cycle (volume-binder.ts).
  *
- * CSI storage capacity (`did not have enough free storage`) is not modelled.
+ * - Storage capacity (hasEnoughCapacity): a claim to provision through a CSI driver whose CSIDriver
+ *   says `storageCapacity: true` needs a CSIStorageCapacity of its class whose nodeTopology selects
+ *   the node and whose maximumVolumeSize (or else capacity) covers the request — otherwise
+ *   `did not have enough free storage`. A claim without a storage request, or a driver without a
+ *   CSIDriver object, is not checked.
  */
-import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from "../../api/objects.ts";
+
+import type {
+  CSIDriver,
+  CSIStorageCapacity,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from "../../api/objects.ts";
+import { parseQuantity } from "../../api/quantity.ts";
 import { matchesTopologySelectorTerms } from "../../api/scheduling/node-selector.ts";
+import { labelMatcherFromSelector } from "../../api/selectors/labels.ts";
 import { claimClassName, requestedStorage, volumeFitsNode } from "../../api/storage/pv-helpers.ts";
 import { findMatchingVolume } from "../../api/storage/volume-matching.ts";
 import {
   annBindCompleted,
   annBoundByController,
   annSelectedNode,
+  errReasonNotEnoughSpace,
   errReasonPvNotExist,
   errReasonVolumeBindConflict,
   errReasonVolumeNodeConflict,
@@ -35,6 +51,8 @@ export interface VolumeView {
   volume(name: string): PersistentVolume | undefined;
   volumesOfClass(className: string): readonly PersistentVolume[];
   storageClass(name: string): StorageClass | undefined;
+  csiDriver(name: string): CSIDriver | undefined;
+  storageCapacities(): readonly CSIStorageCapacity[];
 }
 
 export interface PodVolumeClaims {
@@ -138,8 +156,40 @@ function boundClaimsReason(claims: readonly PersistentVolumeClaim[], node: Node,
   return undefined;
 }
 
-/** checkVolumeProvisions: whether every claim's class can provision a volume on the node. */
-function canProvisionAll(claims: readonly PersistentVolumeClaim[], node: Node, view: VolumeView): boolean {
+/** capacitySufficient: maximumVolumeSize when published (it is more precise), else capacity. */
+function capacitySufficient(capacity: CSIStorageCapacity, sizeBytes: bigint): boolean {
+  const limit = capacity.maximumVolumeSize ?? capacity.capacity;
+  if (limit === undefined) return false;
+  try {
+    return parseQuantity(limit).toBytes() >= sizeBytes;
+  } catch (error) {
+    if (error instanceof Error) return false; // validation refuses such text; an old object counts as no capacity
+    throw error;
+  }
+}
+
+/** hasEnoughCapacity: whether a published capacity of the class, reachable from the node, covers the claim. */
+function hasEnoughCapacity(claim: PersistentVolumeClaim, storageClass: StorageClass, node: Node, view: VolumeView) {
+  const request = claim.spec?.resources?.requests?.storage;
+  if (request === undefined) return true;
+  if (view.csiDriver(storageClass.provisioner)?.spec?.storageCapacity !== true) return true;
+  const sizeBytes = requestedStorage(claim).toBytes();
+  const labels = node.metadata?.labels ?? {};
+  return view
+    .storageCapacities()
+    .some(
+      (capacity) =>
+        capacity.storageClassName === storageClass.metadata?.name &&
+        capacitySufficient(capacity, sizeBytes) &&
+        capacity.nodeTopology !== undefined &&
+        labelMatcherFromSelector(capacity.nodeTopology).matches(labels),
+    );
+}
+
+type ProvisionVerdict = "fits" | "cannotProvision" | "notEnoughSpace";
+
+/** checkVolumeProvisions: whether every claim's class can provision a volume on the node, with room for it. */
+function canProvisionAll(claims: readonly PersistentVolumeClaim[], node: Node, view: VolumeView): ProvisionVerdict {
   for (const claim of claims) {
     const className = claimClassName(claim);
     const storageClass = view.storageClass(className);
@@ -151,10 +201,13 @@ function canProvisionAll(claims: readonly PersistentVolumeClaim[], node: Node, v
       );
     }
     const provisioner = storageClass.provisioner;
-    if (provisioner === "" || provisioner === notSupportedProvisioner) return false;
-    if (!matchesTopologySelectorTerms(storageClass.allowedTopologies, node.metadata?.labels ?? {})) return false;
+    if (provisioner === "" || provisioner === notSupportedProvisioner) return "cannotProvision";
+    if (!matchesTopologySelectorTerms(storageClass.allowedTopologies, node.metadata?.labels ?? {})) {
+      return "cannotProvision";
+    }
+    if (!hasEnoughCapacity(claim, storageClass, node, view)) return "notEnoughSpace";
   }
-  return true;
+  return "fits";
 }
 
 /** findMatchingVolumes: a volume for each claim, smallest claims first; claims left over need provisioning. */
@@ -184,9 +237,10 @@ function unboundClaimsFit(claims: readonly PersistentVolumeClaim[], node: Node, 
     const selectedNode = claim.metadata?.annotations?.[annSelectedNode];
     if (selectedNode === undefined) toMatch.push(claim);
     else if (selectedNode === node.metadata?.name) toProvision.push(claim);
-    else return { fits: false, podVolumes };
+    else return { fits: false, enoughSpace: true, podVolumes };
   }
   let fits = true;
+  let enoughSpace = true;
   if (toMatch.length > 0) {
     const { bindings, unmatched } = matchVolumes(toMatch, node, view);
     podVolumes.staticBindings = bindings;
@@ -194,10 +248,13 @@ function unboundClaimsFit(claims: readonly PersistentVolumeClaim[], node: Node, 
     toProvision.push(...unmatched);
   }
   if (toProvision.length > 0) {
-    fits = canProvisionAll(toProvision, node, view);
-    if (fits) podVolumes.dynamicProvisions = toProvision;
+    const verdict = canProvisionAll(toProvision, node, view);
+    // Upstream: a class without room leaves the bind verdict alone and reports the space instead.
+    fits = verdict !== "cannotProvision";
+    enoughSpace = verdict !== "notEnoughSpace";
+    if (verdict === "fits") podVolumes.dynamicProvisions = toProvision;
   }
-  return { fits, podVolumes };
+  return { fits, enoughSpace, podVolumes };
 }
 
 const fitsWithoutVolumeWork: VolumeFilterResult = Object.freeze({
@@ -220,6 +277,7 @@ export function filterVolumes(claims: PodVolumeClaims, node: Node, view: VolumeV
   if (claims.unboundDelayBinding.length > 0) {
     const unbound = unboundClaimsFit(claims.unboundDelayBinding, node, view);
     if (!unbound.fits) reasons.push(errReasonVolumeBindConflict);
+    if (!unbound.enoughSpace) reasons.push(errReasonNotEnoughSpace);
     podVolumes = unbound.podVolumes;
   }
   if (boundReason === errReasonPvNotExist) reasons.push(boundReason);
