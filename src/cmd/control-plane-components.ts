@@ -2,8 +2,8 @@
  * How the control plane splits into the components Kubernetes elects separately, each on a Lease of
  * its own: kube-controller-manager's controllers on `kube-system/kube-controller-manager`,
  * kube-scheduler on `kube-system/kube-scheduler` (both with component-base's 15 s / 10 s / 2 s),
- * and, per CSI driver, its csi-provisioner and its csi-attacher on the Leases their sidecar
- * containers take (csi-lib-utils' 15 s / 10 s / 5 s). A replica campaigns for each on its own, so
+ * per CSI driver, its csi-provisioner, csi-attacher, csi-snapshotter and csi-resizer on the Leases
+ * their sidecar containers take, and the snapshot-controller on its own (csi-lib-utils' 15 s / 10 s / 5 s). A replica campaigns for each on its own, so
  * two replicas may share the components out, and one component changing hands leaves the others
  * running where they are.
  */
@@ -14,17 +14,33 @@ import {
   schedulerLeaseNamespace,
 } from "../api/leaderelection/constants.ts";
 import type { Timers } from "../api/timers.ts";
-import { externalAttacherGroupName, externalProvisionerGroupName } from "../controllers/csi/sidecar-group.ts";
+import {
+  csiSnapshotterGroupName,
+  externalAttacherGroupName,
+  externalProvisionerGroupName,
+  externalResizerGroupName,
+} from "../controllers/csi/sidecar-group.ts";
 import {
   csiSidecarLeaseNamespace,
   externalAttacherLeaseName,
   externalProvisionerLeaseName,
+  externalResizerLeaseName,
+  externalSnapshotterLeaseName,
   sanitizedLeaderElectionName,
+  snapshotControllerLeaseName,
 } from "../controllers/csi/sidecar-lease.ts";
+import { snapshotControllerName } from "../controllers/snapshot/snapshot-controller.ts";
 import { type ControllerEntry, type ControllerWiring, kubeControllerManagerNames } from "./cluster-controllers.ts";
 
 export const controllerManagerComponent = "kube-controller-manager";
 export const schedulerComponent = "kube-scheduler";
+/** The sidecar groups that run one member per driver, each member on the Lease its sidecar takes. */
+const perDriverSidecarLeases: ReadonlyMap<string, (driverName: string) => string> = new Map([
+  [externalProvisionerGroupName, externalProvisionerLeaseName],
+  [externalAttacherGroupName, externalAttacherLeaseName],
+  [csiSnapshotterGroupName, externalSnapshotterLeaseName],
+  [externalResizerGroupName, externalResizerLeaseName],
+]);
 /** The controller entry kube-scheduler runs. */
 const schedulerEntryName = "default-scheduler";
 
@@ -113,10 +129,18 @@ export function electedComponents(
     });
   }
   for (const entry of entries) {
-    if (entry.name === externalProvisionerGroupName) {
-      plans.push(...sidecarPlans(entry, wiring, identity, externalProvisionerLeaseName));
-    } else if (entry.name === externalAttacherGroupName) {
-      plans.push(...sidecarPlans(entry, wiring, identity, externalAttacherLeaseName));
+    const sidecarLeaseName = perDriverSidecarLeases.get(entry.name);
+    if (sidecarLeaseName !== undefined) {
+      plans.push(...sidecarPlans(entry, wiring, identity, sidecarLeaseName));
+    } else if (entry.name === snapshotControllerName) {
+      plans.push({
+        component: snapshotControllerName,
+        lease: { namespace: csiSidecarLeaseNamespace, name: snapshotControllerLeaseName },
+        identity: sanitizedLeaderElectionName(identity),
+        timings: sidecarTimings(wiring.context.timers),
+        entries: [entry],
+        wiring,
+      });
     } else if (!kubeControllerManagerNames.has(entry.name) && entry.name !== schedulerEntryName) {
       throw new Error(`controller "${entry.name}" belongs to no elected component (control-plane-components.ts)`);
     }

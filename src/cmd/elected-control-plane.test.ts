@@ -56,7 +56,13 @@ describe("a Lease per control-plane component", () => {
       assert.equal(spec?.holderIdentity, a, name);
       assert.equal(spec?.leaseDurationSeconds, 15, name);
     }
-    for (const name of ["disk-csi-kvol-io", "external-attacher-leader-disk-csi-kvol-io"]) {
+    for (const name of [
+      "disk-csi-kvol-io",
+      "external-attacher-leader-disk-csi-kvol-io",
+      "external-snapshotter-leader-disk-csi-kvol-io",
+      "external-resizer-disk-csi-kvol-io",
+      "snapshot-controller-leader",
+    ]) {
       const spec = (await lease(cluster, name)).spec;
       assert.equal(spec?.holderIdentity, "host-a-1", `${name}: csi-lib-utils writes the identity sanitized`);
       assert.equal(spec?.leaseDurationSeconds, 15, name);

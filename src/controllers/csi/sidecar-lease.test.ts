@@ -3,7 +3,10 @@ import { describe, it } from "node:test";
 import {
   externalAttacherLeaseName,
   externalProvisionerLeaseName,
+  externalResizerLeaseName,
+  externalSnapshotterLeaseName,
   sanitizedLeaderElectionName,
+  snapshotControllerLeaseName,
 } from "./sidecar-lease.ts";
 
 describe("the CSI sidecars' Lease names", () => {
@@ -16,6 +19,12 @@ describe("the CSI sidecars' Lease names", () => {
   it("external-attacher locks on external-attacher-leader-<driver>, sanitized the same way", () => {
     assert.equal(externalAttacherLeaseName("disk.csi.kvol.io"), "external-attacher-leader-disk-csi-kvol-io");
     assert.equal(externalAttacherLeaseName("hostpath.csi.k8s.io"), "external-attacher-leader-hostpath-csi-k8s-io");
+  });
+
+  it("csi-snapshotter, external-resizer and the snapshot-controller lock on their own names", () => {
+    assert.equal(externalSnapshotterLeaseName("disk.csi.kvol.io"), "external-snapshotter-leader-disk-csi-kvol-io");
+    assert.equal(externalResizerLeaseName("disk.csi.kvol.io"), "external-resizer-disk-csi-kvol-io");
+    assert.equal(snapshotControllerLeaseName, "snapshot-controller-leader");
   });
 
   it("a name that would end with a dash gets an X, as csi-lib-utils does", () => {
