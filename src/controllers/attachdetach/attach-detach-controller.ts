@@ -37,7 +37,7 @@ import { DesiredStateOfWorld } from "./cache/desired-state-of-world.ts";
 import { attachDetachControllerName, pvcWorkerCount } from "./constants.ts";
 import { controllerVolumeHost, controllerVolumePlugins } from "./controller-volume-host.ts";
 import { attachDetachDebugState } from "./debug-state.ts";
-import { forcedDetachesCounter } from "./metrics.ts";
+import { forcedDetachesCounter, totalVolumesGauge } from "./metrics.ts";
 import { isPodTerminated } from "./pod-terminated.ts";
 import { type PodVolumeContext, processPodVolumes, shouldAddVolumes } from "./pod-volumes.ts";
 import { DesiredStatePopulator } from "./populator/desired-state-populator.ts";
@@ -185,6 +185,12 @@ export class AttachDetachController implements Controller {
       podVolumes: this.podVolumes,
       fullRelistPeriodMs: timers.adcPopulatorFullRelistPeriodMs,
     });
+    if (context.metrics !== undefined) {
+      totalVolumesGauge(context.metrics, {
+        desired: () => this.dsw.getVolumesToAttach(),
+        actual: () => this.asw.getAttachedVolumes(),
+      });
+    }
     this.claimQueue = new WorkQueue({
       name: "attachdetach-pvcs",
       clock,

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { Cluster } from "../../cmd/cluster.ts";
 import { runScenario } from "../../sim/runner/run-scenario.ts";
 import { loadScenarioFile } from "../../sim/scenario/load.ts";
+import { qualifiedPluginName } from "./metrics.ts";
 
 const scenarios = fileURLToPath(new URL("../../../scenarios/", import.meta.url));
 
@@ -34,10 +35,20 @@ describe("attach/detach controller metrics", () => {
     const text = await metricsAfter("004-rbd-node-shutdown-out-of-service.yaml");
     assert.equal(forcedDetaches(text, "out-of-service"), 1);
     assert.equal(forcedDetaches(text, "timeout"), undefined);
+    // The replacement pod's volume, wanted on and attached to its new node.
+    for (const state of ["desired_state_of_world", "actual_state_of_world"]) {
+      const line = `attachdetach_controller_total_volumes{plugin_name="kubernetes.io/rbd",state="${state}"} 1`;
+      assert.ok(text.split("\n").includes(line), `${line} in\n${text}`);
+    }
   });
 
   it("counts the forced detach after 6 min on a dead node with reason timeout", async () => {
     const text = await metricsAfter("008-force-detach-dead-node.yaml");
     assert.equal(forcedDetaches(text, "timeout"), 1);
+  });
+
+  it("names each volume's plugin as Kubernetes labels attachdetach_controller_total_volumes", () => {
+    assert.equal(qualifiedPluginName("kubernetes.io/csi/disk.csi.kvol.io^vol-1"), "kubernetes.io/csi:disk.csi.kvol.io");
+    assert.equal(qualifiedPluginName("kubernetes.io/rbd/rbd:kube/image-1"), "kubernetes.io/rbd");
   });
 });

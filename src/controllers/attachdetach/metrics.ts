@@ -3,8 +3,9 @@
  * subsystem `attach_detach_controller` in front of the metric's own `attachdetach_controller_…`
  * name, as Kubernetes has done since 1.28 added the `reason` label).
  */
-import type { Counter } from "prom-client";
+import type { Counter, Gauge } from "prom-client";
 import type { Metrics } from "../../runtime/metrics.ts";
+import { csiPluginName } from "../../volume/paths.ts";
 
 /** Why a volume was detached without waiting for the node to unmount it. */
 export type ForcedDetachReason = "timeout" | "out-of-service";
@@ -14,5 +15,43 @@ export function forcedDetachesCounter(metrics: Metrics): Counter {
     name: "attach_detach_controller_attachdetach_controller_forced_detaches",
     help: "Number of times the A/D Controller performed a forced detach",
     labelNames: ["reason"],
+  });
+}
+
+/**
+ * The plugin label of a volume from its unique name (`<plugin>/<volume>`), qualified with the
+ * driver for CSI as Kubernetes' GetFullQualifiedPluginNameForVolume does: `kubernetes.io/csi:<driver>`.
+ */
+export function qualifiedPluginName(uniqueVolumeName: string): string {
+  const csiPrefix = `${csiPluginName}/`;
+  if (uniqueVolumeName.startsWith(csiPrefix)) {
+    const driver = uniqueVolumeName.slice(csiPrefix.length).split("^")[0] ?? "";
+    return `${csiPluginName}:${driver}`;
+  }
+  const [domain, plugin] = uniqueVolumeName.split("/");
+  return plugin === undefined ? (domain ?? "") : `${domain}/${plugin}`;
+}
+
+/**
+ * attachdetach_controller_total_volumes: the volumes in the desired and the actual state of the
+ * world by plugin, counted at each scrape (Kubernetes' collector does the same).
+ */
+export function totalVolumesGauge(
+  metrics: Metrics,
+  states: { desired: () => readonly { volumeName: string }[]; actual: () => readonly { volumeName: string }[] },
+): Gauge {
+  return metrics.gauge({
+    name: "attachdetach_controller_total_volumes",
+    help: "Number of volumes in A/D Controller",
+    labelNames: ["plugin_name", "state"],
+    collect: (gauge) => {
+      gauge.reset();
+      for (const [state, volumes] of [
+        ["desired_state_of_world", states.desired()],
+        ["actual_state_of_world", states.actual()],
+      ] as const) {
+        for (const volume of volumes) gauge.inc({ plugin_name: qualifiedPluginName(volume.volumeName), state });
+      }
+    },
   });
 }
