@@ -50,44 +50,72 @@ interface Walk {
   applyPaths: string[];
 }
 
-function fieldPath(path: string, key: string): string {
-  return path === "" ? key : `${path}.${key}`;
+/**
+ * Where the walk is, as a chain up to the root. Paths are written out only for an unknown field:
+ * almost every body has none, and writing both spellings for every field cost more than the walk.
+ */
+type Trail = undefined | { up: Trail; key: string } | { up: Trail; list: SchemaNode; element: unknown; index: number };
+
+/** `spec.containers[0].bogus` */
+function fieldPath(trail: Trail): string {
+  if (trail === undefined) return "";
+  const path = fieldPath(trail.up);
+  if ("key" in trail) return path === "" ? trail.key : `${path}.${trail.key}`;
+  return `${path}[${trail.index}]`;
 }
 
-function pruneArray(node: SchemaNode, value: unknown[], path: string, applyPath: string, walk: Walk): unknown[] {
+/** `.spec.containers[name="c"].bogus` */
+function applyPath(trail: Trail): string {
+  if (trail === undefined) return "";
+  if ("key" in trail) return `${applyPath(trail.up)}.${trail.key}`;
+  return `${applyPath(trail.up)}${elementName(trail.list, trail.element, trail.index)}`;
+}
+
+function pruneArray(node: SchemaNode, value: unknown[], trail: Trail, walk: Walk): unknown[] {
   const items = node.items;
   if (items === undefined) return value;
-  let changed = false;
-  const pruned = value.map((element, index) => {
-    const next = prune(items, element, `${path}[${index}]`, `${applyPath}${elementName(node, element, index)}`, walk);
-    changed ||= next !== element;
-    return next;
-  });
-  return changed ? pruned : value;
+  let pruned: unknown[] | undefined;
+  for (let index = 0; index < value.length; index++) {
+    const element = value[index];
+    const next = prune(items, element, { up: trail, list: node, element, index }, walk);
+    if (next !== element) pruned ??= value.slice(0, index);
+    pruned?.push(next);
+  }
+  return pruned ?? value;
 }
 
-function prune(node: SchemaNode, value: unknown, path: string, applyPath: string, walk: Walk): unknown {
-  if (Array.isArray(value)) return pruneArray(node, value, path, applyPath, walk);
+function prune(node: SchemaNode, value: unknown, trail: Trail, walk: Walk): unknown {
+  if (Array.isArray(value)) return pruneArray(node, value, trail, walk);
   if (!isPlainObject(value)) return value;
   const { properties, additionalProperties } = node;
   // An object without declared fields is free-form (RawExtension, FieldsV1): everything is known.
   if (properties === undefined && additionalProperties === undefined) return value;
-  const result: Record<string, unknown> = {};
-  let changed = false;
-  for (const key of Object.keys(value)) {
+  // The copy is started only at the first change, with the fields before it.
+  let result: Record<string, unknown> | undefined;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const child = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : additionalProperties;
+    const at = { up: trail, key };
     if (child === undefined) {
-      walk.unknown.push(fieldPath(path, key));
-      walk.applyPaths.push(`${applyPath}.${key}`);
-      changed = true;
+      walk.unknown.push(fieldPath(at));
+      walk.applyPaths.push(applyPath(at));
+      result ??= copyFields(value, keys, i);
       continue;
     }
     const before = value[key];
-    const after = prune(child, before, fieldPath(path, key), `${applyPath}.${key}`, walk);
-    changed ||= after !== before;
-    setOwnField(result, key, after);
+    const after = prune(child, before, at, walk);
+    if (after !== before) result ??= copyFields(value, keys, i);
+    if (result !== undefined) setOwnField(result, key, after);
   }
-  return changed ? result : value;
+  return result ?? value;
+}
+
+/** A new object with the first `count` of `keys` of `value`. */
+function copyFields(value: Record<string, unknown>, keys: readonly string[], count: number): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) setOwnField(copy, keys[i] as string, value[keys[i] as string]);
+  return copy;
 }
 
 interface PrunedObject {
@@ -103,7 +131,7 @@ export function pruneUnknownFields(type: ResourceType, object: Record<string, un
   const schema = schemaForKind(apiVersionOf(type), type.kind);
   const walk: Walk = { unknown: [], applyPaths: [] };
   if (schema === undefined) return { object, ...walk };
-  const pruned = prune(schema, object, "", "", walk) as Record<string, unknown>;
+  const pruned = prune(schema, object, undefined, walk) as Record<string, unknown>;
   return { object: pruned, ...walk };
 }
 

@@ -54,16 +54,7 @@ export class FieldSet {
   }
 
   insert(path: FieldPath): void {
-    let node: FieldSet = this;
-    for (const element of path) {
-      let child = node.children.get(element);
-      if (child === undefined) {
-        child = new FieldSet();
-        node.children.set(element, child);
-      }
-      node = child;
-    }
-    node.member = true;
+    this.nodeFor(path).member = true;
   }
 
   has(path: FieldPath): boolean {
@@ -93,44 +84,141 @@ export class FieldSet {
     return result;
   }
 
+  /** The node at `path`, created (with its parents) when missing; a builder's way to add below one place. */
+  nodeFor(path: FieldPath): FieldSet {
+    let node: FieldSet = this;
+    for (const element of path) node = node.child(element);
+    return node;
+  }
+
+  /** The child at `element`, created when missing. */
+  child(element: PathElement): FieldSet {
+    let child = this.children.get(element);
+    if (child === undefined) {
+      child = new FieldSet();
+      this.children.set(element, child);
+    }
+    return child;
+  }
+
+  /** Makes this node's own path a member. */
+  markMember(): void {
+    this.member = true;
+  }
+
+  // The set operations below walk both trees together rather than listing and re-inserting every
+  // path: a create's field set has a few hundred paths and each write computes several of these.
+  // Children keep the order the path-by-path versions gave them (this set's first, then the
+  // other's), and subtrees without members are left out, as those versions left them out.
+
   union(other: FieldSet): FieldSet {
     const result = this.copy();
-    for (const path of other.paths()) result.insert(path);
+    result.addAll(other);
     return result;
   }
 
   difference(other: FieldSet): FieldSet {
-    const result = new FieldSet();
-    for (const path of this.paths()) if (!other.has(path)) result.insert(path);
-    return result;
+    return this.differenceFrom(other) ?? new FieldSet();
   }
 
   intersection(other: FieldSet): FieldSet {
-    const result = new FieldSet();
-    for (const path of this.paths()) if (other.has(path)) result.insert(path);
-    return result;
+    return this.intersectionWith(other) ?? new FieldSet();
   }
 
   equals(other: FieldSet): boolean {
-    const mine = this.paths();
-    return mine.length === other.paths().length && mine.every((path) => other.has(path));
+    if (this.member !== other.member) return false;
+    for (const [element, child] of this.children) {
+      const theirs = other.children.get(element);
+      if (theirs === undefined ? !child.isEmpty() : !child.equals(theirs)) return false;
+    }
+    for (const [element, theirs] of other.children) {
+      if (!this.children.has(element) && !theirs.isEmpty()) return false;
+    }
+    return true;
   }
 
   copy(): FieldSet {
-    const result = new FieldSet();
-    for (const path of this.paths()) result.insert(path);
-    return result;
+    return this.copyMembers() ?? new FieldSet();
   }
 
   /** The FieldsV1 JSON of the set. */
   toFieldsV1(): Record<string, unknown> {
-    const encoded: Record<string, unknown> = {};
-    const live = [...this.children.entries()].filter(([, child]) => !child.isEmpty());
-    if (this.member && live.length > 0) encoded[memberMarker] = {};
-    for (const [element, child] of live.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      encoded[element] = child.toFieldsV1();
+    return this.encode() ?? {};
+  }
+
+  /** The FieldsV1 JSON of this node, or undefined when it holds no member. */
+  private encode(): Record<string, unknown> | undefined {
+    const live: [PathElement, Record<string, unknown>][] = [];
+    for (const [element, child] of this.children) {
+      const encoded = child.encode();
+      if (encoded !== undefined) live.push([element, encoded]);
     }
+    if (live.length === 0) return this.member ? {} : undefined;
+    const encoded: Record<string, unknown> = {};
+    if (this.member) encoded[memberMarker] = {};
+    for (const [element, child] of live.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) encoded[element] = child;
     return encoded;
+  }
+
+  /** A copy holding only the subtrees with members; undefined when there are none. */
+  private copyMembers(): FieldSet | undefined {
+    let result: FieldSet | undefined;
+    for (const [element, child] of this.children) {
+      const copied = child.copyMembers();
+      if (copied === undefined) continue;
+      result ??= new FieldSet();
+      result.children.set(element, copied);
+    }
+    if (this.member) {
+      result ??= new FieldSet();
+      result.member = true;
+    }
+    return result;
+  }
+
+  private addAll(other: FieldSet): void {
+    if (other.member) this.member = true;
+    for (const [element, theirs] of other.children) {
+      const mine = this.children.get(element);
+      if (mine !== undefined) {
+        mine.addAll(theirs);
+        continue;
+      }
+      const copied = theirs.copyMembers();
+      if (copied !== undefined) this.children.set(element, copied);
+    }
+  }
+
+  private differenceFrom(other: FieldSet | undefined): FieldSet | undefined {
+    if (other === undefined) return this.copyMembers();
+    let result: FieldSet | undefined;
+    for (const [element, child] of this.children) {
+      const kept = child.differenceFrom(other.children.get(element));
+      if (kept === undefined) continue;
+      result ??= new FieldSet();
+      result.children.set(element, kept);
+    }
+    if (this.member && !other.member) {
+      result ??= new FieldSet();
+      result.member = true;
+    }
+    return result;
+  }
+
+  private intersectionWith(other: FieldSet): FieldSet | undefined {
+    let result: FieldSet | undefined;
+    for (const [element, child] of this.children) {
+      const theirs = other.children.get(element);
+      const common = theirs === undefined ? undefined : child.intersectionWith(theirs);
+      if (common === undefined) continue;
+      result ??= new FieldSet();
+      result.children.set(element, common);
+    }
+    if (this.member && other.member) {
+      result ??= new FieldSet();
+      result.member = true;
+    }
+    return result;
   }
 
   private nodeAt(path: FieldPath): FieldSet | undefined {

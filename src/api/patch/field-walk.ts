@@ -86,13 +86,17 @@ function walkApplied(value: unknown, schema: PatchSchemaNode | undefined, path: 
   }
 }
 
-/** Inserts `path` and every node below it (how Kubernetes records a subtree an update added or removed). */
-function insertSubtree(value: unknown, schema: PatchSchemaNode | undefined, path: FieldPath, set: FieldSet): void {
-  if (path.length > 0) set.insert(path);
+/**
+ * Inserts `node`'s own path (unless it is the root) and every node below it, as Kubernetes records
+ * a subtree an update added or removed. It builds below `node` directly, with no path per field.
+ */
+function insertSubtree(value: unknown, schema: PatchSchemaNode | undefined, node: FieldSet, atRoot: boolean): void {
+  if (!atRoot) node.markMember();
   if (isMap(value)) {
-    if (isAtomicObject(schema) && path.length > 0) return;
-    for (const [name, child] of Object.entries(value)) {
-      if (child !== undefined) insertSubtree(child, childSchema(schema, name), [...path, fieldElement(name)], set);
+    if (isAtomicObject(schema) && !atRoot) return;
+    for (const name in value) {
+      const child = value[name];
+      if (child !== undefined) insertSubtree(child, childSchema(schema, name), node.child(fieldElement(name)), false);
     }
     return;
   }
@@ -102,8 +106,8 @@ function insertSubtree(value: unknown, schema: PatchSchemaNode | undefined, path
   const elements = elementsByPath(value, semantics, item);
   if (elements === undefined) return;
   for (const [element, child] of elements) {
-    if (semantics.kind === "set") set.insert([...path, element]);
-    else insertSubtree(child, item, [...path, element], set);
+    if (semantics.kind === "set") node.child(element).markMember();
+    else insertSubtree(child, item, node.child(element), false);
   }
 }
 
@@ -113,30 +117,44 @@ export function compareObjects(before: unknown, after: unknown, schema: PatchSch
   return comparison;
 }
 
+/** `path` is the walk's own stack (pushed and popped around each child), never kept. */
 function compareValue(
   before: unknown,
   after: unknown,
   schema: PatchSchemaNode | undefined,
-  path: FieldPath,
+  path: PathElement[],
   comparison: Comparison,
 ): void {
   if (before === undefined && after === undefined) return;
   if (before === undefined) {
-    insertSubtree(after, schema, path, comparison.added);
+    insertSubtree(after, schema, comparison.added.nodeFor(path), path.length === 0);
     return;
   }
   if (after === undefined) {
-    insertSubtree(before, schema, path, comparison.removed);
+    insertSubtree(before, schema, comparison.removed.nodeFor(path), path.length === 0);
     return;
   }
   if (isMap(before) && isMap(after) && (path.length === 0 || !isAtomicObject(schema))) {
-    for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
-      compareValue(before[name], after[name], childSchema(schema, name), [...path, fieldElement(name)], comparison);
-    }
+    for (const name in before) compareField(before, after, name, schema, path, comparison);
+    for (const name in after)
+      if (!Object.hasOwn(before, name)) compareField(before, after, name, schema, path, comparison);
     return;
   }
   if (Array.isArray(before) && Array.isArray(after) && compareLists(before, after, schema, path, comparison)) return;
   if (!jsonEqual(before, after) && path.length > 0) comparison.modified.insert(path);
+}
+
+function compareField(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  name: string,
+  schema: PatchSchemaNode | undefined,
+  path: PathElement[],
+  comparison: Comparison,
+): void {
+  path.push(fieldElement(name));
+  compareValue(before[name], after[name], childSchema(schema, name), path, comparison);
+  path.pop();
 }
 
 /** Compares keyed lists and sets element by element; false when the list is atomic. */

@@ -62,11 +62,20 @@ export function recordUpdate(input: UpdateInput): KObject {
   const after = trackedView(input.next, input.scope);
   const before = input.live === undefined ? emptyObjectOfKind(after) : trackedView(input.live, input.scope);
   const { added, modified, removed } = compareObjects(before, after, input.schema);
-  const taken = added.union(modified).union(removed);
   const key = managerKey(input.manager, "Update", input.scope.subresource);
-  for (const [other, entry] of managers) if (other !== key) entry.fields = entry.fields.difference(taken);
+  const others = [...managers].filter(([other]) => other !== key);
+  if (others.length > 0) {
+    const taken = added.union(modified).union(removed);
+    for (const [, entry] of others) entry.fields = entry.fields.difference(taken);
+  }
   const previous = managers.get(key);
-  const fields = (previous?.fields.difference(removed) ?? added).union(added).union(modified);
+  // A first write by this manager (every create) owns exactly what it added and modified.
+  const fields =
+    previous === undefined
+      ? modified.isEmpty()
+        ? added
+        : added.union(modified)
+      : previous.fields.difference(removed).union(added).union(modified);
   const changed = previous === undefined || !previous.fields.equals(fields) || !jsonEqual(before, after);
   const time = changed ? input.now : previous?.time;
   managers.set(key, {

@@ -7,7 +7,13 @@
 import type { BackendEvent } from "./backend.ts";
 
 export class EtcdHistory {
-  private events: BackendEvent[] = [];
+  /**
+   * The held events are `events[head..]`. Dropping moves `head` and clears the dropped slots; the
+   * array is cut only once most of it is dropped, so a write that drops one old event costs O(1)
+   * rather than a copy of the whole history.
+   */
+  private events: (BackendEvent | undefined)[] = [];
+  private head = 0;
   /** Events with revision <= this are not held. */
   private startRevision: number;
 
@@ -28,7 +34,12 @@ export class EtcdHistory {
     if (revision <= this.startRevision) return;
     this.startRevision = revision;
     const keepFrom = this.indexAfter(revision);
-    if (keepFrom > 0) this.events = this.events.slice(keepFrom);
+    for (let i = this.head; i < keepFrom; i++) this.events[i] = undefined;
+    this.head = keepFrom;
+    if (this.head > this.events.length / 2) {
+      this.events = this.events.slice(this.head);
+      this.head = 0;
+    }
   }
 
   /** Held events after `revision` whose key starts with `prefix`, oldest first. */
@@ -43,7 +54,7 @@ export class EtcdHistory {
 
   /** The index of the first event with a revision greater than `revision` (binary search). */
   private indexAfter(revision: number): number {
-    let low = 0;
+    let low = this.head;
     let high = this.events.length;
     while (low < high) {
       const middle = (low + high) >> 1;
