@@ -125,9 +125,16 @@ export function gone(requested: number, oldest: number): ApiError {
 
 /** `Kind "name" is invalid: [a: Required value, b: Invalid value: ...]` as Kubernetes words it. */
 export function invalid(kind: string, group: string, name: string, causes: FieldCause[]): ApiError {
+  // The name comes from the body, so it may not be a string at all; a Status's details.name is one.
+  const shownName = typeof name === "string" ? name : "";
   const listed = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
   const summary = listed.length === 1 ? listed[0] : `[${listed.join(", ")}]`;
-  return new ApiError("Invalid", `${kind} "${name}" is invalid: ${summary}`, { name, group, kind, causes });
+  return new ApiError("Invalid", `${kind} "${shownName}" is invalid: ${summary}`, {
+    name: shownName,
+    group,
+    kind,
+    causes,
+  });
 }
 
 export function badRequest(message: string): ApiError {

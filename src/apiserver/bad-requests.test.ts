@@ -71,6 +71,21 @@ describe("bad requests", () => {
     );
   });
 
+  it("answers a name or namespace that is not a string with 422 naming metadata.name, not a server error", async () => {
+    for (const name of [5, {}, -1240555381]) {
+      const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" } };
+      const status = await refused(
+        { path: "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", body: configMap },
+        422,
+        "Invalid",
+        /^ConfigMap "" is invalid: .*metadata\.name in body must be of type string/,
+      );
+      const details = status.details as { name: unknown; causes: { field: string }[] };
+      assert.equal(details.name, "");
+      assert.ok(details.causes.some((c) => c.field === "metadata.name"));
+    }
+  });
+
   it("answers a field of the wrong type with 422 and its field path", async () => {
     const pod = testPod("default", "web");
     const wrong = { ...pod, spec: { ...pod.spec, containers: [{ name: "main", image: 42 }] } };

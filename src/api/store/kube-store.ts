@@ -113,7 +113,8 @@ function nameCauses(type: ResourceType, object: KObject): FieldCause[] {
     ["metadata.name", meta.name],
     ["metadata.namespace", type.namespaced ? meta.namespace : undefined],
   ] as const) {
-    const problem = value ? pathSegmentProblem(value) : undefined;
+    // A name of the wrong type is the schema check's to report; only a string can be a key segment.
+    const problem = typeof value === "string" && value !== "" ? pathSegmentProblem(value) : undefined;
     if (problem !== undefined) {
       causes.push({
         field,

@@ -198,6 +198,13 @@ describe("scenario files", () => {
     );
   });
 
+  it("reports an alias to an anchor not set before it at the alias's line, not as a crash", () => {
+    assert.match(
+      errorOf(`${header}seed: &s 1\nuntil: *later\n`),
+      /^scenario.yaml:3: not valid YAML: Unresolved alias \(the anchor must be set before the alias\): later$/,
+    );
+  });
+
   it("reports every mistake of a file at once, each at its line and field", () => {
     const text = [
       "name: test",

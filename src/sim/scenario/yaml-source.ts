@@ -7,7 +7,7 @@
  * expectation: `recover` catches that and the reader goes on with the next item); `report` records
  * one and reading goes on. `throwIfProblems` ends the read with all of them in one ScenarioError.
  */
-import { type Document, isNode, LineCounter, parseDocument } from "yaml";
+import { type Document, isNode, LineCounter, parseDocument, visit } from "yaml";
 import { ScenarioError, type ScenarioProblem } from "./scenario-error.ts";
 import { ScenarioNames } from "./scenario-names.ts";
 
@@ -56,7 +56,33 @@ export class YamlSource {
       });
     }
     this.throwIfProblems();
-    this.value = this.document.toJS();
+    this.value = this.plainValue();
+  }
+
+  /** The document as plain values; a ScenarioError for what the parser only finds while building them. */
+  private plainValue(): unknown {
+    try {
+      return this.document.toJS();
+    } catch (error) {
+      // An alias to no anchor, or aliases past the parser's limit, show only here, not in `errors`.
+      if (!(error instanceof Error)) throw error;
+      const line = this.unresolvedAliasLine() ?? 1;
+      const message = `${this.fileName}:${line}: not valid YAML: ${error.message}`;
+      throw new ScenarioError(message, this.fileName, line);
+    }
+  }
+
+  /** The line of the first alias whose anchor is not set before it. */
+  private unresolvedAliasLine(): number | undefined {
+    let line: number | undefined;
+    visit(this.document, {
+      Alias: (_key, node) => {
+        if (node.resolve(this.document) !== undefined || node.range === undefined || node.range === null) return;
+        line = this.lines.linePos(node.range[0]).line;
+        return visit.BREAK;
+      },
+    });
+    return line;
   }
 
   /** The line the value at `path` starts on; the nearest enclosing field's line when it is absent. */
