@@ -90,6 +90,34 @@ describe("inline CSI volumes", () => {
     assert.ok(!(await host.mountInfo()).some((mount) => mount.mountPoint === target), "the target is unmounted");
   });
 
+  it("tears an inline volume down after a kubelet restart, from what the kubelet finds on disk", async () => {
+    const cluster = await start([{ name: hostpathDriverName }]);
+    await cluster.apply(inlinePod(hostpathDriverName));
+    await cluster.runUntil(async () => isRunning(await cluster.get("Pod", "default", "web")), {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod Running",
+    });
+    const uid = (await cluster.get("Pod", "default", "web")).metadata?.uid ?? "";
+    const volumeId = `csi-${createHash("sha256").update(`${uid}scratch`).digest("hex")}`;
+    const data = `/var/lib/kvol/csi-hostpath/ephemeral/${volumeId}`;
+    const host = cluster.world.node("node-a");
+
+    await cluster.stopKubelet("node-a");
+    await cluster.delete("Pod", "default", "web");
+    await cluster.runFor(minuteMs);
+    assert.ok(await isPresent(host, data), "nothing unpublishes while the kubelet is down");
+    await cluster.startKubelet("node-a");
+    await cluster.runUntil(async () => !(await isPresent(host, data)), {
+      timeoutMs: 5 * minuteMs,
+      description: "the ephemeral volume's directory deleted by the restarted kubelet",
+    });
+    await cluster.runUntil(async () => (await cluster.tryGet("Pod", "default", "web")) === undefined, {
+      timeoutMs: 5 * minuteMs,
+      description: "the pod removed",
+    });
+    assert.ok(!(await isPresent(host, `/var/lib/kubelet/pods/${uid}/volumes/kubernetes.io~csi/scratch`)));
+  });
+
   it("refuses an inline volume of a driver without Ephemeral mode with Kubernetes' event", async () => {
     const cluster = await start([{ name: mockDriverName }]);
     await cluster.apply(inlinePod(mockDriverName));
