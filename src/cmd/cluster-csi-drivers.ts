@@ -132,6 +132,10 @@ export class ClusterCsiDrivers {
             attachRequired: attachRequired(entry),
             // The drivers that report GetCapacity opt into capacity-aware scheduling.
             ...(entry.name === hostpathDriverName || entry.name === diskDriverName ? { storageCapacity: true } : {}),
+            // As csi-driver-host-path's CSIDriver: inline ephemeral volumes, with the pod's information.
+            ...(entry.name === hostpathDriverName
+              ? { podInfoOnMount: true, volumeLifecycleModes: ["Persistent", "Ephemeral"] }
+              : {}),
             ...entry.csiDriverSpec,
           },
         });

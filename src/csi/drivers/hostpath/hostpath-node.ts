@@ -12,6 +12,9 @@
  *   reports the volume's size; a block volume's loop device re-reads its grown file (`losetup -c`).
  *   OFFLINE: FailedPrecondition while a pod has the volume mounted.
  *
+ * - Inline ephemeral volumes (volume context `csi.storage.k8s.io/ephemeral: "true"`): publish
+ *   creates the directory, unpublish deletes it (hostpath-ephemeral.ts).
+ *
  * Every call is idempotent (bind-mount.ts), and a corrupted target is repaired by publishing again.
  */
 import type { Host } from "../../../host/host.ts";
@@ -57,6 +60,7 @@ import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import { type CapabilitySupport, mountFlagsOf, requireCapability } from "../common/volume-capabilities.ts";
 import type { VolumeCatalog, VolumeRecord } from "../common/volume-catalog.ts";
 import { volumeDataPath } from "../common/volume-storage.ts";
+import { deleteEphemeral, isEphemeralPublish, publishEphemeral } from "./hostpath-ephemeral.ts";
 import { volumeStats } from "./hostpath-stats.ts";
 
 interface HostpathNodeOptions {
@@ -136,6 +140,7 @@ export class HostpathNode implements CsiNode {
     const rpc = "NodePublishVolume";
     const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
     const targetPath = requirePathField(request.targetPath, "target_path", rpc);
+    if (isEphemeralPublish(request)) return this.publishEphemeral(request, volumeId, targetPath);
     const stagingPath = requirePublishStagingPath(request.stagingTargetPath, rpc);
     const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
     return this.locks.run(`target ${targetPath}`, async () => {
@@ -152,12 +157,13 @@ export class HostpathNode implements CsiNode {
 
   nodeUnpublishVolume(request: NodeUnpublishVolumeRequest): Promise<NodeUnpublishVolumeResponse> {
     const rpc = "NodeUnpublishVolume";
-    requireIdField(request.volumeId, "volume_id", rpc);
+    const volumeId = requireIdField(request.volumeId, "volume_id", rpc);
     const targetPath = requirePathField(request.targetPath, "target_path", rpc);
     return this.locks.run(`target ${targetPath}`, async () => {
       await step(`${rpc}: cleaning up ${targetPath}`, () =>
         cleanupMountPoint(this.options.host, this.options.mounter, targetPath, true),
       );
+      await deleteEphemeral(this.options, volumeId);
       return {};
     });
   }
@@ -231,6 +237,23 @@ export class HostpathNode implements CsiNode {
       maxVolumesPerNode,
       accessibleTopology: topologyKey === undefined ? null : { segments: { [topologyKey]: nodeId } },
     };
+  }
+
+  /** An inline ephemeral volume: no catalog entry and no staging (hostpath-ephemeral.ts). */
+  private publishEphemeral(
+    request: NodePublishVolumeRequest,
+    volumeId: string,
+    targetPath: string,
+  ): Promise<NodePublishVolumeResponse> {
+    const rpc = "NodePublishVolume";
+    const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
+    if (accessType === "block") {
+      throw new CsiError("InvalidArgument", `${rpc}: ephemeral volume ${volumeId} cannot be a block volume`);
+    }
+    return this.locks.run(`target ${targetPath}`, async () => {
+      await publishEphemeral(this.options, request, volumeId, targetPath);
+      return {};
+    });
   }
 
   private dataPath(volumeId: string): string {

@@ -1,7 +1,8 @@
 /**
  * SetUp and TearDown of a CSI volume for one pod (csi_mounter.go, spec §5.9).
  *
- * SetUp: NodePublishVolume to `pods/<uid>/volumes/kubernetes.io~csi/<spec>/mount`, after creating
+ * SetUp: NodePublishVolume (of a persistent or an inline ephemeral volume; the latter without
+ * staging path or publish context, its id made by the kubelet, see csi-ephemeral.ts) to `pods/<uid>/volumes/kubernetes.io~csi/<spec>/mount`, after creating
  * its parent (0750) and writing `vol_data.json` there (spec name, handle, driver, node,
  * lifecycle mode, VolumeAttachment name) — the file lets teardown and reconstruction work without
  * the API. The staging path is passed when the driver stages; the publish context comes from the
@@ -28,7 +29,7 @@ import { checkLifecycleModeSupported } from "./csi-driver-policy.ts";
 import type { CsiNodeCalls } from "./csi-node-calls.ts";
 import { attachmentNameOnNode, type CsiNodeContext, driverCalls, publishContextOf } from "./csi-node-context.ts";
 import { publishVolumeContext } from "./csi-pod-info.ts";
-import { csiAccessModeOf, csiPersistentSource, csiReadOnlyOf } from "./csi-source.ts";
+import { type CsiPublishSource, csiAccessModeOf, csiPublishSource, csiReadOnlyOf } from "./csi-source.ts";
 import { removeMountDir } from "./remove-mount-dir.ts";
 import { isVolumeDataMissing, loadVolumeData, saveVolumeData, volumeDataKey } from "./volume-data.ts";
 
@@ -44,7 +45,7 @@ export class CsiMounter implements VolumeMounter {
     private readonly spec: VolumeSpec,
     private readonly pod: Pod,
   ) {
-    csiPersistentSource(spec);
+    csiPublishSource(spec, pod);
     this.podUID = podUIDOf(pod);
   }
 
@@ -58,23 +59,25 @@ export class CsiMounter implements VolumeMounter {
   }
 
   async setUp(args: MounterArgs): Promise<void> {
-    const source = csiPersistentSource(this.spec);
+    const source = csiPublishSource(this.spec, this.pod);
     const calls = driverCalls(this.context, source.driver, "mounter.SetUpAt failed to get CSI client");
     try {
-      checkLifecycleModeSupported(this.context.api, source.driver, persistentLifecycleMode);
+      checkLifecycleModeSupported(this.context.api, source.driver, source.lifecycleMode);
     } catch (err) {
       throw transient("mounter.SetupAt failed to check volume lifecycle mode", err);
     }
-    const stagingPath = await this.stagingPathIfStaged(calls);
-    let publishContext: Record<string, string>;
+    // Inline ephemeral volumes are neither staged nor attached.
+    const persistent = source.lifecycleMode === persistentLifecycleMode;
+    const stagingPath = persistent ? await this.stagingPathIfStaged(calls) : "";
+    let publishContext: Record<string, string> = {};
     try {
-      publishContext = await publishContextOf(this.context, source.volumeHandle, source.driver);
+      if (persistent) publishContext = await publishContextOf(this.context, source.volumeHandle, source.driver);
     } catch (err) {
       throw transient("mounter.SetUpAt failed to fetch publishContext", err);
     }
-    await this.writeVolumeData(source.volumeHandle, source.driver);
+    await this.writeVolumeData(source);
     try {
-      await this.publish(calls, args, stagingPath, publishContext);
+      await this.publish(calls, source, args, stagingPath, publishContext);
     } catch (err) {
       if (isOperationFinishedError(err)) await this.removeAfterFailure();
       throw err;
@@ -99,7 +102,8 @@ export class CsiMounter implements VolumeMounter {
   }
 
   /** The parent of `mount` (0750) and the `vol_data.json` teardown and reconstruction read. */
-  private async writeVolumeData(volumeHandle: string, driverName: string): Promise<void> {
+  private async writeVolumeData(source: CsiPublishSource): Promise<void> {
+    const { volumeHandle, driver: driverName } = source;
     const { host, nodeName } = this.context.node;
     const parentDir = posix.dirname(this.getPath());
     try {
@@ -115,7 +119,7 @@ export class CsiMounter implements VolumeMounter {
         [volumeDataKey.volumeHandle]: volumeHandle,
         [volumeDataKey.driverName]: driverName,
         [volumeDataKey.nodeName]: nodeName,
-        [volumeDataKey.volumeLifecycleMode]: persistentLifecycleMode,
+        [volumeDataKey.volumeLifecycleMode]: source.lifecycleMode,
         [volumeDataKey.attachmentID]: attachmentNameOnNode(this.context, volumeHandle, driverName),
       });
     } catch (err) {
@@ -125,11 +129,11 @@ export class CsiMounter implements VolumeMounter {
 
   private async publish(
     calls: CsiNodeCalls,
+    source: CsiPublishSource,
     args: MounterArgs,
     stagingPath: string,
     publishContext: Record<string, string>,
   ): Promise<void> {
-    const source = csiPersistentSource(this.spec);
     let secrets: Record<string, string> = {};
     const secretRef = source.nodePublishSecretRef;
     if (secretRef !== undefined) {
@@ -158,10 +162,10 @@ export class CsiMounter implements VolumeMounter {
         source.driver,
         source.volumeAttributes,
         this.pod,
-        persistentLifecycleMode,
+        source.lifecycleMode,
       ),
       secrets,
-      fsType: source.fsType ?? "",
+      fsType: source.fsType,
       mountOptions: this.spec.mountOptions(),
       ...(mountGroup && args.fsGroup !== undefined ? { fsGroup: args.fsGroup } : {}),
     });

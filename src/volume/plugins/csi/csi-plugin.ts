@@ -1,6 +1,8 @@
 /**
  * The kubelet's CSI volume plugin, `kubernetes.io/csi` (pkg/volume/csi, spec §5.9, §5.10): persistent
- * volumes whose PV has `spec.csi`, served by the driver registered under that name on this node.
+ * volumes whose PV has `spec.csi`, and inline ephemeral volumes (`pod.spec.volumes[].csi`, neither
+ * attachable nor device-mountable: published only), served by the driver registered under that name
+ * on this node.
  *
  * - Attachable when the driver's CSIDriver does not say `attachRequired: false` (a missing
  *   CSIDriver means attach is required); the kubelet only checks the VolumeAttachment, the
@@ -36,6 +38,7 @@ import { CsiBlockMapper, CsiBlockUnmapper } from "./csi-block-mapper.ts";
 import { csiMessagePrefix, ephemeralLifecycleMode } from "./csi-constants.ts";
 import { type CsiPluginApi, driverSkipsAttach } from "./csi-driver-policy.ts";
 import type { CsiDriverRegistry } from "./csi-driver-registry.ts";
+import { csiInlineSource } from "./csi-ephemeral.ts";
 import { CsiMounter, CsiUnmounter } from "./csi-mounter.ts";
 import { CsiNodeAttacher } from "./csi-node-attacher.ts";
 import type { CsiNodeContext } from "./csi-node-context.ts";
@@ -69,9 +72,9 @@ export class CsiPlugin extends PluginBase implements AttachableVolumePlugin, Blo
     super();
   }
 
-  /** Persistent CSI volumes; inline (ephemeral) CSI volumes are not handled by this plugin. */
+  /** Persistent CSI volumes and inline (ephemeral) ones. */
   canSupport(spec: VolumeSpec): boolean {
-    return csiVolumeId(spec) !== undefined;
+    return csiVolumeId(spec) !== undefined || csiInlineSource(spec) !== undefined;
   }
 
   requiresRemount(): boolean {
@@ -94,8 +97,9 @@ export class CsiPlugin extends PluginBase implements AttachableVolumePlugin, Blo
     return id !== undefined && !driverSkipsAttach(this.options.api, id.driver);
   }
 
+  /** Inline volumes are never staged. */
   canDeviceMount(spec: VolumeSpec): boolean {
-    return this.canSupport(spec);
+    return csiVolumeId(spec) !== undefined;
   }
 
   newAttacher(): Attacher {
@@ -147,9 +151,9 @@ export class CsiPlugin extends PluginBase implements AttachableVolumePlugin, Blo
       );
     }
     if (data[volumeDataKey.volumeLifecycleMode] === ephemeralLifecycleMode) {
-      throw new Error(
-        `${csiMessagePrefix}volume "${volumeName}" is an inline ephemeral CSI volume, which kvol does not support`,
-      );
+      // csi_plugin.go constructVolSourceSpec: the pod volume, of which only the driver is known.
+      const name = data[volumeDataKey.specVolID] ?? volumeName;
+      return { spec: VolumeSpec.fromVolume({ name, csi: { driver: data[volumeDataKey.driverName] ?? "" } }) };
     }
     const spec = reconstructedPersistentVolume(
       data[volumeDataKey.specVolID] ?? volumeName,
