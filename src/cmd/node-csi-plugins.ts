@@ -124,7 +124,10 @@ export class NodeCsiPlugins {
     );
     this.running.clear();
     for (const driverName of this.options.driverNames) await this.emptyCgroup(driverName, { remove: true });
-    if (this.options.cgroupDir !== undefined) await removeCgroup(this.options.cgroupDir);
+    const { cgroupDir } = this.options;
+    if (cgroupDir !== undefined && !(await this.removeCgroupPatiently(cgroupDir))) {
+      this.options.logger.warn("The CSI node plugins' cgroup could not be removed", { cgroup: cgroupDir });
+    }
   }
 
   /** The cgroup of the driver's plugin, when plugins get their own. */
@@ -135,17 +138,30 @@ export class NodeCsiPlugins {
   /** Kills what is left in the plugin's cgroup and waits until it is empty; removes it when asked. */
   private async emptyCgroup(driverName: string, { remove = false } = {}): Promise<void> {
     const cgroup = this.cgroupOf(driverName);
-    if (cgroup === undefined || (await cgroupPids(cgroup)).length === 0) {
-      if (cgroup !== undefined && remove) await removeCgroup(cgroup);
-      return;
+    if (cgroup === undefined) return;
+    if ((await cgroupPids(cgroup)).length > 0) {
+      await killCgroup(cgroup);
+      const { clock } = this.options;
+      const deadlineMs = clock.now() + cgroupEmptyTimeoutMs;
+      while ((await cgroupPids(cgroup)).length > 0 && clock.now() < deadlineMs) await clock.sleep(stopPollIntervalMs);
     }
-    await killCgroup(cgroup);
-    const { clock } = this.options;
-    const deadlineMs = clock.now() + cgroupEmptyTimeoutMs;
-    while ((await cgroupPids(cgroup)).length > 0 && clock.now() < deadlineMs) await clock.sleep(stopPollIntervalMs);
-    if (remove && !(await removeCgroup(cgroup))) {
+    if (remove && !(await this.removeCgroupPatiently(cgroup))) {
       this.options.logger.warn("A CSI node plugin's cgroup still holds processes after SIGKILL", { cgroup });
     }
+  }
+
+  /**
+   * Removes a cgroup, retrying while the kernel answers EBUSY: a cgroup whose last process has
+   * just been reaped can stay populated for a moment after `cgroup.procs` reads empty.
+   */
+  private async removeCgroupPatiently(dir: string): Promise<boolean> {
+    const { clock } = this.options;
+    const deadlineMs = clock.now() + cgroupEmptyTimeoutMs;
+    while (!(await removeCgroup(dir))) {
+      if (clock.now() >= deadlineMs) return false;
+      await clock.sleep(stopPollIntervalMs);
+    }
+    return true;
   }
 
   /** `--server`, `--token-file` and `--kubelet-root-dir` for a plugin that re-establishes its mounts. */
