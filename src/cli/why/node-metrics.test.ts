@@ -54,4 +54,34 @@ describe("the kubelet's /metrics through the node proxy", () => {
         ),
     });
   });
+
+  it("shows a Running pod's CSI volume once in each state of the world, mounted once with success", async () => {
+    await runScenario(loadScenarioFile(scenarioPath("014-kubelet-restart-keeps-fuse-csi-mounts.yaml")), {
+      untilMs: 60_000,
+      atEnd: (cluster) =>
+        withClusterApi(
+          cluster,
+          async (_api, url) => {
+            const pod = await get(url, "/api/v1/namespaces/default/pods/csi-s3-test-nginx", adminToken);
+            assert.equal((JSON.parse(pod.text) as { status?: { phase?: string } }).status?.phase, "Running");
+            const metrics = await get(url, "/api/v1/nodes/node-a/proxy/metrics", adminToken);
+            assert.equal(metrics.status, 200);
+            assert.match(
+              metrics.text,
+              /^volume_manager_total_volumes\{plugin_name="kubernetes\.io\/csi:fuse\.csi\.kvol\.io",state="desired_state_of_world"\} 1$/m,
+            );
+            assert.match(
+              metrics.text,
+              /^volume_manager_total_volumes\{plugin_name="kubernetes\.io\/csi:fuse\.csi\.kvol\.io",state="actual_state_of_world"\} 1$/m,
+            );
+            assert.match(
+              metrics.text,
+              /^storage_operation_duration_seconds_count\{volume_plugin="kubernetes\.io\/csi:fuse\.csi\.kvol\.io",operation_name="volume_mount",status="success",migrated="false"\} 1$/m,
+            );
+            assert.doesNotMatch(metrics.text, /status="fail-unknown"/);
+          },
+          authenticator,
+        ),
+    });
+  });
 });
