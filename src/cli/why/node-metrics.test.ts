@@ -55,7 +55,7 @@ describe("the kubelet's /metrics through the node proxy", () => {
     });
   });
 
-  it("shows a Running pod's CSI volume once in each state of the world, mounted once with success", async () => {
+  it("shows a Running pod's CSI volume once in each state of the world, mounted once with success, with its claim's space", async () => {
     await runScenario(loadScenarioFile(scenarioPath("014-kubelet-restart-keeps-fuse-csi-mounts.yaml")), {
       untilMs: 60_000,
       atEnd: (cluster) =>
@@ -79,6 +79,19 @@ describe("the kubelet's /metrics through the node proxy", () => {
               /^storage_operation_duration_seconds_count\{volume_plugin="kubernetes\.io\/csi:fuse\.csi\.kvol\.io",operation_name="volume_mount",status="success",migrated="false"\} 1$/m,
             );
             assert.doesNotMatch(metrics.text, /status="fail-unknown"/);
+            // The simulated bucket's filesystem: 100 GiB, a little of it used by the pod's content.
+            assert.match(
+              metrics.text,
+              /^kubelet_volume_stats_capacity_bytes\{namespace="default",persistentvolumeclaim="csi-s3-pvc"\} 107374182400$/m,
+            );
+            assert.match(
+              metrics.text,
+              /^kubelet_volume_stats_used_bytes\{namespace="default",persistentvolumeclaim="csi-s3-pvc"\} [1-9]\d*$/m,
+            );
+            assert.match(
+              metrics.text,
+              /^kubelet_volume_stats_available_bytes\{namespace="default",persistentvolumeclaim="csi-s3-pvc"\} [1-9]\d*$/m,
+            );
           },
           authenticator,
         ),

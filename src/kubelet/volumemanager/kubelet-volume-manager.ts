@@ -30,6 +30,7 @@ import { pollImmediateUntil } from "./poll-until.ts";
 import { DesiredStateOfWorldPopulator } from "./populator/desired-state-of-world-populator.ts";
 import { Reconciler } from "./reconciler/reconciler.ts";
 import type { VolumeManager } from "./volume-manager.ts";
+import { volumeStatsGauges } from "./volume-stats-metrics.ts";
 
 /** The event source of everything the kubelet reports. */
 export const kubeletEventComponent = "kubelet";
@@ -114,6 +115,11 @@ export class KubeletVolumeManager implements VolumeManager {
         desired: () => this.dsw.getVolumesToMount(),
         actual: () => this.asw.getMountedVolumes(),
       });
+      volumeStatsGauges(
+        options.metrics,
+        () => this.asw.getMountedVolumes(),
+        (path) => node.host.statfs(path),
+      );
     }
     this.populator = new DesiredStateOfWorldPopulator({
       clock,
