@@ -2,7 +2,7 @@
  * The components' hidden state, read-only, over the API (docs/why.md):
  *
  *   GET /api/v1/nodes/<node>/proxy/<path>     the node's kubelet at <path> (kube-apiserver's node
- *                                             proxy), e.g. `debug/volumemanager`; authorized as
+ *                                             proxy), e.g. `debug/volumemanager`, `metrics`; authorized as
  *                                             `get nodes/proxy`: administrators only
  *   GET /debug/controllers/<controller>       a controller's state (`attachdetach-controller`,
  *                                             `persistentvolume-controller`); a non-resource URL,
@@ -13,7 +13,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { controllerDebugPathPrefix } from "../api/debug/debug-state.ts";
+import { controllerDebugPathPrefix, kubeletMetricsPath } from "../api/debug/debug-state.ts";
 import { ApiError } from "../api/errors.ts";
 import { resourceForKind } from "../api/resources.ts";
 import { notAuthorized } from "./auth/forbidden.ts";
@@ -76,6 +76,12 @@ export async function handleNodeProxy(
   await server.store.get(type, "", target.nodeName);
   const kubelet = server.kubelets?.kubeletOf(target.nodeName);
   if (kubelet !== undefined) {
+    if (target.path === kubeletMetricsPath && kubelet.metrics !== undefined) {
+      const { contentType, text } = await kubelet.metrics();
+      response.writeHead(200, { "Content-Type": contentType });
+      response.end(text);
+      return;
+    }
     if (kubelet.debugState === undefined)
       throw new ApiError("NotFound", "the server could not find the requested resource");
     sendJson(response, 200, await kubelet.debugState(target.path));

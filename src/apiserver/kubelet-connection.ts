@@ -22,6 +22,8 @@ export interface KubeletConnection {
   containerLog(pod: Pod, container: string, previous: boolean): Promise<ContainerLogAnswer>;
   /** The kubelet's JSON at `path` (`/debug/volumemanager`); throws a NotFound ApiError for a path it does not serve. */
   debugState?(path: string): Promise<object>;
+  /** The kubelet's `/metrics`: Prometheus' text format and its content type. */
+  metrics?(): Promise<{ contentType: string; text: string }>;
 }
 
 export interface KubeletConnections {

@@ -1,7 +1,8 @@
 /**
  * The real kubectl reads the control plane's Prometheus metrics from `kvol up`:
  * `kubectl get --raw /metrics` prints apiserver_request_total with Kubernetes' labels, counting the
- * request kubectl just made. Runs with KVOL_E2E=1 or under CI=true; without kubectl on the PATH it
+ * request kubectl just made; `kubectl get --raw /api/v1/nodes/NODE/proxy/metrics` prints the node's
+ * kubelet metrics (volume_manager_total_volumes, storage_operation_duration_seconds). Runs with KVOL_E2E=1 or under CI=true; without kubectl on the PATH it
  * skips with a reason, except under CI=true, where it fails.
  */
 import assert from "node:assert/strict";
@@ -56,5 +57,17 @@ describe("kubectl get --raw /metrics against kvol up", { skip: skipReasonOf() ??
       /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="nodes",subresource="",scope="cluster",component="apiserver",code="200"\} [1-9]\d*$/m,
     );
     assert.match(run.stdout, /^# HELP attach_detach_controller_attachdetach_controller_forced_detaches /m);
+  });
+
+  it("prints a node's kubelet metrics through the node proxy", async () => {
+    const names = await kubectl(["get", "nodes", "-o", "jsonpath={.items[0].metadata.name}"]);
+    assert.equal(names.status, 0, names.stderr);
+    const nodeName = names.stdout.trim();
+    assert.notEqual(nodeName, "");
+    const run = await kubectl(["get", "--raw", `/api/v1/nodes/${nodeName}/proxy/metrics`]);
+    assert.equal(run.status, 0, `kubectl get --raw of the node's metrics failed:\n${run.stderr}`);
+    assert.match(run.stdout, /^# HELP volume_manager_total_volumes Number of volumes in Volume Manager$/m);
+    assert.match(run.stdout, /^# TYPE volume_manager_total_volumes gauge$/m);
+    assert.match(run.stdout, /^# TYPE storage_operation_duration_seconds histogram$/m);
   });
 });

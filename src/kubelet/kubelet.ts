@@ -29,6 +29,7 @@ import { DEFAULT_TIMERS, type Timers } from "../api/timers.ts";
 import type { Host } from "../host/host.ts";
 import type { Clock, Timer } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { Metrics } from "../runtime/metrics.ts";
 import type { Rng } from "../runtime/rng.ts";
 import { defaultKubeletRootDir } from "../volume/paths.ts";
 import type { VolumePlugin } from "../volume/plugin.ts";
@@ -151,6 +152,8 @@ export class Kubelet {
   /** The CSI drivers registered on this node (lost with the process; drivers register again). */
   readonly csiDrivers = new CsiDriverRegistry();
   readonly podManager = new BoundPodManager();
+  /** The kubelet's Prometheus registry, served on its server's `/metrics`. */
+  readonly metrics = new Metrics();
   readonly podWorkers: PodWorkers;
   private readonly options: KubeletOptions;
   /** Ends with `stop()`: the kubelet sees its Host and Clock through it. */
@@ -262,6 +265,7 @@ export class Kubelet {
       },
       recorder: this.recorder,
       cachedNode: () => this.nodeInformer.lister.get("", this.nodeName),
+      metrics: this.metrics,
       ...(options.repairCorruptedCsiMounts === undefined
         ? {}
         : { repairCorruptedCsiMounts: options.repairCorruptedCsiMounts }),

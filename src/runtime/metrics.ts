@@ -24,7 +24,7 @@ export class Metrics {
   }
 
   /** A gauge; `collect` (when given) sets its values at each scrape from the component's state. */
-  gauge(spec: MetricSpec & { collect?: (gauge: Gauge) => void }): Gauge {
+  gauge(spec: MetricSpec & { collect?: (gauge: Gauge) => void | Promise<void> }): Gauge {
     const collect = spec.collect;
     return this.getOrAdd(
       spec.name,
@@ -36,7 +36,7 @@ export class Metrics {
             ? {}
             : {
                 collect(this: Gauge) {
-                  collect(this);
+                  return collect(this);
                 },
               }),
         }),

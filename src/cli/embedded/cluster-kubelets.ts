@@ -23,12 +23,27 @@ async function kubeletDebugState(kubelet: Kubelet | undefined, nodeName: string,
   return kubelet.debugState();
 }
 
+/** The node's kubelet's `/metrics`, as its own server answers it. */
+async function kubeletMetrics(
+  kubelet: Kubelet | undefined,
+  nodeName: string,
+): Promise<{ contentType: string; text: string }> {
+  if (kubelet === undefined) {
+    throw new ApiError(
+      "ServiceUnavailable",
+      `the kubelet of node "${nodeName}" is not running, so its metrics cannot be read`,
+    );
+  }
+  return { contentType: kubelet.metrics.contentType, text: await kubelet.metrics.exposition() };
+}
+
 export function clusterKubelets(cluster: Cluster): KubeletConnections {
   return {
     kubeletOf(nodeName: string): KubeletConnection | undefined {
       if (!cluster.kubeletNodeNames().includes(nodeName)) return undefined;
       return {
         debugState: (path) => kubeletDebugState(cluster.kubelet(nodeName), nodeName, path),
+        metrics: () => kubeletMetrics(cluster.kubelet(nodeName), nodeName),
         async containerLog(pod, container, previous) {
           const kubelet = cluster.kubelet(nodeName);
           if (kubelet === undefined) {

@@ -67,6 +67,7 @@ export class RemoteNode {
     });
     this.agentStarted = agent;
     server.serveDebugState(async () => agent.kubelet?.debugState());
+    server.serveMetrics(() => agent.kubelet?.metrics);
     await agent.start();
     const kubelet = agent.kubelet;
     if (kubelet !== undefined) {

@@ -5,7 +5,9 @@
  */
 import type { Counter, Gauge } from "prom-client";
 import type { Metrics } from "../../runtime/metrics.ts";
-import { csiPluginName } from "../../volume/paths.ts";
+import { qualifiedPluginName } from "../../volume/qualified-plugin-name.ts";
+
+export { qualifiedPluginName };
 
 /** Why a volume was detached without waiting for the node to unmount it. */
 export type ForcedDetachReason = "timeout" | "out-of-service";
@@ -16,20 +18,6 @@ export function forcedDetachesCounter(metrics: Metrics): Counter {
     help: "Number of times the A/D Controller performed a forced detach",
     labelNames: ["reason"],
   });
-}
-
-/**
- * The plugin label of a volume from its unique name (`<plugin>/<volume>`), qualified with the
- * driver for CSI as Kubernetes' GetFullQualifiedPluginNameForVolume does: `kubernetes.io/csi:<driver>`.
- */
-export function qualifiedPluginName(uniqueVolumeName: string): string {
-  const csiPrefix = `${csiPluginName}/`;
-  if (uniqueVolumeName.startsWith(csiPrefix)) {
-    const driver = uniqueVolumeName.slice(csiPrefix.length).split("^")[0] ?? "";
-    return `${csiPluginName}:${driver}`;
-  }
-  const [domain, plugin] = uniqueVolumeName.split("/");
-  return plugin === undefined ? (domain ?? "") : `${domain}/${plugin}`;
 }
 
 /**

@@ -6,6 +6,7 @@
  *   GET|POST /exec/<namespace>/<pod>/<container>?command=…&input=1&output=1&error=1&tty=1
  *   GET|POST /attach/<namespace>/<pod>/<container>?input=1&output=1&error=1&tty=1
  *   GET  /debug/volumemanager   the volume manager's state as JSON (volumemanager/debug-state.ts)
+ *   GET  /metrics               the kubelet's Prometheus metrics in the text format
  *   GET  /healthz
  *
  * exec and attach are WebSocket upgrades speaking kubectl's stream protocol (remote-command.ts).
@@ -18,10 +19,11 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { kubeletVolumeManagerDebugPath } from "../../api/debug/debug-state.ts";
+import { kubeletMetricsPath, kubeletVolumeManagerDebugPath } from "../../api/debug/debug-state.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import type { Metrics } from "../../runtime/metrics.ts";
 import { type ContainerLog, ContainerLogUnavailable } from "../container/container-log-reader.ts";
 import { BadLogQuery, containerLogOptions, serveContainerLog } from "./container-logs.ts";
 import {
@@ -110,6 +112,7 @@ function sendText(response: ServerResponse, code: number, text: string): void {
 export class KubeletServer {
   private backend: KubeletStreaming | undefined;
   private debugState: (() => Promise<object | undefined>) | undefined;
+  private metrics: (() => Metrics | undefined) | undefined;
   private readonly server: Server;
   private readonly expected: Buffer;
   private address: AddressInfo | undefined;
@@ -154,6 +157,11 @@ export class KubeletServer {
     this.debugState = state;
   }
 
+  /** Answers `/metrics` with the registry `metrics` gives (undefined: the kubelet is not running). */
+  serveMetrics(metrics: () => Metrics | undefined): void {
+    this.metrics = metrics;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.server.close(() => resolve());
@@ -171,6 +179,7 @@ export class KubeletServer {
     if (url.pathname === "/healthz") return sendText(response, 200, "ok");
     if (!this.authenticated(request)) return sendText(response, 401, "Unauthorized");
     if (url.pathname === kubeletVolumeManagerDebugPath) return this.serveDebug(response);
+    if (url.pathname === kubeletMetricsPath) return this.serveMetricsText(response);
     const target = targetOf(url.pathname);
     if (target === undefined) return sendText(response, 404, "404 page not found");
     if (target.kind !== "containerLogs") return sendText(response, 400, "Upgrade request required");
@@ -200,6 +209,14 @@ export class KubeletServer {
     if (state === undefined) return sendText(response, 503, "the kubelet is starting");
     response.writeHead(200, { "Content-Type": "application/json" });
     response.end(JSON.stringify(state));
+  }
+
+  private async serveMetricsText(response: ServerResponse): Promise<void> {
+    const metrics = this.metrics?.();
+    if (metrics === undefined) return sendText(response, 503, "the kubelet is starting");
+    const text = await metrics.exposition();
+    response.writeHead(200, { "Content-Type": metrics.contentType });
+    response.end(text);
   }
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {

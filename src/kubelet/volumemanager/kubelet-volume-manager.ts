@@ -4,6 +4,7 @@
  * questions (are this pod's volumes mounted? which volumes are in use?). See volume-manager.ts for
  * the contract.
  */
+
 import { posix } from "node:path";
 import type { Node, Pod } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../api/client/client.ts";
@@ -12,6 +13,7 @@ import type { Timers } from "../../api/timers.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import type { Metrics } from "../../runtime/metrics.ts";
 import type { VolumeEventRecorder } from "../../volume/operationexecutor/operation-context.ts";
 import { OperationExecutor } from "../../volume/operationexecutor/operation-executor.ts";
 import type { VolumePluginManager } from "../../volume/plugin-manager.ts";
@@ -19,6 +21,7 @@ import type { NodeVolumeContext } from "../../volume/volume-host.ts";
 import { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
 import { DesiredStateOfWorld } from "./cache/desired-state-of-world.ts";
 import { CorruptedMountRepair } from "./corrupted-mounts.ts";
+import { volumeManagerTotalVolumesGauge } from "./metrics.ts";
 import { cleanupOrphanedPodDirs } from "./orphaned-pod-dirs.ts";
 import type { PodManager, PodStateProvider, SourcesReady } from "./pod-sources.ts";
 import { mountedVolumePathsFromDisk } from "./pod-volume-dirs.ts";
@@ -27,6 +30,7 @@ import { pollImmediateUntil } from "./poll-until.ts";
 import { DesiredStateOfWorldPopulator } from "./populator/desired-state-of-world-populator.ts";
 import { Reconciler } from "./reconciler/reconciler.ts";
 import type { VolumeManager } from "./volume-manager.ts";
+import { volumeStatsGauges } from "./volume-stats-metrics.ts";
 
 /** The event source of everything the kubelet reports. */
 export const kubeletEventComponent = "kubelet";
@@ -66,6 +70,8 @@ interface VolumeManagerOptions {
   repairCorruptedCsiMounts?: boolean;
   /** Subscribes to CSIDriver changes (attachRequired), so the populator may park while volumes are attachable. */
   onCsiDriverChange?: (listener: () => void) => void;
+  /** The kubelet's registry: storage_operation_duration_seconds and volume_manager_total_volumes. */
+  metrics?: Metrics;
 }
 
 function podUID(pod: Pod): string {
@@ -102,7 +108,19 @@ export class KubeletVolumeManager implements VolumeManager {
       logger,
       node,
       ...(options.cachedNode === undefined ? {} : { cachedNode: options.cachedNode }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
+    if (options.metrics !== undefined) {
+      volumeManagerTotalVolumesGauge(options.metrics, {
+        desired: () => this.dsw.getVolumesToMount(),
+        actual: () => this.asw.getMountedVolumes(),
+      });
+      volumeStatsGauges(
+        options.metrics,
+        () => this.asw.getMountedVolumes(),
+        (path) => node.host.statfs(path),
+      );
+    }
     this.populator = new DesiredStateOfWorldPopulator({
       clock,
       logger,

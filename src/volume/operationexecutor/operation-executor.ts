@@ -19,6 +19,7 @@
  */
 import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import type { Metrics } from "../../runtime/metrics.ts";
 import type { VolumePluginManager } from "../plugin-manager.ts";
 import type { VolumeSpec } from "../spec.ts";
 import type { NodeVolumeContext } from "../volume-host.ts";
@@ -30,6 +31,7 @@ import { isMultiAttachAllowed } from "./multi-attach.ts";
 import { NestedPendingOperations, type OperationFunc } from "./nested-pending-operations.ts";
 import type { NodeGetter, OperationContext, VolumeEventRecorder } from "./operation-context.ts";
 import { emptyNodeName, emptyPodName, emptyVolumeName, type OperationTarget, operationKey } from "./operation-key.ts";
+import { storageOperationHistogram, timedOperation } from "./operation-metrics.ts";
 import { OperationName } from "./operation-names.ts";
 import type {
   ActualStateOfWorldAttacherUpdater,
@@ -57,6 +59,8 @@ interface OperationExecutorOptions {
   node?: NodeVolumeContext;
   /** Kubelet only: this node from the informer (node affinity, the "not yet in node's status" pre-check). */
   cachedNode?: OperationContext["cachedNode"];
+  /** Where storage_operation_duration_seconds is observed (the component's registry). */
+  metrics?: Metrics;
 }
 
 /**
@@ -79,9 +83,11 @@ function mountKey(volume: VolumeToMount): OperationTarget {
 export class OperationExecutor {
   readonly pendingOperations: NestedPendingOperations;
   private readonly context: OperationContext;
+  private readonly durations: ReturnType<typeof storageOperationHistogram> | undefined;
 
   constructor(options: OperationExecutorOptions) {
     this.pendingOperations = new NestedPendingOperations({ clock: options.clock, logger: options.logger });
+    this.durations = options.metrics === undefined ? undefined : storageOperationHistogram(options.metrics);
     this.context = {
       plugins: options.plugins,
       recorder: options.recorder,
@@ -189,9 +195,10 @@ export class OperationExecutor {
   }
 
   private run(target: OperationTarget, name: OperationName, operation: OperationFunc): Error | undefined {
-    return this.pendingOperations.run(
-      operationKey(target.volumeName, target.podName, target.nodeName, name),
-      operation,
-    );
+    const timed =
+      this.durations === undefined || target.volumeName === emptyVolumeName
+        ? operation
+        : timedOperation(this.durations, this.context.clock, target.volumeName, name, operation);
+    return this.pendingOperations.run(operationKey(target.volumeName, target.podName, target.nodeName, name), timed);
   }
 }
