@@ -34,6 +34,18 @@ interface NodePublishArgs extends NodeStageArgs {
   fsGroup?: number;
 }
 
+/** NodeExpandVolume arguments: `volumePath` is the pod's publish path, `stagingPath` "" without staging. */
+interface NodeExpandArgs {
+  volumeHandle: string;
+  volumePath: string;
+  stagingPath: string;
+  requiredBytes: bigint;
+  fsType: string;
+  accessMode: AccessMode;
+  mountOptions: readonly string[];
+  secrets: Readonly<Record<string, string>>;
+}
+
 const plainAccessModes: Readonly<Record<AccessMode, AccessModeName>> = {
   ReadWriteOnce: "SINGLE_NODE_WRITER",
   ReadOnlyMany: "MULTI_NODE_READER_ONLY",
@@ -86,6 +98,28 @@ export class CsiNodeCalls {
 
   async supportsVolumeMountGroup(): Promise<boolean> {
     return (await this.capabilities()).has("VOLUME_MOUNT_GROUP");
+  }
+
+  /** The node can grow a volume's filesystem (EXPAND_VOLUME); without it the kubelet skips NodeExpandVolume. */
+  async supportsNodeExpand(): Promise<boolean> {
+    return (await this.capabilities()).has("EXPAND_VOLUME");
+  }
+
+  /** NodeExpandVolume to exactly `requiredBytes` (the PV's size), as csi_client's NodeExpandVolume asks. */
+  async expandVolume(args: NodeExpandArgs): Promise<void> {
+    if (args.volumeHandle === "") throw new Error("missing volume id");
+    if (args.volumePath === "") throw new Error("missing volume path");
+    if (args.requiredBytes <= 0n) throw new Error("size can not be less than or equal to 0");
+    const mode = await this.accessModeName(args.accessMode);
+    const capability = volumeCapability({ ...args, publishContext: {}, volumeContext: {} }, mode);
+    await this.driver.client.nodeExpandVolume({
+      volumeId: args.volumeHandle,
+      volumePath: args.volumePath,
+      capacityRange: { requiredBytes: Number(args.requiredBytes), limitBytes: 0 },
+      stagingTargetPath: args.stagingPath,
+      volumeCapability: capability,
+      secrets: { ...args.secrets },
+    });
   }
 
   async stageVolume(args: NodeStageArgs): Promise<void> {

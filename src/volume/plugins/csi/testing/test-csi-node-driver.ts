@@ -11,6 +11,7 @@ import type { CsiIdentity, CsiImplementations, CsiNode } from "../../../../csi/g
 import type {
   GetPluginCapabilitiesResponse,
   GetPluginInfoResponse,
+  NodeExpandVolumeRequest,
   NodeExpandVolumeResponse,
   NodeGetCapabilitiesResponse,
   NodeGetInfoResponse,
@@ -52,6 +53,8 @@ type Fault = { kind: "fail"; error: CsiError } | { kind: "hang"; released: Promi
 export class TestCsiNodeDriver implements CsiIdentity, CsiNode {
   /** RPC names in the order the driver received them. */
   readonly received: string[] = [];
+  /** NodeExpandVolume requests as received. */
+  readonly expandRequests: NodeExpandVolumeRequest[] = [];
   readonly name: string;
   private readonly host: Host;
   private readonly mounter: Mounter;
@@ -161,8 +164,9 @@ export class TestCsiNodeDriver implements CsiIdentity, CsiNode {
     return { usage: [], volumeCondition: null };
   }
 
-  async nodeExpandVolume(): Promise<NodeExpandVolumeResponse> {
-    return { capacityBytes: 0 };
+  async nodeExpandVolume(request: NodeExpandVolumeRequest): Promise<NodeExpandVolumeResponse> {
+    this.expandRequests.push(structuredClone(request));
+    return { capacityBytes: request.capacityRange?.requiredBytes ?? 0 };
   }
 
   private addFault(method: NodeMethod, fault: Fault): void {
