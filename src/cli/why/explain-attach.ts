@@ -7,6 +7,7 @@ import type { AttachDetachActualVolume, AttachDetachControllerDebugState } from 
 import type { Pod, VolumeAttachment } from "../../api/objects.ts";
 import { type Chain, clockTime, firstLine, timeMs } from "./chain.ts";
 import { addNodeLink, hasOutOfServiceTaint, isReady, outOfServiceCommand } from "./explain-node.ts";
+import { knownOperationDiagnosis } from "./operation-diagnosis.ts";
 
 interface AttachQuestion {
   /** The unique volume name the controllers use. */
@@ -53,7 +54,12 @@ export async function explainAttach(chain: Chain, question: AttachQuestion): Pro
       timeMs(operation.lastErrorTime),
       evidence,
     );
-    chain.todo("The attach is retried with exponential backoff (up to 2m2s apart); fix what the error names.");
+    const known = knownOperationDiagnosis(operation.lastError, question.nodeName);
+    if (known !== undefined) chain.add(`node ${question.nodeName}`, known.state);
+    chain.todo(
+      ...(known?.remedy ?? []),
+      "The attach is retried with exponential backoff (up to 2m2s apart); fix what the error names.",
+    );
     return true;
   }
   await explainAttachFromObjects(chain, question, evidence);
