@@ -63,3 +63,21 @@ describe("kvol why on nodes, pvs and volumeattachments", () => {
     ]);
   });
 });
+
+describe("kvol why prints each event once", () => {
+  it("seed 004: the Multi-Attach event appears once, not under both the pod and the pv", async () => {
+    const text = await atScenarioTime("004-rbd-node-shutdown-rwx.yaml", 8 * minuteMs, async (api, cluster) => {
+      const pods = await cluster.list("Pod", { namespace: "sock-shop" });
+      const pod = pods.find((p) => p.metadata?.name?.startsWith("user-db-") && !p.metadata.deletionTimestamp);
+      const { report, nowMs } = await whyReport(
+        api,
+        "Pod",
+        "sock-shop",
+        pod?.metadata?.name ?? "",
+        cluster.clock.now(),
+      );
+      return reportText(report, nowMs);
+    });
+    assert.equal(text.split("Multi-Attach error for volume").length - 1, 1, text);
+  });
+});
