@@ -7,6 +7,7 @@ import type { AttachDetachActualVolume, AttachDetachControllerDebugState } from 
 import type { Pod, VolumeAttachment } from "../../api/objects.ts";
 import { type Chain, clockTime, firstLine, timeMs } from "./chain.ts";
 import { addNodeLink, hasOutOfServiceTaint, isReady, outOfServiceCommand } from "./explain-node.ts";
+import { knownOperationDiagnosis } from "./operation-diagnosis.ts";
 
 interface AttachQuestion {
   /** The unique volume name the controllers use. */
@@ -41,7 +42,10 @@ export async function explainAttach(chain: Chain, question: AttachQuestion): Pro
     (candidate) => candidate.volumeName === question.volumeName && candidate.lastError !== undefined,
   );
   const events = (await podEvents(chain, question.pod)).filter((event) => event.reason === "FailedAttachVolume");
-  const evidence = events.slice(-1).map((event) => chain.eventEvidence(event));
+  const evidence = newEvidence(
+    chain,
+    events.slice(-1).map((event) => chain.eventEvidence(event)),
+  );
   if (operation?.lastError !== undefined) {
     const until = timeMs(operation.noRetriesPermittedUntil);
     evidence.push(
@@ -53,7 +57,12 @@ export async function explainAttach(chain: Chain, question: AttachQuestion): Pro
       timeMs(operation.lastErrorTime),
       evidence,
     );
-    chain.todo("The attach is retried with exponential backoff (up to 2m2s apart); fix what the error names.");
+    const known = knownOperationDiagnosis(operation.lastError, question.nodeName);
+    if (known !== undefined) chain.add(`node ${question.nodeName}`, known.state);
+    chain.todo(
+      ...(known?.remedy ?? []),
+      "The attach is retried with exponential backoff (up to 2m2s apart); fix what the error names.",
+    );
     return true;
   }
   await explainAttachFromObjects(chain, question, evidence);
@@ -116,7 +125,10 @@ async function explainMultiAttach(
     question.label,
     `not attached to node ${question.nodeName}: Multi-Attach, the volume is attached to node ${holder.nodeName}`,
     undefined,
-    events.slice(-1).map((event) => chain.eventEvidence(event)),
+    newEvidence(
+      chain,
+      events.slice(-1).map((event) => chain.eventEvidence(event)),
+    ),
   );
   const wanting = state.desiredStateOfWorld
     .filter((entry) => entry.volumeName === question.volumeName && entry.nodeName === holder.nodeName)
@@ -173,4 +185,10 @@ function forceDetachRemedy(
   if (!holderReady) {
     chain.todo(`Or now, if node ${node} is really shut down (not just cut off): ${outOfServiceCommand(node)}`);
   }
+}
+
+/** The lines no earlier link shows: the pod's own link may already show the event, print it once. */
+function newEvidence(chain: Chain, lines: string[]): string[] {
+  const shown = new Set(chain.links.flatMap((link) => link.evidence));
+  return lines.filter((line) => !shown.has(line));
 }

@@ -148,7 +148,14 @@ async function explainOnNode(
     if (await explainAttach(chain, question)) return true;
   }
   if (kubelet === undefined) return false;
-  return explainKubeletMount(chain, kubelet, pod, volumeName, label);
+  if (explainKubeletMount(chain, kubelet, pod, volumeName, label)) return true;
+  if (desired === undefined || mounted !== undefined) return false;
+  // Wanted but neither mounted nor being mounted: the kubelet's reconciler starts it on its next pass.
+  chain.add(label, `not yet mounted on node ${nodeName}: the kubelet has not started mounting it`, undefined, [
+    `kubelet: ${volumeName} is in the desired state of the world, not yet in the actual state`,
+  ]);
+  chain.todo("Wait: the kubelet's volume manager mounts it on its next pass (every 100ms).");
+  return true;
 }
 
 async function adcVolumeName(chain: Chain, uid: string, nodeName: string): Promise<string | undefined> {
@@ -191,16 +198,21 @@ function explainKubeletMount(
     (candidate) => candidate.podUID === uid && candidate.volumeMountState === "VolumeMountUncertain",
   );
   const uncertain = uncertainPod !== undefined || actual?.deviceMountState === "DeviceMountUncertain";
+  // The kubelet's own record of the uncertain mount, so the user sees where it may be mounted.
+  const uncertainEvidence =
+    uncertainPod !== undefined
+      ? [`kubelet: VolumeMountUncertain for pod ${uid} of ${volumeName}`]
+      : uncertain
+        ? [`kubelet: DeviceMountUncertain for ${volumeName} at ${actual?.deviceMountPath ?? ""}`]
+        : [];
   const [operation] = failing;
   if (operation?.lastError !== undefined) {
     const diagnosis = diagnoseOperationError(operation.lastError, nodeName);
     const state = uncertain ? `${diagnosis.state} (mount uncertain: it may or may not be mounted)` : diagnosis.state;
-    chain.add(
-      label,
-      `not mounted on node ${nodeName}: ${state}`,
-      timeMs(operation.lastErrorTime),
-      operationEvidence(chain, operation),
-    );
+    chain.add(label, `not mounted on node ${nodeName}: ${state}`, timeMs(operation.lastErrorTime), [
+      ...operationEvidence(chain, operation),
+      ...uncertainEvidence,
+    ]);
     chain.todo(...diagnosis.remedy);
     const until = timeMs(operation.noRetriesPermittedUntil);
     if (until !== undefined && until > chain.nowMs) {
@@ -223,9 +235,12 @@ function explainKubeletMount(
   }
   if (uncertain) {
     const what = uncertainPod !== undefined ? "the pod's mount" : "the device's global mount";
-    chain.add(label, `mount uncertain on node ${nodeName}: ${what} may or may not have happened`, undefined, [
-      `kubelet: ${uncertainPod !== undefined ? "VolumeMountUncertain" : "DeviceMountUncertain"} for ${volumeName}`,
-    ]);
+    chain.add(
+      label,
+      `mount uncertain on node ${nodeName}: ${what} may or may not have happened`,
+      undefined,
+      uncertainEvidence,
+    );
     chain.todo(
       "The kubelet mounts it again (mounts are idempotent) at its next pass, or tears it down if the pod goes.",
     );

@@ -47,6 +47,19 @@ async function explainVolume(chain: Chain, name: string): Promise<void> {
   const claimRef = pv.spec?.claimRef;
   const claimText = claimRef === undefined ? "" : ` to claim ${claimRef.namespace}/${claimRef.name}`;
   chain.add(`pv ${name}`, `${phase}${claimText}`, timeMs(pv.metadata?.creationTimestamp));
+  // Where it is attached: the VolumeAttachments that name it (CSI volumes).
+  const attachments = (await chain.reader.list("VolumeAttachment", "")).filter(
+    (attachment) => attachment.spec.source.persistentVolumeName === name,
+  );
+  for (const attachment of attachments) {
+    const state = attachment.status?.attached === true ? "attached to" : "attaching to";
+    const detaching = attachment.metadata?.deletionTimestamp === undefined ? "" : ", being detached";
+    chain.links
+      .at(-1)
+      ?.evidence.push(
+        `${state} node ${attachment.spec.nodeName} (volumeattachment ${attachment.metadata?.name}${detaching})`,
+      );
+  }
   if (phase === "Released") {
     chain.todo(
       `Its reclaim policy is ${pv.spec?.persistentVolumeReclaimPolicy}: the data is kept. To bind it again, clear its claimRef: kubectl patch pv ${name} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
@@ -85,9 +98,33 @@ async function explainAttachment(chain: Chain, name: string): Promise<void> {
   const pvName = source.persistentVolumeName;
   if (pvName === undefined) return;
   const pv = await chain.reader.get("PersistentVolume", "", pvName);
+  await addDetachEvidence(chain, attacher, nodeName, pv?.spec?.csi?.volumeHandle);
   const claimRef = pv?.spec?.claimRef;
   if (claimRef?.name === undefined) return;
   await explainClaimByName(chain, claimRef.namespace ?? "", claimRef.name);
+}
+
+/** The attach/detach controller's wish to detach the volume from the node, and its force-detach time. */
+async function addDetachEvidence(
+  chain: Chain,
+  attacher: string,
+  nodeName: string,
+  volumeHandle: string | undefined,
+): Promise<void> {
+  if (volumeHandle === undefined) return;
+  const volumeName = `kubernetes.io/csi/${attacher}^${volumeHandle}`;
+  const adc = await chain.reader.attachDetachState();
+  const entry = adc?.actualStateOfWorld.find(
+    (candidate) => candidate.nodeName === nodeName && candidate.volumeName === volumeName,
+  );
+  const requested = timeMs(entry?.detachRequestedTime);
+  if (entry === undefined || requested === undefined) return;
+  const forceAt = timeMs(entry.forceDetachTime);
+  chain.links
+    .at(-1)
+    ?.evidence.push(
+      `attach/detach controller: waiting to detach it from node ${nodeName}: wanted by no pod since ${formatRfc3339(requested)}${entry.mountedByNode ? ", still in use by the node" : ""}${forceAt === undefined ? "" : `; force detach due at ${formatRfc3339(forceAt)}`}`,
+    );
 }
 
 async function explainNode(chain: Chain, name: string): Promise<void> {

@@ -49,7 +49,10 @@ function helperMissing(error: string, nodeName: string): OperationDiagnosis | un
 }
 
 function driverNotRegistered(error: string, nodeName: string): OperationDiagnosis | undefined {
-  const driver = /driver name (\S+) not found in the list of registered CSI drivers/.exec(error)?.[1];
+  // The kubelet's words, or the attacher's when the node's CSINode lacks the driver.
+  const driver =
+    /driver name (\S+) not found in the list of registered CSI drivers/.exec(error)?.[1] ??
+    /CSINode \S+ does not contain driver (\S+)/.exec(error)?.[1];
   if (driver === undefined) return undefined;
   return {
     state: `CSI driver ${driver} is not registered with the kubelet on node ${nodeName}`,
@@ -104,9 +107,9 @@ function deadlineExceeded(error: string): OperationDiagnosis | undefined {
   };
 }
 
-/** What the operation's last error says, or a generic reading of it. */
-export function diagnoseOperationError(error: string, nodeName: string): OperationDiagnosis {
-  const known = [
+/** What the operation's last error says, when it is one of the errors recognised here. */
+export function knownOperationDiagnosis(error: string, nodeName: string): OperationDiagnosis | undefined {
+  return [
     helperMissing(error, nodeName),
     driverNotRegistered(error, nodeName),
     transportNotConnected(error),
@@ -114,6 +117,11 @@ export function diagnoseOperationError(error: string, nodeName: string): Operati
     objectNotFound(error),
     deadlineExceeded(error),
   ].find((diagnosis) => diagnosis !== undefined);
+}
+
+/** What the operation's last error says, or a generic reading of it. */
+export function diagnoseOperationError(error: string, nodeName: string): OperationDiagnosis {
+  const known = knownOperationDiagnosis(error, nodeName);
   if (known !== undefined) return known;
   return {
     state: shortError(error),

@@ -170,3 +170,29 @@ describe("kvol why on a broken FUSE mount", () => {
     ]);
   });
 });
+
+describe("kvol why on an uncertain mount", () => {
+  it("seed 011: NodeStage answered DeadlineExceeded, the device's global mount is uncertain until the retry", async () => {
+    // The first NodeStageVolume fails at about 10.4 s; the retry 500ms later succeeds.
+    const text = await atScenarioTime("011-csi-attach-deadline-exceeded.yaml", 10_700, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "app"),
+    );
+    assertLines(text, [
+      "pod default/app: Pending, ContainerCreating on node node-a",
+      /pv pvc-\S+: not mounted on node node-a: the storage backend did not answer in time; the outcome is uncertain \(mount uncertain: it may or may not be mounted\)/,
+      /kubelet: volume_mount failed 0s ago; no retries permitted until 00:00:1\d \(durationBeforeRetry 500ms\)/,
+      "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+      /kubelet: DeviceMountUncertain for kubernetes\.io\/csi\/mock\.csi\.kvol\.io\^\S+ at \/var\/lib\/kubelet\/plugins\/kubernetes\.io\/csi\/mock\.csi\.kvol\.io\/[0-9a-f]+\/globalmount/,
+      "The kubelet retries with backoff and treats the mount as uncertain meanwhile",
+    ]);
+    assert.ok(!text.includes("No volume blocks this pod"), text);
+  });
+
+  it("seed 011: between the attach and the kubelet's first mount the volume is named, not passed over", async () => {
+    const text = await atScenarioTime("011-csi-attach-deadline-exceeded.yaml", 10_100, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "app"),
+    );
+    assertLines(text, [/pv pvc-\S+: not yet mounted on node node-a: the kubelet has not started mounting it/]);
+    assert.ok(!text.includes("No volume blocks this pod"), text);
+  });
+});

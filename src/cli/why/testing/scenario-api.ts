@@ -8,7 +8,8 @@ import type { Authenticator } from "../../../apiserver/auth/token-authenticator.
 import { startApiServer } from "../../../apiserver/server.ts";
 import type { Cluster } from "../../../cmd/cluster.ts";
 import { runScenario } from "../../../sim/runner/run-scenario.ts";
-import { loadScenarioFile } from "../../../sim/scenario/load.ts";
+import { loadScenarioFile, parseScenario } from "../../../sim/scenario/load.ts";
+import type { Scenario } from "../../../sim/scenario/model.ts";
 import { KubeApi } from "../../client/kube-api.ts";
 import { clusterControllerStates } from "../../embedded/cluster-controller-states.ts";
 import { clusterKubelets } from "../../embedded/cluster-kubelets.ts";
@@ -48,7 +49,25 @@ export async function atScenarioTime<T>(
   untilMs: number,
   body: (api: KubeApi, cluster: Cluster) => Promise<T>,
 ): Promise<T> {
-  const scenario = loadScenarioFile(scenarioPath(file));
+  return atTime(loadScenarioFile(scenarioPath(file)), file, untilMs, body);
+}
+
+/** As `atScenarioTime`, for a scenario written in the test (`name` names it in errors). */
+export async function atScenarioTextTime<T>(
+  name: string,
+  text: string,
+  untilMs: number,
+  body: (api: KubeApi, cluster: Cluster) => Promise<T>,
+): Promise<T> {
+  return atTime(parseScenario(text, { file: scenarioPath(name) }), name, untilMs, body);
+}
+
+async function atTime<T>(
+  scenario: Scenario,
+  file: string,
+  untilMs: number,
+  body: (api: KubeApi, cluster: Cluster) => Promise<T>,
+): Promise<T> {
   let answer: { value: T } | undefined;
   await runScenario(scenario, {
     untilMs,
