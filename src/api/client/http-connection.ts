@@ -5,9 +5,9 @@
  * a third of what it costs through `fetch`, and every controller and node agent on the HTTP path
  * pays it on each call.
  */
-import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { Socket } from "node:net";
+import { limitConnectTime } from "../../runtime/connect-deadline.ts";
 
 export interface HttpExchange {
   method: string;
@@ -72,7 +72,7 @@ export class HttpAgents {
         agent: secure ? this.https : this.http,
         ...(exchange.signal === undefined ? {} : { signal: exchange.signal }),
       });
-      request.once("socket", (socket) => limitConnectTime(request, socket));
+      request.once("socket", (socket) => limitConnectTime(request, socket, connectTimeoutMs));
       request.once("response", resolve);
       request.once("error", (error: Error & { code?: unknown }) => {
         const reset = error.code === "ECONNRESET" || error.code === "EPIPE";
@@ -81,20 +81,6 @@ export class HttpAgents {
       request.end(exchange.payload);
     });
   }
-}
-
-/** Fails `request` when its new connection is not made within `connectTimeoutMs`, as a connect error. */
-function limitConnectTime(request: ClientRequest, socket: Socket): void {
-  if (!socket.connecting) return;
-  const onTimeout = (): void => {
-    const error = new Error(`no connection was made within ${connectTimeoutMs / 1000} s`);
-    request.destroy(Object.assign(error, { code: "ETIMEDOUT", syscall: "connect" }));
-  };
-  socket.setTimeout(connectTimeoutMs, onTimeout);
-  socket.once("connect", () => {
-    socket.setTimeout(0);
-    socket.removeListener("timeout", onTimeout);
-  });
 }
 
 /** A request failed because the reused connection was gone; `send` decides whether to try again. */
