@@ -6,6 +6,7 @@
 import type { Counter, Gauge } from "prom-client";
 import type { Metrics } from "../../runtime/metrics.ts";
 import { qualifiedPluginName } from "../../volume/qualified-plugin-name.ts";
+import { type WorldStateVolumes, worldStateVolumesGauge } from "../../volume/world-state-volumes-gauge.ts";
 
 export { qualifiedPluginName };
 
@@ -24,22 +25,10 @@ export function forcedDetachesCounter(metrics: Metrics): Counter {
  * attachdetach_controller_total_volumes: the volumes in the desired and the actual state of the
  * world by plugin, counted at each scrape (Kubernetes' collector does the same).
  */
-export function totalVolumesGauge(
-  metrics: Metrics,
-  states: { desired: () => readonly { volumeName: string }[]; actual: () => readonly { volumeName: string }[] },
-): Gauge {
-  return metrics.gauge({
-    name: "attachdetach_controller_total_volumes",
-    help: "Number of volumes in A/D Controller",
-    labelNames: ["plugin_name", "state"],
-    collect: (gauge) => {
-      gauge.reset();
-      for (const [state, volumes] of [
-        ["desired_state_of_world", states.desired()],
-        ["actual_state_of_world", states.actual()],
-      ] as const) {
-        for (const volume of volumes) gauge.inc({ plugin_name: qualifiedPluginName(volume.volumeName), state });
-      }
-    },
-  });
+export function totalVolumesGauge(metrics: Metrics, states: WorldStateVolumes): Gauge {
+  return worldStateVolumesGauge(
+    metrics,
+    { name: "attachdetach_controller_total_volumes", help: "Number of volumes in A/D Controller" },
+    states,
+  );
 }

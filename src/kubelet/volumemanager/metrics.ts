@@ -5,26 +5,12 @@
  */
 import type { Gauge } from "prom-client";
 import type { Metrics } from "../../runtime/metrics.ts";
-import { qualifiedPluginName } from "../../volume/qualified-plugin-name.ts";
+import { type WorldStateVolumes, worldStateVolumesGauge } from "../../volume/world-state-volumes-gauge.ts";
 
-interface VolumeStates {
-  desired: () => readonly { volumeName: string }[];
-  actual: () => readonly { volumeName: string }[];
-}
-
-export function volumeManagerTotalVolumesGauge(metrics: Metrics, states: VolumeStates): Gauge {
-  return metrics.gauge({
-    name: "volume_manager_total_volumes",
-    help: "Number of volumes in Volume Manager",
-    labelNames: ["plugin_name", "state"],
-    collect: (gauge) => {
-      gauge.reset();
-      for (const [state, volumes] of [
-        ["desired_state_of_world", states.desired()],
-        ["actual_state_of_world", states.actual()],
-      ] as const) {
-        for (const volume of volumes) gauge.inc({ plugin_name: qualifiedPluginName(volume.volumeName), state });
-      }
-    },
-  });
+export function volumeManagerTotalVolumesGauge(metrics: Metrics, states: WorldStateVolumes): Gauge {
+  return worldStateVolumesGauge(
+    metrics,
+    { name: "volume_manager_total_volumes", help: "Number of volumes in Volume Manager" },
+    states,
+  );
 }
