@@ -12,18 +12,15 @@
  * room with `NODE_OPTIONS=--max-old-space-size=14336`.
  */
 import { performance } from "node:perf_hooks";
-import type { PersistentVolumeClaim, Pod } from "../src/api/objects.ts";
 import { Cluster } from "../src/cmd/cluster.ts";
-import { storageClassYaml } from "../src/sim/testing/manifests.ts";
 import type { Row } from "./measure.ts";
+import { runSimLifecycle } from "./sim-lifecycle.ts";
 
 const defaultNodes = 1_000;
 const defaultPodsPerNode = 10;
 const baselineFraction = 10;
 /** Nodes of the discarded warm-up run. */
 const warmUpNodes = 10;
-/** Virtual time allowed for each phase; the lifecycle needs seconds to minutes of it. */
-const phaseTimeoutMs = 60 * 60_000;
 const bytesPerKilobyte = 1_024;
 const bytesPerMegabyte = 1_024 * 1_024;
 
@@ -39,80 +36,22 @@ interface LifecycleFigures {
   peakRssBytes: number;
 }
 
-function claim(index: number): PersistentVolumeClaim {
-  return {
-    apiVersion: "v1",
-    kind: "PersistentVolumeClaim",
-    metadata: { name: `data-${index}`, namespace: "default" },
-    spec: { accessModes: ["ReadWriteOnce"], storageClassName: "standard", resources: { requests: { storage: "1Gi" } } },
-  };
-}
-
-function pod(index: number): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: `app-${index}`, namespace: "default" },
-    spec: {
-      containers: [{ name: "app", image: "busybox:1.36", volumeMounts: [{ name: "data", mountPath: "/data" }] }],
-      volumes: [{ name: "data", persistentVolumeClaim: { claimName: `data-${index}` } }],
-    },
-  };
-}
-
-/** Counts from informer events, so waiting costs O(1) per step instead of a list of every pod. */
-class LifecycleCounters {
-  running = 0;
-  pods = 0;
-  volumes = 0;
-
-  constructor(cluster: Cluster) {
-    cluster.informers.informerFor("Pod").addEventHandler({
-      onAdd: (object) => {
-        this.pods++;
-        if (object.status?.phase === "Running") this.running++;
-      },
-      onUpdate: (before, after) => {
-        if (before.status?.phase !== "Running" && after.status?.phase === "Running") this.running++;
-      },
-      onDelete: () => {
-        this.pods--;
-      },
-    });
-    cluster.informers.informerFor("PersistentVolume").addEventHandler({
-      onAdd: () => this.volumes++,
-      onDelete: () => this.volumes--,
-    });
-  }
-}
-
 async function runLifecycle(nodes: number, podsPerNode: number): Promise<LifecycleFigures> {
   const pods = nodes * podsPerNode;
   const cluster = await Cluster.start({ seed: 1, logLevel: "warn" });
-  const counters = new LifecycleCounters(cluster);
   const startWall = performance.now();
   const startCpu = process.cpuUsage();
   const startVirtual = cluster.clock.now();
   const startRevision = cluster.store.revision();
-  for (let i = 0; i < nodes; i++) await cluster.addNode(`node-${i}`, { zone: "zone-a" });
-  await cluster.apply(storageClassYaml({ bindingMode: "Immediate" }));
-  const heapWithNodes = liveHeapBytes();
-  for (let i = 0; i < pods; i++) {
-    await cluster.client.persistentVolumeClaims.create(claim(i));
-    await cluster.client.pods.create(pod(i));
-  }
-  await cluster.runUntil(() => counters.running === pods, {
-    timeoutMs: phaseTimeoutMs,
-    description: "all pods Running",
-  });
-  const heapBytesPerRunningPod = (liveHeapBytes() - heapWithNodes) / pods;
-  for (let i = 0; i < pods; i++) {
-    await cluster.client.pods.delete("default", `app-${i}`);
-    await cluster.client.persistentVolumeClaims.delete("default", `data-${i}`);
-  }
-  await cluster.runUntil(() => counters.pods === 0 && counters.volumes === 0, {
-    timeoutMs: phaseTimeoutMs,
-    description: "every pod gone and every volume reclaimed",
+  let heapWithNodes = 0;
+  let heapBytesPerRunningPod = 0;
+  await runSimLifecycle(cluster, nodes, podsPerNode, {
+    onNodesReady: () => {
+      heapWithNodes = liveHeapBytes();
+    },
+    onAllRunning: () => {
+      heapBytesPerRunningPod = (liveHeapBytes() - heapWithNodes) / pods;
+    },
   });
   const figures = {
     pods,
