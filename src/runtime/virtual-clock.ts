@@ -45,6 +45,29 @@ function nextEventLoopTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * A scheduled task that is also its own Timer handle: one object per timer instead of three (task,
+ * handle and the handle's closure), which matters with a timer per stored Event.
+ */
+class VirtualTimer implements ScheduledTask, Timer {
+  readonly dueMs: number;
+  readonly sequence: number;
+  readonly run: () => void;
+  cancelled = false;
+  private readonly queue: TaskQueue;
+
+  constructor(dueMs: number, sequence: number, run: () => void, queue: TaskQueue) {
+    this.dueMs = dueMs;
+    this.sequence = sequence;
+    this.run = run;
+    this.queue = queue;
+  }
+
+  cancel(): void {
+    this.queue.cancel(this);
+  }
+}
+
 function validateDelayMs(method: string, delayMs: number): void {
   if (!Number.isFinite(delayMs) || delayMs < 0) {
     throw new RangeError(`${method}: delayMs must be a finite number >= 0, got ${delayMs}`);
@@ -81,9 +104,9 @@ export class VirtualClock implements Clock {
 
   setTimer(delayMs: number, fn: () => void): Timer {
     validateDelayMs("setTimer", delayMs);
-    const task: ScheduledTask = { dueMs: this.nowMs + delayMs, sequence: this.sequence++, run: fn, cancelled: false };
+    const task = new VirtualTimer(this.nowMs + delayMs, this.sequence++, fn, this.tasks);
     this.tasks.push(task);
-    return { cancel: () => this.tasks.cancel(task) };
+    return task;
   }
 
   every(periodMs: number, fn: () => void | Promise<void>): Timer {
