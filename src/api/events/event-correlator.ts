@@ -13,6 +13,7 @@
  * `maxCacheEntries` newer keys push it out (and a patch of an Event that is gone creates it anew).
  */
 import type { Event } from "../objects.ts";
+import { correlationKey } from "./correlation-key.ts";
 import { LruCache } from "./lru-cache.ts";
 import { SpamFilter } from "./spam-filter.ts";
 
@@ -42,7 +43,7 @@ export interface CorrelatedEvent {
   /** Set when the Event already exists: write this patch to `event.metadata.name`. */
   patch?: EventPatch;
   /** Pass back to `recordWritten` with the stored Event. */
-  key: string;
+  key: number;
 }
 
 interface AggregateRecord {
@@ -62,31 +63,30 @@ interface Observation {
 }
 
 /**
- * The involved object's part of every key, joined with a character no field contains, so ("ab","c")
- * and ("a","bc") stay apart. client-go's keys also start with the event's source (component, host)
- * and the aggregate key ends with the reporting component and instance; a correlator serves one
- * recorder, whose events all carry the same source, so leaving them out keys the same events alike
- * and keeps thousands of cached keys shorter. `join` builds one flat string (a rope would keep its pieces).
+ * The involved object's part of every key. client-go's keys also start with the event's source
+ * (component, host) and the aggregate key ends with the reporting component and instance; a
+ * correlator serves one recorder, whose events all carry the same source, so leaving them out keys
+ * the same events alike. Keys are hashed (correlation-key.ts): number keys, not long strings.
  */
-function involvedObjectKey(event: Event): string {
+function involvedObjectParts(event: Event): string[] {
   const ref = event.involvedObject;
-  return [ref.kind ?? "", ref.namespace ?? "", ref.name ?? "", ref.uid ?? "", ref.apiVersion ?? ""].join("\u0000");
+  return [ref.kind ?? "", ref.namespace ?? "", ref.name ?? "", ref.uid ?? "", ref.apiVersion ?? ""];
 }
 
 /** Identical events (client-go's getEventKey). */
-function eventKey(involved: string, event: Event): string {
-  return [
-    involved,
+function eventKey(involved: readonly string[], event: Event): number {
+  return correlationKey([
+    ...involved,
     event.involvedObject.fieldPath ?? "",
     event.type ?? "",
     event.reason ?? "",
     event.message ?? "",
-  ].join("\u0000");
+  ]);
 }
 
-/** Events that differ only in message (EventAggregatorByReasonFunc). The trailing separator keeps it apart from event keys. */
-function aggregateKey(involved: string, event: Event): string {
-  return [involved, event.type ?? "", event.reason ?? "", ""].join("\u0000");
+/** Events that differ only in message (EventAggregatorByReasonFunc). */
+function aggregateKey(involved: readonly string[], event: Event): number {
+  return correlationKey([...involved, event.type ?? "", event.reason ?? ""]);
 }
 
 function messageCount(record: AggregateRecord): number {
@@ -102,8 +102,8 @@ function addMessage(record: AggregateRecord, message: string): void {
 }
 
 export class EventCorrelator {
-  private readonly aggregates = new LruCache<AggregateRecord>(maxCacheEntries);
-  private readonly observations = new LruCache<Observation>(maxCacheEntries);
+  private readonly aggregates = new LruCache<AggregateRecord, number>(maxCacheEntries);
+  private readonly observations = new LruCache<Observation, number>(maxCacheEntries);
   private readonly spamFilter = new SpamFilter({
     burst: spamBurst,
     refillPerSecond: spamRefillPerSecond,
@@ -116,15 +116,15 @@ export class EventCorrelator {
    */
   correlate(event: Event, nowMs: number, newEventName: () => string): CorrelatedEvent | undefined {
     // The spam key (getSpamKey: source and involved object) is the involved object's key here.
-    const involved = involvedObjectKey(event);
+    const involved = involvedObjectParts(event);
     const aggregated = this.aggregate(involved, event, nowMs, newEventName);
     const observed = this.observe(aggregated.event, aggregated.key);
     // client-go filters after observing, so a dropped repeat still advances the count the next write shows.
-    return this.spamFilter.tryAccept(involved, nowMs) ? observed : undefined;
+    return this.spamFilter.tryAccept(correlationKey(involved), nowMs) ? observed : undefined;
   }
 
   /** Remembers the stored Event (its name may differ from the planned one) for the next repeat. */
-  recordWritten(key: string, written: Event): void {
+  recordWritten(key: number, written: Event): void {
     this.observations.set(key, {
       count: written.count ?? 1,
       firstTimestamp: written.firstTimestamp,
@@ -133,16 +133,16 @@ export class EventCorrelator {
   }
 
   /** The name of the Event `key` was last written to, while remembered. */
-  storedName(key: string): string | undefined {
+  storedName(key: number): string | undefined {
     return this.observations.get(key)?.name;
   }
 
   private aggregate(
-    involved: string,
+    involved: readonly string[],
     event: Event,
     nowMs: number,
     newEventName: () => string,
-  ): { event: Event; key: string } {
+  ): { event: Event; key: number } {
     const key = aggregateKey(involved, event);
     let record = this.aggregates.get(key);
     if (record === undefined || nowMs - record.lastMs > aggregateIntervalMs) {
@@ -167,7 +167,7 @@ export class EventCorrelator {
     return { event: combined, key };
   }
 
-  private observe(event: Event, key: string): CorrelatedEvent {
+  private observe(event: Event, key: number): CorrelatedEvent {
     const last = this.observations.get(key);
     if (last === undefined) {
       this.recordWritten(key, event);

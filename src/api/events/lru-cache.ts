@@ -3,8 +3,8 @@
  * which the Kubernetes event correlator keeps its state in). A Map iterates in insertion order, so
  * re-inserting on every read keeps the least recently used entry first.
  */
-export class LruCache<V> {
-  private readonly entries = new Map<string, V>();
+export class LruCache<V, K = string> {
+  private readonly entries = new Map<K, V>();
   readonly maxEntries: number;
 
   constructor(maxEntries: number) {
@@ -19,7 +19,7 @@ export class LruCache<V> {
   }
 
   /** The value for `key`, which becomes the most recently used entry. */
-  get(key: string): V | undefined {
+  get(key: K): V | undefined {
     const value = this.entries.get(key);
     if (value !== undefined) {
       this.entries.delete(key);
@@ -28,7 +28,7 @@ export class LruCache<V> {
     return value;
   }
 
-  set(key: string, value: V): void {
+  set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
     if (this.entries.size > this.maxEntries) {

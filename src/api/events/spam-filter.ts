@@ -22,7 +22,7 @@ interface TokenBucket {
 
 export class SpamFilter {
   private readonly options: SpamFilterOptions;
-  private readonly buckets: LruCache<TokenBucket>;
+  private readonly buckets: LruCache<TokenBucket, number>;
 
   constructor(options: SpamFilterOptions) {
     if (!(options.burst >= 1) || !(options.refillPerSecond > 0)) {
@@ -34,8 +34,8 @@ export class SpamFilter {
     this.buckets = new LruCache(options.maxEntries);
   }
 
-  /** Takes a token for `key` at `nowMs`; false means the event must be dropped. */
-  tryAccept(key: string, nowMs: number): boolean {
+  /** Takes a token for `key` (a `correlationKey`) at `nowMs`; false means the event must be dropped. */
+  tryAccept(key: number, nowMs: number): boolean {
     const bucket = this.buckets.get(key) ?? { tokens: this.options.burst, updatedAtMs: nowMs };
     const refilled = ((nowMs - bucket.updatedAtMs) / msPerSecond) * this.options.refillPerSecond;
     bucket.tokens = Math.min(this.options.burst, bucket.tokens + Math.max(0, refilled));
