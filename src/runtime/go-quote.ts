@@ -30,8 +30,13 @@ function escapeCharacter(character: string): string {
   return character;
 }
 
+/** A character escapeCharacter changes: a C0 control, DEL, a double quote or a backslash. */
+const needsEscape = /[\u0000-\u001f\u007f"\\]/;
+
 /** `text` in double quotes with Go's escaping. */
 export function goQuote(text: string): string {
+  // Nearly every quoted name and message has nothing to escape: no walk character by character.
+  if (!needsEscape.test(text)) return `"${text}"`;
   let quoted = '"';
   for (const character of text) quoted += escapeCharacter(character);
   return `${quoted}"`;

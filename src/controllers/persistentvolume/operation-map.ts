@@ -12,12 +12,15 @@ import type { Clock } from "../../runtime/clock.ts";
 import { goQuote } from "../../runtime/go-quote.ts";
 import type { Logger } from "../../runtime/logger.ts";
 
-/** Refusal of a name whose operation is still running. */
+/** Refusal of a name whose operation is still running: an ordinary answer, so no stack trace. */
 export class OperationAlreadyRunningError extends Error {
   constructor(readonly operationName: string) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(
       `Failed to create operation with name ${goQuote(operationName)}. An operation with that name is already executing.`,
     );
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "OperationAlreadyRunningError";
   }
 }

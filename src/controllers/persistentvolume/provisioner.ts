@@ -49,10 +49,16 @@ export interface Provisioner {
   recycle?(volume: PersistentVolume): Promise<void>;
 }
 
-/** The asset cannot be deleted yet because it is still in use (attached); the controller retries quietly. */
+/**
+ * The asset cannot be deleted yet because it is still in use (attached); the controller retries
+ * quietly. An ordinary answer while a disk detaches, so it carries no stack trace.
+ */
 export class DeletedVolumeInUseError extends Error {
   constructor(message: string) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "DeletedVolumeInUseError";
   }
 }

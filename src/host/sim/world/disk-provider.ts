@@ -22,13 +22,19 @@ export type DiskErrorCode =
   | "TooSmall"
   | "Injected";
 
-/** A provider API error; `code` lets a CSI driver map it to a gRPC status. */
+/**
+ * A provider API error; `code` lets a CSI driver map it to a gRPC status. Most are ordinary answers
+ * polled for (a disk still attached while it detaches), so it carries no stack trace.
+ */
 export class CloudDiskError extends Error {
   constructor(
     readonly code: DiskErrorCode,
     message: string,
   ) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "CloudDiskError";
   }
 }
