@@ -30,13 +30,23 @@ function escapeCharacter(character: string): string {
   return character;
 }
 
-/** A character escapeCharacter changes: a C0 control, DEL, a double quote or a backslash. */
-const needsEscape = /[\u0000-\u001f\u007f"\\]/;
+const doubleQuoteCode = 0x22;
+const backslashCode = 0x5c;
+
+/** Whether some character is one escapeCharacter changes: a C0 control, DEL, a double quote or a backslash. */
+function needsEscape(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < firstPrintableAsciiCodePoint || code === deleteCodePoint) return true;
+    if (code === doubleQuoteCode || code === backslashCode) return true;
+  }
+  return false;
+}
 
 /** `text` in double quotes with Go's escaping. */
 export function goQuote(text: string): string {
   // Nearly every quoted name and message has nothing to escape: no walk character by character.
-  if (!needsEscape.test(text)) return `"${text}"`;
+  if (!needsEscape(text)) return `"${text}"`;
   let quoted = '"';
   for (const character of text) quoted += escapeCharacter(character);
   return `${quoted}"`;
