@@ -54,7 +54,8 @@ export class EventRecorder {
   private readonly client: Client;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly source: EventSource;
+  /** Frozen, so every stored Event of this recorder shares the one object (the store keeps frozen parts). */
+  private readonly source: Readonly<EventSource>;
   private readonly correlator = new EventCorrelator();
   private readonly queue: CorrelatedEvent[] = [];
   private draining: Promise<void> | undefined;
@@ -66,7 +67,7 @@ export class EventRecorder {
     this.client = options.client;
     this.clock = options.clock;
     this.logger = options.logger;
-    this.source = { ...options.source };
+    this.source = Object.freeze({ ...options.source });
   }
 
   /** Records an event about `object` (which must carry kind and metadata.name). */
@@ -114,7 +115,7 @@ export class EventRecorder {
       involvedObject: ref,
       reason,
       message,
-      source: { ...this.source },
+      source: this.source,
       firstTimestamp: timestamp,
       lastTimestamp: timestamp,
       count: 1,
