@@ -24,7 +24,8 @@ export interface FileInode extends InodeBase {
 
 interface DirectoryInode extends InodeBase {
   readonly type: "directory";
-  readonly entries: Map<string, number>;
+  /** Read-only outside this file; an empty directory (most leaves: mount points) shares `noEntries`. */
+  entries: ReadonlyMap<string, number>;
 }
 
 interface SymlinkInode extends InodeBase {
@@ -55,6 +56,23 @@ interface FilesystemOptions {
 /** Every empty file's bytes: data is replaced, never changed in place, so one empty array serves them all. */
 const noBytes = new Uint8Array(0);
 
+/** Every empty directory's entries: a Map per directory was a fifth of a running pod's simulated inodes. */
+const noEntries: ReadonlyMap<string, number> = new Map();
+
+/** The directory's own Map, made on its first entry. */
+function writableEntries(dir: DirectoryInode): Map<string, number> {
+  if (dir.entries === noEntries) dir.entries = new Map();
+  return dir.entries as Map<string, number>;
+}
+
+/** Removes `name`; an emptied directory goes back to sharing `noEntries`. */
+function deleteEntry(dir: DirectoryInode, name: string): void {
+  if (dir.entries === noEntries) return;
+  const entries = dir.entries as Map<string, number>;
+  entries.delete(name);
+  if (entries.size === 0) dir.entries = noEntries;
+}
+
 function copyBytes(data: Uint8Array): Uint8Array {
   return data.byteLength === 0 ? noBytes : data.slice();
 }
@@ -78,7 +96,7 @@ export class SimFilesystem {
       ino: this.rootIno,
       type: "directory",
       mode: options.rootMode ?? 0o755,
-      entries: new Map(),
+      entries: noEntries,
     });
   }
   /** Writes beyond this many bytes of file data fail with ENOSPC. */
@@ -118,7 +136,7 @@ export class SimFilesystem {
     const ino = this.nextIno++;
     const inode = this.build(ino, init);
     this.inodes.set(ino, inode);
-    this.directory(dirIno).entries.set(name, ino);
+    writableEntries(this.directory(dirIno)).set(name, ino);
     return inode;
   }
 
@@ -127,7 +145,7 @@ export class SimFilesystem {
     const dir = this.directory(dirIno);
     const ino = dir.entries.get(name);
     if (ino === undefined) return;
-    dir.entries.delete(name);
+    deleteEntry(dir, name);
     if (this.pins.has(ino)) this.orphans.add(ino);
     else this.free(ino);
   }
@@ -162,8 +180,8 @@ export class SimFilesystem {
     const ino = this.lookup(fromDirIno, fromName);
     if (ino === undefined) return;
     if (this.lookup(toDirIno, toName) !== undefined) this.remove(toDirIno, toName);
-    this.directory(fromDirIno).entries.delete(fromName);
-    this.directory(toDirIno).entries.set(toName, ino);
+    deleteEntry(this.directory(fromDirIno), fromName);
+    writableEntries(this.directory(toDirIno)).set(toName, ino);
   }
 
   /** Replaces a file's bytes, charging the difference against the size limit. */
@@ -226,7 +244,7 @@ export class SimFilesystem {
           sizeBytes: init.sizeBytes ?? init.data.byteLength,
         };
       case "directory":
-        return { ino, type: "directory", mode: init.mode, entries: new Map() };
+        return { ino, type: "directory", mode: init.mode, entries: noEntries };
       case "symlink":
         return { ino, type: "symlink", mode: symlinkMode, target: init.target };
       default:
