@@ -83,10 +83,13 @@ export class SimFilesystem {
   readonly rootIno = rootInodeNumber;
   private sizeLimit: number;
   private readonly inodes = new Map<number, Inode>();
-  /** Inodes a mount has as its root, with how many mounts do: an unlinked one lives on until unmounted. */
-  private readonly pins = new Map<number, number>();
+  /**
+   * Inodes a mount has as its root, with how many mounts do: an unlinked one lives on until unmounted.
+   * Made on first use, as `orphans` is: a disk's filesystem is one of thousands.
+   */
+  private pins: Map<number, number> | undefined;
   /** Pinned inodes whose last directory entry is gone (`//deleted` in mountinfo). */
-  private readonly orphans = new Set<number>();
+  private orphans: Set<number> | undefined;
   private nextIno = rootInodeNumber + 1;
   private usedBytesTotal = 0;
 
@@ -146,7 +149,7 @@ export class SimFilesystem {
     const ino = dir.entries.get(name);
     if (ino === undefined) return;
     deleteEntry(dir, name);
-    if (this.pins.has(ino)) this.orphans.add(ino);
+    if (this.pins?.has(ino)) (this.orphans ??= new Set()).add(ino);
     else this.free(ino);
   }
 
@@ -155,24 +158,26 @@ export class SimFilesystem {
    * holds the inode, so unlinking its last name leaves it alive, still seen through the mount.
    */
   pin(ino: number): void {
-    this.pins.set(ino, (this.pins.get(ino) ?? 0) + 1);
+    const pins = (this.pins ??= new Map());
+    pins.set(ino, (pins.get(ino) ?? 0) + 1);
   }
 
   /** A mount holding `ino` is gone; an inode unlinked meanwhile is freed with its last mount. */
   unpin(ino: number): void {
-    const count = this.pins.get(ino);
-    if (count === undefined) return;
+    const pins = this.pins;
+    const count = pins?.get(ino);
+    if (pins === undefined || count === undefined) return;
     if (count > 1) {
-      this.pins.set(ino, count - 1);
+      pins.set(ino, count - 1);
       return;
     }
-    this.pins.delete(ino);
-    if (this.orphans.delete(ino)) this.free(ino);
+    pins.delete(ino);
+    if (this.orphans?.delete(ino)) this.free(ino);
   }
 
   /** Whether `ino` has no name left and lives only through a mount. */
   isOrphan(ino: number): boolean {
-    return this.orphans.has(ino);
+    return this.orphans?.has(ino) === true;
   }
 
   /** Moves an entry within this filesystem; an existing entry at the destination is replaced. */
