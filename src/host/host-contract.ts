@@ -217,6 +217,14 @@ function describeFiles(get: () => { host: Host; root: string }): void {
       await host.createSparseFile(`${root}/disk.img`, 1024 * 1024);
       assert.equal((await host.stat(`${root}/disk.img`)).size, 1024 * 1024);
     });
+
+    it("resizing an existing file with createSparseFile keeps its bytes", async () => {
+      const { host, root } = get();
+      await host.writeFile(`${root}/disk.img`, "header");
+      await host.createSparseFile(`${root}/disk.img`, 2 * 1024 * 1024);
+      assert.equal((await host.stat(`${root}/disk.img`)).size, 2 * 1024 * 1024);
+      assert.equal(text((await host.readFile(`${root}/disk.img`)).subarray(0, 6)), "header");
+    });
   });
 }
 
