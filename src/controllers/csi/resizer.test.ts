@@ -146,7 +146,8 @@ describe("external-resizer", () => {
     await env.addClass("fast", {
       parameters: {
         "csi.storage.k8s.io/controller-expand-secret-name": "expand-creds",
-        "csi.storage.k8s.io/controller-expand-secret-namespace": "${pvc.namespace}",
+        // A template the provisioner fills in from the claim.
+        "csi.storage.k8s.io/controller-expand-secret-namespace": `\${pvc.namespace}`,
       },
     });
     await env.addClaim("data");

@@ -80,7 +80,7 @@ describe("the snapshotter secret", () => {
     await cluster.client.resource("VolumeSnapshot").delete("default", "data-snap");
     await cluster.runFor(settleMs);
     assert.equal(cluster.world.disks.listSnapshots().length, 1);
-    const deleteErrors = (await cluster.client.events.list("")).items.filter(
+    const deleteErrors = (await cluster.client.events.list()).items.filter(
       (event) => event.reason === "SnapshotDeleteError" && event.involvedObject.name === contentName,
     );
     assert.equal(deleteErrors[0]?.message, "Failed to get snapshot credentials");
