@@ -226,7 +226,7 @@ export class ClusterCsiDrivers {
           onWarning: (message) => logger.warn(message, { node: nodeId }),
         });
       case hostpathDriverName:
-        return createHostpathDriver({ ...entry.options, host, nodeId });
+        return createHostpathDriver({ ...entry.options, host, clock, nodeId });
       case mockDriverName:
         return new MockDriver({
           ...entry.options,

@@ -116,6 +116,40 @@ function describeFiles(get: () => { host: Host; root: string }): void {
       await expectErrno(host.mkdir(`${root}/f/sub`, 0o755, { recursive: true }), "ENOTDIR");
     });
 
+    it("copyTree copies a directory with its files, subdirectories, symlinks, modes and sparse sizes", async () => {
+      const { host, root } = get();
+      await host.mkdir(`${root}/vol`, 0o750);
+      await host.writeFile(`${root}/vol/data.txt`, "the bytes", 0o640);
+      await host.mkdir(`${root}/vol/sub`, 0o700);
+      await host.writeFile(`${root}/vol/sub/deep.txt`, "deeper");
+      await host.symlink("data.txt", `${root}/vol/link`);
+      await host.createSparseFile(`${root}/vol/disk.img`, 8 * 1024 * 1024);
+      await host.copyTree(`${root}/vol`, `${root}/copy`);
+      assert.deepEqual((await host.readdir(`${root}/copy`)).sort(), ["data.txt", "disk.img", "link", "sub"]);
+      assert.equal(text(await host.readFile(`${root}/copy/data.txt`)), "the bytes");
+      assert.equal((await host.stat(`${root}/copy/data.txt`)).mode, 0o640);
+      assert.equal((await host.stat(`${root}/copy`)).mode, 0o750);
+      assert.equal((await host.stat(`${root}/copy/sub`)).mode, 0o700);
+      assert.equal(text(await host.readFile(`${root}/copy/sub/deep.txt`)), "deeper");
+      assert.equal(await host.readlink(`${root}/copy/link`), "data.txt");
+      assert.equal((await host.stat(`${root}/copy/disk.img`)).size, 8 * 1024 * 1024);
+      // The copy is independent of its source afterwards.
+      await host.writeFile(`${root}/vol/data.txt`, "changed");
+      assert.equal(text(await host.readFile(`${root}/copy/data.txt`)), "the bytes");
+    });
+
+    it("copyTree copies a single file, and refuses an existing target or a missing source or parent", async () => {
+      const { host, root } = get();
+      await host.writeFile(`${root}/one`, "1", 0o600);
+      await host.copyTree(`${root}/one`, `${root}/two`);
+      assert.equal(text(await host.readFile(`${root}/two`)), "1");
+      assert.equal((await host.stat(`${root}/two`)).mode, 0o600);
+      await expectErrno(host.copyTree(`${root}/one`, `${root}/two`), "EEXIST");
+      await expectErrno(host.copyTree(`${root}/missing`, `${root}/three`), "ENOENT");
+      await expectErrno(host.copyTree(`${root}/one`, `${root}/no/such/dir`), "ENOENT");
+      assert.equal(text(await host.readFile(`${root}/two`)), "1");
+    });
+
     it("chmod sets the permission bits regardless of umask", async () => {
       const { host, root } = get();
       await host.mkdir(`${root}/d`, 0o700);
@@ -182,6 +216,14 @@ function describeFiles(get: () => { host: Host; root: string }): void {
       const { host, root } = get();
       await host.createSparseFile(`${root}/disk.img`, 1024 * 1024);
       assert.equal((await host.stat(`${root}/disk.img`)).size, 1024 * 1024);
+    });
+
+    it("resizing an existing file with createSparseFile keeps its bytes", async () => {
+      const { host, root } = get();
+      await host.writeFile(`${root}/disk.img`, "header");
+      await host.createSparseFile(`${root}/disk.img`, 2 * 1024 * 1024);
+      assert.equal((await host.stat(`${root}/disk.img`)).size, 2 * 1024 * 1024);
+      assert.equal(text((await host.readFile(`${root}/disk.img`)).subarray(0, 6)), "header");
     });
   });
 }

@@ -192,6 +192,13 @@ export interface Host {
   chmod(path: string, mode: number): Promise<void>;
   /** Creates a file of `sizeBytes`, or resizes an existing one keeping its bytes (a block-mode backing file; sparse where the host can). */
   createSparseFile(path: string, sizeBytes: number): Promise<void>;
+  /**
+   * `cp -a --sparse=always FROM TO`: a copy of a file, or of a directory with everything under it
+   * (files with their bytes, size and holes, directories, symlinks as links, permission bits), made
+   * at `to`, which must not exist (EEXIST) and whose parent must (ENOENT). A copy of a volume's
+   * data, as a storage system's snapshot or clone is; later changes to either side stay apart.
+   */
+  copyTree(from: string, to: string): Promise<void>;
 
   // Mount table.
   /** The current mount table (a consistent read of /proc/self/mountinfo). */

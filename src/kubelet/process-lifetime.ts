@@ -188,6 +188,10 @@ class LifetimeHost implements Host {
     return this.lifetime.guard(() => this.host.createSparseFile(path, sizeBytes));
   }
 
+  copyTree(from: string, to: string): Promise<void> {
+    return this.lifetime.guard(() => this.host.copyTree(from, to));
+  }
+
   mountInfo(): Promise<MountInfo[]> {
     return this.lifetime.guard(() => this.host.mountInfo());
   }

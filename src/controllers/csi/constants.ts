@@ -19,6 +19,8 @@ export const annDynamicallyProvisioned = "pv.kubernetes.io/provisioned-by";
 export const annMigratedTo = "pv.kubernetes.io/migrated-to";
 /** Keeps a provisioned volume (reclaim policy Delete) until its storage asset is deleted. */
 export const provisionerVolumeFinalizer = "external-provisioner.volume.kubernetes.io/finalizer";
+/** On a claim while a clone of it is being provisioned (cloning-protection.ts). */
+export const pvcCloneFinalizer = "provisioner.storage.kubernetes.io/cloning-protection";
 /** On a VolumeAttachment: the driver's node ID, kept for a detach after the CSINode is gone. */
 export const annVolumeAttachmentNodeId = "csi.alpha.kubernetes.io/node-id";
 /** Prefix of the attacher's finalizer on VolumeAttachments and PersistentVolumes. */

@@ -8,7 +8,8 @@ import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from
 import { requestedStorage } from "../../api/storage/pv-helpers.ts";
 import type { CreateVolumeRequest, TopologyRequirement, Volume } from "../../csi/proto/types.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
-import { volumeContentSourceFor } from "./content-source.ts";
+import { addCloneFinalizer } from "./cloning-protection.ts";
+import { claimDataSource, volumeContentSourceFor } from "./content-source.ts";
 import { callWithTimeout } from "./driver-connection.ts";
 import { newProvisionedVolume, type VolumeSecretReferences } from "./provisioned-volume.ts";
 import { type ProvisionerState, supportsSingleNodeMultiWriter, supportsTopology } from "./provisioner-state.ts";
@@ -58,6 +59,11 @@ export async function provisionWithDriver(
   const contentSource = await inState("Finished", () =>
     volumeContentSourceFor(state, request.claim, request.storageClass),
   );
+  const cloneSource = claimDataSource(request.claim);
+  if (contentSource?.volume != null && cloneSource !== undefined) {
+    const namespace = request.claim.metadata?.namespace ?? "";
+    await inState("NoChange", () => addCloneFinalizer(state, namespace, cloneSource.name));
+  }
   const credentials = await inState("NoChange", () => credentialsFor(state, request));
   const createRequest: CreateVolumeRequest = {
     ...prepared.createRequest,

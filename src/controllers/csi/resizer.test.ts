@@ -135,4 +135,50 @@ describe("external-resizer", () => {
     await resizer.stop();
     await env.stop();
   });
+
+  it("passes the class's controller-expand secret to ControllerExpandVolume, and says so when it is missing", async () => {
+    const env = await startSidecarEnv({ attacher: false });
+    const resizer = new ExternalResizer(env.context, {
+      driverName: "mock.csi.kvol.io",
+      driver: connectCsiInProcess(env.mock.implementations()),
+    });
+    resizer.start();
+    await env.addClass("fast", {
+      parameters: {
+        "csi.storage.k8s.io/controller-expand-secret-name": "expand-creds",
+        // A template the provisioner fills in from the claim.
+        "csi.storage.k8s.io/controller-expand-secret-namespace": `\${pvc.namespace}`,
+      },
+    });
+    await env.addClaim("data");
+    await env.runUntil(async () => (await env.claim("data")).status?.phase === "Bound");
+    const pvName = (await env.claim("data")).spec?.volumeName ?? "";
+    const ref = (await env.volume(pvName))?.spec?.csi?.controllerExpandSecretRef;
+    assert.deepEqual(ref, { name: "expand-creds", namespace: testNamespace });
+
+    await requestStorage(env, "2Gi");
+    await env.runUntil(async () =>
+      (await env.events("PersistentVolumeClaim", "data")).some((event) => event.reason === "VolumeResizeFailed"),
+    );
+    const failed = (await env.events("PersistentVolumeClaim", "data")).find(
+      (event) => event.reason === "VolumeResizeFailed",
+    );
+    assert.equal(
+      failed?.message,
+      `resize volume "${pvName}" by resizer "mock.csi.kvol.io" failed: error getting secret expand-creds in namespace ${testNamespace}: secrets "expand-creds" not found`,
+    );
+    assert.equal(env.mock.calls("ControllerExpandVolume").length, 0, "no call without the credentials");
+
+    await env.api.client.secrets.create({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { namespace: testNamespace, name: "expand-creds" },
+      data: { password: Buffer.from("hunter2").toString("base64") },
+    });
+    await env.runUntil(async () => (await env.volume(pvName))?.spec?.capacity?.storage === "2Gi");
+    const request = env.mock.calls("ControllerExpandVolume").at(-1)?.request as ControllerExpandVolumeRequest;
+    assert.deepEqual(Object.keys(request.secrets), ["password"]);
+    await resizer.stop();
+    await env.stop();
+  });
 });

@@ -14,6 +14,7 @@
  * takes the new size at once and the node does the rest. A driver that answers FailedPrecondition
  * (expansion offline only, and the volume is in use) is not asked again while a pod uses the claim.
  */
+import type { SecretReference } from "kubernetes-types/core/v1.js";
 import { clone } from "../../api/client/copy.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
@@ -36,6 +37,7 @@ import { externalResizerWorkers } from "./constants.ts";
 import { type CsiControllerClient, callWithTimeout } from "./driver-connection.ts";
 import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
 import { claimNeedsResize, planResize } from "./resize-claim.ts";
+import { readSecretData } from "./secret-data.ts";
 import { SidecarRun } from "./sidecar-run.ts";
 import { capabilityForVolume } from "./volume-capability.ts";
 
@@ -209,11 +211,12 @@ export class ExternalResizer implements Controller {
       return { sizeBytes: newSize.toBytes(), nodeExpansionRequired: true };
     }
     const spec = volume.spec ?? {};
+    const secrets = await this.expandCredentials(csi.controllerExpandSecretRef ?? undefined);
     const response = await callWithTimeout(this.context.clock, this.context.timers.externalResizerTimeoutMs, () =>
       this.options.driver.controllerExpandVolume({
         volumeId: csi.volumeHandle,
         capacityRange: { requiredBytes: Number(newSize.toBytes()), limitBytes: 0 },
-        secrets: {},
+        secrets,
         volumeCapability: capabilityForVolume(
           spec,
           this.info?.controllerCapabilities.has("SINGLE_NODE_MULTI_WRITER") ?? false,
@@ -221,6 +224,18 @@ export class ExternalResizer implements Controller {
       }),
     );
     return { sizeBytes: BigInt(response.capacityBytes), nodeExpansionRequired: response.nodeExpansionRequired };
+  }
+
+  /** The PV's controllerExpandSecretRef, read as external-resizer's getCredentials reads it. */
+  private async expandCredentials(reference: SecretReference | undefined): Promise<Record<string, string>> {
+    if (reference === undefined) return {};
+    const namespace = reference.namespace ?? "";
+    const name = reference.name ?? "";
+    try {
+      return await readSecretData(this.context.client, { namespace, name });
+    } catch (error) {
+      throw new Error(`error getting secret ${name} in namespace ${namespace}: ${errorMessage(error)}`);
+    }
   }
 
   private async recordFailure(key: string, claim: PersistentVolumeClaim, error: unknown): Promise<void> {

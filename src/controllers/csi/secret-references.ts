@@ -15,7 +15,7 @@ export interface SecretParameterKeys {
   namespaceKey: string;
 }
 
-function secretKeys(label: string, operation: string): SecretParameterKeys {
+export function secretKeys(label: string, operation: string): SecretParameterKeys {
   return {
     label,
     nameKey: `${csiParameterPrefix}${operation}-secret-name`,
@@ -47,6 +47,31 @@ export function secretReferenceFor(
   pvName: string,
   claim: PersistentVolumeClaim,
 ): SecretReference | undefined {
+  const claimNamespace = claim.metadata?.namespace ?? "";
+  return resolveSecretReference(keys, parameters, {
+    namespaceValues: { "pv.name": pvName, "pvc.namespace": claimNamespace },
+    nameValues: { "pv.name": pvName, "pvc.namespace": claimNamespace, "pvc.name": claim.metadata?.name ?? "" },
+    annotations: claim.metadata?.annotations ?? {},
+  });
+}
+
+/** The tokens a secret's namespace and name templates may use, and their values. */
+interface TemplateValues {
+  namespaceValues: Readonly<Record<string, string>>;
+  nameValues: Readonly<Record<string, string>>;
+  /** For `${pvc.annotations['<key>']}` (provisioner templates only). */
+  annotations?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The Secret that `parameters` name for `keys`, its templates filled from `values`; undefined when
+ * they name none. The snapshotter resolves its secrets the same way with its own tokens.
+ */
+export function resolveSecretReference(
+  keys: SecretParameterKeys,
+  parameters: Readonly<Record<string, string>>,
+  values: TemplateValues,
+): SecretReference | undefined {
   const nameTemplate = parameters[keys.nameKey];
   const namespaceTemplate = parameters[keys.namespaceKey];
   if (nameTemplate === undefined && namespaceTemplate === undefined) return undefined;
@@ -56,11 +81,9 @@ export function secretReferenceFor(
   if (nameTemplate === "" || namespaceTemplate === "") {
     throw templateError(`${keys.label} secrets specified in parameters but value of either namespace or name is empty`);
   }
-  const claimNamespace = claim.metadata?.namespace ?? "";
-  const namespace = resolveTemplate(namespaceTemplate, { "pv.name": pvName, "pvc.namespace": claimNamespace });
+  const namespace = resolveTemplate(namespaceTemplate, values.namespaceValues);
   checkResolved(namespaceTemplate, namespace, "namespace", isNamespaceName);
-  const nameValues = { "pv.name": pvName, "pvc.namespace": claimNamespace, "pvc.name": claim.metadata?.name ?? "" };
-  const name = resolveTemplate(nameTemplate, nameValues, claim.metadata?.annotations ?? {});
+  const name = resolveTemplate(nameTemplate, values.nameValues, values.annotations ?? {});
   checkResolved(nameTemplate, name, "name", isSecretName);
   return { namespace, name };
 }

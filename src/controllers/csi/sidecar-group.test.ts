@@ -6,7 +6,7 @@ import { externalAttachers, externalProvisioners } from "./sidecar-group.ts";
 import { startSidecarEnv, testNamespace } from "./testing/sidecar-test-env.ts";
 
 describe("the sidecar groups of a cluster", () => {
-  it("run one provisioner (with its capacity controller) and one attacher per driver, each handling only its own driver's objects", async () => {
+  it("run one provisioner (with its capacity and cloning-protection controllers) and one attacher per driver, each handling only its own driver's objects", async () => {
     const env = await startSidecarEnv({ provisioner: false, attacher: false });
     const { client, clock } = env.api;
     const second = new MockDriver({ clock, name: "second.csi.kvol.io" });
@@ -18,7 +18,7 @@ describe("the sidecar groups of a cluster", () => {
     for (const group of groups) group.start();
     assert.deepEqual(
       groups.map((group) => group.members.length),
-      [4, 2],
+      [6, 2],
     );
     await env.addClass("fast");
     await client.storageClasses.create({

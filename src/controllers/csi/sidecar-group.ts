@@ -8,6 +8,7 @@ import type { Controller, ControllerContext } from "../controller-context.ts";
 import { CsiSnapshotter } from "../snapshot/csi-snapshotter.ts";
 import { ExternalAttacher } from "./attacher.ts";
 import { CapacityController } from "./capacity-controller.ts";
+import { CloningProtectionController } from "./cloning-protection.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { ExternalProvisioner } from "./provisioner.ts";
 import { ExternalResizer } from "./resizer.ts";
@@ -52,6 +53,8 @@ export function externalProvisioners(
     }),
     // `--enable-capacity`: publishes CSIStorageCapacity for drivers that offer GET_CAPACITY.
     new CapacityController(context, { driverName: driver.name, driver: driver.client }),
+    // Removes the cloning-protection finalizer from a source claim once its clones are provisioned.
+    new CloningProtectionController(context, { driverName: driver.name, driver: driver.client }),
   ]);
   return new SidecarGroup(externalProvisionerGroupName, members);
 }

@@ -30,6 +30,12 @@ import {
   snapshotWorkers,
 } from "./constants.ts";
 import { SnapshotEventReason } from "./events.ts";
+import {
+  credentialsFromAnnotations,
+  secretCredentials,
+  snapshotSecretReference,
+  snapshotterListSecretKeys,
+} from "./snapshot-secrets.ts";
 
 const nsPerSecond = 1_000_000_000;
 /** StorageClass-style parameters the sidecar consumes itself and never passes to the driver. */
@@ -106,7 +112,7 @@ export class CsiSnapshotter implements Controller {
     try {
       snapshot =
         content.spec.source.snapshotHandle !== undefined
-          ? await this.existingSnapshot(content.spec.source.snapshotHandle)
+          ? await this.existingSnapshot(content, content.spec.source.snapshotHandle)
           : await this.createSnapshot(content);
       await this.writeStatus(content, snapshot);
     } catch (error) {
@@ -129,6 +135,14 @@ export class CsiSnapshotter implements Controller {
         `failed to get input parameters to create snapshot for content ${content.metadata?.name ?? ""}: "volumesnapshotclass.snapshot.storage.k8s.io \\"${className}\\" not found"`,
       );
     }
+    let secrets: Record<string, string>;
+    try {
+      secrets = await credentialsFromAnnotations(this.context.client, content);
+    } catch (error) {
+      throw new Error(
+        `failed to get input parameters to create snapshot for content ${content.metadata?.name ?? ""}: ${JSON.stringify(errorMessage(error))}`,
+      );
+    }
     const parameters = Object.fromEntries(
       Object.entries(snapshotClass?.parameters ?? {}).filter(([key]) => !key.startsWith(reservedParameterPrefix)),
     );
@@ -137,26 +151,47 @@ export class CsiSnapshotter implements Controller {
         name: `${snapshotNamePrefix}-${content.spec.volumeSnapshotRef.uid ?? ""}`,
         sourceVolumeId: content.spec.source.volumeHandle ?? "",
         parameters,
-        secrets: {},
+        secrets,
       }),
     );
     if (response.snapshot === null) throw new Error("CreateSnapshot answered without a snapshot");
     return response.snapshot;
   }
 
-  private async existingSnapshot(snapshotId: string): Promise<Snapshot> {
+  private async existingSnapshot(content: VolumeSnapshotContent, snapshotId: string): Promise<Snapshot> {
+    const secrets = await this.listCredentials(content);
     const response = await this.call(() =>
       this.options.driver.listSnapshots({
         maxEntries: 0,
         startingToken: "",
         sourceVolumeId: "",
         snapshotId,
-        secrets: {},
+        secrets,
       }),
     );
     const found = response.entries.find((entry) => entry.snapshot?.snapshotId === snapshotId)?.snapshot;
     if (found === undefined || found === null) throw new Error(`could not find snapshot ${snapshotId}`);
     return found;
+  }
+
+  /** The class's list secret, for ListSnapshots of a pre-provisioned snapshot (none without a class). */
+  private async listCredentials(content: VolumeSnapshotContent): Promise<Record<string, string>> {
+    const className = content.spec.volumeSnapshotClassName;
+    if (className === undefined) return {};
+    const name = content.metadata?.name ?? "";
+    const snapshotClass = this.classes.lister.get("", className);
+    if (snapshotClass === undefined) {
+      throw new Error(
+        `failed to get snapshot class ${className} for snapshot content ${name}: volumesnapshotclass.snapshot.storage.k8s.io "${className}" not found`,
+      );
+    }
+    try {
+      const parameters = snapshotClass.parameters ?? {};
+      const reference = snapshotSecretReference(snapshotterListSecretKeys, parameters, name, undefined);
+      return await secretCredentials(this.context.client, reference);
+    } catch (error) {
+      throw new Error(`failed to get credentials for snapshot content ${name}: ${errorMessage(error)}`);
+    }
   }
 
   private async ensureFinalizer(content: VolumeSnapshotContent): Promise<void> {
@@ -210,8 +245,22 @@ export class CsiSnapshotter implements Controller {
     if (!(content.metadata?.finalizers ?? []).includes(contentBoundFinalizer)) return;
     const handle = content.status?.snapshotHandle ?? content.spec.source.snapshotHandle;
     if (content.spec.deletionPolicy === "Delete" && handle !== undefined) {
+      let secrets: Record<string, string>;
       try {
-        await this.call(() => this.options.driver.deleteSnapshot({ snapshotId: handle, secrets: {} }));
+        secrets = await credentialsFromAnnotations(this.context.client, content);
+      } catch (error) {
+        this.recorder.event(
+          content,
+          "Warning",
+          SnapshotEventReason.snapshotDeleteError,
+          "Failed to get snapshot credentials",
+        );
+        throw new Error(
+          `failed to get input parameters to delete snapshot for content ${content.metadata?.name ?? ""}: ${JSON.stringify(errorMessage(error))}`,
+        );
+      }
+      try {
+        await this.call(() => this.options.driver.deleteSnapshot({ snapshotId: handle, secrets }));
       } catch (error) {
         this.recorder.event(content, "Warning", SnapshotEventReason.snapshotDeleteError, `Failed to delete snapshot`);
         throw error;

@@ -53,6 +53,7 @@ import {
   snapshotCreatedMessage,
   snapshotReadyMessage,
 } from "./events.ts";
+import { deletionSecretAnnotations, snapshotSecretReference, snapshotterSecretKeys } from "./snapshot-secrets.ts";
 
 export const snapshotControllerName = "snapshot-controller";
 const nsPerMs = 1_000_000;
@@ -253,10 +254,13 @@ export class SnapshotController implements Controller {
 
   private newContent(snapshot: VolumeSnapshot, volume: PersistentVolume): VolumeSnapshotContent {
     const snapshotClass = this.classFor(snapshot, volume.spec?.csi?.driver ?? "");
+    const name = dynamicContentName(snapshot);
+    const secret = snapshotSecretReference(snapshotterSecretKeys, snapshotClass.parameters ?? {}, name, snapshot);
+    const annotations = deletionSecretAnnotations(secret);
     return {
       apiVersion: snapshotApiVersion,
       kind: "VolumeSnapshotContent",
-      metadata: { name: dynamicContentName(snapshot) },
+      metadata: { name, ...(Object.keys(annotations).length === 0 ? {} : { annotations }) },
       spec: {
         volumeSnapshotRef: {
           kind: "VolumeSnapshot",

@@ -63,7 +63,7 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
   const withLimit = context.capacityLimitBytes === undefined ? {} : { capacityLimitBytes: context.capacityLimitBytes };
   switch (name) {
     case hostpathDriverName:
-      return createHostpathDriver({ host, nodeId, ...withStateDir, ...withLimit });
+      return createHostpathDriver({ host, clock, nodeId, ...withStateDir, ...withLimit });
     case fuseDriverName:
       return createFuseDriver({
         host,

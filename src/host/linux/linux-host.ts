@@ -156,6 +156,24 @@ export class LinuxHost implements Host {
     });
   }
 
+  /**
+   * cp(1) itself, which keeps holes (a block volume's sparse file stays sparse) and may share blocks
+   * (`--reflink=auto`); the existence checks first give the errnos the simulated node gives.
+   */
+  async copyTree(from: string, to: string): Promise<void> {
+    await this.lstat(from);
+    const existing = await withHostErrors("lstat", to, () => lstat(to)).catch((error: unknown) => {
+      if (error instanceof HostError && error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (existing !== undefined) throw new HostError("EEXIST", "cp", to);
+    await this.stat(posix.dirname(to));
+    const result = await this.run("cp", ["-a", "--reflink=auto", "--sparse=always", "--", from, to]);
+    if (result.exitCode !== 0) {
+      throw new HostError("EIO", "cp", from, `cp exited with status ${result.exitCode}: ${result.output.trim()}`);
+    }
+  }
+
   // Mount table.
 
   mountInfo(): Promise<MountInfo[]> {

@@ -26,6 +26,7 @@ import { commandNotFoundExitStatus } from "../mount/constants.ts";
 import type { BlockStorage } from "./block-storage.ts";
 import type { CommandContext } from "./commands/command-context.ts";
 import { fuseArguments, isFuseProgram, startFuseDaemon } from "./commands/fuse.ts";
+import { copyTreeOnNode } from "./copy-tree.ts";
 import type { BlockDevice } from "./devices.ts";
 import { type MountEntry, toMountInfo } from "./mount-table.ts";
 import type { NodeEnvironment } from "./node-environment.ts";
@@ -128,6 +129,10 @@ export class SimHost implements Host {
 
   async createSparseFile(path: string, sizeBytes: number): Promise<void> {
     return this.running("truncate", path).vfs.createSparseFile(path, sizeBytes);
+  }
+
+  async copyTree(from: string, to: string): Promise<void> {
+    return copyTreeOnNode(this.kernel, this.running("open", from), from, to);
   }
 
   async mountInfo(): Promise<MountInfo[]> {

@@ -211,11 +211,14 @@ export class Vfs {
     if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 0) {
       throw new HostError("EINVAL", "truncate", path, `sizeBytes must be a non-negative integer, got ${sizeBytes}`);
     }
-    await this.writeFile(path, new Uint8Array(0));
+    // Opened for append, as the real node does: an existing file keeps its bytes (a grown disk is not wiped).
+    if ((await this.walkOrUndefined(path, "open")) === undefined) await this.writeFile(path, new Uint8Array(0));
     const location = await this.walker.walk(path, "truncate", this.lifetime(), { followLast: true });
     const inode = inodeAt(location);
     if (inode.type !== "file") throw new HostError("EINVAL", "truncate", path);
+    requireWritable(location.mount, "truncate", path);
     inode.sizeBytes = sizeBytes;
+    if (inode.data.byteLength > sizeBytes) inode.data = inode.data.subarray(0, sizeBytes).slice();
   }
 
   /**

@@ -2,8 +2,9 @@
  * The Controller service shared by the bundled drivers that keep their volumes in a VolumeCatalog
  * (hostpath, fuse): CreateVolume idempotent on `name`, DeleteVolume idempotent on the id,
  * ControllerPublish/Unpublish bookkeeping (when the driver requires attach), ValidateVolumeCapabilities
- * and paged ListVolumes, with the error codes the CSI spec gives for each case. What a volume's data
- * is — a directory, a sparse file — is the driver's VolumeStorage.
+ * and paged ListVolumes, with the error codes the CSI spec gives for each case; with a snapshot
+ * store, snapshots, restores and clones (catalog-snapshots.ts). What a volume's data is — a
+ * directory, a sparse file — is the driver's VolumeStorage.
  */
 import { createHash } from "node:crypto";
 import { CsiError } from "../../grpc/errors.ts";
@@ -17,14 +18,17 @@ import type {
   ControllerRpcType,
   ControllerUnpublishVolumeRequest,
   ControllerUnpublishVolumeResponse,
+  CreateSnapshotRequest,
   CreateSnapshotResponse,
   CreateVolumeRequest,
   CreateVolumeResponse,
+  DeleteSnapshotRequest,
   DeleteSnapshotResponse,
   DeleteVolumeRequest,
   DeleteVolumeResponse,
   GetCapacityRequest,
   GetCapacityResponse,
+  ListSnapshotsRequest,
   ListSnapshotsResponse,
   ListVolumesRequest,
   ListVolumesResponse,
@@ -36,13 +40,16 @@ import type {
   Volume,
 } from "../../proto/types.ts";
 import { type CapacityLimits, capacityFits, capacityFor } from "./capacity.ts";
+import { CatalogSnapshots } from "./catalog-snapshots.ts";
 import { volumeIdHashHexDigits } from "./constants.ts";
 import { expandedCapacity, offlineExpansionRefused, type VolumeExpansionMode } from "./expansion.ts";
 import { availableBytes, type CapacityPool, capacityResponse, topologyExcludes } from "./get-capacity.ts";
+import type { HostSnapshotStore } from "./host-snapshots.ts";
 import { pageOf } from "./list-pages.ts";
 import { OperationLocks } from "./operation-locks.ts";
 import { requireIdField } from "./request-fields.ts";
 import { rpcCapabilities } from "./rpc-capabilities.ts";
+import { type ContentSource, contentSourceMessage, contentSourceOf } from "./snapshot-rpcs.ts";
 import {
   accessTypeOf,
   type CapabilitySupport,
@@ -60,6 +67,10 @@ export interface VolumeStorage {
   remove(record: VolumeRecord): Promise<void>;
   /** Grows the data to `sizeBytes` (a block volume's file); idempotent. */
   expand(record: VolumeRecord, sizeBytes: number): Promise<void>;
+  /** Creates the volume as a copy of the data at `sourcePath` (restore, clone). */
+  createFrom(record: VolumeRecord, sourcePath: string): Promise<void>;
+  /** Where the volume's data is on the controller's Host. */
+  dataPath(record: VolumeRecord): string;
 }
 
 /** A controller whose volumes live on one node only (hostpath): topology pins them there. */
@@ -84,12 +95,27 @@ interface CatalogControllerOptions {
   expansion?: VolumeExpansionMode;
   /** Where the bytes come from; with it the controller offers GET_CAPACITY. */
   pool?: CapacityPool;
+  /** Where snapshots are kept; with it the controller offers snapshots, restores and clones. */
+  snapshotStore?: HostSnapshotStore;
 }
 
 export class CatalogController implements CsiController {
   private readonly locks = new OperationLocks();
+  private readonly snapshots: CatalogSnapshots | undefined;
 
-  constructor(private readonly options: CatalogControllerOptions) {}
+  constructor(private readonly options: CatalogControllerOptions) {
+    const store = options.snapshotStore;
+    this.snapshots =
+      store === undefined
+        ? undefined
+        : new CatalogSnapshots({
+            store,
+            catalog: options.catalog,
+            dataPathOf: (record) => options.storage.dataPath(record),
+            locks: this.locks,
+            ...(options.nodeLocal === undefined ? {} : { nodeId: options.nodeLocal.nodeId }),
+          });
+  }
 
   createVolume(request: CreateVolumeRequest): Promise<CreateVolumeResponse> {
     const rpc = "CreateVolume";
@@ -101,19 +127,18 @@ export class CatalogController implements CsiController {
         rpc,
         this.options.support,
       );
-      if (request.volumeContentSource !== null) {
-        throw new CsiError(
-          "InvalidArgument",
-          `${rpc}: volume_content_source is not supported by ${this.options.driverName}`,
-        );
-      }
+      const source = this.contentSource(request);
       const capacityBytes = capacityFor(request.capacityRange, this.options.capacity, rpc);
       this.checkTopology(request.accessibilityRequirements);
       const existing = await this.options.catalog.findByName(name);
       if (existing !== undefined) {
-        this.checkCompatible(existing, request, accessType);
+        this.checkCompatible(existing, request, accessType, source);
         return { volume: this.volumeOf(existing) };
       }
+      const sourceData =
+        source === undefined || this.snapshots === undefined
+          ? undefined
+          : await this.snapshots.sourceData(source, capacityBytes, accessType);
       const record: VolumeRecord = {
         volumeId: this.volumeIdFor(name),
         name,
@@ -121,9 +146,11 @@ export class CatalogController implements CsiController {
         accessType,
         parameters: { ...request.parameters },
         ...(this.options.nodeLocal === undefined ? {} : { nodeId: this.options.nodeLocal.nodeId }),
+        ...(sourceData === undefined ? {} : { contentSource: sourceData.contentSource }),
         publications: [],
       };
-      await this.options.storage.create(record);
+      if (sourceData === undefined) await this.options.storage.create(record);
+      else await this.options.storage.createFrom(record, sourceData.path);
       await this.options.catalog.put(record);
       return { volume: this.volumeOf(record) };
     });
@@ -269,20 +296,39 @@ export class CatalogController implements CsiController {
     if (this.options.pool !== undefined) types.push("GET_CAPACITY");
     if (this.options.attachRequired) types.push("PUBLISH_UNPUBLISH_VOLUME", "LIST_VOLUMES_PUBLISHED_NODES");
     if (this.options.expansion !== undefined) types.push("EXPAND_VOLUME");
+    if (this.snapshots !== undefined) types.push("CREATE_DELETE_SNAPSHOT", "LIST_SNAPSHOTS", "CLONE_VOLUME");
     return rpcCapabilities(types);
   }
 
-  // Snapshots of catalog volumes are not offered yet: neither CREATE_DELETE_SNAPSHOT nor LIST_SNAPSHOTS is advertised.
-  async createSnapshot(): Promise<CreateSnapshotResponse> {
-    throw new CsiError("Unimplemented", `CreateSnapshot: ${this.options.driverName} does not take snapshots`);
+  async createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse> {
+    return this.requireSnapshots("CreateSnapshot").createSnapshot(request);
   }
 
-  async deleteSnapshot(): Promise<DeleteSnapshotResponse> {
-    throw new CsiError("Unimplemented", `DeleteSnapshot: ${this.options.driverName} does not take snapshots`);
+  async deleteSnapshot(request: DeleteSnapshotRequest): Promise<DeleteSnapshotResponse> {
+    return this.requireSnapshots("DeleteSnapshot").deleteSnapshot(request);
   }
 
-  async listSnapshots(): Promise<ListSnapshotsResponse> {
-    throw new CsiError("Unimplemented", `ListSnapshots: ${this.options.driverName} does not take snapshots`);
+  async listSnapshots(request: ListSnapshotsRequest): Promise<ListSnapshotsResponse> {
+    return this.requireSnapshots("ListSnapshots").listSnapshots(request);
+  }
+
+  private requireSnapshots(rpc: string): CatalogSnapshots {
+    if (this.snapshots === undefined) {
+      throw new CsiError("Unimplemented", `${rpc}: ${this.options.driverName} does not take snapshots`);
+    }
+    return this.snapshots;
+  }
+
+  /** CreateVolume's content source; INVALID_ARGUMENT from a driver that neither restores nor clones. */
+  private contentSource(request: CreateVolumeRequest): ContentSource {
+    if (request.volumeContentSource === null) return undefined;
+    if (this.snapshots === undefined) {
+      throw new CsiError(
+        "InvalidArgument",
+        `CreateVolume: volume_content_source is not supported by ${this.options.driverName}`,
+      );
+    }
+    return contentSourceOf(request);
   }
 
   async controllerExpandVolume(request: ControllerExpandVolumeRequest): Promise<ControllerExpandVolumeResponse> {
@@ -322,7 +368,7 @@ export class CatalogController implements CsiController {
       capacityBytes: record.capacityBytes,
       volumeId: record.volumeId,
       volumeContext: {},
-      contentSource: null,
+      contentSource: contentSourceMessage(record.contentSource),
       accessibleTopology: this.topologyOf(record),
     };
   }
@@ -351,8 +397,16 @@ export class CatalogController implements CsiController {
     }
   }
 
-  private checkCompatible(existing: VolumeRecord, request: CreateVolumeRequest, accessType: string): void {
+  private checkCompatible(
+    existing: VolumeRecord,
+    request: CreateVolumeRequest,
+    accessType: string,
+    source: ContentSource,
+  ): void {
     const problems: string[] = [];
+    if (JSON.stringify(existing.contentSource) !== JSON.stringify(source)) {
+      problems.push("it was created from another volume_content_source");
+    }
     if (!capacityFits(existing.capacityBytes, request.capacityRange)) {
       problems.push(`its capacity of ${existing.capacityBytes} bytes is outside the requested capacity_range`);
     }

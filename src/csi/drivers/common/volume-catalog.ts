@@ -28,6 +28,8 @@ export interface VolumeRecord {
   parameters: StringMap;
   /** For a node-local volume, the node holding its data. */
   nodeId?: string;
+  /** What the volume was created from (CreateVolume's volume_content_source): a restore or a clone. */
+  contentSource?: { snapshotId: string } | { volumeId: string };
   publications: VolumePublication[];
 }
 

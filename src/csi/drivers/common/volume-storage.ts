@@ -43,6 +43,25 @@ export class HostDirectoryStorage implements VolumeStorage {
     });
   }
 
+  /**
+   * Creates the volume as a copy of `sourcePath` (a snapshot's copy, or another volume's data: a
+   * restore or a clone), then grows a block volume's file to the volume's capacity. A copy left by
+   * an interrupted attempt (no catalog record points at it yet) is replaced.
+   */
+  async createFrom(record: VolumeRecord, sourcePath: string): Promise<void> {
+    const path = volumeDataPath(this.stateDir, record.volumeId);
+    await step(`CreateVolume: copying ${sourcePath} to ${path}`, async () => {
+      await this.host.mkdir(this.stateDir, stateDirMode, { recursive: true });
+      if (await isPresent(this.host, path)) await removeTree(this.host, path, volumeTreeEntriesMax);
+      await this.host.copyTree(sourcePath, path);
+      if (record.accessType === "block") await this.host.createSparseFile(path, record.capacityBytes);
+    });
+  }
+
+  dataPath(record: VolumeRecord): string {
+    return volumeDataPath(this.stateDir, record.volumeId);
+  }
+
   /** A directory has no size to grow; a block volume's sparse file is extended, its bytes kept. */
   async expand(record: VolumeRecord, sizeBytes: number): Promise<void> {
     if (record.accessType !== "block") return;

@@ -19,6 +19,7 @@
 import type { Host } from "../../../host/host.ts";
 import type { MountLogger } from "../../../host/mount/logger.ts";
 import { Mounter } from "../../../host/mount/mounter.ts";
+import type { Clock } from "../../../runtime/clock.ts";
 import type { BundledDriver } from "../common/bundled-driver.ts";
 import { type CapacityOptions, capacityLimitsOf } from "../common/capacity.ts";
 import { CatalogController } from "../common/catalog-controller.ts";
@@ -31,6 +32,7 @@ import {
 import { DriverIdentity } from "../common/driver-identity.ts";
 import type { VolumeExpansionMode } from "../common/expansion.ts";
 import { HostFileVolumeCatalog } from "../common/host-file-catalog.ts";
+import { HostSnapshotStore } from "../common/host-snapshots.ts";
 import { type CapabilitySupport, singleNodeAccessModes } from "../common/volume-capabilities.ts";
 import type { VolumeCatalog } from "../common/volume-catalog.ts";
 import { HostDirectoryStorage } from "../common/volume-storage.ts";
@@ -57,6 +59,11 @@ export interface HostpathDriverOptions extends CapacityOptions {
   volumeExpansion?: VolumeExpansionMode;
   /** GetCapacity's pool: all volumes together may take at most this; default the state directory's filesystem. */
   capacityLimitBytes?: number;
+  /**
+   * The driver's clock (snapshots' creation times). With it the controller offers snapshots
+   * (`<stateDir>/snapshots/`), restores from them and clones of volumes.
+   */
+  clock?: Clock;
 }
 
 export function createHostpathDriver(options: HostpathDriverOptions): BundledDriver {
@@ -86,6 +93,9 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
     attachRequired: options.attachRequired ?? false,
     expansion,
     ...(nodeLocal ? { nodeLocal: { nodeId: options.nodeId, topologyKey: hostpathTopologyKey } } : {}),
+    ...(options.clock === undefined
+      ? {}
+      : { snapshotStore: new HostSnapshotStore(options.host, stateDir, options.clock) }),
   });
   const node = new HostpathNode({
     host: options.host,
