@@ -23,6 +23,9 @@ import {
 } from "../controllers/ephemeral/ephemeral-volume-controller.ts";
 import { namespaceControllerName } from "../controllers/namespace/constants.ts";
 import { NamespaceController } from "../controllers/namespace/namespace-controller.ts";
+import { nodeFencingControllerName } from "../controllers/nodefencing/constants.ts";
+import { NodeFencingController } from "../controllers/nodefencing/node-fencing-controller.ts";
+import type { StorageFencer } from "../controllers/nodefencing/storage-fencer.ts";
 import { NodeLifecycleController } from "../controllers/nodelifecycle/node-lifecycle-controller.ts";
 import { PodGcController } from "../controllers/nodelifecycle/pod-gc.ts";
 import { TaintEvictionController } from "../controllers/nodelifecycle/taint-eviction-controller.ts";
@@ -41,6 +44,7 @@ import { JobController } from "../controllers/workloads/job-controller.ts";
 import { ReplicaSetController } from "../controllers/workloads/replicaset-controller.ts";
 import { StatefulSetController } from "../controllers/workloads/statefulset-controller.ts";
 import type { SimWorld } from "../host/sim/sim-world.ts";
+import { simStorageFencers } from "./sim-storage-fencer.ts";
 
 /** What a controller may be built from. */
 export interface ControllerWiring {
@@ -53,6 +57,15 @@ export interface ControllerWiring {
   csiDrivers?: readonly CsiControllerDriver[];
   /** The attach/detach controller's Multi-Attach policy (ClusterOptions); Kubernetes' when absent. */
   multiAttachPolicy?: MultiAttachPolicy;
+  /** Node fencing (`--fence-after`, `ClusterOptions.fencing`): the cluster-wide grace and extra fencers. */
+  fencing?: FencingWiring;
+}
+
+export interface FencingWiring {
+  /** Fence every node holding volumes after this much silence; absent, only StorageClasses that ask. */
+  fenceAfterMs?: number;
+  /** Fencers besides the simulated world's (a real disk backend's device-mapper fence). */
+  fencers?: readonly StorageFencer[];
 }
 
 export interface ControllerEntry {
@@ -95,6 +108,14 @@ export const clusterControllers: readonly ControllerEntry[] = [
   { name: "node-lifecycle-controller", create: (w) => new NodeLifecycleController(w.context) },
   { name: "taint-eviction-controller", create: (w) => new TaintEvictionController(w.context) },
   { name: "pod-garbage-collector", create: (w) => new PodGcController(w.context) },
+  {
+    name: nodeFencingControllerName,
+    create: (w) =>
+      new NodeFencingController(w.context, {
+        ...(w.fencing?.fenceAfterMs === undefined ? {} : { fenceAfterMs: w.fencing.fenceAfterMs }),
+        fencers: [...(w.fencing?.fencers ?? []), ...simStorageFencers(w.world)],
+      }),
+  },
   { name: namespaceControllerName, create: (w) => new NamespaceController(w.context) },
   { name: "serviceaccount-controller", create: (w) => new ServiceAccountsController(w.context) },
 ];
@@ -119,6 +140,7 @@ export const kubeControllerManagerNames: ReadonlySet<string> = new Set([
   "node-lifecycle-controller",
   "taint-eviction-controller",
   "pod-garbage-collector",
+  nodeFencingControllerName,
   namespaceControllerName,
   "serviceaccount-controller",
 ]);

@@ -44,6 +44,7 @@ import { StandInKubelet } from "../sim/stand-in-kubelet.ts";
 import {
   type ControllerEntry,
   type ControllerWiring,
+  type FencingWiring,
   kubeControllerManagerNames,
   selectControllers,
 } from "./cluster-controllers.ts";
@@ -98,6 +99,11 @@ export interface ClusterOptions {
    * broken one — a deliberately broken controller — to check that the invariants catch it.
    */
   multiAttachPolicy?: MultiAttachPolicy;
+  /**
+   * kvol's node fencing (`docs/fencing.md`): `fenceAfterMs` fences every silent node holding volumes
+   * (`--fence-after`); without it only StorageClasses annotated `fencing.kvol.io/fence-after` are.
+   */
+  fencing?: FencingWiring;
   /**
    * Called once the cluster runs, before anything is applied to it: simulation tools that act on
    * the cluster during a run (`kvol sim explore`'s random faults) arm their timers here.
@@ -214,6 +220,7 @@ export class Cluster {
       provisioners: options.provisioners ?? [],
       csiDrivers: [...this.csiDrivers.controllerDrivers(), ...(options.externalCsiControllers ?? [])],
       ...(options.multiAttachPolicy === undefined ? {} : { multiAttachPolicy: options.multiAttachPolicy }),
+      ...(options.fencing === undefined ? {} : { fencing: options.fencing }),
     };
     this.controllerEntries = selectControllers(options.controllers);
     const elected = options.leaderElection;

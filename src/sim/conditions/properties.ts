@@ -79,6 +79,13 @@ const volumeProperties: Table<PersistentVolume> = {
 const nodeProperties: Table<Node> = {
   ready: { values: ["True", "False", "Unknown"], read: (node) => [conditionStatus(node.status?.conditions, "Ready")] },
   schedulable: { values: trueFalse, read: (node) => [String(node.spec?.unschedulable !== true)] },
+  /** kvol's StorageFenced condition (docs/fencing.md); Unknown on a node never considered for fencing. */
+  fenced: {
+    values: ["True", "False", "Unknown"],
+    read: (node) => [conditionStatus(node.status?.conditions, "StorageFenced")],
+  },
+  /** The keys of the node's taints (`node.kubernetes.io/out-of-service`). */
+  taint: { read: (node) => (node.spec?.taints ?? []).map((taint) => taint.key) },
 };
 
 const attachmentProperties: Table<VolumeAttachment> = {

@@ -8,9 +8,11 @@ import { mountedImpliesAttached } from "./mounted-implies-attached.ts";
 import { noDetachWhileMounted } from "./no-detach-while-mounted.ts";
 import { noLeftoversAfterTeardown } from "./no-leftovers.ts";
 import { rwoSingleAttach } from "./rwo-single-attach.ts";
+import { singleWriter } from "./single-writer.ts";
 
 export const allInvariants: readonly Invariant[] = [
   rwoSingleAttach,
+  singleWriter,
   mountedImpliesAttached,
   noDetachWhileMounted,
   bytesNeverLost,

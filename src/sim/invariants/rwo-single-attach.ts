@@ -71,7 +71,7 @@ function attachmentHolders(view: ClusterView): HoldersByStorage {
 }
 
 /** Why the storage must stay on one node, or undefined when several are allowed. */
-function singleNodeReason(
+export function singleNodeReason(
   cluster: Cluster,
   view: ClusterView,
   storageKey: string,

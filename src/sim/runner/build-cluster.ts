@@ -17,6 +17,9 @@ export async function startScenarioCluster(
     seed,
     timers: { ...spec.timers, ...clusterOptions.timers },
     csiDrivers: [...spec.csiDrivers, ...(clusterOptions.csiDrivers ?? [])],
+    ...(spec.fenceAfterMs === undefined
+      ? {}
+      : { fencing: { ...clusterOptions.fencing, fenceAfterMs: spec.fenceAfterMs } }),
   });
   createStorage(cluster, spec);
   for (const node of spec.nodes) await addScenarioNode(cluster, node);

@@ -63,6 +63,8 @@ export interface ClusterSpec {
   readonly storageClasses: readonly Record<string, unknown>[];
   readonly csiDrivers: readonly ClusterCsiDriver[];
   readonly timers: Partial<Timers>;
+  /** kvol's node fencing, cluster-wide (`cluster.fenceAfter`, `--fence-after`); absent: off. */
+  readonly fenceAfterMs?: number;
 }
 
 export type Taint = NonNullable<NodeOptions["taints"]>[number];

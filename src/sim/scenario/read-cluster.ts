@@ -5,6 +5,7 @@
  */
 import { DEFAULT_TIMERS, type Timers } from "../../api/timers.ts";
 import type { ClusterCsiDriver } from "../../cmd/cluster.ts";
+import { fenceAfterMinimumMs } from "../../controllers/nodefencing/constants.ts";
 import {
   diskDriverName,
   fuseDriverName,
@@ -16,7 +17,7 @@ import { describeValue, Fields, isMapping, readDuration } from "./fields.ts";
 import type { ClusterSpec, DiskSpec, NfsServerSpec, NodeSpec, RbdImageSpec, StorageSpec, Taint } from "./model.ts";
 import type { FieldPath, YamlSource } from "./yaml-source.ts";
 
-export const clusterFields = ["nodes", "storage", "storageClasses", "csiDrivers", "timers"] as const;
+export const clusterFields = ["nodes", "storage", "storageClasses", "csiDrivers", "timers", "fenceAfter"] as const;
 export const nodeFields = [
   "name",
   "zone",
@@ -69,7 +70,18 @@ export function readCluster(source: YamlSource, path: FieldPath, value: unknown)
     storageClasses: fields.list("storageClasses", (item, itemPath) => readStorageClass(source, itemPath, item)),
     csiDrivers: fields.list("csiDrivers", (item, itemPath) => readCsiDriver(source, itemPath, item)),
     timers: fields.has("timers") ? readTimers(source, fields.at("timers"), fields.raw("timers")) : {},
+    ...fenceAfterOf(fields),
   };
+}
+
+/** `fenceAfter: 15s`: kvol's node fencing, cluster-wide (`--fence-after`); 10s at least. */
+function fenceAfterOf(fields: Fields): { fenceAfterMs?: number } {
+  const fenceAfterMs = fields.duration("fenceAfter");
+  if (fenceAfterMs === undefined) return {};
+  if (fenceAfterMs < fenceAfterMinimumMs) {
+    fields.fail("fenceAfter", "must be at least 10s (a live kubelet renews its Lease every 10s)");
+  }
+  return { fenceAfterMs };
 }
 
 /** Reads a node of `cluster.nodes` (`fromMs` 0) or of an `addNode` step at `fromMs`. */

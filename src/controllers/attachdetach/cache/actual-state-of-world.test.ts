@@ -110,6 +110,15 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
     );
   });
 
+  it("takes a second detach of a node's last volume as done (the operation and the VolumeAttachment's deletion both report it)", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    state.markVolumeAsDetached("vol-a", "node-1");
+    state.markVolumeAsDetached("vol-a", "node-1");
+    assert.equal(state.getAttachState("vol-a", "node-1"), "Detached");
+    assert.deepEqual(state.getAttachedVolumesPerNode(), new Map());
+  });
+
   it("stops at the first change that finds volumesByNode out of step with attachedVolumes, naming the pair", () => {
     const { state } = asw();
     state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
