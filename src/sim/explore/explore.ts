@@ -119,7 +119,7 @@ function failsTheSameWay(original: RunFailure, outcome: RunFailure): boolean {
 }
 
 /** Only the failure part of an outcome. */
-function failureOf(outcome: RunFailure): RunFailure {
+export function failureOf(outcome: RunFailure): RunFailure {
   return {
     ...(outcome.violation === undefined ? {} : { violation: outcome.violation }),
     ...(outcome.failedStep === undefined ? {} : { failedStep: outcome.failedStep }),
@@ -168,10 +168,13 @@ function withoutFaults(options: ExploreOptions, seed: number, failure: RunFailur
   };
 }
 
-/** Replays the failing schedule, then shrinks it to the fewest faults that still fail the same way. */
-async function minimise(
+/**
+ * Replays the failing schedule, then shrinks it to the fewest faults that still fail the same way
+ * (also the fault campaign's, `campaign.ts`).
+ */
+export async function minimise(
   runs: ExploreRuns,
-  options: ExploreOptions,
+  options: Pick<ExploreOptions, "file" | "replayFlags">,
   seed: number,
   found: FaultSchedule,
   original: RunFailure,

@@ -6,6 +6,7 @@ import { bytesNeverLost } from "./bytes-never-lost.ts";
 import type { Invariant } from "./invariant.ts";
 import { mountedImpliesAttached } from "./mounted-implies-attached.ts";
 import { noDetachWhileMounted } from "./no-detach-while-mounted.ts";
+import { noLeakedAttachment } from "./no-leaked-attachment.ts";
 import { noLeftoversAfterTeardown } from "./no-leftovers.ts";
 import { rwoSingleAttach } from "./rwo-single-attach.ts";
 import { singleWriter } from "./single-writer.ts";
@@ -17,6 +18,7 @@ export const allInvariants: readonly Invariant[] = [
   noDetachWhileMounted,
   bytesNeverLost,
   noLeftoversAfterTeardown,
+  noLeakedAttachment,
 ];
 
 /** The invariant called `name` (`rwo-single-attach`), or undefined when there is none. */

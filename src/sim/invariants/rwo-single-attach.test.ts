@@ -187,6 +187,44 @@ spec:
     );
   });
 
+  it("does not count a VolumeAttachment being deleted whose disk has already left its node", async () => {
+    const cluster = await startCluster({ seed: 3, controllers: [] });
+    await twoNodesAndADisk(cluster);
+    await cluster.apply(diskPvYaml("pv-1", "disk-1", "ReadWriteOnce"));
+    const checker = new InvariantChecker(cluster, [rwoSingleAttach]);
+    for (const nodeName of ["node-a", "node-b"]) {
+      await cluster.client.volumeAttachments.create({
+        apiVersion: "storage.k8s.io/v1",
+        kind: "VolumeAttachment",
+        metadata: { name: `va-${nodeName}`, finalizers: ["external-attacher/disk-csi-kvol-io"] },
+        spec: { attacher: "disk.csi.kvol.io", nodeName, source: { persistentVolumeName: "pv-1" } },
+      });
+      await cluster.client.volumeAttachments.mutate(
+        "",
+        `va-${nodeName}`,
+        (draft) => {
+          draft.status = { attached: true };
+        },
+        { subresource: "status" },
+      );
+    }
+    // node-a's attachment is being deleted, its ControllerUnpublish still unanswered.
+    await cluster.client.volumeAttachments.delete("", "va-node-a");
+    await cluster.runFor(1_000);
+    const stillOnNodeA = await checker.check();
+    assert.deepEqual(
+      stillOnNodeA?.violations.map((violation) => violation.message),
+      [
+        "PersistentVolume/pv-1 is attached read-write to 2 nodes (node-a, node-b) according to VolumeAttachments, but its PersistentVolume allows ReadWriteOnce only",
+      ],
+      "the disk is still on node-a: the deleted attachment counts",
+    );
+    const detached = cluster.world.disks.detach("disk-1", "node-a");
+    await cluster.runFor(minuteMs);
+    await detached;
+    assert.equal(await checker.check(), undefined, "the disk has left node-a: only node-b holds it");
+  });
+
   describe("a claim on a multi-attach disk used by pods on two nodes", () => {
     const sharedClassYaml = storageClassYaml({ name: "shared", parameters: { multiAttach: '"true"' } });
     const secondPodYaml = `

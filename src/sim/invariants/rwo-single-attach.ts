@@ -13,7 +13,7 @@
 import type { Cluster } from "../../cmd/cluster.ts";
 import { apiObjectName, ClusterView } from "./cluster-view.ts";
 import type { Invariant, Violation } from "./invariant.ts";
-import { isSingleNodeVolume, storageKeyOfAttachedName } from "./storage-identity.ts";
+import { identityOfPersistentVolume, isSingleNodeVolume, storageKeyOfAttachedName } from "./storage-identity.ts";
 import { identityOfDevice, runningNodes } from "./world-storage.ts";
 
 const name = "rwo-single-attach";
@@ -59,13 +59,29 @@ function statusHolders(view: ClusterView): HoldersByStorage {
   return holders;
 }
 
-function attachmentHolders(view: ClusterView): HoldersByStorage {
+/**
+ * Whether a VolumeAttachment being deleted still holds its storage: its `attached: true` lingers
+ * until the external-attacher's ControllerUnpublish call returns success, which a slow or
+ * contended detach may delay after the storage itself has let go. For a cloud disk the world
+ * says whether it has; other storage is taken at the VolumeAttachment's word.
+ */
+function deletedAttachmentStillHolds(cluster: Cluster, view: ClusterView, pvName: string, nodeName: string): boolean {
+  const pv = view.persistentVolume(pvName);
+  const key = pv === undefined ? undefined : identityOfPersistentVolume(pv)?.key;
+  if (key === undefined || !key.startsWith("disk/")) return true;
+  const diskId = key.slice("disk/".length);
+  return cluster.world.disks.has(diskId) && cluster.world.disks.disk(diskId).attachments.has(nodeName);
+}
+
+function attachmentHolders(cluster: Cluster, view: ClusterView): HoldersByStorage {
   const holders: HoldersByStorage = new Map();
   for (const attachment of view.volumeAttachments.lister.list()) {
     const pvName = attachment.spec?.source?.persistentVolumeName;
-    if (attachment.status?.attached === true && pvName && attachment.spec?.nodeName) {
-      addHolder(holders, `PersistentVolume/${pvName}`, attachment.spec.nodeName);
-    }
+    const nodeName = attachment.spec?.nodeName;
+    if (attachment.status?.attached !== true || !pvName || !nodeName) continue;
+    const deleting = attachment.metadata?.deletionTimestamp !== undefined;
+    if (deleting && !deletedAttachmentStillHolds(cluster, view, pvName, nodeName)) continue;
+    addHolder(holders, `PersistentVolume/${pvName}`, nodeName);
   }
   return holders;
 }
@@ -119,7 +135,7 @@ export const rwoSingleAttach: Invariant = {
     return [
       ...violationsOf(cluster, view, worldHolders(cluster), "in the simulated world"),
       ...violationsOf(cluster, view, statusHolders(view), "according to node.status.volumesAttached"),
-      ...violationsOf(cluster, view, attachmentHolders(view), "according to VolumeAttachments"),
+      ...violationsOf(cluster, view, attachmentHolders(cluster, view), "according to VolumeAttachments"),
     ];
   },
 };
