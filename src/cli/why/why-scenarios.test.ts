@@ -105,7 +105,7 @@ describe("kvol why on the seed incidents", () => {
       "pod default/app: Terminating on node node-a",
       'volume "data": teardown failing: unmount failed: target is busy',
       /volume_unmount failed \d+s ago; no retries permitted until 00:0\d:\d\d \(durationBeforeRetry 1m4s\)/,
-      /mount \/var\/lib\/kubelet\/pods\/[0-9a-f-]+\/volumes\/kvol\.io~sim-disk\/pvc-[0-9a-f-]+: busy/,
+      /mount \/var\/lib\/kubelet\/pods\/[0-9a-f-]+\/volumes\/kvol\.io~sim-disk\/pvc-[0-9a-f-]+: held by pid \d+ \(fluent-bit -c \/fluent-bit\/etc\/fluent-bit\.conf\)$/m,
       "fuser -vm MOUNTPOINT",
     ]);
   });
