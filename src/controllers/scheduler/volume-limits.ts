@@ -109,6 +109,18 @@ export class VolumeLimits {
     return counts;
   }
 
+  /** The pod's volumes that count against a driver's limit: `<driver>/<handle>` → driver. */
+  attachableVolumes(pod: Pod): ReadonlyMap<string, string> {
+    const volumes: VolumesByDriver = new Map();
+    this.addAttachableVolumes(pod, volumes);
+    return volumes;
+  }
+
+  /** The node's VolumeAttachments of CSI volumes: `<driver>/<handle>` → driver. */
+  attachedVolumes(nodeName: string): ReadonlyMap<string, string> {
+    return this.attachedByVolumeAttachments(nodeName);
+  }
+
   /** filterAttachableVolumes: the pod's claims that name a CSI driver, by unique volume name. */
   private addAttachableVolumes(pod: Pod, result: VolumesByDriver): void {
     const namespace = pod.metadata?.namespace ?? "";
