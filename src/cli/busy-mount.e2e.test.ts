@@ -3,7 +3,8 @@
  * process on the node (not in the pod) has its working directory inside the pod's Memory emptyDir,
  * a real tmpfs. The pod is deleted; the kernel refuses the kubelet's umount with "target is busy",
  * and the kubelet retries with its exponential backoff (500 ms, 1 s, 2 s, … up to 2m2s) while the
- * pod stays Terminating. Once the holder goes, the next retry unmounts and the pod is gone.
+ * pod stays Terminating; `kvol why` names the holding process (pid and command line). Once the
+ * holder goes, the next retry unmounts and the pod is gone.
  * Needs root and the Linux runtime's tools (skipped with the reason elsewhere, except under CI=true).
  */
 import assert from "node:assert/strict";
@@ -12,17 +13,20 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { requireOrSkip } from "../host/linux/private-mount-namespace.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { DataDir } from "./embedded/data-dir.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 60_000;
 const waitMs = 60_000;
 /** Unique on the machine: the node's cgroup is named after it, and other test runs may run nodes too. */
 const nodeName = `busy-${process.pid}`;
+const kvolBin = fileURLToPath(new URL("../../bin/kvol.js", import.meta.url));
 
 describe("a busy mount on a real node", () => {
   const dir = mkdtempSync(join(tmpdir(), "kvol-busy-mount-"));
@@ -39,7 +43,7 @@ describe("a busy mount on a real node", () => {
     if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url } = await startedCluster(server, startTimeoutMs);
+    const { url, kubeconfigPath } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dir);
     const node = new KvolProcess([
       ...["node", "--host", "linux", "--server", url, "--name", nodeName],
@@ -112,6 +116,20 @@ describe("a busy mount on a real node", () => {
     };
     assert.ok(terminating.metadata.deletionTimestamp, "the pod is still there, Terminating");
     assert.match(nodeMounts(), new RegExp(`${volumeDir} `), "the mount is still there");
+
+    const why = await runCommand(
+      process.execPath,
+      [kvolBin, "why", "pod/busy"],
+      { PATH: process.env.PATH ?? "", HOME: dir, KUBECONFIG: kubeconfigPath },
+      waitMs,
+    );
+    assert.equal(why.status, 0, why.stderr);
+    assert.match(why.stdout, /volume "scratch": teardown failing: unmount failed: target is busy/, why.stdout);
+    assert.match(
+      why.stdout,
+      new RegExp(`mount ${volumeDir}: held by (.*, )?pid ${holder.pid} \\(sleep 600\\)`),
+      why.stdout,
+    );
 
     holder.kill("SIGKILL");
     await waitFor("pod busy gone", async () => (await fetch(podUrl, { headers })).status === 404 || undefined, waitMs);

@@ -58,6 +58,19 @@ describe("kvol up arguments", () => {
     assert.throws(() => parseUpArguments(["--log-level", "loud"]), /--log-level must be debug, info, warn or error/);
   });
 
+  it("reads --max-volumes-per-node for the simulated nodes' disk driver, and refuses it for real nodes", () => {
+    const parsed = parseUpArguments(["--max-volumes-per-node", "2"]);
+    assert.equal("maxVolumesPerNode" in parsed && parsed.maxVolumesPerNode, 2);
+    assert.throws(
+      () => parseUpArguments(["--max-volumes-per-node=-1"]),
+      /--max-volumes-per-node must be a whole number from 0 to 2147483647, got "-1"/,
+    );
+    assert.throws(
+      () => parseUpArguments(["--host", "linux", "--max-volumes-per-node", "2"]),
+      /--max-volumes-per-node is for simulated nodes/,
+    );
+  });
+
   it("reads --speed, refuses a speed out of range, and refuses any speed with real nodes", () => {
     assert.equal((parseUpArguments(["--speed", "60"]) as ClusterArguments).speed, 60);
     assert.equal((parseUpArguments(["--speed", "0.5"]) as ClusterArguments).speed, 0.5);

@@ -31,6 +31,7 @@ import { runUpLinux } from "./up-linux-command.ts";
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
           [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s]
+          [--max-volumes-per-node N]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -51,6 +52,10 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
                   run the provisioner and attacher for CSI driver NAME against its controller
                   socket (a driver running outside kvol); repeat for several drivers
 ${eventTtlUsage}
+  --max-volumes-per-node N
+                  the max_volumes_per_node disk.csi.kvol.io reports on each simulated node (default
+                  16; 0: no limit): the kubelet writes it to the CSINode's allocatable count, and the
+                  scheduler places no pod that would go over it
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -103,9 +108,13 @@ export interface ClusterArguments {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** `--event-ttl`: how long an Event is kept after its last write, in seconds (Kubernetes' 1 h when absent). */
   eventTtlSeconds?: number;
+  /** `kvol up --max-volumes-per-node`: the bundled disk driver's NodeGetInfo max_volumes_per_node. */
+  maxVolumesPerNode?: number;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
+/** CSINode's `allocatable.count` is an int32. */
+const csiNodeAllocatableCountMax = 2_147_483_647;
 
 function integerOption(name: string, text: string | undefined, fallback: number, max: number): number {
   if (text === undefined) return fallback;
@@ -168,6 +177,7 @@ export function parseUpArguments(
       speed: { type: "string" },
       host: { type: "string" },
       etcd: { type: "boolean" },
+      "max-volumes-per-node": { type: "string" },
     },
   });
   if (values.help) return { help: true };
@@ -177,6 +187,10 @@ export function parseUpArguments(
   checkSpeedForNodes(speed, nodeHost);
   const cluster = clusterArguments(values);
   const localEtcd = values.etcd ?? false;
+  const maxVolumes = values["max-volumes-per-node"];
+  if (maxVolumes !== undefined && nodeHost === "linux") {
+    throw new Error("--max-volumes-per-node is for simulated nodes; real nodes run their own drivers (see kvol node)");
+  }
   const conflict = localEtcd ? localEtcdConflict({ ...cluster, nodeHost }) : undefined;
   if (conflict !== undefined) throw new Error(conflict);
   return {
@@ -185,6 +199,9 @@ export function parseUpArguments(
     speed,
     nodeHost,
     ...(localEtcd ? { localEtcd } : {}),
+    ...(maxVolumes === undefined
+      ? {}
+      : { maxVolumesPerNode: integerOption("max-volumes-per-node", maxVolumes, 0, csiNodeAllocatableCountMax) }),
   };
 }
 

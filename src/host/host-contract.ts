@@ -23,6 +23,19 @@ export interface HostUnderTest {
    * mounting, or exiting after its unmount). The simulator does those at once; it passes a no-op.
    */
   pause(): Promise<void>;
+  /**
+   * Starts a process on the node with its working directory at `path` (a shell left in a volume),
+   * named by the command line mountHolders should report; absent where the host cannot.
+   */
+  holdMount?(path: string): Promise<HeldMount>;
+}
+
+export interface HeldMount {
+  pid: number;
+  /** The command line mountHolders reports for it. */
+  command: string;
+  /** Ends the process. */
+  release(): Promise<void>;
 }
 
 interface HostCapabilities {
@@ -72,6 +85,7 @@ export function describeHostContract(
     describeFiles(() => ({ host, root }));
     describeMounts(() => ({ host, root }), capabilities);
     if (capabilities.daemons) describeDaemons(() => ({ host }), capabilities);
+    if (capabilities.tmpfs) describeMountHolders(() => subject);
     if (capabilities.fuse) describeFuse(() => subject);
   });
 }
@@ -404,6 +418,53 @@ function describeDaemons(get: () => { host: Host }, capabilities: HostCapabiliti
       await host.killProcess(started.pid);
       assert.equal(await host.isProcessAlive(started.pid), false);
       assert.ok(!(await host.daemons()).some((process) => process.pid === started.pid));
+    });
+  });
+}
+
+function describeMountHolders(get: () => HostUnderTest): void {
+  describe("mount holders", () => {
+    it("names the process whose working directory is on a mount, and no longer once it is gone", async (t) => {
+      const { host, root, holdMount } = get();
+      if (host.mountHolders === undefined || holdMount === undefined) {
+        t.skip("this host cannot name the processes holding a mount");
+        return;
+      }
+      const held = `${root}/held`;
+      const other = `${root}/other`;
+      for (const dir of [held, other]) {
+        await host.mkdir(dir, 0o755);
+        assert.equal((await host.run("mount", ["-t", "tmpfs", "tmpfs", dir])).exitCode, 0);
+      }
+      await host.mkdir(`${held}/sub`, 0o755);
+      const holder = await holdMount(`${held}/sub`);
+      try {
+        const busy = await host.run("umount", [held]);
+        assert.equal(busy.exitCode, 32);
+        assert.match(busy.output, /target is busy/);
+        const holders = await host.mountHolders(held);
+        assert.deepEqual(
+          holders.filter((found) => found.pid === holder.pid),
+          [{ pid: holder.pid, command: holder.command }],
+        );
+        assert.deepEqual(
+          (await host.mountHolders(other)).filter((found) => found.pid === holder.pid),
+          [],
+          "a process on another mount does not hold this one",
+        );
+        assert.deepEqual(
+          (await host.mountHolders(`${root}/hel`)).filter((found) => found.pid === holder.pid),
+          [],
+          "a path that only starts with the same letters is another directory",
+        );
+      } finally {
+        await holder.release();
+      }
+      assert.deepEqual(
+        (await host.mountHolders(held)).filter((found) => found.pid === holder.pid),
+        [],
+      );
+      for (const dir of [held, other]) assert.equal((await host.run("umount", [dir])).exitCode, 0);
     });
   });
 }

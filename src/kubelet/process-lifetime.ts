@@ -124,12 +124,15 @@ class LifetimeClock implements Clock {
 
 class LifetimeHost implements Host {
   readonly nodeName: string;
+  /** Absent when the host underneath cannot name a mount's holders, as the Host interface says. */
+  readonly mountHolders: Host["mountHolders"];
 
   constructor(
     private readonly host: Host,
     private readonly lifetime: ProcessLifetime,
   ) {
     this.nodeName = host.nodeName;
+    this.mountHolders = this.holdersOf(host);
   }
 
   stat(path: string): Promise<FileStat> {
@@ -220,5 +223,11 @@ class LifetimeHost implements Host {
 
   daemons(): Promise<ProcessInfo[]> {
     return this.lifetime.guard(() => this.host.daemons());
+  }
+
+  private holdersOf(host: Host): Host["mountHolders"] {
+    const find = host.mountHolders?.bind(host);
+    if (find === undefined) return undefined;
+    return (mountPoint) => this.lifetime.guard(() => find(mountPoint));
   }
 }

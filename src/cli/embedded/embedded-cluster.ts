@@ -24,8 +24,9 @@ import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts
 import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
 import { Cluster } from "../../cmd/cluster.ts";
+import type { ClusterCsiDriver } from "../../cmd/cluster-csi-drivers.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
-import { fuseDriverName } from "../../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName } from "../../csi/drivers/common/constants.ts";
 import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
@@ -77,6 +78,8 @@ interface EmbeddedClusterOptions {
   speed?: number;
   /** Why the speed must stay 1 (nodes that run on the wall clock elsewhere); `kvol speed` says it. */
   speedFixedBecause?: string;
+  /** The bundled disk driver's max_volumes_per_node (`kvol up --max-volumes-per-node`); its own default when absent. */
+  maxVolumesPerNode?: number;
   /** Called as soon as the API server listens, before the nodes start. */
   onListening: (cluster: EmbeddedCluster) => void;
   /**
@@ -230,7 +233,7 @@ export class EmbeddedCluster {
       : [];
     const external = externalControllers([...userControllers, ...bundledOutside], real);
     undo.push(async () => external.close());
-    const bundled = options.defaultStorage && !outside ? embeddedCsiDrivers : [];
+    const bundled = options.defaultStorage && !outside ? withMaxVolumesPerNode(options.maxVolumesPerNode) : [];
     const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
     if (clash !== undefined) {
       throw new Error(
@@ -410,6 +413,14 @@ export class EmbeddedCluster {
  * classes, and fuse.csi.kvol.io, whose node plugins every real node runs (a class naming it
  * provisions; none is created by default).
  */
+/** The bundled drivers, the disk driver reporting `maxVolumesPerNode` when one is given. */
+function withMaxVolumesPerNode(maxVolumesPerNode: number | undefined): readonly ClusterCsiDriver[] {
+  if (maxVolumesPerNode === undefined) return embeddedCsiDrivers;
+  return embeddedCsiDrivers.map((entry) =>
+    entry.name === diskDriverName ? { name: diskDriverName, options: { maxVolumesPerNode } } : entry,
+  );
+}
+
 const realNodeControllerDrivers: readonly string[] = [...embeddedCsiDrivers.map((entry) => entry.name), fuseDriverName];
 
 function bundledControllerEndpoints(dataDirPath: string): CsiControllerEndpoint[] {

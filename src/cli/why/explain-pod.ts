@@ -11,6 +11,7 @@ import { type Chain, clockTime, timeMs } from "./chain.ts";
 import { explainAttach } from "./explain-attach.ts";
 import { explainClaim } from "./explain-claim.ts";
 import { addNodeLink, isReady, outOfServiceCommand } from "./explain-node.ts";
+import { explainVolumeLimit, isVolumeLimitVerdict } from "./explain-volume-limit.ts";
 import { diagnoseOperationError } from "./operation-diagnosis.ts";
 
 function podRef(pod: Pod): string {
@@ -65,6 +66,8 @@ async function explainUnscheduled(chain: Chain, pod: Pod, evidence: string[]): P
     timeMs(pod.metadata?.creationTimestamp),
     evidence,
   );
+  // A WaitForFirstConsumer claim waits for the pod; what keeps the pod from a node comes first.
+  if (isVolumeLimitVerdict(condition?.message) && (await explainVolumeLimit(chain, pod))) return;
   for (const volume of pod.spec?.volumes ?? []) {
     const claimName = volume.persistentVolumeClaim?.claimName;
     if (claimName === undefined) continue;

@@ -105,9 +105,29 @@ describe("kvol why on the seed incidents", () => {
       "pod default/app: Terminating on node node-a",
       'volume "data": teardown failing: unmount failed: target is busy',
       /volume_unmount failed \d+s ago; no retries permitted until 00:0\d:\d\d \(durationBeforeRetry 1m4s\)/,
-      /mount \/var\/lib\/kubelet\/pods\/[0-9a-f-]+\/volumes\/kvol\.io~sim-disk\/pvc-[0-9a-f-]+: busy/,
+      /mount \/var\/lib\/kubelet\/pods\/[0-9a-f-]+\/volumes\/kvol\.io~sim-disk\/pvc-[0-9a-f-]+: held by pid \d+ \(fluent-bit -c \/fluent-bit\/etc\/fluent-bit\.conf\)$/m,
       "fuser -vm MOUNTPOINT",
     ]);
+  });
+
+  it("volume limit reached: the node, how many of how many, what fills it and what to do", async () => {
+    const text = await atScenarioTime("022-volume-limit-reached.yaml", 2 * minuteMs, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "db-2"),
+    );
+    assertLines(text, [
+      "pod default/db-2: Pending, not scheduled: 0/1 nodes are available: 1 node(s) exceed max volume count.",
+      "└─ node node-a: disk.csi.kvol.io volume limit reached: 2 of 2 in use, the pod needs 1 more",
+      "· CSINode node-a: disk.csi.kvol.io allocatable count 2 (the driver's max_volumes_per_node)",
+      "· pod default/db-0: 1 disk.csi.kvol.io volume(s)",
+      "· pod default/db-1: 1 disk.csi.kvol.io volume(s)",
+      "Free a slot: delete or move a pod that uses disk.csi.kvol.io volumes on node-a (kubectl get pods -A --field-selector spec.nodeName=node-a)",
+      "Or add a node",
+    ]);
+    assert.doesNotMatch(
+      text,
+      /WaitForFirstConsumer|waiting for first consumer/i,
+      "the claim waits for the pod, not the reverse",
+    );
   });
 
   it("pvc-protection: a deleted claim held by the pod that uses it", async () => {

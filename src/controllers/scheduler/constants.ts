@@ -27,6 +27,8 @@ export const errReasonNodeAffinity = "node(s) didn't match Pod's node affinity/s
 export const errReasonVolumeNodeConflict = "node(s) had volume node affinity conflict";
 export const errReasonVolumeBindConflict = "node(s) didn't find available persistent volumes to bind";
 export const errReasonNotEnoughSpace = "node(s) did not have enough free storage";
+/** NodeVolumeLimits: a CSI driver's volumes on the node would go over its CSINode allocatable count. */
+export const errReasonMaxVolumeCountExceeded = "node(s) exceed max volume count";
 export const errReasonPvNotExist = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
 export const errUnboundImmediateClaims = "pod has unbound immediate PersistentVolumeClaims";
 /** ErrNoNodesAvailable: what a pod is told when the cluster has no nodes at all. */

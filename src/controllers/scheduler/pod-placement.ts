@@ -16,6 +16,7 @@ import {
   preFilterVolumes,
   type VolumeView,
 } from "./volume-binding.ts";
+import type { VolumeLimits } from "./volume-limits.ts";
 
 type PlacementResult =
   | { kind: "placed"; nodeName: string; podVolumes: PodVolumes }
@@ -28,6 +29,8 @@ interface PodPlacementOptions {
   nodeNames: () => readonly string[];
   podCount: (nodeName: string) => number;
   volumes: VolumeView;
+  /** NodeVolumeLimits; absent, no limit is checked. */
+  volumeLimits?: VolumeLimits;
 }
 
 interface Feasible {
@@ -92,9 +95,15 @@ export class PodPlacement {
     return feasible;
   }
 
-  /** The filters in plugin order; the first that rejects the node decides its reasons. */
+  /**
+   * The filters in kube-scheduler's plugin order (the node's own, NodeVolumeLimits, VolumeBinding);
+   * the first that rejects the node decides its reasons.
+   */
   private filterNode(pod: Pod, node: Node, claims: PodVolumeClaims | undefined) {
-    const reasons = nodeFilterReasons(pod, node);
+    let reasons = nodeFilterReasons(pod, node);
+    if (reasons.length === 0 && this.options.volumeLimits !== undefined) {
+      reasons = this.options.volumeLimits.reasons(pod, node.metadata?.name ?? "");
+    }
     if (reasons.length > 0 || claims === undefined) return { reasons, podVolumes: noVolumeWork };
     return filterVolumes(claims, node, this.options.volumes);
   }

@@ -48,6 +48,19 @@ export class SchedulerCache {
     if (this.nodeNames[index] === name) this.nodeNames.splice(index, 1);
   }
 
+  /** The pods bound to the node (not finished) and those assumed onto it. */
+  podsOnNode(nodeName: string): Pod[] {
+    const pods = this.pods.indexer.byIndex(activePodsByNodeIndex, nodeName);
+    if (!this.assumedPerNode.has(nodeName)) return pods;
+    for (const [key, entry] of this.assumed) {
+      if (entry.nodeName !== nodeName) continue;
+      const slash = key.indexOf("/");
+      const pod = this.pods.lister.get(key.slice(0, slash), key.slice(slash + 1));
+      if (pod !== undefined && pod.metadata?.uid === entry.uid && !pod.spec?.nodeName) pods.push(pod);
+    }
+    return pods;
+  }
+
   /** Pods running on or assumed onto the node. */
   podCount(nodeName: string): number {
     return this.pods.indexer.countByIndex(activePodsByNodeIndex, nodeName) + (this.assumedPerNode.get(nodeName) ?? 0);

@@ -15,16 +15,18 @@
 import { jsonEqual } from "../../api/client/merge-patch.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
-import { ensureIndex, podsByClaim } from "../../api/informer/indexes.ts";
+import { ensureIndex, podsByClaim, volumeAttachmentsByNode } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import type {
   CSIDriver,
+  CSINode,
   CSIStorageCapacity,
   Node,
   PersistentVolume,
   PersistentVolumeClaim,
   Pod,
   StorageClass,
+  VolumeAttachment,
 } from "../../api/objects.ts";
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
@@ -52,6 +54,7 @@ import {
   volumeBoundToClaim,
 } from "./volume-binding.ts";
 import { podsHelpedByClaim, podsHelpedByVolume, type WokenPods } from "./volume-event-hints.ts";
+import { usesClaims, VolumeLimits, type VolumeLimitsView } from "./volume-limits.ts";
 
 interface SchedulerOptions {
   /** The `spec.schedulerName` this scheduler serves and the events' source; `default-scheduler` by default. */
@@ -107,6 +110,8 @@ export class Scheduler implements Controller {
   private readonly classes: SharedInformer<StorageClass>;
   private readonly csiDrivers: SharedInformer<CSIDriver>;
   private readonly capacities: SharedInformer<CSIStorageCapacity>;
+  private readonly csiNodes: SharedInformer<CSINode>;
+  private readonly attachments: SharedInformer<VolumeAttachment>;
   private readonly queue: SchedulingQueue;
   private readonly cache: SchedulerCache;
   private readonly assumedVolumes = new AssumeCache<PersistentVolume>();
@@ -132,7 +137,10 @@ export class Scheduler implements Controller {
     this.classes = informers.informerFor("StorageClass");
     this.csiDrivers = informers.informerFor("CSIDriver");
     this.capacities = informers.informerFor("CSIStorageCapacity");
+    this.csiNodes = informers.informerFor("CSINode");
+    this.attachments = informers.informerFor("VolumeAttachment");
     ensureIndex(this.pods, podsByClaim);
+    ensureIndex(this.attachments, volumeAttachmentsByNode);
     if (!this.volumes.indexer.hasIndex(volumesByClassIndex)) {
       this.volumes.addIndexers({ [volumesByClassIndex]: (volume) => [volumeClassName(volume)] });
     }
@@ -153,6 +161,7 @@ export class Scheduler implements Controller {
       nodeNames: () => this.cache.sortedNodeNames(),
       podCount: (nodeName) => this.cache.podCount(nodeName),
       volumes: this.view,
+      volumeLimits: new VolumeLimits(this.volumeLimitsView(), context.rng.stream("scheduler/volume-limits").hex(16)),
     });
     this.binder = new VolumeBinder({
       client: context.client,
@@ -216,6 +225,17 @@ export class Scheduler implements Controller {
     };
   }
 
+  private volumeLimitsView(): VolumeLimitsView {
+    return {
+      csiNode: (nodeName) => this.csiNodes.lister.get("", nodeName),
+      podsOnNode: (nodeName) => this.cache.podsOnNode(nodeName),
+      attachmentsOnNode: (nodeName) => this.attachments.indexer.byIndex(volumeAttachmentsByNode.name, nodeName),
+      claim: (namespace, name) => this.view.claim(namespace, name),
+      volume: (name) => this.view.volume(name),
+      storageClassProvisioner: (name) => this.classes.lister.get("", name)?.provisioner,
+    };
+  }
+
   private registerHandlers(): void {
     const moveAll = () => this.queue.moveAllToActiveOrBackoff();
     this.registrations = [
@@ -246,6 +266,9 @@ export class Scheduler implements Controller {
       // Published capacity and a driver's storageCapacity switch can make room (VolumeBinding's events).
       this.capacities.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
       this.csiDrivers.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      // NodeVolumeLimits' events: a new or raised limit, or a detached volume, can make room.
+      this.csiNodes.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      this.attachments.addEventHandler({ onDelete: moveAll }),
     ];
   }
 
@@ -274,6 +297,8 @@ export class Scheduler implements Controller {
     const key = objectKey(pod);
     this.queue.delete(key);
     this.cache.forget(key);
+    // An assigned pod's claims no longer count against its node's volume limits.
+    if (pod.spec?.nodeName && usesClaims(pod)) this.queue.moveAllToActiveOrBackoff();
   }
 
   private async run(): Promise<void> {
@@ -285,6 +310,8 @@ export class Scheduler implements Controller {
       this.classes,
       this.csiDrivers,
       this.capacities,
+      this.csiNodes,
+      this.attachments,
     ];
     const synced = await Promise.all(informers.map((informer) => informer.waitForSync()));
     if (!synced.every(Boolean)) return;

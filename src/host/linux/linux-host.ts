@@ -31,6 +31,7 @@ import {
   type FileType,
   type Host,
   HostError,
+  type MountHolder,
   type MountInfo,
   type ProcessInfo,
   type RunOptions,
@@ -40,6 +41,7 @@ import { findCommand } from "./command-path.ts";
 import { defaultCommandSearchPath, killedProcessWatchReadsMax } from "./constants.ts";
 import { DaemonSupervisor } from "./daemons.ts";
 import { toHostError, withHostErrors } from "./errno.ts";
+import { findMountHolders } from "./mount-holders.ts";
 import { readMountInfo } from "./mount-info-reader.ts";
 import { isProcessAlive } from "./process-state.ts";
 import { runToCompletion } from "./run-command.ts";
@@ -227,6 +229,11 @@ export class LinuxHost implements Host {
 
   daemons(): Promise<ProcessInfo[]> {
     return this.daemonSupervisor.list();
+  }
+
+  /** Every process on the machine whose cwd, root, open files or mappings lie under the mount (fuser -m). */
+  mountHolders(mountPoint: string): Promise<MountHolder[]> {
+    return withHostErrors("open", "/proc", () => findMountHolders(mountPoint));
   }
 
   /** The cgroup v2 directory made for a daemon of scope "own", when one was made. */

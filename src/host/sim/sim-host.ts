@@ -18,6 +18,7 @@ import {
   type FilesystemSpace,
   type Host,
   HostError,
+  type MountHolder,
   type MountInfo,
   type ProcessInfo,
   type RunOptions,
@@ -40,6 +41,18 @@ import type { RbdClientInstance } from "./world/rbd-cluster.ts";
 /** A busy holder on a mount (an open file, a process's working directory): umount fails until released. */
 export interface MountHold {
   readonly mountPoint: string;
+  /** The holding process, as mountHolders names it. */
+  readonly holder: MountHolder;
+  release(): void;
+}
+
+/** The command line of a holder when the caller names none: a shell someone left in the directory. */
+const defaultHolderCommand = "sh";
+
+interface HeldPath {
+  holder: MountHolder;
+  /** The path held (its mount's point or below), compared by path as on a real node. */
+  path: string;
   release(): void;
 }
 
@@ -47,6 +60,8 @@ export class SimHost implements Host {
   private readonly kernel: SimKernel;
   private readonly installed: Set<string>;
   private readonly commandLatencyMs = new Map<string, number>();
+  /** Holders by boot: a reboot ends every process, so a new boot starts with none. */
+  private readonly heldPaths = new WeakMap<BootState, Map<number, HeldPath>>();
 
   constructor(
     readonly nodeName: string,
@@ -197,11 +212,15 @@ export class SimHost implements Host {
   }
 
   async isProcessAlive(pid: number): Promise<boolean> {
-    return this.running("kill", String(pid)).processes.isAlive(pid);
+    const state = this.running("kill", String(pid));
+    return state.processes.isAlive(pid) || this.heldPaths.get(state)?.has(pid) === true;
   }
 
+  /** A holder of a busy mount killed lets go of it, as its process would. */
   async killProcess(pid: number): Promise<void> {
-    this.running("kill", String(pid)).processes.kill(pid);
+    const state = this.running("kill", String(pid));
+    this.heldPaths.get(state)?.get(pid)?.release();
+    state.processes.kill(pid);
   }
 
   async daemons(): Promise<ProcessInfo[]> {
@@ -241,24 +260,41 @@ export class SimHost implements Host {
     return this.running("kill", "agent scope").processes.killScope("agent", agent);
   }
 
-  /** Something on the node keeps the mount holding `path` busy (an open file, a leaked mount namespace). */
-  async holdMountBusy(path: string): Promise<MountHold> {
+  /**
+   * Something on the node keeps the mount holding `path` busy (an open file, a leaked mount
+   * namespace): a process running `command` with its working directory at `path`.
+   */
+  async holdMountBusy(path: string, command: string = defaultHolderCommand): Promise<MountHold> {
     const state = this.running("open", path);
     const location = await state.walker.walk(path, "open", state.lifetime, {
       followLast: true,
       skipFinalAccessCheck: true,
     });
     const mount = location.mount;
-    mount.busyHolders++;
+    const holder: MountHolder = { pid: state.processes.allocatePid(), command };
+    const held = this.heldPaths.get(state) ?? new Map<number, HeldPath>();
+    this.heldPaths.set(state, held);
     let released = false;
-    return {
-      mountPoint: mount.mountPoint,
-      release: () => {
-        if (released) return;
-        released = true;
-        mount.busyHolders--;
-      },
+    const release = () => {
+      if (released) return;
+      released = true;
+      held.delete(holder.pid);
+      mount.busyHolders--;
     };
+    held.set(holder.pid, { holder, path: posix.normalize(path), release });
+    mount.busyHolders++;
+    return { mountPoint: mount.mountPoint, holder, release };
+  }
+
+  /** The holders put in place by holdMountBusy at or under `mountPoint`, in pid order (fuser -m by path). */
+  async mountHolders(mountPoint: string): Promise<MountHolder[]> {
+    const state = this.running("open", "/proc");
+    const point = posix.normalize(mountPoint).replace(/(?<=.)\/+$/, "");
+    const under = (path: string) => path === point || path.startsWith(point === "/" ? "/" : `${point}/`);
+    return [...(this.heldPaths.get(state)?.values() ?? [])]
+      .filter((held) => under(held.path))
+      .map((held) => ({ ...held.holder }))
+      .sort((a, b) => a.pid - b.pid);
   }
 
   /**

@@ -32,6 +32,11 @@ export class ProcessTable {
     return process;
   }
 
+  /** A pid for a process the node runs that the table does not manage (a shell holding a mount). */
+  allocatePid(): number {
+    return this.nextPid++;
+  }
+
   get(pid: number): SimProcess | undefined {
     return this.processes.get(pid);
   }

@@ -145,6 +145,12 @@ const mountBusyParams: readonly FaultParam[] = [
     required: false,
     description: "The volume's name in the pod's `spec.volumes`; with `pod`.",
   },
+  {
+    name: "command",
+    type: "string",
+    required: false,
+    description: "The command line of the holding process, as `fuser -m` would name it (default `sh`).",
+  },
 ];
 
 export const mountBusy: FaultDefinition = {
@@ -167,7 +173,7 @@ export const mountBusy: FaultDefinition = {
     const holds = heldMounts.get(cluster) ?? new Map<string, MountHold>();
     heldMounts.set(cluster, holds);
     if (holds.has(key)) throw args.error(`the mount at "${path}" on node "${node}" is already held`);
-    holds.set(key, await host.holdMountBusy(path));
+    holds.set(key, await host.holdMountBusy(path, args.optionalString("command")));
   },
   async heal(cluster, params) {
     const key = holdKeyOf(new FaultArgs(mountBusy, params));
