@@ -58,3 +58,30 @@ export function isMountPreConditionFailed(err: unknown): err is MountPreConditio
 export function isOperationFinishedError(err: unknown): boolean {
   return !isUncertainProgressError(err) && !isTransientOperationFailure(err);
 }
+
+/**
+ * NodeExpandVolume answered FailedPrecondition: the volume cannot grow on this node now (in use, and
+ * the driver expands offline only). Kubernetes does not retry it here until the volume is mounted again.
+ */
+export class FailedPreconditionError extends Error {
+  constructor(message: string, options: VolumeErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "FailedPreconditionError";
+  }
+}
+
+/** The size asked for cannot be had (InvalidArgument, OutOfRange, NotFound): the claim is NodeResizeInfeasible. */
+export class InfeasibleError extends Error {
+  constructor(message: string, options: VolumeErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "InfeasibleError";
+  }
+}
+
+/** The plugin cannot do this at all (a CSI driver without the EXPAND_VOLUME node capability). */
+export class OperationNotSupportedError extends Error {
+  constructor(message: string, options: VolumeErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "OperationNotSupportedError";
+  }
+}

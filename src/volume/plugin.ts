@@ -142,6 +142,34 @@ export interface BlockVolumePlugin extends VolumePlugin {
   constructBlockVolumeSpec(podUID: string, volumeName: string, mapPath: string): Promise<VolumeSpec>;
 }
 
+/** What the kubelet passes NodeExpand (Kubernetes' NodeResizeOptions). */
+export interface NodeResizeOptions {
+  volumeSpec: VolumeSpec;
+  /** The attached device (block volumes are grown through it). */
+  devicePath: string;
+  /** The pod's volume path (`getPath()` of the mounter): NodeExpandVolume's `volume_path`. */
+  deviceMountPath: string;
+  /** The per-node staging path, "" for plugins without one. */
+  deviceStagePath: string;
+  /** The size the filesystem must grow to, in bytes. */
+  newSizeBytes: bigint;
+  /** The size the claim reported before (its `status.capacity`), in bytes. */
+  oldSizeBytes: bigint;
+}
+
+/** A plugin that grows a volume's filesystem on the node (Kubernetes' NodeExpandableVolumePlugin). */
+export interface NodeExpandableVolumePlugin extends VolumePlugin {
+  /** True when the kubelet must call `nodeExpand` after the volume grew on the storage side. */
+  requiresFSResize(): boolean;
+  /** Grows the filesystem; true when done. Throws the classes of `errors.ts` (FailedPrecondition, Infeasible, ...). */
+  nodeExpand(options: NodeResizeOptions): Promise<boolean>;
+}
+
+export function isNodeExpandablePlugin(plugin: VolumePlugin): plugin is NodeExpandableVolumePlugin {
+  const candidate = plugin as Partial<NodeExpandableVolumePlugin>;
+  return typeof candidate.nodeExpand === "function" && typeof candidate.requiresFSResize === "function";
+}
+
 export function isDeviceMountablePlugin(plugin: VolumePlugin): plugin is DeviceMountableVolumePlugin {
   const candidate = plugin as Partial<DeviceMountableVolumePlugin>;
   return typeof candidate.canDeviceMount === "function" && typeof candidate.newDeviceMounter === "function";

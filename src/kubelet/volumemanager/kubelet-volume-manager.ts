@@ -109,6 +109,12 @@ export class KubeletVolumeManager implements VolumeManager {
       node,
       ...(options.cachedNode === undefined ? {} : { cachedNode: options.cachedNode }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      claims: {
+        get: (namespace, name) => client.persistentVolumeClaims.get(namespace, name),
+        writeStatus: async (claim, status) => {
+          await client.persistentVolumeClaims.updateStatus({ ...claim, status });
+        },
+      },
     });
     if (options.metrics !== undefined) {
       volumeManagerTotalVolumesGauge(options.metrics, {

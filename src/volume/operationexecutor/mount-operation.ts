@@ -1,15 +1,16 @@
 /**
  * `volume_mount` for a filesystem volume (spec §3.5): find the plugin, check node affinity, mount
  * options and ReadWriteOncePod, wait for the attach, mount the device once per node, set the pod's
- * volume up. Every step is idempotent (§4.6): after an uncertain result the whole operation runs
+ * volume up, then grow its filesystem if the claim grew meanwhile. Every step is idempotent (§4.6): after an uncertain result the whole operation runs
  * again. A failure becomes a `FailedMount` event on the pod and leaves the ASW as `error-state.ts`
  * says; a ReadWriteOncePod conflict is a precondition failure (retried without backoff).
  */
 import { MountPreConditionFailed } from "../errors.ts";
-import type { VolumeMounter, VolumePlugin } from "../plugin.ts";
+import { isNodeExpandablePlugin, type VolumeMounter, type VolumePlugin } from "../plugin.ts";
 import { checkNodeAffinity } from "../util/node-affinity.ts";
 import { markDeviceErrorState, markVolumeErrorState } from "./error-state.ts";
 import type { OperationFunc } from "./nested-pending-operations.ts";
+import { expandVolumeDuringMount } from "./node-expand-operation.ts";
 import { type OperationContext, VolumeEventReason } from "./operation-context.ts";
 import { step } from "./operation-step.ts";
 import { mountSubject } from "./subjects.ts";
@@ -96,7 +97,50 @@ async function mountDeviceIfNeeded(
   );
 }
 
-async function setUp(request: MountRequest, mounter: VolumeMounter, subject: VolumeMessageSubject): Promise<void> {
+/**
+ * expandVolumeDuringMount: a claim grown while no pod used it (or while its driver could not grow
+ * it in use) gets its filesystem grown now, after SetUp and before the pod may use it. A failure
+ * leaves the mount uncertain, so the pod does not start and teardown still happens.
+ */
+async function expandAfterSetUp(
+  context: OperationContext,
+  request: MountRequest,
+  mounter: VolumeMounter,
+  options: MarkVolumeOptions,
+  subject: VolumeMessageSubject,
+): Promise<void> {
+  const { volume, asw } = request;
+  const spec = volume.volumeSpec;
+  const plugin = context.plugins.findPluginBySpec(spec);
+  // Only the kubelet (which has claim access) mounts; only claims of plugins that grow filesystems.
+  if (context.claims === undefined || spec.persistentVolume === undefined) return;
+  if (!isNodeExpandablePlugin(plugin) || !plugin.requiresFSResize()) return;
+  try {
+    const deviceMountable = context.plugins.findDeviceMountablePluginBySpec(spec);
+    const deviceStagePath =
+      deviceMountable === undefined ? "" : await deviceMountable.newDeviceMounter().getDeviceMountPath(spec);
+    const resizeOptions = {
+      volumeSpec: spec,
+      devicePath: volume.devicePath,
+      deviceMountPath: mounter.getPath(),
+      deviceStagePath,
+      oldSizeBytes: 0n,
+      newSizeBytes: 0n,
+    };
+    const result = await expandVolumeDuringMount(context, { volume, plugin, asw, options: resizeOptions });
+    if (result.done && result.sizeBytes > 0n) asw.markVolumeAsResized(volume.volumeName, result.sizeBytes);
+  } catch (err) {
+    asw.markVolumeMountAsUncertain(options);
+    throw new VolumeOperationError("MountVolume.Setup failed while expanding volume", subject, err);
+  }
+}
+
+async function setUp(
+  context: OperationContext,
+  request: MountRequest,
+  mounter: VolumeMounter,
+  subject: VolumeMessageSubject,
+): Promise<void> {
   const { volume, asw } = request;
   const options: MarkVolumeOptions = {
     podName: volume.podName,
@@ -114,6 +158,7 @@ async function setUp(request: MountRequest, mounter: VolumeMounter, subject: Vol
     markVolumeErrorState(asw, options, err);
     throw new VolumeOperationError("MountVolume.SetUp failed", subject, err);
   }
+  await expandAfterSetUp(context, request, mounter, options, subject);
   await step("MountVolume.MarkVolumeAsMounted failed", subject, () => asw.markVolumeAsMounted(options));
 }
 
@@ -130,7 +175,7 @@ export function mountOperation(context: OperationContext, request: MountRequest)
         plugin.newMounter(volume.volumeSpec, volume.pod),
       );
       await mountDeviceIfNeeded(context, request, subject);
-      await setUp(request, mounter, subject);
+      await setUp(context, request, mounter, subject);
     } catch (err) {
       if (err instanceof VolumeOperationError) {
         context.recorder.event(volume.pod, "Warning", VolumeEventReason.failedMount, err.eventMessage);

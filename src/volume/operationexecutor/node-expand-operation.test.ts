@@ -1,27 +1,42 @@
 /**
- * The kubelet's NodeExpandVolume for a mounted claim: the claim it leaves and the events the pod
- * shows, on success, on an infeasible size and on a transient failure.
+ * The kubelet's node expansion of a claim: the claim it leaves and the events the pod and the
+ * claim show — on success, on a read-only use, on an infeasible size, on a transient failure and
+ * when the driver cannot grow the volume while it is in use.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Pod } from "kubernetes-types/core/v1.js";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
-import { CsiError } from "../../csi/grpc/errors.ts";
+import { Logger, MemorySink } from "../../runtime/logger.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
-import { type ClaimStatusAccess, nodeExpandVolume } from "./node-expand-operation.ts";
+import { FailedPreconditionError, InfeasibleError } from "../errors.ts";
+import type { NodeExpandableVolumePlugin, NodeResizeOptions } from "../plugin.ts";
+import type { VolumePluginManager } from "../plugin-manager.ts";
+import { VolumeSpec } from "../spec.ts";
+import { expandVolumeDuringMount, nodeExpandVolume } from "./node-expand-operation.ts";
+import type { OperationContext } from "./operation-context.ts";
+import { RecordingActualState } from "./testing/recording-actual-state.ts";
 
-const pod: Pod = { metadata: { name: "web", namespace: "default", uid: "uid-1" } };
-
-const volume: PersistentVolume = {
-  apiVersion: "v1",
-  kind: "PersistentVolume",
-  metadata: { name: "pv-1" },
-  spec: { capacity: { storage: "2Gi" }, claimRef: { namespace: "default", name: "data" } },
+const pod: Pod = {
+  kind: "Pod",
+  metadata: { name: "web", namespace: "default", uid: "uid-1" },
+  spec: { nodeName: "node-1", containers: [] },
 };
+const gi = 1024n ** 3n;
+
+function volume(): PersistentVolume {
+  return {
+    metadata: { name: "pv-1" },
+    spec: {
+      capacity: { storage: "2Gi" },
+      claimRef: { namespace: "default", name: "data" },
+      csi: { driver: "disk.csi.kvol.io", volumeHandle: "v1" },
+    },
+  };
+}
 
 function pendingClaim(): PersistentVolumeClaim {
   return {
-    apiVersion: "v1",
     kind: "PersistentVolumeClaim",
     metadata: { name: "data", namespace: "default" },
     spec: { volumeName: "pv-1", resources: { requests: { storage: "2Gi" } } },
@@ -35,88 +50,135 @@ function pendingClaim(): PersistentVolumeClaim {
   };
 }
 
-function harness(expand: (bytes: bigint) => Promise<void>) {
+function harness(expand: (options: NodeResizeOptions) => Promise<void>, readOnly = false) {
   let stored = pendingClaim();
-  const writes: string[] = [];
-  const events: { type: string; reason: string; message: string; pod: string | undefined }[] = [];
+  const events: string[] = [];
   const requested: bigint[] = [];
-  const claims: ClaimStatusAccess = {
-    get: async () => stored,
-    writeStatus: async (claim, status) => {
-      writes.push(status.allocatedResourceStatuses?.storage ?? "(none)");
-      stored = { ...claim, status };
+  const clock = new VirtualClock();
+  const context: OperationContext = {
+    plugins: {} as VolumePluginManager,
+    nodes: { get: async () => ({}) },
+    clock,
+    logger: new Logger({ clock, sink: new MemorySink() }),
+    recorder: {
+      event: (object, type, reason, message) => events.push(`${object.kind} ${type} ${reason} ${message}`),
+    },
+    claims: {
+      get: async () => stored,
+      writeStatus: async (claim, status) => {
+        stored = { ...claim, kind: "PersistentVolumeClaim", status };
+      },
     },
   };
-  const run = () =>
-    nodeExpandVolume({
+  const plugin = {
+    name: "kubernetes.io/csi",
+    requiresFSResize: () => true,
+    nodeExpand: async (options: NodeResizeOptions) => {
+      requested.push(options.newSizeBytes);
+      await expand(options);
+      return true;
+    },
+  } as unknown as NodeExpandableVolumePlugin;
+  const asw = new RecordingActualState();
+  const spec = VolumeSpec.fromPersistentVolume(volume(), readOnly);
+  const expansion = {
+    volume: {
+      volumeName: "kubernetes.io/csi/disk.csi.kvol.io^v1",
+      podName: "uid-1",
       pod,
-      volume,
-      nodeName: "node-1",
-      subject: { specName: "pv-1", details: '(UniqueName: "kubernetes.io/csi/disk^v1") pod "web" (UID: "uid-1")' },
-      claims,
-      expander: {
-        nodeExpand: (bytes) => {
-          requested.push(bytes);
-          return expand(bytes);
-        },
-      },
-      recorder: {
-        event: (object, type, reason, message) => events.push({ type, reason, message, pod: object.metadata?.name }),
-      },
-      clock: new VirtualClock(),
-    });
-  return { run, claim: () => stored, writes, events, requested };
+      volumeSpec: spec,
+      outerVolumeSpecName: "data",
+      pluginIsAttachable: true,
+      pluginIsDeviceMountable: true,
+      devicePath: "",
+      reportedInUse: true,
+    },
+    plugin,
+    asw,
+    options: {
+      volumeSpec: spec,
+      devicePath: "",
+      deviceMountPath: "/pods/uid-1/mount",
+      deviceStagePath: "/globalmount",
+      oldSizeBytes: gi,
+      newSizeBytes: 2n * gi,
+    },
+  };
+  return {
+    online: () => nodeExpandVolume(context, expansion),
+    duringMount: () => expandVolumeDuringMount(context, expansion),
+    claim: () => stored,
+    events,
+    requested,
+    asw,
+  };
 }
 
-describe("kubelet NodeExpandVolume", () => {
-  it("grows to the PV's size, then the claim shows it with no resize condition or status left", async () => {
+const success = 'MountVolume.NodeExpandVolume succeeded for volume "pv-1" node-1';
+
+describe("kubelet node expansion", () => {
+  it("grows to the allocated size; the claim shows 2Gi with no condition or status; both get FileSystemResizeSuccessful", async () => {
     const h = harness(() => Promise.resolve());
-    assert.equal(await h.run(), true);
+    assert.deepEqual(await h.online(), { done: true, sizeBytes: 2n * gi });
     assert.deepEqual(h.requested, [2147483648n]);
-    assert.deepEqual(h.writes, ["NodeResizeInProgress", "(none)"]);
     assert.deepEqual(h.claim().status?.capacity, { storage: "2Gi" });
     assert.equal(h.claim().status?.conditions, undefined);
+    assert.equal(h.claim().status?.allocatedResourceStatuses, undefined);
     assert.deepEqual(h.events, [
-      {
-        type: "Normal",
-        reason: "FileSystemResizeSuccessful",
-        message: 'MountVolume.NodeExpandVolume succeeded for volume "pv-1" node-1',
-        pod: "web",
-      },
+      `Pod Normal FileSystemResizeSuccessful ${success}`,
+      `PersistentVolumeClaim Normal FileSystemResizeSuccessful ${success}`,
     ]);
-    assert.equal(await h.run(), false, "a second pass finds nothing left to grow");
+    assert.deepEqual(await h.duringMount(), { done: true, sizeBytes: 2n * gi }, "a later mount finds nothing to grow");
+    assert.equal(h.requested.length, 1);
   });
 
-  it("an OutOfRange answer makes the claim NodeResizeInfeasible and the pod shows VolumeResizeFailed", async () => {
+  it("a read-only use is not grown: FileSystemResizeFailed on the pod and the claim", async () => {
+    const h = harness(() => Promise.resolve(), true);
+    await h.duringMount();
+    const message = 'MountVolume.NodeExpandVolume failed for volume "pv-1" requested read-only file system';
+    assert.deepEqual(h.events, [
+      `Pod Warning FileSystemResizeFailed ${message}`,
+      `PersistentVolumeClaim Warning FileSystemResizeFailed ${message}`,
+    ]);
+    assert.deepEqual(h.requested, []);
+  });
+
+  it("an infeasible size makes the claim NodeResizeInfeasible with the driver's error", async () => {
     const h = harness(async () => {
-      throw new CsiError("OutOfRange", "too big");
+      throw new InfeasibleError("Expander.NodeExpand failed to expand the volume : too big");
     });
-    await assert.rejects(h.run(), /MountVolume.NodeExpandVolume failed for volume "pv-1" \(UniqueName/);
+    await assert.rejects(h.online(), /too big/);
     assert.deepEqual(h.claim().status?.allocatedResourceStatuses, { storage: "NodeResizeInfeasible" });
     assert.deepEqual(h.claim().status?.capacity, { storage: "1Gi" });
     const condition = h.claim().status?.conditions?.find((c) => c.type === "NodeResizeError");
-    assert.equal(condition?.message, "failed to expand pvc with rpc error: code = OutOfRange desc = too big");
-    assert.deepEqual(h.events, [
-      {
-        type: "Warning",
-        reason: "VolumeResizeFailed",
-        message: 'MountVolume.NodeExpandVolume failed for volume "pv-1" : rpc error: code = OutOfRange desc = too big',
-        pod: "web",
-      },
-    ]);
-    assert.equal(await h.run(), false, "an infeasible size is not retried until the request changes");
+    assert.equal(
+      condition?.message,
+      "failed to expand pvc with Expander.NodeExpand failed to expand the volume : too big",
+    );
+    assert.deepEqual(await h.online(), { done: false, sizeBytes: gi }, "not retried until the request changes");
   });
 
-  it("a transient failure leaves NodeResizeInProgress and is retried", async () => {
+  it("a transient failure keeps NodeResizeInProgress, no condition, and the retry finishes", async () => {
     let fail = true;
     const h = harness(async () => {
-      if (fail) throw new CsiError("Unavailable", "driver restarting");
+      if (fail) throw new Error("driver busy");
     });
-    await assert.rejects(h.run());
+    await assert.rejects(h.online(), /driver busy/);
     assert.deepEqual(h.claim().status?.allocatedResourceStatuses, { storage: "NodeResizeInProgress" });
     fail = false;
-    assert.equal(await h.run(), true);
+    assert.equal((await h.online()).done, true);
     assert.deepEqual(h.claim().status?.capacity, { storage: "2Gi" });
     assert.equal(h.claim().status?.conditions, undefined, "NodeResizeError is cleared with the rest");
+  });
+
+  it("FailedPrecondition (cannot grow in use): no error, the volume is marked, the claim keeps FileSystemResizePending", async () => {
+    const h = harness(async () => {
+      throw new FailedPreconditionError("Expander.NodeExpand failed to expand the volume : offline only");
+    });
+    assert.deepEqual(await h.online(), { done: false, sizeBytes: gi });
+    assert.deepEqual([...h.asw.inUseExpansionErrors], ["kubernetes.io/csi/disk.csi.kvol.io^v1"]);
+    const types = h.claim().status?.conditions?.map((c) => c.type);
+    assert.deepEqual(types, ["FileSystemResizePending", "NodeResizeError"]);
+    assert.deepEqual(h.events, []);
   });
 });

@@ -13,7 +13,7 @@
  * Who calls what:
  * - attach/detach controller: attachVolume, detachVolume, verifyVolumesAreAttachedPerNode,
  *   isOperationPending / isOperationSafeToRetry with the keys of `attachDetachKey`.
- * - kubelet: verifyControllerAttachedVolume, mountVolume (maps Block volumes), unmountVolume
+ * - kubelet: verifyControllerAttachedVolume, mountVolume (maps Block volumes), expandInUseVolume, unmountVolume
  *   (unmaps Block volumes), unmountDevice (unmaps Block devices), and — only without a controller —
  *   attachVolume / detachVolume with verifySafeToDetach=false.
  */
@@ -25,6 +25,7 @@ import type { VolumeSpec } from "../spec.ts";
 import type { NodeVolumeContext } from "../volume-host.ts";
 import { attachOperation } from "./attach-operation.ts";
 import { detachOperation } from "./detach-operation.ts";
+import { expandInUseOperation } from "./expand-in-use-operation.ts";
 import { mapOperation } from "./map-operation.ts";
 import { mountOperation } from "./mount-operation.ts";
 import { isMultiAttachAllowed } from "./multi-attach.ts";
@@ -59,6 +60,8 @@ interface OperationExecutorOptions {
   node?: NodeVolumeContext;
   /** Kubelet only: this node from the informer (node affinity, the "not yet in node's status" pre-check). */
   cachedNode?: OperationContext["cachedNode"];
+  /** Kubelet only: live claim reads and status writes for node expansion. */
+  claims?: OperationContext["claims"];
   /** Where storage_operation_duration_seconds is observed (the component's registry). */
   metrics?: Metrics;
 }
@@ -96,6 +99,7 @@ export class OperationExecutor {
       logger: options.logger,
       ...(options.node === undefined ? {} : { node: options.node }),
       ...(options.cachedNode === undefined ? {} : { cachedNode: options.cachedNode }),
+      ...(options.claims === undefined ? {} : { claims: options.claims }),
     };
   }
 
@@ -160,6 +164,19 @@ export class OperationExecutor {
       return this.run(mountKey(volume), OperationName.map, mapOperation(this.context, request));
     if (isRemount) this.context.logger.debug("remounting volume", { volume: volume.volumeName, pod: volume.podName });
     return this.run(mountKey(volume), OperationName.mount, mountOperation(this.context, request));
+  }
+
+  /**
+   * Grows the filesystem of a mounted claim whose PV grew (`volume_fs_resize`, key (volume, "", "")).
+   * `currentSizeBytes`: the size the kubelet's ASW last recorded.
+   */
+  expandInUseVolume(
+    volume: VolumeToMount,
+    asw: ActualStateOfWorldMounterUpdater,
+    currentSizeBytes: bigint,
+  ): Error | undefined {
+    const key = { volumeName: volume.volumeName, podName: emptyPodName, nodeName: emptyNodeName };
+    return this.run(key, OperationName.fsResize, expandInUseOperation(this.context, { volume, asw, currentSizeBytes }));
   }
 
   /** Tears a pod's volume down (`volume_unmount`), or unmaps a Block one (`unmap_volume`). */

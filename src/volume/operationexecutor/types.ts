@@ -63,6 +63,8 @@ export interface VolumeToMount {
   volumeGidValue?: string;
   /** fsGroup, fsUser and size passed to SetUp. */
   mounterArgs?: MounterArgs;
+  /** The PV's size in bytes (0 or absent when not a claim): what NodeExpandVolume grows the filesystem to. */
+  desiredPersistentVolumeSizeBytes?: bigint;
 }
 
 /** A pod volume the kubelet's ASW records as mounted (or uncertain) and wants unmounted. */
@@ -133,6 +135,12 @@ export interface ActualStateOfWorldMounterUpdater {
   isVolumeReconstructed(volumeName: string, podName: string): boolean;
   /** Same for the device mount. */
   isVolumeDeviceReconstructed(volumeName: string): boolean;
+  /** NodeExpandVolume grew the filesystem to `sizeBytes`; false when the volume is unknown. */
+  markVolumeAsResized(volumeName: string, sizeBytes: bigint): boolean;
+  /** The driver cannot grow it while mounted here (FailedPrecondition): no more tries until mounted anew. */
+  markForInUseExpansionError(volumeName: string): void;
+  markVolumeExpansionFailedWithFinalError(volumeName: string): void;
+  checkVolumeInFailedExpansionWithFinalErrors(volumeName: string): boolean;
 }
 
 /** The kubelet's ASW is both. */

@@ -1,59 +1,90 @@
 /**
- * The kubelet's side of volume expansion (Kubernetes' NodeExpander, pkg/volume/util/
- * operationexecutor/node_expander.go, and MarkFSResizeFinished in resize_util.go): whether a mounted
- * claim's filesystem must grow on this node, and the claim's status once it did or could not.
+ * The kubelet's decisions about a claim's node expansion (Kubernetes' NodeExpander.runPreCheck,
+ * node_expander.go, and the recovery check of operation_generator.go), and the claim statuses it
+ * writes (MarkNodeExpansionInProgress, MarkFSResizeFinished, MarkNodeExpansionInfeasible,
+ * MarkNodeExpansionFailedCondition of resize_util.go).
  *
- * The resizer grows the PV first (spec.capacity) and leaves `NodeResizePending`; the filesystem
- * grows when the kubelet sees the PV larger than the claim's status.capacity. A claim whose resize
- * status says the node part failed as infeasible is not retried until the user lowers the request.
+ * With a resizer that tracks `allocatedResourceStatuses` (RecoverVolumeExpansionFailure) the node
+ * grows the filesystem to `allocatedResources.storage` while the status is NodeResizePending or
+ * NodeResizeInProgress (a kubelet restarted midway); a claim whose capacity already shows the size
+ * and has no status was grown elsewhere (a ReadWriteMany volume on another node): the node grows
+ * its own filesystem and writes nothing. An older resizer sets neither field: the node grows to
+ * the PV's size and writes the capacity after.
  */
-import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
+import type { PersistentVolumeClaim } from "../../api/objects.ts";
+import type { Quantity } from "../../api/quantity.ts";
 import {
+  claimAllocatedSize,
   claimCapacity,
+  claimRequestSize,
   claimResizeStatus,
   expansionFailedCondition,
   expansionFinished,
   expansionInfeasible,
   nodeResizeInProgress,
-  volumeCapacity,
 } from "../../api/storage/claim-resize-status.ts";
 
 type ClaimStatus = NonNullable<PersistentVolumeClaim["status"]>;
 
-/** What the kubelet does with a mounted claim: nothing, or NodeExpandVolume to `requiredBytes`. */
-export type NodeExpansionPlan = { kind: "none" } | { kind: "expand"; requiredBytes: bigint; newSize: string };
+/** What the kubelet does for a claim whose filesystem may need to grow to `newSize`. */
+export type NodeExpansionPlan =
+  /** Not allowed now (the resizer has not finished, or the size is infeasible): nothing to do. */
+  | { kind: "skip" }
+  /**
+   * Grow; `markInProgress`: write NodeResizeInProgress first and the capacity after;
+   * `markInfeasibleOnFailure`: the request changed since a final failure, so a new failure is infeasible.
+   */
+  | { kind: "expand"; markInProgress: boolean; writeCapacity: boolean; markInfeasibleOnFailure: boolean };
 
-/**
- * runPreCheck: expand while the PV is larger than the claim's capacity and the resize status is
- * unset (an old resizer), NodeResizePending or NodeResizeInProgress (a kubelet restarted midway).
- */
-export function planNodeExpansion(volume: PersistentVolume, claim: PersistentVolumeClaim): NodeExpansionPlan {
-  const volumeSize = volumeCapacity(volume);
-  const sizeText = volume.spec?.capacity?.storage;
-  if (volumeSize === undefined || sizeText === undefined) return { kind: "none" };
-  const capacity = claimCapacity(claim);
-  if (capacity !== undefined && capacity.compare(volumeSize) >= 0) return { kind: "none" };
-  const status = claimResizeStatus(claim);
-  if (status !== undefined && status !== "NodeResizePending" && status !== "NodeResizeInProgress") {
-    return { kind: "none" };
+/** checkForRecoveryFromExpansion: the resizer records allocatedResources or their status. */
+export function resizerTracksAllocation(claim: PersistentVolumeClaim): boolean {
+  return claimResizeStatus(claim) !== undefined || claim.status?.allocatedResources !== undefined;
+}
+
+/** The size to grow to: allocatedResources.storage for a tracking resizer, else the PV's size. */
+export function nodeExpansionTarget(claim: PersistentVolumeClaim, volumeSize: Quantity): Quantity {
+  if (!resizerTracksAllocation(claim)) return volumeSize;
+  return claimAllocatedSize(claim) ?? volumeSize;
+}
+
+/** runPreCheck, for a claim whose filesystem should grow to `newSize`. */
+export function planNodeExpansion(
+  claim: PersistentVolumeClaim,
+  newSize: Quantity,
+  failedWithFinalErrorBefore: boolean,
+): NodeExpansionPlan {
+  if (!resizerTracksAllocation(claim)) {
+    const capacity = claimCapacity(claim);
+    const grown = capacity !== undefined && capacity.compare(newSize) >= 0;
+    return { kind: "expand", markInProgress: false, writeCapacity: !grown, markInfeasibleOnFailure: false };
   }
-  return { kind: "expand", requiredBytes: volumeSize.toBytes(), newSize: sizeText };
+  const request = claimRequestSize(claim);
+  const markInfeasibleOnFailure =
+    failedWithFinalErrorBefore && (request === undefined || request.compare(newSize) !== 0);
+  const status = claimResizeStatus(claim);
+  const capacity = claimCapacity(claim);
+  if (status === undefined && capacity !== undefined && capacity.compare(newSize) >= 0) {
+    return { kind: "expand", markInProgress: false, writeCapacity: false, markInfeasibleOnFailure };
+  }
+  if (status === "NodeResizePending" || status === "NodeResizeInProgress") {
+    return { kind: "expand", markInProgress: true, writeCapacity: true, markInfeasibleOnFailure };
+  }
+  return { kind: "skip" };
 }
 
-/** Written before NodeExpandVolume when the resizer tracks the status (NodeResizeInProgress). */
-export function claimStatusBeforeNodeExpansion(claim: PersistentVolumeClaim): ClaimStatus | undefined {
-  return claimResizeStatus(claim) === undefined ? undefined : nodeResizeInProgress(claim);
+/** MarkNodeExpansionInProgress. */
+export function claimStatusBeforeNodeExpansion(claim: PersistentVolumeClaim): ClaimStatus {
+  return nodeResizeInProgress(claim);
 }
 
-/** MarkFSResizeFinished: status.capacity = the PV's size, resize conditions and status cleared. */
+/** MarkFSResizeFinished: status.capacity = the new size, resize conditions and status cleared. */
 export function claimStatusAfterNodeExpansion(claim: PersistentVolumeClaim, newSize: string): ClaimStatus {
   return expansionFinished(claim, newSize);
 }
 
 /**
- * A failed NodeExpandVolume: a final error that says the size cannot be had (gRPC OutOfRange, as
- * the kubelet's IsInfeasibleError) makes the claim NodeResizeInfeasible; any other error only adds
- * the NodeResizeError condition and leaves NodeResizeInProgress to be retried.
+ * A final NodeExpandVolume failure: an infeasible size makes the claim NodeResizeInfeasible (the
+ * user may lower the request); any other adds the NodeResizeError condition and keeps the status.
  */
 export function claimStatusAfterNodeExpansionFailure(
   claim: PersistentVolumeClaim,

@@ -8,6 +8,9 @@
  * - device: DeviceNotMounted, DeviceMountUncertain, DeviceGloballyMounted ("may be mounted" = the last two);
  * - pod mount: VolumeMountUncertain or VolumeMounted while the pod is listed (NotMounted = absent);
  * - remountRequired: set for secret/configMap/downwardAPI/projected after each pod sync.
+ * - persistentVolumeSize: the claim's size the filesystem last had on this node (its `status.capacity`
+ *   when first seen, the new size after NodeExpandVolume); a larger desired size makes a mounted
+ *   volume "resize required" until it grew, unless the driver said it cannot grow in use here.
  * Volumes found on disk after a restart are remembered in `foundDuringReconstruction` until a mount
  * succeeds, so a final mount error leaves them uncertain (and still torn down later).
  */
@@ -23,7 +26,7 @@ import type {
   MountedVolume,
   VolumeMountState,
 } from "../../../volume/operationexecutor/types.ts";
-import type { BlockVolumeMapper, VolumeMounter } from "../../../volume/plugin.ts";
+import { type BlockVolumeMapper, isNodeExpandablePlugin, type VolumeMounter } from "../../../volume/plugin.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
@@ -55,6 +58,8 @@ type PodVolumeStatus =
   | { kind: "notMounted"; devicePath: string }
   /** Mounted, but the content must be refreshed (SetUp again). */
   | { kind: "remountRequired"; devicePath: string }
+  /** Mounted, but the claim grew: its filesystem must grow (NodeExpandVolume) from `currentSizeBytes`. */
+  | { kind: "resizeRequired"; devicePath: string; currentSizeBytes: bigint }
   | { kind: "mounted"; devicePath: string };
 
 interface MountedPod {
@@ -78,6 +83,12 @@ interface AttachedVolumeEntry {
   devicePath: string;
   deviceMountPath: string;
   mountedPods: Map<string, MountedPod>;
+  /** The claim size the filesystem has on this node, in bytes; 0 while unknown. */
+  persistentVolumeSizeBytes: bigint;
+  /** The driver answered FailedPrecondition: no NodeExpandVolume while this volume stays mounted here. */
+  volumeInUseErrorForExpansion: boolean;
+  /** The last NodeExpandVolume ended with a final error (a changed request is then infeasible on this node). */
+  expansionFailedWithFinalError: boolean;
 }
 
 export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletActualStateOfWorldUpdater {
@@ -282,16 +293,67 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletA
     return true;
   }
 
+  // ---- Expansion (none throws; an unknown volume is a no-op) -----------------------------------------
+
+  /** Sets the size the filesystem has from the claim's `status.capacity`, once (InitializeClaimSize). */
+  initializeClaimSize(volumeName: string, sizeBytes: bigint): void {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined || volume.persistentVolumeSizeBytes !== 0n || sizeBytes <= 0n) return;
+    volume.persistentVolumeSizeBytes = sizeBytes;
+    this.changed();
+  }
+
+  /** NodeExpandVolume grew the filesystem to `sizeBytes` (MarkVolumeAsResized); false for an unknown volume. */
+  markVolumeAsResized(volumeName: string, sizeBytes: bigint): boolean {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined) return false;
+    volume.persistentVolumeSizeBytes = sizeBytes;
+    volume.expansionFailedWithFinalError = false;
+    this.changed();
+    return true;
+  }
+
+  /** The driver cannot grow the volume while it is mounted here: stop asking until it is mounted anew. */
+  markForInUseExpansionError(volumeName: string): void {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume === undefined || volume.volumeInUseErrorForExpansion) return;
+    volume.volumeInUseErrorForExpansion = true;
+    this.changed();
+  }
+
+  markVolumeExpansionFailedWithFinalError(volumeName: string): void {
+    const volume = this.attachedVolumes.get(volumeName);
+    if (volume !== undefined) volume.expansionFailedWithFinalError = true;
+  }
+
+  checkVolumeInFailedExpansionWithFinalErrors(volumeName: string): boolean {
+    return this.attachedVolumes.get(volumeName)?.expansionFailedWithFinalError ?? false;
+  }
+
   // ---- Queries (none throws; an unknown volume or pod reads as absent) ----------------------------
 
-  podExistsInVolume(podName: string, volumeName: string): PodVolumeStatus {
+  /** `desiredSizeBytes`: the PV's size the desired state recorded (0 when none): above the current size, a resize is required. */
+  podExistsInVolume(podName: string, volumeName: string, desiredSizeBytes = 0n): PodVolumeStatus {
     const volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined) return { kind: "notAttached" };
     const pod = volume.mountedPods.get(podName);
     const devicePath = volume.devicePath;
     if (pod === undefined || pod.volumeMountState === "VolumeMountUncertain") return { kind: "notMounted", devicePath };
     if (pod.remountRequired) return { kind: "remountRequired", devicePath };
+    if (this.volumeNeedsExpansion(volume, desiredSizeBytes)) {
+      return { kind: "resizeRequired", devicePath, currentSizeBytes: volume.persistentVolumeSizeBytes };
+    }
     return { kind: "mounted", devicePath };
+  }
+
+  /** volumeNeedsExpansion: a known, smaller size, a writable volume, and a plugin that grows filesystems. */
+  private volumeNeedsExpansion(volume: AttachedVolumeEntry, desiredSizeBytes: bigint): boolean {
+    if (volume.spec.readOnly || volume.volumeInUseErrorForExpansion) return false;
+    const current = volume.persistentVolumeSizeBytes;
+    if (current === 0n || desiredSizeBytes <= current) return false;
+    if (!this.plugins.pluginNames().includes(volume.pluginName)) return false;
+    const plugin = this.plugins.findPluginByName(volume.pluginName);
+    return isNodeExpandablePlugin(plugin) && plugin.requiresFSResize();
   }
 
   /** False while the pod's mount is mounted or uncertain (teardown still has work to do). */
@@ -372,6 +434,9 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletA
         devicePath,
         deviceMountPath: "",
         mountedPods: new Map(),
+        persistentVolumeSizeBytes: 0n,
+        volumeInUseErrorForExpansion: false,
+        expansionFailedWithFinalError: false,
       });
     }
     this.changed();

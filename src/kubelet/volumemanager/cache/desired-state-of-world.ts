@@ -33,6 +33,8 @@ interface DesiredVolume {
   /** True once the volume was listed in `node.status.volumesInUse` written by this kubelet. */
   reportedInUse: boolean;
   podsToMount: Map<string, PodToMount>;
+  /** The PV's `spec.capacity` in bytes (0 when not a claim): what the filesystem should grow to. */
+  persistentVolumeSizeBytes: bigint;
 }
 
 export class DesiredStateOfWorld extends ChangeSignalledCache {
@@ -92,6 +94,7 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
         volumeGidValue,
         reportedInUse: false,
         podsToMount: new Map(),
+        persistentVolumeSizeBytes: 0n,
       };
       this.volumes.set(volumeName, volume);
     }
@@ -120,6 +123,14 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
     const volume = this.volumes.get(volumeName);
     if (volume === undefined || !volume.podsToMount.delete(podName)) return;
     if (volume.podsToMount.size === 0) this.volumes.delete(volumeName);
+    this.changed();
+  }
+
+  /** Records the PV's size (UpdatePersistentVolumeSize); a no-op for a volume no pod wants. */
+  updatePersistentVolumeSize(volumeName: string, sizeBytes: bigint): void {
+    const volume = this.volumes.get(volumeName);
+    if (volume === undefined || volume.persistentVolumeSizeBytes === sizeBytes) return;
+    volume.persistentVolumeSizeBytes = sizeBytes;
     this.changed();
   }
 
@@ -175,6 +186,7 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
           devicePath: "",
           reportedInUse: volume.reportedInUse,
           volumeGidValue: volume.volumeGidValue,
+          desiredPersistentVolumeSizeBytes: volume.persistentVolumeSizeBytes,
         });
       }
     }

@@ -15,13 +15,15 @@
  * a pod waits for its containers or its mount to settle, or when the pod sources (or, while a volume
  * is attachable, the CSIDriver objects) cannot signal their changes.
  */
-import type { Pod } from "kubernetes-types/core/v1.js";
+import type { PersistentVolumeClaim, Pod } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../../api/client/client.ts";
+import { claimCapacity, volumeCapacity } from "../../../api/storage/claim-resize-status.ts";
 import type { Clock, Timer } from "../../../runtime/clock.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import type { Logger } from "../../../runtime/logger.ts";
 import { ParkingLoop, type PassVerdict } from "../../../runtime/parking-loop.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
+import type { VolumeSpec } from "../../../volume/spec.ts";
 import type { ActualStateOfWorld } from "../cache/actual-state-of-world.ts";
 import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import type { PodManager, PodStateProvider, SourcesReady } from "../pod-sources.ts";
@@ -158,8 +160,9 @@ export class DesiredStateOfWorldPopulator {
         continue;
       }
       try {
-        const { spec, volumeGidValue } = await volumeSpecForPod(this.options.client, pod, volume, names);
-        dsw.addPodToVolume(uid, pod, spec, volume.name, volumeGidValue);
+        const { spec, volumeGidValue, claim } = await volumeSpecForPod(this.options.client, pod, volume, names);
+        const volumeName = dsw.addPodToVolume(uid, pod, spec, volume.name, volumeGidValue);
+        this.checkVolumeFSResize(volumeName, spec, claim);
       } catch (err) {
         logger.error("Error processing volume", { pod: uid, volumeName: volume.name, error: errorMessage(err) });
         dsw.addErrorToPod(uid, errorMessage(err));
@@ -175,6 +178,21 @@ export class DesiredStateOfWorldPopulator {
       // Seen before and failing now: keep the volumes that work and retry at the next ReprocessPod.
       this.processedPods.set(uid, true);
     }
+  }
+
+  /**
+   * checkVolumeFSResize: records the PV's size as the size the pod's filesystem should have, and
+   * the claim's capacity as the size it has (once, for a volume the ASW knows). A read-only use is
+   * never grown. The PV and claim are read at each pod sync, so a grown claim is noticed at the
+   * next one (the periodic sync runs every minute).
+   */
+  private checkVolumeFSResize(volumeName: string, spec: VolumeSpec, claim: PersistentVolumeClaim | undefined): void {
+    const pv = spec.persistentVolume;
+    if (pv === undefined || claim === undefined || spec.readOnly) return;
+    const pvSize = volumeCapacity(pv);
+    if (pvSize === undefined) return;
+    this.options.dsw.updatePersistentVolumeSize(volumeName, pvSize.toBytes());
+    this.options.asw.initializeClaimSize(volumeName, claimCapacity(claim)?.toBytes() ?? 0n);
   }
 
   private findAndRemoveDeletedPods(): void {

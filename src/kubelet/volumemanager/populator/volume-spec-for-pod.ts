@@ -19,6 +19,8 @@ interface PodVolumeSpec {
   spec: VolumeSpec;
   /** The PV's gid annotation, "" when absent. */
   volumeGidValue: string;
+  /** The bound claim, for a volume that names one (its capacity tells whether the filesystem must grow). */
+  claim?: PersistentVolumeClaim;
 }
 
 /** A claim the pod names: its own claim, or the one Kubernetes creates for a generic ephemeral volume. */
@@ -124,5 +126,5 @@ export async function volumeSpecForPod(
   }
   const spec = VolumeSpec.fromPersistentVolume(pv, claim.readOnly);
   checkVolumeMode(volume.name, spec, names);
-  return { spec, volumeGidValue: pv.metadata?.annotations?.[volumeGidAnnotation] ?? "" };
+  return { spec, volumeGidValue: pv.metadata?.annotations?.[volumeGidAnnotation] ?? "", claim: pvc };
 }

@@ -4,7 +4,8 @@
  * towards the desired one through the operation executor:
  *
  * 1. unmount pod volumes no pod wants (only once ready to unmount, see below);
- * 2. attach / verify the controller's attach, then mount (or remount) what pods want;
+ * 2. attach / verify the controller's attach, then mount (or remount) what pods want, and grow the
+ *    filesystem of mounted claims whose PV grew (ExpandInUseVolume);
  * 3. unmount devices of volumes no pod uses any more, and forget them as detached;
  *    clean up volumes whose reconstruction failed;
  * 4. fix reconstructed volumes' device paths from `node.status.volumesAttached`, and once the desired
@@ -185,14 +186,29 @@ export class Reconciler {
   private mountOrAttachVolumes(): void {
     const { asw, dsw } = this.options;
     for (const desired of dsw.getVolumesToMount()) {
-      const status = asw.podExistsInVolume(desired.podName, desired.volumeName);
+      const status = asw.podExistsInVolume(
+        desired.podName,
+        desired.volumeName,
+        desired.desiredPersistentVolumeSizeBytes ?? 0n,
+      );
       if (status.kind === "notAttached") {
         this.waitForVolumeAttach(desired);
         continue;
       }
       if (status.kind === "mounted") continue;
+      if (status.kind === "resizeRequired") {
+        this.expandVolume({ ...desired, devicePath: status.devicePath }, status.currentSizeBytes);
+        continue;
+      }
       this.mountAttachedVolume({ ...desired, devicePath: status.devicePath }, status.kind === "remountRequired");
     }
+  }
+
+  /** A mounted claim whose PV grew: NodeExpandVolume while the pod runs (ExpandInUseVolume). */
+  private expandVolume(volume: VolumeToMount, currentSizeBytes: bigint): void {
+    const { asw, executor } = this.options;
+    const err = executor.expandInUseVolume(volume, asw, currentSizeBytes);
+    this.requested("operationExecutor.ExpandInUseVolume", err, { volume: volume.volumeName, pod: volume.podName });
   }
 
   private waitForVolumeAttach(volume: VolumeToMount): void {

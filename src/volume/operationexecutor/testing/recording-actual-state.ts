@@ -122,4 +122,27 @@ export class RecordingActualState implements KubeletActualStateOfWorldUpdater {
   isVolumeDeviceReconstructed(volumeName: string): boolean {
     return this.reconstructed.has(volumeName);
   }
+
+  /** Sizes recorded by markVolumeAsResized, by volume. */
+  readonly resizedBytes = new Map<string, bigint>();
+  readonly inUseExpansionErrors = new Set<string>();
+  readonly finalExpansionErrors = new Set<string>();
+
+  markVolumeAsResized(volumeName: string, sizeBytes: bigint): boolean {
+    this.resizedBytes.set(volumeName, sizeBytes);
+    this.finalExpansionErrors.delete(volumeName);
+    return true;
+  }
+
+  markForInUseExpansionError(volumeName: string): void {
+    this.inUseExpansionErrors.add(volumeName);
+  }
+
+  markVolumeExpansionFailedWithFinalError(volumeName: string): void {
+    this.finalExpansionErrors.add(volumeName);
+  }
+
+  checkVolumeInFailedExpansionWithFinalErrors(volumeName: string): boolean {
+    return this.finalExpansionErrors.has(volumeName);
+  }
 }

@@ -11,6 +11,7 @@
  *   skips the NodeStage call itself for drivers without STAGE_UNSTAGE_VOLUME, as Kubernetes does.
  * - Mounter: NodePublish to `pods/<uid>/volumes/kubernetes.io~csi/<spec>/mount`.
  * - Raw block: NodeStage / NodePublish under `plugins/kubernetes.io/csi/volumeDevices/`.
+ * - NodeExpand: NodeExpandVolume when the driver's node service has EXPAND_VOLUME (csi-expander.ts).
  * - Reconstruction reads `vol_data.json`.
  */
 
@@ -27,6 +28,8 @@ import type {
   Detacher,
   DeviceMounter,
   DeviceUnmounter,
+  NodeExpandableVolumePlugin,
+  NodeResizeOptions,
   ReconstructedVolume,
   VolumeMounter,
   VolumeUnmounter,
@@ -39,6 +42,7 @@ import { csiMessagePrefix, ephemeralLifecycleMode } from "./csi-constants.ts";
 import { type CsiPluginApi, driverSkipsAttach } from "./csi-driver-policy.ts";
 import type { CsiDriverRegistry } from "./csi-driver-registry.ts";
 import { csiInlineSource } from "./csi-ephemeral.ts";
+import { csiNodeExpand } from "./csi-expander.ts";
 import { CsiMounter, CsiUnmounter } from "./csi-mounter.ts";
 import { CsiNodeAttacher } from "./csi-node-attacher.ts";
 import type { CsiNodeContext } from "./csi-node-context.ts";
@@ -65,7 +69,10 @@ function reconstructedPersistentVolume(
   });
 }
 
-export class CsiPlugin extends PluginBase implements AttachableVolumePlugin, BlockVolumePlugin {
+export class CsiPlugin
+  extends PluginBase
+  implements AttachableVolumePlugin, BlockVolumePlugin, NodeExpandableVolumePlugin
+{
   readonly name = csiPluginName;
 
   constructor(private readonly options: CsiPluginOptions) {
@@ -128,6 +135,15 @@ export class CsiPlugin extends PluginBase implements AttachableVolumePlugin, Blo
 
   newUnmounter(specName: string, podUID: string): VolumeUnmounter {
     return new CsiUnmounter(this.context("TearDown"), specName, podUID);
+  }
+
+  /** Every CSI volume may need NodeExpandVolume; the driver's EXPAND_VOLUME capability decides at the call. */
+  requiresFSResize(): boolean {
+    return true;
+  }
+
+  nodeExpand(options: NodeResizeOptions): Promise<boolean> {
+    return csiNodeExpand(this.context("NodeExpand"), options);
   }
 
   newBlockVolumeMapper(spec: VolumeSpec, pod: Pod): BlockVolumeMapper {
