@@ -14,6 +14,9 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Metrics } from "../runtime/metrics.ts";
 import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
+import { ServerAuthorizer } from "./auth/authorizer.ts";
+import { ensureBootstrapPolicy } from "./auth/bootstrap-policy.ts";
+import { RbacAuthorizer } from "./auth/rbac-authorizer.ts";
 import { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
 import type { ControllerStates } from "./debug-endpoints.ts";
@@ -65,7 +68,7 @@ async function serve(
 ): Promise<void> {
   if (context.metrics !== undefined) countRequest(requestCounter(context.metrics), request, response);
   try {
-    const authorized = authorizeRequest(access, context, request);
+    const authorized = await authorizeRequest(access, context, request);
     if (authorized.extension !== undefined) await authorized.extension.serve(request, response, authorized.user);
     else await route(authorized.context, request, response);
     context.logger.debug("request served", { method: request.method, url: request.url, code: response.statusCode });
@@ -85,9 +88,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Service account tokens are accepted besides the configured ones.
   const tokens =
     options.authenticator === undefined ? undefined : new ServiceAccountTokens(options.clock, options.authenticator);
+  const admitted = withAdmission(options.store);
+  // With authentication comes authorization: RBAC's bootstrap roles, and its authorizer beside the node authorizer.
+  if (tokens !== undefined) await ensureBootstrapPolicy(admitted);
+  const authorizer = new ServerAuthorizer(tokens === undefined ? undefined : new RbacAuthorizer(admitted));
   const context: ServerContext = {
+    authorizer,
     ...(tokens === undefined ? {} : { tokens }),
-    store: withAdmission(options.store),
+    store: admitted,
     clock: options.clock,
     logger: options.logger,
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
@@ -100,6 +108,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   const access: AccessOptions = {
     ...(tokens === undefined ? {} : { authenticator: tokens }),
+    authorizer,
     extensions: options.extensions ?? [],
   };
   const handler: RequestListener = (request, response) => {

@@ -46,6 +46,7 @@ export interface AuthTestServer {
     token: string | undefined,
     body?: unknown,
     contentType?: string,
+    extraHeaders?: Readonly<Record<string, string>>,
   ): Promise<RawAnswer>;
   close(): Promise<void>;
 }
@@ -77,8 +78,9 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
     token: string | undefined,
     body?: unknown,
     contentType = "application/json",
+    extraHeaders: Readonly<Record<string, string>> = {},
   ): Promise<RawAnswer> => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...extraHeaders };
     if (token !== undefined) headers.Authorization = `Bearer ${token}`;
     const init: RequestInit = { method, headers };
     if (body !== undefined) {
