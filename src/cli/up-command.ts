@@ -28,9 +28,14 @@ import { StepProgress } from "./step-progress.ts";
 import { localEtcdConflict, runUpWithLocalEtcd } from "./up-etcd.ts";
 import { runUpLinux } from "./up-linux-command.ts";
 
+/** The `--audit-log-path` line of `kvol up` and `kvol server`'s usage. */
+export const auditLogUsage = `  --audit-log-path F  append every write to the API (create, update, patch, delete; refused ones
+                  too) to file F, one audit.k8s.io/v1 Event per line (level Metadata)`;
+
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
           [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s]
+          [--audit-log-path F]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -51,6 +56,7 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
                   run the provisioner and attacher for CSI driver NAME against its controller
                   socket (a driver running outside kvol); repeat for several drivers
 ${eventTtlUsage}
+${auditLogUsage}
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -103,6 +109,8 @@ export interface ClusterArguments {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** `--event-ttl`: how long an Event is kept after its last write, in seconds (Kubernetes' 1 h when absent). */
   eventTtlSeconds?: number;
+  /** `--audit-log-path`: where every write to the API is recorded, one audit.k8s.io/v1 Event a line. */
+  auditLogPath?: string;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -126,6 +134,7 @@ export const clusterOptionSpecs = {
   help: { type: "boolean", short: "h" },
   "csi-controller": { type: "string", multiple: true },
   "event-ttl": { type: "string" },
+  "audit-log-path": { type: "string" },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -138,6 +147,7 @@ export function clusterArguments(values: {
   verbose?: boolean | undefined;
   "csi-controller"?: string[] | undefined;
   "event-ttl"?: string | undefined;
+  "audit-log-path"?: string | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
@@ -152,7 +162,13 @@ export function clusterArguments(values: {
     verbose: values.verbose ?? false,
     ...(csiControllers.length === 0 ? {} : { csiControllers }),
     ...(values["event-ttl"] === undefined ? {} : { eventTtlSeconds: parseEventTtlFlag(values["event-ttl"]) }),
+    ...(values["audit-log-path"] === undefined ? {} : { auditLogPath: auditLogPathOption(values["audit-log-path"]) }),
   };
+}
+
+function auditLogPathOption(path: string): string {
+  if (path === "") throw new Error("--audit-log-path needs a file name");
+  return path;
 }
 
 export function parseUpArguments(

@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { NodeRestrictedStore } from "../admission/node-restriction.ts";
+import type { AuditSink } from "../audit/audit-log.ts";
 import type { ServerContext } from "../request-context.ts";
 import { isSelfReviewPath } from "../self-review-paths.ts";
 import type { ServerAuthorizer } from "./authorizer.ts";
@@ -31,6 +32,8 @@ export interface AccessOptions {
   /** Absent: every request is served as an administrator's (tests, a server on a private socket). */
   authenticator?: Authenticator;
   authorizer: ServerAuthorizer;
+  /** The audit log of writes; none: not audited. */
+  audit?: AuditSink;
   extensions: readonly ServerExtension[];
 }
 
@@ -44,10 +47,17 @@ interface AuthorizedRequest {
 /** Paths anyone may read, with or without credentials (a bad token is still a 401). */
 const publicPaths = new Set(["/healthz", "/livez", "/readyz", "/version"]);
 
+/** Who a request came from and is served as, filled in as soon as known (the audit log reads it, refusals included). */
+export interface RequestIdentity {
+  sender?: UserInfo;
+  user?: UserInfo;
+}
+
 export async function authorizeRequest(
   access: AccessOptions,
   context: ServerContext,
   request: IncomingMessage,
+  identity: RequestIdentity = {},
 ): Promise<AuthorizedRequest> {
   const url = new URL(request.url ?? "/", "http://apiserver");
   const pathname = url.pathname;
@@ -57,9 +67,11 @@ export async function authorizeRequest(
   const authorization = request.headers.authorization;
   if (authorization === undefined && publicPaths.has(pathname)) return { user: undefined, context };
   const sender = access.authenticator.authenticate(authorization);
+  identity.sender = sender;
   const allows = async (who: UserInfo, attributes: ReturnType<typeof requestAttributes>) =>
     (await access.authorizer.authorize(who, attributes)).allowed;
   const user = await impersonatedUser(request, sender, allows);
+  identity.user = user;
   if (extension !== undefined || isAdmin(user)) return { user, context: { ...context, user }, ...withExtension };
   // Every authenticated user may ask who it is and what it may do, as Kubernetes' basic-user role allows.
   if (isSelfReviewPath(pathname)) return { user, context: { ...context, user } };

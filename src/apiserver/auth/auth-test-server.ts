@@ -10,6 +10,7 @@ import { Logger, MemorySink } from "../../runtime/logger.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
 import { Rng } from "../../runtime/rng.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
+import type { AuditSink } from "../audit/audit-log.ts";
 import { type RunningApiServer, startApiServer } from "../server.ts";
 import type { ServerExtension } from "./access.ts";
 import { type Authenticator, StaticTokenAuthenticator } from "./token-authenticator.ts";
@@ -56,6 +57,7 @@ interface AuthTestServerOptions {
   extensions?: readonly ServerExtension[];
   /** Served on /metrics. */
   metrics?: Metrics;
+  audit?: AuditSink;
 }
 
 export async function startAuthTestServer(options: AuthTestServerOptions = {}): Promise<AuthTestServer> {
@@ -71,6 +73,7 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
     authenticator: options.authenticator ?? new StaticTokenAuthenticator(testTokens),
     ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
   });
   const call = async (
     method: string,
