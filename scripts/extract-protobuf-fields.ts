@@ -24,6 +24,7 @@ const packages: Readonly<Record<string, string>> = {
   "k8s.io/api/authorization/v1": "io.k8s.api.authorization.v1",
   "k8s.io/api/authentication/v1": "io.k8s.api.authentication.v1",
   "k8s.io/api/autoscaling/v1": "io.k8s.api.autoscaling.v1",
+  "k8s.io/api/rbac/v1": "io.k8s.api.rbac.v1",
   "k8s.io/apimachinery/pkg/apis/meta/v1": "io.k8s.apimachinery.pkg.apis.meta.v1",
 };
 

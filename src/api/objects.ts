@@ -20,6 +20,7 @@ import type {
   ServiceAccount,
 } from "kubernetes-types/core/v1.js";
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from "kubernetes-types/rbac/v1.js";
 import type {
   CSIDriver,
   CSINode,
@@ -30,6 +31,8 @@ import type {
 import type { VolumeSnapshot, VolumeSnapshotClass, VolumeSnapshotContent } from "./crd-types/snapshot/v1.ts";
 
 export type {
+  ClusterRole,
+  ClusterRoleBinding,
   ConfigMap,
   ControllerRevision,
   CSIDriver,
@@ -47,6 +50,8 @@ export type {
   PersistentVolumeClaim,
   Pod,
   ReplicaSet,
+  Role,
+  RoleBinding,
   Secret,
   Service,
   ServiceAccount,
@@ -95,6 +100,10 @@ export interface KindMap {
   VolumeSnapshot: VolumeSnapshot;
   VolumeSnapshotContent: VolumeSnapshotContent;
   VolumeSnapshotClass: VolumeSnapshotClass;
+  Role: Role;
+  ClusterRole: ClusterRole;
+  RoleBinding: RoleBinding;
+  ClusterRoleBinding: ClusterRoleBinding;
 }
 
 export type KindName = keyof KindMap;

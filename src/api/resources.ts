@@ -38,6 +38,9 @@ function resource(
   };
 }
 
+/** Role-based access control's API group. */
+export const rbacGroup = "rbac.authorization.k8s.io";
+
 export const RESOURCES: readonly ResourceType[] = [
   resource("Pod", "", "v1", "pods", { namespaced: true, hasStatus: true, shortNames: ["po"] }),
   resource("Node", "", "v1", "nodes", { namespaced: false, hasStatus: true, shortNames: ["no"] }),
@@ -92,6 +95,10 @@ export const RESOURCES: readonly ResourceType[] = [
     hasStatus: false,
     shortNames: ["vsclass", "vsclasses"],
   }),
+  resource("Role", rbacGroup, "v1", "roles", { namespaced: true, hasStatus: false }),
+  resource("ClusterRole", rbacGroup, "v1", "clusterroles", { namespaced: false, hasStatus: false }),
+  resource("RoleBinding", rbacGroup, "v1", "rolebindings", { namespaced: true, hasStatus: false }),
+  resource("ClusterRoleBinding", rbacGroup, "v1", "clusterrolebindings", { namespaced: false, hasStatus: false }),
 ];
 
 const byKind = new Map<string, ResourceType>(RESOURCES.map((r) => [r.kind, r]));

@@ -69,6 +69,7 @@ describe("aggregated discovery", () => {
       "apps",
       "coordination.k8s.io",
       "batch",
+      "rbac.authorization.k8s.io",
       "authentication.k8s.io",
       "authorization.k8s.io",
       "snapshot.storage.k8s.io",

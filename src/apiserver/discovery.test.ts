@@ -38,6 +38,7 @@ describe("discovery", () => {
       "apps",
       "coordination.k8s.io",
       "batch",
+      "rbac.authorization.k8s.io",
       "authentication.k8s.io",
       "authorization.k8s.io",
       "snapshot.storage.k8s.io",

@@ -136,8 +136,8 @@ describe("kubectl against the server", { skip: skipReason }, () => {
     ]);
     assert.equal(
       rows.filter((cells) => cells.length > 1).length,
-      29,
-      "a header, the 25 served kinds and the 3 self reviews",
+      34,
+      "a header, the 29 served kinds and the 4 reviews",
     );
   });
 

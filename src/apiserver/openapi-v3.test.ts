@@ -34,6 +34,7 @@ describe("OpenAPI v3", () => {
       "apis/apps/v1",
       "apis/batch/v1",
       "apis/coordination.k8s.io/v1",
+      "apis/rbac.authorization.k8s.io/v1",
       "apis/snapshot.storage.k8s.io/v1",
       "apis/storage.k8s.io/v1",
     ]);

@@ -7,6 +7,7 @@ import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Metrics } from "../runtime/metrics.ts";
+import type { ServerAuthorizer } from "./auth/authorizer.ts";
 import type { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { UserInfo } from "./auth/user-info.ts";
 import type { ControllerStates } from "./debug-endpoints.ts";
@@ -17,6 +18,8 @@ export interface ServerContext {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** Decides access reviews (`kubectl auth can-i`); absent: administrators and node agents only. */
+  authorizer?: ServerAuthorizer;
   /** Who sent the request; undefined when the server runs without authentication (everyone is an administrator). */
   user?: UserInfo;
   /**

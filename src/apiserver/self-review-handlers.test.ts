@@ -85,6 +85,6 @@ describe("self reviews", () => {
   it("lists the review resources in discovery", async () => {
     const { body } = await t.call("GET", "/apis/authorization.k8s.io/v1", adminToken);
     const names = (body.resources as { name: string }[]).map((r) => r.name);
-    assert.deepEqual(names, ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]);
+    assert.deepEqual(names, ["selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews"]);
   });
 });

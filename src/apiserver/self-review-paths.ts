@@ -1,7 +1,7 @@
 /**
  * The review resources a user sends about itself: SelfSubjectAccessReview and
  * SelfSubjectRulesReview (`kubectl auth can-i`), SelfSubjectReview (`kubectl auth whoami`). They
- * are create-only and stored nowhere; discovery lists them in their groups as kube-apiserver does.
+ * are create-only and stored nowhere (as is SubjectAccessReview, the same question about any user); discovery lists them in their groups as kube-apiserver does.
  */
 export interface ReviewResource {
   group: string;
@@ -9,6 +9,8 @@ export interface ReviewResource {
   plural: string;
   singular: string;
   kind: string;
+  /** About the sender itself (any authenticated user may ask); SubjectAccessReview asks about anyone, and needs RBAC's `create`. */
+  self: boolean;
 }
 
 export const selfReviewResources: readonly ReviewResource[] = [
@@ -18,6 +20,7 @@ export const selfReviewResources: readonly ReviewResource[] = [
     plural: "selfsubjectreviews",
     singular: "selfsubjectreview",
     kind: "SelfSubjectReview",
+    self: true,
   },
   {
     group: "authorization.k8s.io",
@@ -25,6 +28,7 @@ export const selfReviewResources: readonly ReviewResource[] = [
     plural: "selfsubjectaccessreviews",
     singular: "selfsubjectaccessreview",
     kind: "SelfSubjectAccessReview",
+    self: true,
   },
   {
     group: "authorization.k8s.io",
@@ -32,6 +36,15 @@ export const selfReviewResources: readonly ReviewResource[] = [
     plural: "selfsubjectrulesreviews",
     singular: "selfsubjectrulesreview",
     kind: "SelfSubjectRulesReview",
+    self: true,
+  },
+  {
+    group: "authorization.k8s.io",
+    version: "v1",
+    plural: "subjectaccessreviews",
+    singular: "subjectaccessreview",
+    kind: "SubjectAccessReview",
+    self: false,
   },
 ];
 
@@ -42,5 +55,5 @@ export function reviewResourceAt(pathname: string): ReviewResource | undefined {
 }
 
 export function isSelfReviewPath(pathname: string): boolean {
-  return reviewResourceAt(pathname) !== undefined;
+  return reviewResourceAt(pathname)?.self === true;
 }

@@ -6,6 +6,8 @@
  *   // … server.url is e.g. http://127.0.0.1:41234
  *   await server.close();
  */
+
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { withAdmission } from "../api/admission/admission-store.ts";
 import { ensureSystemNamespaces } from "../api/namespaces.ts";
@@ -13,7 +15,13 @@ import type { Store } from "../api/store/store.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Metrics } from "../runtime/metrics.ts";
-import { type AccessOptions, authorizeRequest, type ServerExtension } from "./auth/access.ts";
+import { auditEvent, isAuditedWrite } from "./audit/audit-event.ts";
+import type { AuditSink } from "./audit/audit-log.ts";
+import { type AccessOptions, authorizeRequest, type RequestIdentity, type ServerExtension } from "./auth/access.ts";
+import { ServerAuthorizer } from "./auth/authorizer.ts";
+import { ensureBootstrapPolicy } from "./auth/bootstrap-policy.ts";
+import { RbacAuthorizer } from "./auth/rbac-authorizer.ts";
+import { requestAttributes } from "./auth/request-attributes.ts";
 import { ServiceAccountTokens } from "./auth/service-account-tokens.ts";
 import type { Authenticator } from "./auth/token-authenticator.ts";
 import type { ControllerStates } from "./debug-endpoints.ts";
@@ -46,6 +54,8 @@ interface ApiServerOptions {
   controllerStates?: ControllerStates;
   /** Served on `/metrics`, with `apiserver_request_total` added (the cluster's registry). */
   metrics?: Metrics;
+  /** Where every write is recorded (`--audit-log-path`); none: no audit log. */
+  audit?: AuditSink;
 }
 
 export interface RunningApiServer {
@@ -64,8 +74,11 @@ async function serve(
   response: ServerResponse,
 ): Promise<void> {
   if (context.metrics !== undefined) countRequest(requestCounter(context.metrics), request, response);
+  const identity: RequestIdentity = {};
+  if (access.audit !== undefined && isAuditedWrite(request.method))
+    auditOnFinish(access.audit, context, identity, request, response);
   try {
-    const authorized = authorizeRequest(access, context, request);
+    const authorized = await authorizeRequest(access, context, request, identity);
     if (authorized.extension !== undefined) await authorized.extension.serve(request, response, authorized.user);
     else await route(authorized.context, request, response);
     context.logger.debug("request served", { method: request.method, url: request.url, code: response.statusCode });
@@ -79,15 +92,50 @@ async function serve(
   }
 }
 
+/** Records the request in the audit log once its response is complete (or its connection closed). */
+function auditOnFinish(
+  audit: AuditSink,
+  context: ServerContext,
+  identity: RequestIdentity,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const receivedMs = context.clock.now();
+  const given = request.headers["audit-id"];
+  const auditId = typeof given === "string" && given !== "" ? given : randomUUID();
+  response.setHeader("Audit-Id", auditId);
+  response.once("close", () => {
+    const url = new URL(request.url ?? "/", "http://apiserver");
+    const impersonated = identity.user !== identity.sender ? identity.user : undefined;
+    audit.record(
+      auditEvent({
+        auditId,
+        request,
+        attributes: requestAttributes(request.method ?? "GET", url),
+        sender: identity.sender,
+        impersonated,
+        code: response.statusCode,
+        receivedMs,
+        completedMs: context.clock.now(),
+      }),
+    );
+  });
+}
+
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   // kube-apiserver creates the system namespaces when it starts, and admits every write.
   await ensureSystemNamespaces(options.store);
   // Service account tokens are accepted besides the configured ones.
   const tokens =
     options.authenticator === undefined ? undefined : new ServiceAccountTokens(options.clock, options.authenticator);
+  const admitted = withAdmission(options.store);
+  // With authentication comes authorization: RBAC's bootstrap roles, and its authorizer beside the node authorizer.
+  if (tokens !== undefined) await ensureBootstrapPolicy(admitted);
+  const authorizer = new ServerAuthorizer(tokens === undefined ? undefined : new RbacAuthorizer(admitted));
   const context: ServerContext = {
+    authorizer,
     ...(tokens === undefined ? {} : { tokens }),
-    store: withAdmission(options.store),
+    store: admitted,
     clock: options.clock,
     logger: options.logger,
     ...(options.connectionClock === undefined ? {} : { connectionClock: options.connectionClock }),
@@ -100,6 +148,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   const access: AccessOptions = {
     ...(tokens === undefined ? {} : { authenticator: tokens }),
+    authorizer,
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
     extensions: options.extensions ?? [],
   };
   const handler: RequestListener = (request, response) => {

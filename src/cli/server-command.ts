@@ -20,7 +20,7 @@ export const serverUsage = `Usage:
   kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd-servers URL,…] [--node-tokens N1,N2…]
               [--etcd-cafile F] [--etcd-certfile F --etcd-keyfile F]
               [--csi-controller NAME=unix:///path …]
-              [--leader-elect=true|false] [--event-ttl 1h0m0s]
+              [--leader-elect=true|false] [--event-ttl 1h0m0s] [--audit-log-path F]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -44,6 +44,8 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
                      run the provisioner and attacher for CSI driver NAME against its controller
                      socket (a driver running outside kvol); repeat for several drivers
   --event-ttl D      how long an Event is kept after its last write, as a Go duration (default 1h0m0s)
+  --audit-log-path F append every write to the API (refused ones too) to file F, one
+                     audit.k8s.io/v1 Event per line (level Metadata)
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
 

@@ -28,10 +28,15 @@ import { StepProgress } from "./step-progress.ts";
 import { localEtcdConflict, runUpWithLocalEtcd } from "./up-etcd.ts";
 import { runUpLinux } from "./up-linux-command.ts";
 
+/** The `--audit-log-path` line of `kvol up` and `kvol server`'s usage. */
+export const auditLogUsage = `  --audit-log-path F  append every write to the API (create, update, patch, delete; refused ones
+                  too) to file F, one audit.k8s.io/v1 Event per line (level Metadata)`;
+
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
           [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s]
           [--max-volumes-per-node N]
+          [--audit-log-path F]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -56,6 +61,7 @@ ${eventTtlUsage}
                   the max_volumes_per_node disk.csi.kvol.io reports on each simulated node (default
                   16; 0: no limit): the kubelet writes it to the CSINode's allocatable count, and the
                   scheduler places no pod that would go over it
+${auditLogUsage}
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -110,6 +116,8 @@ export interface ClusterArguments {
   eventTtlSeconds?: number;
   /** `kvol up --max-volumes-per-node`: the bundled disk driver's NodeGetInfo max_volumes_per_node. */
   maxVolumesPerNode?: number;
+  /** `--audit-log-path`: where every write to the API is recorded, one audit.k8s.io/v1 Event a line. */
+  auditLogPath?: string;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -135,6 +143,7 @@ export const clusterOptionSpecs = {
   help: { type: "boolean", short: "h" },
   "csi-controller": { type: "string", multiple: true },
   "event-ttl": { type: "string" },
+  "audit-log-path": { type: "string" },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -147,6 +156,7 @@ export function clusterArguments(values: {
   verbose?: boolean | undefined;
   "csi-controller"?: string[] | undefined;
   "event-ttl"?: string | undefined;
+  "audit-log-path"?: string | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
@@ -161,7 +171,13 @@ export function clusterArguments(values: {
     verbose: values.verbose ?? false,
     ...(csiControllers.length === 0 ? {} : { csiControllers }),
     ...(values["event-ttl"] === undefined ? {} : { eventTtlSeconds: parseEventTtlFlag(values["event-ttl"]) }),
+    ...(values["audit-log-path"] === undefined ? {} : { auditLogPath: auditLogPathOption(values["audit-log-path"]) }),
   };
+}
+
+function auditLogPathOption(path: string): string {
+  if (path === "") throw new Error("--audit-log-path needs a file name");
+  return path;
 }
 
 export function parseUpArguments(

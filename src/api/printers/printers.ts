@@ -20,6 +20,12 @@ import {
 import { persistentVolumeClaimPrinter } from "./persistent-volume-claim-printer.ts";
 import { persistentVolumePrinter } from "./persistent-volume-printer.ts";
 import { podPrinter } from "./pod-printer.ts";
+import {
+  clusterRoleBindingPrinter,
+  clusterRolePrinter,
+  roleBindingPrinter,
+  roleObjectPrinter,
+} from "./rbac-printers.ts";
 import { endpointsPrinter, serviceAccountPrinter, servicePrinter } from "./service-printers.ts";
 import {
   volumeSnapshotClassPrinter,
@@ -59,6 +65,10 @@ const printers: PrinterTable = {
   VolumeSnapshot: volumeSnapshotPrinter,
   VolumeSnapshotContent: volumeSnapshotContentPrinter,
   VolumeSnapshotClass: volumeSnapshotClassPrinter,
+  Role: roleObjectPrinter,
+  ClusterRole: clusterRolePrinter,
+  RoleBinding: roleBindingPrinter,
+  ClusterRoleBinding: clusterRoleBindingPrinter,
 };
 
 /** The printer for objects of `kind`; NAME and AGE for a kind kvol has no printer for. */

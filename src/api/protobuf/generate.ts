@@ -42,6 +42,7 @@ const metaKinds: readonly [apiVersion: string, kind: string, message: string][] 
   ["authentication.k8s.io/v1", "SelfSubjectReview", "io.k8s.api.authentication.v1.SelfSubjectReview"],
   ["authorization.k8s.io/v1", "SelfSubjectAccessReview", "io.k8s.api.authorization.v1.SelfSubjectAccessReview"],
   ["authorization.k8s.io/v1", "SelfSubjectRulesReview", "io.k8s.api.authorization.v1.SelfSubjectRulesReview"],
+  ["authorization.k8s.io/v1", "SubjectAccessReview", "io.k8s.api.authorization.v1.SubjectAccessReview"],
 ];
 
 /**

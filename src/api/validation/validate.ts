@@ -23,6 +23,16 @@ import { validateNode, validateNodeUpdate } from "./node.ts";
 import { validatePersistentVolume, validatePersistentVolumeUpdate } from "./persistent-volume.ts";
 import { validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate } from "./persistent-volume-claim.ts";
 import { validatePod, validatePodUpdate } from "./pod.ts";
+import {
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateClusterRoleBindingUpdate,
+  validateClusterRoleUpdate,
+  validateRole,
+  validateRoleBinding,
+  validateRoleBindingUpdate,
+  validateRoleUpdate,
+} from "./rbac.ts";
 import { validateReplicaSet, validateReplicaSetUpdate } from "./replicaset.ts";
 import { validateSecret, validateSecretUpdate } from "./secret.ts";
 import { validateService, validateServiceUpdate } from "./service.ts";
@@ -73,6 +83,10 @@ const rulesByKind: Readonly<Record<KindName, KindRules>> = {
   VolumeSnapshot: { create: validateVolumeSnapshot, update: validateVolumeSnapshotUpdate },
   VolumeSnapshotContent: { create: validateVolumeSnapshotContent, update: validateVolumeSnapshotContentUpdate },
   VolumeSnapshotClass: { create: validateVolumeSnapshotClass, update: validateVolumeSnapshotClassUpdate },
+  Role: { create: validateRole, update: validateRoleUpdate },
+  ClusterRole: { create: validateClusterRole, update: validateClusterRoleUpdate },
+  RoleBinding: { create: validateRoleBinding, update: validateRoleBindingUpdate },
+  ClusterRoleBinding: { create: validateClusterRoleBinding, update: validateClusterRoleBindingUpdate },
 };
 
 /** Drops repeated causes (Kubernetes also prints each distinct message once). */

@@ -1,15 +1,23 @@
 /**
  * Who may do what, decided once per request before it is routed: the bearer token names the user
- * (401 without a known one); administrators reach the store as it is, node agents through node
- * restriction (`admission/node-restriction.ts`), and any other user is refused (403). Health
- * checks and `/version` answer without credentials, as kube-apiserver's public-info role allows.
- * Extensions (kvol's own endpoints) receive the authenticated user and decide for themselves.
+ * (401 without a known one), `Impersonate-User` may put another in its place (`impersonation.ts`),
+ * and the server's authorizers in union (`authorizer.ts`: administrators, node agents, RBAC)
+ * decide; a refusal is a 403 worded as Kubernetes words it. Node agents reach the store through
+ * node restriction (`admission/node-restriction.ts`), other users through the RBAC escalation
+ * check. Health checks and `/version` answer without credentials, as kube-apiserver's public-info
+ * role allows. Extensions (kvol's own endpoints) receive the authenticated user and decide for
+ * themselves.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError } from "../../api/errors.ts";
 import { NodeRestrictedStore } from "../admission/node-restriction.ts";
+import type { AuditSink } from "../audit/audit-log.ts";
 import type { ServerContext } from "../request-context.ts";
 import { isSelfReviewPath } from "../self-review-paths.ts";
+import type { ServerAuthorizer } from "./authorizer.ts";
+import { nodeRulesAllow } from "./authorizer.ts";
+import { forbiddenRequest } from "./forbidden.ts";
+import { impersonatedUser } from "./impersonation.ts";
+import { requestAttributes } from "./request-attributes.ts";
 import type { Authenticator } from "./token-authenticator.ts";
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
 
@@ -23,6 +31,9 @@ export interface ServerExtension {
 export interface AccessOptions {
   /** Absent: every request is served as an administrator's (tests, a server on a private socket). */
   authenticator?: Authenticator;
+  authorizer: ServerAuthorizer;
+  /** The audit log of writes; none: not audited. */
+  audit?: AuditSink;
   extensions: readonly ServerExtension[];
 }
 
@@ -36,37 +47,46 @@ interface AuthorizedRequest {
 /** Paths anyone may read, with or without credentials (a bad token is still a 401). */
 const publicPaths = new Set(["/healthz", "/livez", "/readyz", "/version"]);
 
-const verbForMethod: Readonly<Record<string, string>> = {
-  GET: "get",
-  HEAD: "get",
-  POST: "create",
-  PUT: "update",
-  PATCH: "patch",
-  DELETE: "delete",
-};
-
-/** The authorizer's refusal of a user who holds no role at all. */
-function noRole(user: UserInfo, method: string, pathname: string): ApiError {
-  const verb = verbForMethod[method] ?? method.toLowerCase();
-  return new ApiError("Forbidden", `forbidden: User "${user.name}" cannot ${verb} path "${pathname}"`);
+/** Who a request came from and is served as, filled in as soon as known (the audit log reads it, refusals included). */
+export interface RequestIdentity {
+  sender?: UserInfo;
+  user?: UserInfo;
 }
 
-export function authorizeRequest(
+export async function authorizeRequest(
   access: AccessOptions,
   context: ServerContext,
   request: IncomingMessage,
-): AuthorizedRequest {
-  const pathname = new URL(request.url ?? "/", "http://apiserver").pathname;
+  identity: RequestIdentity = {},
+): Promise<AuthorizedRequest> {
+  const url = new URL(request.url ?? "/", "http://apiserver");
+  const pathname = url.pathname;
   const extension = access.extensions.find((candidate) => candidate.handles(pathname));
   const withExtension = extension === undefined ? {} : { extension };
   if (access.authenticator === undefined) return { user: undefined, context, ...withExtension };
   const authorization = request.headers.authorization;
   if (authorization === undefined && publicPaths.has(pathname)) return { user: undefined, context };
-  const user = access.authenticator.authenticate(authorization);
+  const sender = access.authenticator.authenticate(authorization);
+  identity.sender = sender;
+  const allows = async (who: UserInfo, attributes: ReturnType<typeof requestAttributes>) =>
+    (await access.authorizer.authorize(who, attributes)).allowed;
+  const user = await impersonatedUser(request, sender, allows);
+  identity.user = user;
   if (extension !== undefined || isAdmin(user)) return { user, context: { ...context, user }, ...withExtension };
   // Every authenticated user may ask who it is and what it may do, as Kubernetes' basic-user role allows.
   if (isSelfReviewPath(pathname)) return { user, context: { ...context, user } };
+  const attributes = requestAttributes(request.method ?? "GET", url);
   const nodeName = nodeNameOf(user);
-  if (nodeName === undefined) throw noRole(user, request.method ?? "GET", pathname);
-  return { user, context: { ...context, user, store: new NodeRestrictedStore(context.store, nodeName) } };
+  // A node agent's own requests go through node restriction, which refuses in the node authorizer's words.
+  if (nodeName !== undefined && (nodeRulesAllow(attributes) || !attributes.resourceRequest)) {
+    return { user, context: { ...context, user, store: new NodeRestrictedStore(context.store, nodeName) } };
+  }
+  const decision = await access.authorizer.authorize(user, attributes);
+  if (!decision.allowed) {
+    if (nodeName !== undefined) {
+      return { user, context: { ...context, user, store: new NodeRestrictedStore(context.store, nodeName) } };
+    }
+    throw forbiddenRequest(user.name, attributes, decision.reason);
+  }
+  return { user, context: { ...context, user } };
 }

@@ -10,6 +10,7 @@ import { Logger, MemorySink } from "../../runtime/logger.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
 import { Rng } from "../../runtime/rng.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
+import type { AuditSink } from "../audit/audit-log.ts";
 import { type RunningApiServer, startApiServer } from "../server.ts";
 import type { ServerExtension } from "./access.ts";
 import { type Authenticator, StaticTokenAuthenticator } from "./token-authenticator.ts";
@@ -46,6 +47,7 @@ export interface AuthTestServer {
     token: string | undefined,
     body?: unknown,
     contentType?: string,
+    extraHeaders?: Readonly<Record<string, string>>,
   ): Promise<RawAnswer>;
   close(): Promise<void>;
 }
@@ -55,6 +57,7 @@ interface AuthTestServerOptions {
   extensions?: readonly ServerExtension[];
   /** Served on /metrics. */
   metrics?: Metrics;
+  audit?: AuditSink;
 }
 
 export async function startAuthTestServer(options: AuthTestServerOptions = {}): Promise<AuthTestServer> {
@@ -70,6 +73,7 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
     authenticator: options.authenticator ?? new StaticTokenAuthenticator(testTokens),
     ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
   });
   const call = async (
     method: string,
@@ -77,8 +81,9 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
     token: string | undefined,
     body?: unknown,
     contentType = "application/json",
+    extraHeaders: Readonly<Record<string, string>> = {},
   ): Promise<RawAnswer> => {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...extraHeaders };
     if (token !== undefined) headers.Authorization = `Bearer ${token}`;
     const init: RequestInit = { method, headers };
     if (body !== undefined) {

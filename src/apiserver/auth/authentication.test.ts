@@ -80,7 +80,10 @@ describe("bearer token authentication", () => {
     const answer = await t.call("GET", namespaces, nobodyToken);
     assert.equal(answer.status, 403);
     assert.equal(answer.body.reason, "Forbidden");
-    assert.equal(answer.body.message, 'forbidden: User "nobody" cannot get path "/api/v1/namespaces"');
+    assert.equal(
+      answer.body.message,
+      'namespaces is forbidden: User "nobody" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
   });
 
   it("picks up a token added to the token file without a restart", async () => {

@@ -1,36 +1,21 @@
 /**
- * kvol's authorizer as a question: may this user do this? The same rules the request path
- * enforces (`access.ts`, `admission/node-restriction.ts`), stated for SelfSubjectAccessReview and
- * SelfSubjectRulesReview: administrators may do everything, node agents what a kubelet needs,
- * anyone else nothing.
+ * kvol's authorizers in union, as kube-apiserver chains them (`--authorization-mode=Node,RBAC`,
+ * with `system:masters` allowed everything first): administrators may do everything; node agents
+ * what a kubelet needs (their writes further narrowed to their own objects by node restriction,
+ * `admission/node-restriction.ts`); then RBAC's roles and bindings (`rbac-authorizer.ts`).
+ * The request path (`access.ts`) and the access reviews (`kubectl auth can-i`) ask the same one.
  */
+import type { PolicyRule } from "kubernetes-types/rbac/v1.js";
+import type { Decision, RbacAuthorizer } from "./rbac-authorizer.ts";
+import { ruleAllows } from "./rbac-rules.ts";
+import type { RequestAttributes } from "./request-attributes.ts";
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
-
-interface ResourceAttributes {
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-}
-
-interface Decision {
-  allowed: boolean;
-  reason: string;
-}
-
-interface ResourceRule {
-  verbs: string[];
-  apiGroups: string[];
-  resources: string[];
-}
 
 const readVerbs = ["get", "list", "watch"];
 const writeVerbs = ["create", "update", "patch", "delete"];
 
 /** What a node agent may do, as rules (its writes are further narrowed to its own objects by node restriction). */
-const nodeRules: readonly ResourceRule[] = [
+const nodeRules: readonly PolicyRule[] = [
   {
     verbs: readVerbs,
     apiGroups: [""],
@@ -48,39 +33,43 @@ const nodeRules: readonly ResourceRule[] = [
   { verbs: ["delete"], apiGroups: [""], resources: ["pods"] },
 ];
 
-function matches(values: readonly string[], value: string): boolean {
-  return values.includes("*") || values.includes(value);
+const everything: readonly PolicyRule[] = [
+  { verbs: ["*"], apiGroups: ["*"], resources: ["*"] },
+  { verbs: ["*"], nonResourceURLs: ["*"] },
+];
+
+/** Whether the node authorizer's rules cover the request (node restriction then narrows writes). */
+export function nodeRulesAllow(attributes: RequestAttributes): boolean {
+  return attributes.resourceRequest && nodeRules.some((rule) => ruleAllows(rule, attributes));
 }
 
-function ruleAllows(rule: ResourceRule, attributes: ResourceAttributes): boolean {
-  const resource =
-    attributes.subresource === "" ? attributes.resource : `${attributes.resource}/${attributes.subresource}`;
-  return (
-    matches(rule.verbs, attributes.verb) &&
-    matches(rule.apiGroups, attributes.group) &&
-    matches(rule.resources, resource)
-  );
-}
+export class ServerAuthorizer {
+  private readonly rbac: RbacAuthorizer | undefined;
 
-/** `user` undefined: a server without authentication, where every request is an administrator's. */
-export function authorize(user: UserInfo | undefined, attributes: ResourceAttributes): Decision {
-  if (user === undefined || isAdmin(user)) return { allowed: true, reason: "" };
-  const nodeName = nodeNameOf(user);
-  if (nodeName === undefined) return { allowed: false, reason: "" };
-  if (nodeRules.some((rule) => ruleAllows(rule, attributes))) return { allowed: true, reason: "" };
-  if (attributes.resource === "secrets" && attributes.verb === "get") {
-    return { allowed: false, reason: `no relationship found between node '${nodeName}' and this object` };
+  /** Without RBAC (a server without authentication, or tests), only administrators and nodes are allowed. */
+  constructor(rbac?: RbacAuthorizer) {
+    this.rbac = rbac;
   }
-  return { allowed: false, reason: "" };
-}
 
-/** The rules a user holds (SelfSubjectRulesReview). */
-export function rulesOf(user: UserInfo | undefined): readonly ResourceRule[] {
-  if (user === undefined || isAdmin(user)) return [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }];
-  return nodeNameOf(user) === undefined ? [] : nodeRules;
-}
+  /** `user` undefined: a server without authentication, where every request is an administrator's. */
+  async authorize(user: UserInfo | undefined, attributes: RequestAttributes): Promise<Decision> {
+    if (user === undefined || isAdmin(user)) return { allowed: true, reason: "" };
+    const nodeName = nodeNameOf(user);
+    if (nodeName !== undefined && nodeRulesAllow(attributes)) return { allowed: true, reason: "" };
+    const decision =
+      this.rbac === undefined ? { allowed: false, reason: "" } : await this.rbac.authorize(user, attributes);
+    if (decision.allowed || nodeName === undefined) return decision;
+    if (attributes.resourceRequest && attributes.resource === "secrets" && attributes.verb === "get") {
+      return { allowed: false, reason: `no relationship found between node '${nodeName}' and this object` };
+    }
+    return decision;
+  }
 
-/** Whether the user may use non-resource URLs (`/healthz`, `/version`, …): administrators all of them. */
-export function allowsAllNonResourceUrls(user: UserInfo | undefined): boolean {
-  return user === undefined || isAdmin(user);
+  /** The rules a user holds in a namespace (SelfSubjectRulesReview), and what could not be resolved. */
+  async rulesOf(user: UserInfo | undefined, namespace: string): Promise<{ rules: PolicyRule[]; errors: string[] }> {
+    if (user === undefined || isAdmin(user)) return { rules: [...everything], errors: [] };
+    const own = nodeNameOf(user) === undefined ? [] : nodeRules;
+    const granted = this.rbac === undefined ? { rules: [], errors: [] } : await this.rbac.rulesOf(user, namespace);
+    return { rules: [...own, ...granted.rules], errors: granted.errors };
+  }
 }

@@ -6,6 +6,7 @@
  */
 import { ApiError, qualifiedResource } from "../../api/errors.ts";
 import type { ResourceType } from "../../api/resources.ts";
+import type { RequestAttributes } from "./request-attributes.ts";
 
 /** The API verb of a request, as authorizers name it. */
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
@@ -36,5 +37,24 @@ export function notAuthorized(request: DeniedRequest): ApiError {
     type,
     name,
     `User "${user}" cannot ${verb} resource "${resource}" in API group "${type.group}" ${scope}`,
+  );
+}
+
+/**
+ * An authorizer's refusal of any request, worded as kube-apiserver's forbiddenMessage: by path for
+ * a non-resource request, else by verb, resource, group and namespace; the authorizer's reason, if
+ * any, after a colon.
+ */
+export function forbiddenRequest(user: string, request: RequestAttributes, reason: string): ApiError {
+  const why = reason === "" ? "" : `: ${reason}`;
+  if (!request.resourceRequest) {
+    return new ApiError("Forbidden", `forbidden: User "${user}" cannot ${request.verb} path "${request.path}"${why}`);
+  }
+  const resource = request.subresource === "" ? request.resource : `${request.resource}/${request.subresource}`;
+  const scope = request.namespace === "" ? "at the cluster scope" : `in the namespace "${request.namespace}"`;
+  return forbidden(
+    { plural: request.resource, group: request.group },
+    request.name,
+    `User "${user}" cannot ${request.verb} resource "${resource}" in API group "${request.group}" ${scope}${why}`,
   );
 }

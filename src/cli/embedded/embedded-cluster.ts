@@ -18,6 +18,7 @@ import { EtcdBackend } from "../../api/store/etcd-backend.ts";
 import { type EtcdTlsFiles, loadEtcdTls } from "../../api/store/etcd-tls.ts";
 import { KubeStore } from "../../api/store/kube-store.ts";
 import { openSqliteStore } from "../../api/store/sqlite-store.ts";
+import { openAuditLog } from "../../apiserver/audit/audit-log.ts";
 import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
 import { reconcileKubernetesService } from "../../apiserver/kubernetes-service.ts";
 import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts";
@@ -91,6 +92,8 @@ interface EmbeddedClusterOptions {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** How long an Event is kept after its last write (`--event-ttl`); Kubernetes' 1 h by default. */
   eventTtlSeconds?: number;
+  /** Where every write to the API is recorded (`--audit-log-path`); none: no audit log. */
+  auditLogPath?: string;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -313,6 +316,11 @@ export class EmbeddedCluster {
       : real.every(clockSaveIntervalMs, () => dataDir.saveClock(clock.now()));
     undo.push(async () => clockSaver?.cancel());
     const tls = servingCertificate(options.host, real.now());
+    const audit =
+      options.auditLogPath === undefined
+        ? undefined
+        : openAuditLog(options.auditLogPath, cluster.logger.with({ component: "kube-apiserver" }), cluster.metrics);
+    if (audit !== undefined) undo.push(() => audit.flush());
     const server = await startApiServer({
       store: cluster.store,
       clock,
@@ -330,6 +338,7 @@ export class EmbeddedCluster {
       kubelets: clusterKubelets(cluster),
       controllerStates: clusterControllerStates(cluster),
       metrics: cluster.metrics,
+      ...(audit === undefined ? {} : { audit }),
     });
     undo.push(() => server.close());
     const listening = new URL(server.url);
