@@ -149,8 +149,12 @@ export class SimFilesystem {
     const ino = dir.entries.get(name);
     if (ino === undefined) return;
     deleteEntry(dir, name);
-    if (this.pins?.has(ino)) (this.orphans ??= new Set()).add(ino);
-    else this.free(ino);
+    if (!this.pins?.has(ino)) {
+      this.free(ino);
+      return;
+    }
+    this.orphans ??= new Set();
+    this.orphans.add(ino);
   }
 
   /**
@@ -158,7 +162,8 @@ export class SimFilesystem {
    * holds the inode, so unlinking its last name leaves it alive, still seen through the mount.
    */
   pin(ino: number): void {
-    const pins = (this.pins ??= new Map());
+    this.pins ??= new Map();
+    const pins = this.pins;
     pins.set(ino, (pins.get(ino) ?? 0) + 1);
   }
 
