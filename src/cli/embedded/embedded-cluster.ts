@@ -32,6 +32,9 @@ import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import type { StepProgress } from "../step-progress.ts";
+import { uiPathPrefix } from "../webui/ui-data.ts";
+import { uiEndpoint } from "../webui/ui-endpoint.ts";
+import { whyEndpoint } from "../webui/why-endpoint.ts";
 import { clusterControllerStates } from "./cluster-controller-states.ts";
 import { clusterKubelets } from "./cluster-kubelets.ts";
 import {
@@ -180,6 +183,11 @@ export class EmbeddedCluster {
     return this.server.secureUrl ?? this.server.url;
   }
 
+  /** The web UI, the administrator's token in the fragment (the page keeps it; browsers never send a fragment). */
+  get webUiUrl(): string {
+    return `${this.server.url}${uiPathPrefix}#token=${this.dataDir.ensureAdminToken()}`;
+  }
+
   /** The pace of the cluster's clock: virtual milliseconds per wall-clock millisecond. */
   get speed(): number {
     return this.pacer.speed;
@@ -310,6 +318,8 @@ export class EmbeddedCluster {
       : real.every(clockSaveIntervalMs, () => dataDir.saveClock(clock.now()));
     undo.push(async () => clockSaver?.cancel());
     const tls = servingCertificate(options.host, real.now());
+    // The why endpoint reads this server back as a client; its address is known once it listens.
+    let ownUrl = "";
     const server = await startApiServer({
       store: cluster.store,
       clock,
@@ -323,11 +333,14 @@ export class EmbeddedCluster {
       extensions: [
         faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" })),
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
+        uiEndpoint(),
+        whyEndpoint({ serverUrl: () => ownUrl, nowMs: () => real.now() }),
       ],
       kubelets: clusterKubelets(cluster),
       controllerStates: clusterControllerStates(cluster),
       metrics: cluster.metrics,
     });
+    ownUrl = server.url;
     undo.push(() => server.close());
     const listening = new URL(server.url);
     await reconcileKubernetesService(cluster.store, {
