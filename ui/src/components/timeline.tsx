@@ -54,7 +54,8 @@ export function Timeline(props: {
     const px = (event.clientX - box.left) / scale - labelWidth;
     if (px >= 0) props.onMoveTo(view.startMs + (px / plotWidth) * spanMs);
   };
-  const listed = entries.slice(-maxListed);
+  // A live cluster's newest entries first; a recording reads from the start.
+  const listed = view.mode === "live" ? entries.slice(-maxListed).reverse() : entries.slice(0, maxListed);
   return (
     <div class="timeline">
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the moment slider above is the keyboard's way to move in time */}
