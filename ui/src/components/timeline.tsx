@@ -55,7 +55,7 @@ export function Timeline(props: {
     if (px >= 0) props.onMoveTo(view.startMs + (px / plotWidth) * spanMs);
   };
   // A live cluster's newest entries first; a recording reads from the start.
-  const listed = view.mode === "live" ? entries.slice(-maxListed).reverse() : entries.slice(0, maxListed);
+  const listed = view.mode === "live" ? entries.slice(-maxListed).reverse() : entries;
   return (
     <div class="timeline">
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the moment slider above is the keyboard's way to move in time */}
