@@ -112,9 +112,21 @@ describe("web UI in Chromium", { skip: suiteSkip("web UI in Chromium", browserSk
       const timeline = await page.locator(".entries").innerText();
       assert.match(timeline, /ContainerCreating → Running/);
       assert.match(timeline, /AttachVolume\.Attach succeeded/);
-      // The administrator's link: the faults that apply to this cluster are offered.
-      await page.locator(".faults select[aria-label=fault]").waitFor({ timeout: screenTimeoutMs });
       await browser.screenshot("live-pod-running");
+    });
+
+    it("an administrator injects a fault from the page: node-3 loses power", async () => {
+      const page = browser.page;
+      const faults = page.locator(".faults");
+      await faults.locator("select[aria-label=fault]").selectOption("node-power-off", { timeout: screenTimeoutMs });
+      await faults.locator("select[aria-label=target]").selectOption({ label: "node=node-3" });
+      await faults.getByRole("button", { name: "Inject" }).click();
+      await faults.getByText("injected node-power-off node=node-3").waitFor({ timeout: screenTimeoutMs });
+      // The kubelet of node-3 is gone: its state can no longer be read.
+      await page
+        .getByText('the kubelet of node "node-3" is not running', { exact: false })
+        .first()
+        .waitFor({ timeout: screenTimeoutMs });
     });
 
     it("a page opened without a token asks for one", async () => {
