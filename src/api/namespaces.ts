@@ -1,5 +1,5 @@
 /** Namespaces Kubernetes gives a meaning to. */
-import { isAlreadyExists } from "./errors.ts";
+import { isAlreadyExists, isNotFound } from "./errors.ts";
 import type { KObject } from "./objects.ts";
 import { resourceForKind } from "./resources.ts";
 import type { Store } from "./store/store.ts";
@@ -21,6 +21,15 @@ export async function ensureSystemNamespaces(store: Store): Promise<void> {
   const type = resourceForKind("Namespace");
   if (type === undefined) throw new Error("the resource registry has no Namespace kind");
   for (const name of systemNamespaces) {
+    // Read first: a create that fails still draws a uid, which would shift a simulated cluster's names.
+    const exists = await store.get(type, "", name).then(
+      () => true,
+      (error: unknown) => {
+        if (isNotFound(error)) return false;
+        throw error;
+      },
+    );
+    if (exists) continue;
     const namespace: KObject = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
     await store.create(type, namespace).catch((error: unknown) => {
       if (!isAlreadyExists(error)) throw error;

@@ -78,7 +78,7 @@ describe("kvol sim run", () => {
     assert.equal(exitCode, 2);
     assert.match(
       stderr,
-      /^kvol sim run: name at least one scenario file\n\nUsage:\n {2}kvol sim run FILE… \[--seed N\] \[--json\] \[--until T\]\n/,
+      /^kvol sim run: name at least one scenario file\n\nUsage:\n {2}kvol sim run FILE… \[--seed N\] \[--json\] \[--until T\] \[--html OUT\.html\]\n/,
     );
   });
 

@@ -1,7 +1,7 @@
 /**
  * `kvol sim`: the simulator's sub-commands, one entry each in `simSubcommands` (loaded on demand).
  *
- *   kvol sim run FILE… [--seed N] [--json] [--until T]
+ *   kvol sim run FILE… [--seed N] [--json] [--until T] [--html OUT.html]
  *
  * `run` plays each scenario and prints its timeline and verdicts (or, with --json, one JSON
  * document; an array for several files). Exit status: 0 all passed, 1 an expectation failed or an
@@ -9,6 +9,8 @@
  */
 import { parseArgs } from "node:util";
 import { errorMessage } from "../runtime/error-message.ts";
+import type { ScenarioResult } from "../sim/runner/run-scenario.ts";
+import type { Scenario } from "../sim/scenario/model.ts";
 import { ScenarioError } from "../sim/scenario/scenario-error.ts";
 
 export interface SimSubcommand {
@@ -25,7 +27,7 @@ export const simSubcommands: ReadonlyMap<string, SimSubcommand> = new Map<string
     "run",
     {
       summary: "play scenario files and check their expectations",
-      usage: "kvol sim run FILE… [--seed N] [--json] [--until T]",
+      usage: "kvol sim run FILE… [--seed N] [--json] [--until T] [--html OUT.html]",
       run: (args) => runSimRun(args),
     },
   ],
@@ -67,6 +69,8 @@ export interface RunArguments {
   seed?: number;
   json: boolean;
   untilMs?: number;
+  /** Writes the run as one self-contained web page (the web UI with the recording inlined). */
+  html?: string;
 }
 
 /** Reads `sim run`'s arguments; a string is a usage error to print. */
@@ -80,7 +84,13 @@ export async function parseRunArguments(args: readonly string[]): Promise<RunArg
   }
   const { values, positionals } = parsed;
   if (positionals.length === 0) return "name at least one scenario file";
-  const result: RunArguments = { files: positionals, json: values.json === true };
+  if (values.html !== undefined && positionals.length > 1) return "--html writes one run: name one scenario file";
+  if (values.html === "") return "--html: name the file to write, e.g. --html incident.html";
+  const result: RunArguments = {
+    files: positionals,
+    json: values.json === true,
+    ...(values.html === undefined ? {} : { html: values.html }),
+  };
   if (values.seed !== undefined) {
     if (!/^\d+$/.test(values.seed)) return `--seed: "${values.seed}" is not a whole number`;
     result.seed = Number(values.seed);
@@ -98,8 +108,28 @@ function parseRunOptions(args: readonly string[]) {
     args: [...args],
     allowPositionals: true,
     strict: true,
-    options: { seed: { type: "string" }, until: { type: "string" }, json: { type: "boolean" } },
+    options: {
+      seed: { type: "string" },
+      until: { type: "string" },
+      json: { type: "boolean" },
+      html: { type: "string" },
+    },
   });
+}
+
+/** Plays the scenario recording what the web UI shows, and writes the page. */
+async function runAndWriteHtml(
+  scenario: Scenario,
+  file: string,
+  options: { seed?: number; untilMs?: number },
+  htmlPath: string,
+): Promise<ScenarioResult> {
+  const { recordScenario } = await import("./webui/sim-recording.ts");
+  const { writeHtmlReport } = await import("./webui/html-report.ts");
+  const { result, recording } = await recordScenario(scenario, file, options);
+  await writeHtmlReport(htmlPath, recording);
+  process.stderr.write(`kvol sim run: wrote ${htmlPath}\n`);
+  return result;
 }
 
 async function runSimRun(args: readonly string[]): Promise<number> {
@@ -122,10 +152,14 @@ async function runSimRun(args: readonly string[]): Promise<number> {
     const reports: Record<string, unknown>[] = [];
     let allPassed = true;
     for (const { file, scenario } of scenarios) {
-      const result = await runScenario(scenario, {
+      const runOptions = {
         ...(parsed.seed === undefined ? {} : { seed: parsed.seed }),
         ...(parsed.untilMs === undefined ? {} : { untilMs: parsed.untilMs }),
-      });
+      };
+      const result =
+        parsed.html === undefined
+          ? await runScenario(scenario, runOptions)
+          : await runAndWriteHtml(scenario, file, runOptions, parsed.html);
       allPassed &&= result.passed;
       const input = { scenarioName: scenario.name, file, result };
       if (parsed.json) reports.push(jsonReport(input));

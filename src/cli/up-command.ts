@@ -244,6 +244,7 @@ function banner(commandName: string, embedded: EmbeddedCluster, ephemeral: boole
     `log: ${embedded.logPath}`,
     kept,
     ...speedLines(embedded),
+    `web UI: ${embedded.webUiUrl}`,
     "",
     "Try:",
     `  export KUBECONFIG=${embedded.kubeconfigPath}`,

@@ -23,6 +23,8 @@ import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
 
 /** An endpoint served next to the Kubernetes API, after authentication. */
 export interface ServerExtension {
+  /** Served without credentials too (files that hold no cluster data, like the web UI's). */
+  readonly public?: boolean;
   handles(pathname: string): boolean;
   /** `user` is undefined only when the server runs without authentication. */
   serve(request: IncomingMessage, response: ServerResponse, user: UserInfo | undefined): Promise<void>;
@@ -66,6 +68,7 @@ export async function authorizeRequest(
   if (access.authenticator === undefined) return { user: undefined, context, ...withExtension };
   const authorization = request.headers.authorization;
   if (authorization === undefined && publicPaths.has(pathname)) return { user: undefined, context };
+  if (authorization === undefined && extension?.public === true) return { user: undefined, context, extension };
   const sender = access.authenticator.authenticate(authorization);
   identity.sender = sender;
   const allows = async (who: UserInfo, attributes: ReturnType<typeof requestAttributes>) =>

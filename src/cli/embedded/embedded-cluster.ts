@@ -34,6 +34,9 @@ import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import type { StepProgress } from "../step-progress.ts";
+import { uiPathPrefix } from "../webui/ui-data.ts";
+import { uiEndpoint } from "../webui/ui-endpoint.ts";
+import { whyEndpoint } from "../webui/why-endpoint.ts";
 import { clusterControllerStates } from "./cluster-controller-states.ts";
 import { clusterKubelets } from "./cluster-kubelets.ts";
 import {
@@ -186,6 +189,11 @@ export class EmbeddedCluster {
     return this.server.secureUrl ?? this.server.url;
   }
 
+  /** The web UI, the administrator's token in the fragment (the page keeps it; browsers never send a fragment). */
+  get webUiUrl(): string {
+    return `${this.server.url}${uiPathPrefix}#token=${this.dataDir.ensureAdminToken()}`;
+  }
+
   /** The pace of the cluster's clock: virtual milliseconds per wall-clock millisecond. */
   get speed(): number {
     return this.pacer.speed;
@@ -321,6 +329,8 @@ export class EmbeddedCluster {
         ? undefined
         : openAuditLog(options.auditLogPath, cluster.logger.with({ component: "kube-apiserver" }), cluster.metrics);
     if (audit !== undefined) undo.push(() => audit.flush());
+    // The why endpoint reads this server back as a client; its address is known once it listens.
+    let ownUrl = "";
     const server = await startApiServer({
       store: cluster.store,
       clock,
@@ -334,12 +344,15 @@ export class EmbeddedCluster {
       extensions: [
         faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" })),
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
+        uiEndpoint(),
+        whyEndpoint({ serverUrl: () => ownUrl, nowMs: () => real.now() }),
       ],
       kubelets: clusterKubelets(cluster),
       controllerStates: clusterControllerStates(cluster),
       metrics: cluster.metrics,
       ...(audit === undefined ? {} : { audit }),
     });
+    ownUrl = server.url;
     undo.push(() => server.close());
     const listening = new URL(server.url);
     await reconcileKubernetesService(cluster.store, {

@@ -2,7 +2,8 @@
  * `kvol fault` reaches the running cluster through the API server: an administrator-only endpoint
  * next to the Kubernetes API,
  *
- *   GET  /apis/kvol.io/v1alpha1/faults   the catalogue
+ *   GET  /apis/kvol.io/v1alpha1/faults   the catalogue; with `?targets=true` each fault's parameter
+ *                                        sets that apply to this cluster now (none: it cannot apply here)
  *   POST /apis/kvol.io/v1alpha1/faults   {"fault": "node-power-off", "params": {"node": "node-2"}, "heal": false}
  *
  * A POST injects the fault (or heals it) into the Cluster and answers 201 once it is in place. An
@@ -42,6 +43,8 @@ interface FaultSummary {
   kubernetesReaction: string;
   lasting: boolean;
   params: FaultDefinition["params"];
+  /** With `?targets=true`: every parameter set the fault applies to in this cluster now (the web UI offers these). */
+  targets?: FaultParams[];
 }
 
 function summary(fault: FaultDefinition): FaultSummary {
@@ -105,10 +108,16 @@ export function faultEndpoint(cluster: Cluster, logger: Logger): ServerExtension
         );
       }
       if (method === "GET") {
+        const withTargets = new URL(request.url ?? "/", "http://apiserver").searchParams.get("targets") === "true";
+        const faults = [...faultCatalogue.values()];
         sendJson(response, 200, {
           kind: "FaultList",
           apiVersion: `${faultsGroup}/${faultsVersion}`,
-          items: [...faultCatalogue.values()].map(summary),
+          items: withTargets
+            ? await Promise.all(
+                faults.map(async (fault) => ({ ...summary(fault), targets: await fault.targets(cluster) })),
+              )
+            : faults.map(summary),
         });
         return;
       }

@@ -43,6 +43,8 @@ export interface RunScenarioOptions {
   clusterOptions?: Partial<ClusterOptions>;
   /** Called with the cluster as the run ends, before it is stopped (reading its state over the API, `kvol why`). */
   atEnd?: (cluster: Cluster) => Promise<void>;
+  /** Called after every step with the run time, once the invariants held (`kvol sim run --html` records the states). */
+  afterStep?: (cluster: Cluster, runMs: number) => Promise<void>;
 }
 
 export interface ScenarioResult {
@@ -175,7 +177,7 @@ class ScenarioRun {
   constructor(
     private readonly cluster: Cluster,
     scenario: Scenario,
-    options: RunScenarioOptions,
+    private readonly options: RunScenarioOptions,
     private readonly seed: number,
     private readonly recorders: RunRecorders,
   ) {
@@ -281,6 +283,7 @@ class ScenarioRun {
       ...(writes === undefined ? {} : { writes }),
     };
     for (const tracker of this.trackers) await tracker.step(state);
+    await this.options.afterStep?.(this.cluster, this.nowMs());
   }
 
   private async result(): Promise<ScenarioResult> {
