@@ -33,6 +33,7 @@ const flags = [
   "--port",
   "--log-level",
   "--event-ttl",
+  "--max-volumes-per-node",
   "--csi-controller",
   "--server",
   "--name",

@@ -2,7 +2,9 @@
  * `kvol why` through the real CLI on a live `kvol up`: a pod whose secret does not exist waits in
  * ContainerCreating, and `kvol why pod/app` (a separate process, reading the cluster over HTTPS
  * with the kubeconfig `kvol up` wrote) names the missing secret, the kubelet's backoff and what to
- * do; `-o json` says the same. Runs with KVOL_E2E=1 or under CI=true.
+ * do; `-o json` says the same. With `--max-volumes-per-node 1`, a second pod with a claim of the
+ * default class stays Pending, and `kvol why` names the full node, 1 of 1, and what to do.
+ * Runs with KVOL_E2E=1 or under CI=true.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,6 +22,22 @@ const kvolBin = join(repoRoot, "bin", "kvol.js");
 const startTimeoutMs = 60_000;
 const waitMs = 90_000;
 const commandTimeoutMs = 60_000;
+
+/** A claim of the default class (disk.csi.kvol.io) and a pod using it. */
+function podWithClaimYaml(name: string): string {
+  return `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: ${name} }
+spec: { accessModes: [ReadWriteOnce], resources: { requests: { storage: 1Gi } } }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: ${name} }
+spec:
+  containers: [{ name: app, image: busybox:1.36, volumeMounts: [{ name: data, mountPath: /data }] }]
+  volumes: [{ name: data, persistentVolumeClaim: { claimName: ${name} } }]
+`;
+}
 
 const podYaml = `apiVersion: v1
 kind: Pod
@@ -41,7 +59,10 @@ describe("kvol why on a live kvol up", { skip: suiteSkip("kvol why on a live kvo
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "kvol-why-e2e-"));
-    kvol = new KvolProcess(["up", "--port", "0", "--nodes", "1", "--data-dir", join(dir, "data")]);
+    kvol = new KvolProcess([
+      ...["up", "--port", "0", "--nodes", "1", "--data-dir", join(dir, "data")],
+      ...["--max-volumes-per-node", "1"],
+    ]);
     const { kubeconfigPath } = await startedCluster(kvol, startTimeoutMs);
     env = { PATH: process.env.PATH ?? "", HOME: dir, KUBECONFIG: kubeconfigPath };
   });
@@ -81,5 +102,39 @@ describe("kvol why on a live kvol up", { skip: suiteSkip("kvol why on a live kvo
     const missing = await kvolCli(["why", "pod/nothing"]);
     assert.equal(missing.status, 1);
     assert.equal(missing.stderr, 'Error from server (NotFound): pods "nothing" not found\n');
+  });
+
+  it("a pod over the node's volume limit: the node, 1 of 1, and what to do", async () => {
+    const first = await kvolCli(["apply", "-f", "-"], podWithClaimYaml("first"));
+    assert.equal(first.status, 0, first.stderr);
+    await waitFor(
+      "pod first on a node",
+      async () =>
+        (await kvolCli(["why", "pod/first"])).stdout.match(/^pod default\/first: \S+.* on node /) ?? undefined,
+      waitMs,
+    );
+    const second = await kvolCli(["apply", "-f", "-"], podWithClaimYaml("second"));
+    assert.equal(second.status, 0, second.stderr);
+    const text = await waitFor(
+      "kvol why to name the full node",
+      async () => {
+        const why = await kvolCli(["why", "pod/second"]);
+        assert.equal(why.status, 0, why.stderr);
+        return why.stdout.includes("volume limit reached") ? why.stdout : undefined;
+      },
+      waitMs,
+    );
+    assert.ok(
+      text.startsWith(
+        "pod default/second: Pending, not scheduled: 0/1 nodes are available: 1 node(s) exceed max volume count.",
+      ),
+      text,
+    );
+    assert.ok(
+      text.includes("node node-1: disk.csi.kvol.io volume limit reached: 1 of 1 in use, the pod needs 1 more"),
+      text,
+    );
+    assert.ok(text.includes("· pod default/first: 1 disk.csi.kvol.io volume(s)"), text);
+    assert.ok(text.includes("Free a slot: delete or move a pod that uses disk.csi.kvol.io volumes on node-1"), text);
   });
 });

@@ -287,6 +287,27 @@ function describeMounts(get: () => { host: Host; root: string }, capabilities: H
         await host.rmdir(dir);
       });
 
+      it("statfs of a tmpfs: its size, and one more inode in use for each file or directory created", async () => {
+        const { host, root } = get();
+        const dir = `${root}/space`;
+        await host.mkdir(dir, 0o755);
+        assert.equal((await host.run("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", dir])).exitCode, 0);
+        try {
+          const before = await host.statfs(dir);
+          assert.equal(before.totalBytes, 4 * 1024 * 1024);
+          assert.ok(before.inodes > 0 && before.inodesFree < before.inodes, JSON.stringify(before));
+          await host.writeFile(`${dir}/a`, "x".repeat(8192));
+          await host.mkdir(`${dir}/b`, 0o755);
+          const after = await host.statfs(dir);
+          assert.equal(after.inodes, before.inodes);
+          assert.equal(after.inodesFree, before.inodesFree - 2);
+          assert.ok(after.usedBytes >= before.usedBytes + 8192, `${before.usedBytes} → ${after.usedBytes}`);
+          assert.equal(after.freeBytes, after.totalBytes - after.usedBytes, "tmpfs reserves no blocks for root");
+        } finally {
+          await host.run("umount", [dir]);
+        }
+      });
+
       it("rename across a mount boundary fails with EXDEV", async () => {
         const { host, root } = get();
         await host.mkdir(`${root}/m`, 0o755);

@@ -99,9 +99,18 @@ export interface FileStat {
 }
 
 /** statfs(2) of the filesystem holding a path, in bytes (free = what an unprivileged writer may still use). */
+/** What statfs(2) says of a filesystem, as Kubernetes reads it (pkg/volume/util/fs). */
 export interface FilesystemSpace {
+  /** f_blocks × f_bsize. */
   totalBytes: number;
+  /** Available to an unprivileged user: f_bavail × f_bsize. */
   freeBytes: number;
+  /** (f_blocks − f_bfree) × f_bsize: blocks reserved for root count as neither used nor available. */
+  usedBytes: number;
+  /** f_files. */
+  inodes: number;
+  /** f_ffree. */
+  inodesFree: number;
 }
 
 /** One line of /proc/self/mountinfo. */

@@ -55,7 +55,10 @@ export class WorkQueue<K extends WorkQueueKey> {
 
   constructor(options: WorkQueueOptions<K>) {
     this.name = options.name;
-    this.metrics = options.metrics === undefined ? undefined : new WorkQueueMetrics(options.metrics, options.name);
+    this.metrics =
+      options.metrics === undefined
+        ? undefined
+        : new WorkQueueMetrics(options.metrics, options.name, () => options.clock.now());
     this.clock = options.clock;
     this.rateLimiter = options.rateLimiter;
     this.maxLength = options.maxLength ?? defaultWorkQueueMaxLength;

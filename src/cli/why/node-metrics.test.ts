@@ -92,6 +92,24 @@ describe("the kubelet's /metrics through the node proxy", () => {
               metrics.text,
               /^kubelet_volume_stats_available_bytes\{namespace="default",persistentvolumeclaim="csi-s3-pvc"\} [1-9]\d*$/m,
             );
+            // One inode per 16 KiB, as a fresh ext4 has: 6,553,600 in 100 GiB, a few used by the pod's files.
+            assert.match(
+              metrics.text,
+              /^kubelet_volume_stats_inodes\{namespace="default",persistentvolumeclaim="csi-s3-pvc"\} 6553600$/m,
+            );
+            const inodesUsed = Number(
+              /^kubelet_volume_stats_inodes_used\{namespace="default",persistentvolumeclaim="csi-s3-pvc"\} (\d+)$/m.exec(
+                metrics.text,
+              )?.[1],
+            );
+            assert.ok(inodesUsed >= 2 && inodesUsed < 100, `inodes used: ${inodesUsed}`);
+            assert.match(
+              metrics.text,
+              new RegExp(
+                `^kubelet_volume_stats_inodes_free\\{namespace="default",persistentvolumeclaim="csi-s3-pvc"\\} ${6553600 - inodesUsed}$`,
+                "m",
+              ),
+            );
           },
           authenticator,
         ),

@@ -84,7 +84,13 @@ export class LinuxHost implements Host {
   statfs(path: string): Promise<FilesystemSpace> {
     return withHostErrors("statfs", path, async () => {
       const space = await statfs(path);
-      return { totalBytes: space.blocks * space.bsize, freeBytes: space.bavail * space.bsize };
+      return {
+        totalBytes: space.blocks * space.bsize,
+        freeBytes: space.bavail * space.bsize,
+        usedBytes: (space.blocks - space.bfree) * space.bsize,
+        inodes: space.files,
+        inodesFree: space.ffree,
+      };
     });
   }
 

@@ -52,6 +52,11 @@ export const nodeMemoryDefaultBytes = 8 * 1024 * 1024 * 1024;
 export const tmpfsDefaultSizeFraction = 0.5;
 /** Size statfs reports for a simulated node's root disk (its files are kept in memory, without a limit). */
 export const nodeRootDiskBytes = 100 * 1024 * 1024 * 1024;
+/**
+ * Bytes of a simulated filesystem per inode it can hold: mke2fs's default inode_ratio, so statfs
+ * of a 1 GiB volume reports 65,536 inodes, as a fresh ext4 of that size does.
+ */
+export const filesystemBytesPerInode = 16_384;
 
 /** Major device numbers (Documentation/admin-guide/devices.txt; rbd's is dynamic, 252 is typical). */
 export const scsiDiskMajor = 8;

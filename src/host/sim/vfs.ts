@@ -16,7 +16,7 @@ import {
   type PathWalker,
   requireAbsolute,
 } from "./path-walk.ts";
-import { defaultFileMode, directorySizeBytes, nodeRootDiskBytes } from "./sim-constants.ts";
+import { defaultFileMode, directorySizeBytes, filesystemBytesPerInode, nodeRootDiskBytes } from "./sim-constants.ts";
 import type { Cancellation } from "./sim-wait.ts";
 
 const permissionBits = 0o7777;
@@ -32,11 +32,22 @@ export class Vfs {
     return statOf(await this.walker.walk(path, "stat", this.lifetime(), { followLast: true }));
   }
 
-  /** A filesystem without a size limit (the root disk) is reported as a disk of nodeRootDiskBytes. */
+  /**
+   * A filesystem without a size limit (the root disk) is reported as a disk of nodeRootDiskBytes;
+   * its inodes are one per filesystemBytesPerInode, each file, directory and link using one.
+   */
   async statfs(path: string): Promise<FilesystemSpace> {
     const fs = filesystemOf(await this.walker.walk(path, "statfs", this.lifetime(), { followLast: true }));
     const totalBytes = Number.isFinite(fs.sizeLimitBytes) ? fs.sizeLimitBytes : nodeRootDiskBytes;
-    return { totalBytes, freeBytes: Math.max(0, totalBytes - fs.usedBytes) };
+    const usedBytes = Math.min(totalBytes, fs.usedBytes);
+    const inodes = Math.max(fs.inodeCount, Math.floor(totalBytes / filesystemBytesPerInode));
+    return {
+      totalBytes,
+      freeBytes: totalBytes - usedBytes,
+      usedBytes,
+      inodes,
+      inodesFree: inodes - fs.inodeCount,
+    };
   }
 
   async lstat(path: string): Promise<FileStat> {

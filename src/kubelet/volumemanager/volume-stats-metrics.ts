@@ -1,8 +1,9 @@
 /**
- * kubelet_volume_stats_capacity_bytes, _available_bytes and _used_bytes (Kubernetes'
- * pkg/kubelet/metrics/collectors/volume_stats.go): the space of each mounted volume that comes
- * from a claim, by the claim's namespace and name, read with statfs(2) of the pod's volume path at
- * each scrape. A volume whose statfs fails is left out of that scrape (as upstream leaves out a
+ * kubelet_volume_stats_capacity_bytes, _available_bytes, _used_bytes, _inodes, _inodes_free and
+ * _inodes_used (Kubernetes' pkg/kubelet/metrics/collectors/volume_stats.go): the space and inodes
+ * of each mounted volume that comes from a claim, by the claim's namespace and name, read with
+ * statfs(2) of the pod's volume path at each scrape (used bytes count the blocks not free, as
+ * Kubernetes' fs.Info does, so the root-reserved ones are in neither used nor available). A volume whose statfs fails is left out of that scrape (as upstream leaves out a
  * volume without stats).
  */
 import type { Gauge } from "prom-client";
@@ -46,7 +47,22 @@ const statsGauges = [
   {
     name: "kubelet_volume_stats_used_bytes",
     help: "Number of used bytes in the volume",
-    value: (space: FilesystemSpace) => space.totalBytes - space.freeBytes,
+    value: (space: FilesystemSpace) => space.usedBytes,
+  },
+  {
+    name: "kubelet_volume_stats_inodes",
+    help: "Maximum number of inodes in the volume",
+    value: (space: FilesystemSpace) => space.inodes,
+  },
+  {
+    name: "kubelet_volume_stats_inodes_free",
+    help: "Number of free inodes in the volume",
+    value: (space: FilesystemSpace) => space.inodesFree,
+  },
+  {
+    name: "kubelet_volume_stats_inodes_used",
+    help: "Number of used inodes in the volume",
+    value: (space: FilesystemSpace) => space.inodes - space.inodesFree,
   },
 ] as const;
 
