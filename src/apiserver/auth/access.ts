@@ -17,6 +17,7 @@ import type { ServerAuthorizer } from "./authorizer.ts";
 import { nodeRulesAllow } from "./authorizer.ts";
 import { forbiddenRequest } from "./forbidden.ts";
 import { impersonatedUser } from "./impersonation.ts";
+import { checkTokenTransport } from "./plain-http-tokens.ts";
 import { requestAttributes } from "./request-attributes.ts";
 import type { Authenticator } from "./token-authenticator.ts";
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
@@ -32,6 +33,8 @@ export interface AccessOptions {
   /** Absent: every request is served as an administrator's (tests, a server on a private socket). */
   authenticator?: Authenticator;
   authorizer: ServerAuthorizer;
+  /** Accept bearer tokens over plain HTTP from other machines too (`--insecure-http-tokens`). */
+  insecureHttpTokens?: boolean;
   /** The audit log of writes; none: not audited. */
   audit?: AuditSink;
   extensions: readonly ServerExtension[];
@@ -66,6 +69,7 @@ export async function authorizeRequest(
   if (access.authenticator === undefined) return { user: undefined, context, ...withExtension };
   const authorization = request.headers.authorization;
   if (authorization === undefined && publicPaths.has(pathname)) return { user: undefined, context };
+  checkTokenTransport(request, access.insecureHttpTokens === true);
   const sender = access.authenticator.authenticate(authorization);
   identity.sender = sender;
   const allows = async (who: UserInfo, attributes: ReturnType<typeof requestAttributes>) =>

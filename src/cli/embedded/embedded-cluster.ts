@@ -91,6 +91,8 @@ interface EmbeddedClusterOptions {
   eventTtlSeconds?: number;
   /** Where every write to the API is recorded (`--audit-log-path`); none: no audit log. */
   auditLogPath?: string;
+  /** Accept bearer tokens over plain HTTP from other machines (`--insecure-http-tokens`). */
+  insecureHttpTokens?: boolean;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -336,6 +338,7 @@ export class EmbeddedCluster {
       controllerStates: clusterControllerStates(cluster),
       metrics: cluster.metrics,
       ...(audit === undefined ? {} : { audit }),
+      ...(options.insecureHttpTokens === true ? { insecureHttpTokens: true } : {}),
     });
     undo.push(() => server.close());
     const listening = new URL(server.url);
