@@ -18,6 +18,7 @@ import { nodeRulesAllow } from "./authorizer.ts";
 import { forbiddenRequest } from "./forbidden.ts";
 import { impersonatedUser } from "./impersonation.ts";
 import { checkTokenTransport } from "./plain-http-tokens.ts";
+import { RbacEscalationStore } from "./rbac-escalation.ts";
 import { requestAttributes } from "./request-attributes.ts";
 import type { Authenticator } from "./token-authenticator.ts";
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
@@ -92,5 +93,8 @@ export async function authorizeRequest(
     }
     throw forbiddenRequest(user.name, attributes, decision.reason);
   }
-  return { user, context: { ...context, user } };
+  return {
+    user,
+    context: { ...context, user, store: new RbacEscalationStore(context.store, user, access.authorizer) },
+  };
 }
