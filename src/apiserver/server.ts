@@ -56,6 +56,8 @@ interface ApiServerOptions {
   metrics?: Metrics;
   /** Where every write is recorded (`--audit-log-path`); none: no audit log. */
   audit?: AuditSink;
+  /** Accept bearer tokens over plain HTTP from other machines (`--insecure-http-tokens`); else only over TLS or from loopback. */
+  insecureHttpTokens?: boolean;
 }
 
 export interface RunningApiServer {
@@ -150,6 +152,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(tokens === undefined ? {} : { authenticator: tokens }),
     authorizer,
     ...(options.audit === undefined ? {} : { audit: options.audit }),
+    ...(options.insecureHttpTokens === true ? { insecureHttpTokens: true } : {}),
     extensions: options.extensions ?? [],
   };
   const handler: RequestListener = (request, response) => {

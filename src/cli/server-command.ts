@@ -21,6 +21,7 @@ export const serverUsage = `Usage:
               [--etcd-cafile F] [--etcd-certfile F --etcd-keyfile F]
               [--csi-controller NAME=unix:///path …]
               [--leader-elect=true|false] [--event-ttl 1h0m0s] [--audit-log-path F]
+              [--insecure-http-tokens]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -46,6 +47,10 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --event-ttl D      how long an Event is kept after its last write, as a Go duration (default 1h0m0s)
   --audit-log-path F append every write to the API (refused ones too) to file F, one
                      audit.k8s.io/v1 Event per line (level Metadata)
+  --insecure-http-tokens
+                     accept bearer tokens over plain HTTP from other machines (by default only
+                     over HTTPS, or over plain HTTP from this machine: nodes on other machines
+                     then need this flag, or a TLS tunnel, to join with an http:// --server)
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
 

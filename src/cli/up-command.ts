@@ -30,7 +30,10 @@ import { runUpLinux } from "./up-linux-command.ts";
 
 /** The `--audit-log-path` line of `kvol up` and `kvol server`'s usage. */
 export const auditLogUsage = `  --audit-log-path F  append every write to the API (create, update, patch, delete; refused ones
-                  too) to file F, one audit.k8s.io/v1 Event per line (level Metadata)`;
+                  too) to file F, one audit.k8s.io/v1 Event per line (level Metadata)
+  --insecure-http-tokens
+                  accept bearer tokens over plain HTTP from other machines (by default a token
+                  is accepted only over HTTPS, or over plain HTTP from this machine's loopback)`;
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
@@ -118,6 +121,8 @@ export interface ClusterArguments {
   maxVolumesPerNode?: number;
   /** `--audit-log-path`: where every write to the API is recorded, one audit.k8s.io/v1 Event a line. */
   auditLogPath?: string;
+  /** `--insecure-http-tokens`: accept bearer tokens over plain HTTP from other machines, not only over TLS or loopback. */
+  insecureHttpTokens?: boolean;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -144,6 +149,7 @@ export const clusterOptionSpecs = {
   "csi-controller": { type: "string", multiple: true },
   "event-ttl": { type: "string" },
   "audit-log-path": { type: "string" },
+  "insecure-http-tokens": { type: "boolean" },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -157,6 +163,7 @@ export function clusterArguments(values: {
   "csi-controller"?: string[] | undefined;
   "event-ttl"?: string | undefined;
   "audit-log-path"?: string | undefined;
+  "insecure-http-tokens"?: boolean | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
@@ -172,6 +179,7 @@ export function clusterArguments(values: {
     ...(csiControllers.length === 0 ? {} : { csiControllers }),
     ...(values["event-ttl"] === undefined ? {} : { eventTtlSeconds: parseEventTtlFlag(values["event-ttl"]) }),
     ...(values["audit-log-path"] === undefined ? {} : { auditLogPath: auditLogPathOption(values["audit-log-path"]) }),
+    ...(values["insecure-http-tokens"] === true ? { insecureHttpTokens: true } : {}),
   };
 }
 

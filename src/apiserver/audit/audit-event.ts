@@ -28,8 +28,12 @@ export interface AuditedRequest {
   completedMs: number;
 }
 
+/** Every authenticated user is in this group, as kube-apiserver's authenticators add it. */
+const authenticatedGroup = "system:authenticated";
+
 function userInfo(user: UserInfo): Record<string, unknown> {
-  return { username: user.name, ...(user.uid === "" ? {} : { uid: user.uid }), groups: [...user.groups] };
+  const groups = user.groups.includes(authenticatedGroup) ? [...user.groups] : [...user.groups, authenticatedGroup];
+  return { username: user.name, ...(user.uid === "" ? {} : { uid: user.uid }), groups };
 }
 
 function objectRef(attributes: RequestAttributes, version: string): Record<string, unknown> | undefined {

@@ -42,7 +42,11 @@ describe("audit log", () => {
     assert.equal(create.verb, "create");
     assert.equal(create.requestURI, "/api/v1/namespaces/default/configmaps/");
     assert.match(String(create.auditID), /^[0-9a-f-]{36}$/);
-    assert.deepEqual(create.user, { username: "kvol-admin", uid: "admin", groups: ["system:masters"] });
+    assert.deepEqual(create.user, {
+      username: "kvol-admin",
+      uid: "admin",
+      groups: ["system:masters", "system:authenticated"],
+    });
     assert.deepEqual(create.objectRef, { resource: "configmaps", namespace: "default", apiVersion: "v1" });
     assert.deepEqual(create.responseStatus, { metadata: {}, code: 201 });
     // The server's clock, not the wall clock: the same second as the object's creationTimestamp.

@@ -17,6 +17,8 @@ import type { ServerAuthorizer } from "./authorizer.ts";
 import { nodeRulesAllow } from "./authorizer.ts";
 import { forbiddenRequest } from "./forbidden.ts";
 import { impersonatedUser } from "./impersonation.ts";
+import { checkTokenTransport } from "./plain-http-tokens.ts";
+import { RbacEscalationStore } from "./rbac-escalation.ts";
 import { requestAttributes } from "./request-attributes.ts";
 import type { Authenticator } from "./token-authenticator.ts";
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
@@ -34,6 +36,8 @@ export interface AccessOptions {
   /** Absent: every request is served as an administrator's (tests, a server on a private socket). */
   authenticator?: Authenticator;
   authorizer: ServerAuthorizer;
+  /** Accept bearer tokens over plain HTTP from other machines too (`--insecure-http-tokens`). */
+  insecureHttpTokens?: boolean;
   /** The audit log of writes; none: not audited. */
   audit?: AuditSink;
   extensions: readonly ServerExtension[];
@@ -69,6 +73,7 @@ export async function authorizeRequest(
   const authorization = request.headers.authorization;
   if (authorization === undefined && publicPaths.has(pathname)) return { user: undefined, context };
   if (authorization === undefined && extension?.public === true) return { user: undefined, context, extension };
+  checkTokenTransport(request, access.insecureHttpTokens === true);
   const sender = access.authenticator.authenticate(authorization);
   identity.sender = sender;
   const allows = async (who: UserInfo, attributes: ReturnType<typeof requestAttributes>) =>
@@ -91,5 +96,8 @@ export async function authorizeRequest(
     }
     throw forbiddenRequest(user.name, attributes, decision.reason);
   }
-  return { user, context: { ...context, user } };
+  return {
+    user,
+    context: { ...context, user, store: new RbacEscalationStore(context.store, user, access.authorizer) },
+  };
 }

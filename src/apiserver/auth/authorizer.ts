@@ -65,6 +65,11 @@ export class ServerAuthorizer {
     return decision;
   }
 
+  /** The rules a role grants (an aggregated ClusterRole's included); none when it does not exist. */
+  async roleRules(kind: string, namespace: string, name: string): Promise<PolicyRule[]> {
+    return this.rbac === undefined ? [] : this.rbac.roleRules(kind, namespace, name);
+  }
+
   /** The rules a user holds in a namespace (SelfSubjectRulesReview), and what could not be resolved. */
   async rulesOf(user: UserInfo | undefined, namespace: string): Promise<{ rules: PolicyRule[]; errors: string[] }> {
     if (user === undefined || isAdmin(user)) return { rules: [...everything], errors: [] };

@@ -129,4 +129,36 @@ describe("RBAC authorization", () => {
     const bindings = await t.call("GET", `${rbac}/clusterrolebindings/cluster-admin`, adminToken);
     assert.deepEqual(bindings.body.subjects, [{ apiGroup: group, kind: "Group", name: "system:masters" }]);
   });
+
+  it("refuses to let a user grant or bind permissions it does not hold", async () => {
+    t = await startAuthTestServer();
+    await bind(t, "default", "nobody-admin", "ClusterRole", "admin");
+    const roles = `${rbac}/namespaces/default/roles`;
+    const held = {
+      metadata: { name: "secret-reader" },
+      rules: [{ verbs: ["get"], apiGroups: [""], resources: ["secrets"] }],
+    };
+    assert.equal((await t.call("POST", roles, nobodyToken, held)).status, 201);
+    const more = {
+      metadata: { name: "too-much" },
+      rules: [{ verbs: ["list", "get"], apiGroups: [""], resources: ["nodes", "secrets"] }],
+    };
+    const refused = await t.call("POST", roles, nobodyToken, more);
+    assert.equal(refused.status, 403);
+    assert.equal(
+      refused.body.message,
+      'roles.rbac.authorization.k8s.io "too-much" is forbidden: user "nobody" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}\n{APIGroups:[""], Resources:["nodes"], Verbs:["list"]}',
+    );
+    const toAdmin = {
+      metadata: { name: "all-of-it" },
+      roleRef: { apiGroup: group, kind: "ClusterRole", name: "cluster-admin" },
+      subjects: [{ kind: "User", apiGroup: group, name: "nobody" }],
+    };
+    const escalated = await t.call("POST", `${rbac}/namespaces/default/rolebindings`, nobodyToken, toAdmin);
+    assert.equal(escalated.status, 403);
+    assert.match(
+      String(escalated.body.message),
+      /^rolebindings.rbac.authorization.k8s.io "all-of-it" is forbidden: user "nobody" .* not currently held:\n\{APIGroups:\["\*"\], Resources:\["\*"\], Verbs:\["\*"\]\}/,
+    );
+  });
 });

@@ -124,6 +124,12 @@ export class RbacAuthorizer {
     return { rules, errors };
   }
 
+  /** The rules of the role a binding would point at; none when it does not exist. */
+  async roleRules(kind: string, namespace: string, name: string): Promise<PolicyRule[]> {
+    const probe = { metadata: { namespace }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind, name } };
+    return [...(await this.rulesOfBinding(probe, []))];
+  }
+
   /** The ClusterRoleBindings, then the RoleBindings of `namespace`, that bind the user, each with the subject that matched. */
   private async bindingsOf(user: UserInfo, namespace: string): Promise<{ binding: Binding; subject: Subject }[]> {
     const clusterBindings = await this.store.list<ClusterRoleBinding & JsonObject>(clusterRoleBindingType);

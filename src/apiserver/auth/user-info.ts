@@ -1,7 +1,8 @@
 /**
  * Who sent a request, as kube-apiserver's authenticators describe a user: a name, a uid and groups.
- * Two kinds of users matter to kvol: administrators (group `system:masters`, allowed everything)
- * and node agents (`system:node:<name>` in group `system:nodes`, held to node restriction).
+ * Two kinds of users are known by name: administrators (group `system:masters`, allowed
+ * everything) and node agents (`system:node:<name>` in group `system:nodes`, held to node
+ * restriction); every other user may do what RBAC grants it (`rbac-authorizer.ts`).
  */
 
 export interface UserInfo {

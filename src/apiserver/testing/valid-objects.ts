@@ -62,6 +62,16 @@ const bodies: Record<string, JsonObject> = {
     },
   },
   VolumeSnapshotClass: { driver: "example.com", deletionPolicy: "Delete" },
+  Role: { rules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }] },
+  ClusterRole: { rules: [{ verbs: ["get"], nonResourceURLs: ["/healthz"] }] },
+  RoleBinding: {
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "seed" },
+    subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "jane" }],
+  },
+  ClusterRoleBinding: {
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "seed" },
+    subjects: [{ kind: "ServiceAccount", name: "default", namespace: "default" }],
+  },
 };
 
 /** A fresh copy of the valid `seed` object of a kind. */

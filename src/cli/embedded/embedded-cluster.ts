@@ -97,6 +97,8 @@ interface EmbeddedClusterOptions {
   eventTtlSeconds?: number;
   /** Where every write to the API is recorded (`--audit-log-path`); none: no audit log. */
   auditLogPath?: string;
+  /** Accept bearer tokens over plain HTTP from other machines (`--insecure-http-tokens`). */
+  insecureHttpTokens?: boolean;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -351,6 +353,7 @@ export class EmbeddedCluster {
       controllerStates: clusterControllerStates(cluster),
       metrics: cluster.metrics,
       ...(audit === undefined ? {} : { audit }),
+      ...(options.insecureHttpTokens === true ? { insecureHttpTokens: true } : {}),
     });
     ownUrl = server.url;
     undo.push(() => server.close());
