@@ -14,6 +14,7 @@
 import { parseArgs } from "node:util";
 import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import type { EtcdTlsFiles } from "../api/store/etcd-tls.ts";
+import { parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
@@ -31,6 +32,7 @@ import { runUpLinux } from "./up-linux-command.ts";
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
           [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s]
+          [--csi-capacity-limit 10Gi]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -50,6 +52,10 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --csi-controller NAME=unix:///path/controller.sock
                   run the provisioner and attacher for CSI driver NAME against its controller
                   socket (a driver running outside kvol); repeat for several drivers
+  --csi-capacity-limit Q
+                  the bundled drivers' pools (disk.csi.kvol.io per zone, hostpath.csi.kvol.io on its
+                  node) hold at most Q (a quantity, 10Gi): what GetCapacity and the CSIStorageCapacity
+                  objects report, and so where the scheduler puts WaitForFirstConsumer claims
 ${eventTtlUsage}
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
@@ -103,6 +109,8 @@ export interface ClusterArguments {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** `--event-ttl`: how long an Event is kept after its last write, in seconds (Kubernetes' 1 h when absent). */
   eventTtlSeconds?: number;
+  /** `kvol up --csi-capacity-limit`: the bundled drivers' pools, in bytes. */
+  csiCapacityLimitBytes?: number;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -168,6 +176,7 @@ export function parseUpArguments(
       speed: { type: "string" },
       host: { type: "string" },
       etcd: { type: "boolean" },
+      "csi-capacity-limit": { type: "string" },
     },
   });
   if (values.help) return { help: true };
@@ -177,6 +186,12 @@ export function parseUpArguments(
   checkSpeedForNodes(speed, nodeHost);
   const cluster = clusterArguments(values);
   const localEtcd = values.etcd ?? false;
+  const capacityText = values["csi-capacity-limit"];
+  if (capacityText !== undefined && nodeHost === "linux") {
+    throw new Error(
+      "--csi-capacity-limit sizes the simulated nodes' drivers; with --host linux run kvol csi-driver --capacity-limit instead",
+    );
+  }
   const conflict = localEtcd ? localEtcdConflict({ ...cluster, nodeHost }) : undefined;
   if (conflict !== undefined) throw new Error(conflict);
   return {
@@ -185,6 +200,9 @@ export function parseUpArguments(
     speed,
     nodeHost,
     ...(localEtcd ? { localEtcd } : {}),
+    ...(capacityText === undefined
+      ? {}
+      : { csiCapacityLimitBytes: parseCapacityLimit(capacityText, "--csi-capacity-limit") }),
   };
 }
 

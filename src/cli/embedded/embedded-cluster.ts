@@ -25,7 +25,7 @@ import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts"
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
 import { Cluster } from "../../cmd/cluster.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
-import { fuseDriverName } from "../../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName } from "../../csi/drivers/common/constants.ts";
 import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
@@ -88,6 +88,8 @@ interface EmbeddedClusterOptions {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** How long an Event is kept after its last write (`--event-ttl`); Kubernetes' 1 h by default. */
   eventTtlSeconds?: number;
+  /** `kvol up --csi-capacity-limit`: the bundled drivers' pools (what GetCapacity reports), in bytes. */
+  csiCapacityLimitBytes?: number;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -230,7 +232,7 @@ export class EmbeddedCluster {
       : [];
     const external = externalControllers([...userControllers, ...bundledOutside], real);
     undo.push(async () => external.close());
-    const bundled = options.defaultStorage && !outside ? embeddedCsiDrivers : [];
+    const bundled = options.defaultStorage && !outside ? embeddedCsiDrivers(options.csiCapacityLimitBytes) : [];
     const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
     if (clash !== undefined) {
       throw new Error(
@@ -410,7 +412,7 @@ export class EmbeddedCluster {
  * classes, and fuse.csi.kvol.io, whose node plugins every real node runs (a class naming it
  * provisions; none is created by default).
  */
-const realNodeControllerDrivers: readonly string[] = [...embeddedCsiDrivers.map((entry) => entry.name), fuseDriverName];
+const realNodeControllerDrivers: readonly string[] = [diskDriverName, fuseDriverName];
 
 function bundledControllerEndpoints(dataDirPath: string): CsiControllerEndpoint[] {
   return realNodeControllerDrivers.map((driverName) => ({
