@@ -154,6 +154,18 @@ describe("kvol csi-driver: arguments", () => {
       /--kubelet-root-dir must be an absolute path, got "kubelet"/,
     ],
     [["hostpath.csi.kvol.io", "extra", "--endpoint", "unix:///x.sock"], /unexpected argument "extra"/],
+    [
+      ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--capacity-limit", "lots"],
+      /--capacity-limit must be a quantity of bytes such as 512Mi or 10Gi, got "lots"/,
+    ],
+    [
+      ["disk.csi.kvol.io", "--endpoint", "unix:///x.sock", "--capacity-limit=0"],
+      /--capacity-limit must be more than zero bytes/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--capacity-limit", "1Gi"],
+      /--capacity-limit applies to hostpath.csi.kvol.io and disk.csi.kvol.io .*, not fuse.csi.kvol.io/,
+    ],
   ];
   for (const [argv, message] of badArguments) {
     it(`exits 2 with the usage for: ${argv.join(" ") || "(nothing)"}`, async () => {
@@ -196,6 +208,27 @@ describe("kvol csi-driver: serving", () => {
     io.requestStop("SIGINT");
     assert.equal(await run, 0);
     assert.match(io.out.join(""), /SIGINT received, stopping/);
+  });
+
+  it("hostpath.csi.kvol.io with --capacity-limit reports that limit through GetCapacity", async () => {
+    const endpoint = unixEndpoint(join(directory, "csi.sock"));
+    const io = capturedIo();
+    const argv = ["hostpath.csi.kvol.io", "--endpoint", endpoint, "--node-id", "node-7"];
+    const run = runCsiDriverCommand([...argv, "--state-dir", join(directory, "state"), "--capacity-limit", "3Mi"], io);
+    await io.serving;
+    const client = connectCsiSocket({ endpoint, clock: new RealClock(), callTimeoutMs: 10_000 });
+    try {
+      const capacity = await client.getCapacity({
+        volumeCapabilities: [],
+        parameters: {},
+        accessibleTopology: null,
+      });
+      assert.equal(capacity.availableCapacity, 3 * 1024 * 1024);
+    } finally {
+      client.close();
+    }
+    io.requestStop("SIGTERM");
+    assert.equal(await run, 0);
   });
 
   it("fuse.csi.kvol.io refuses to start where bindfs is missing, saying so", async () => {

@@ -18,6 +18,7 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { HttpClient } from "../api/client/http-client.ts";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
+import { capacityLimitDrivers, parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
 import { type S3fsOptions, s3fsCommand } from "../csi/drivers/fuse/fuse-program.ts";
 import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
@@ -30,7 +31,7 @@ import { NodeDriverRegistrar } from "../volume/plugins/csi/registration/node-dri
 
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
-                       [--registration-dir DIR]
+                       [--registration-dir DIR] [--capacity-limit 10Gi]
                        [--server URL [--token-file F]] [--kubelet-root-dir D]
                        [--s3-url URL --s3-bucket B --s3-passwd-file F]
 
@@ -41,6 +42,9 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
                       machine's host name)
   --state-dir         where the driver keeps its volumes and catalog (disk.csi.kvol.io: its disks,
                       sparse files attached as loop devices) (default: the driver's own)
+  --capacity-limit    ${capacityLimitDrivers.join(", ")}: all volumes together may take at most
+                      this (a quantity), which GetCapacity reports (default: the size of the
+                      filesystem holding them)
   --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
                       the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
                       does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses
@@ -75,6 +79,8 @@ export interface CsiDriverArguments {
   tokenFile?: string;
   kubeletRootDir?: string;
   s3?: S3fsOptions;
+  /** `--capacity-limit`, in bytes. */
+  capacityLimitBytes?: number;
 }
 
 /** The parsed arguments, or the sentence saying what is wrong with them. */
@@ -119,6 +125,8 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
   }
   const s3 = s3OptionsOf(driverName, values);
   if (typeof s3 === "string") return { error: s3 };
+  const capacityLimit = capacityLimitOf(driverName, values["capacity-limit"]);
+  if (typeof capacityLimit === "string") return { error: capacityLimit };
   return {
     driverName,
     endpoint: values.endpoint,
@@ -129,7 +137,21 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     ...(values["token-file"] === undefined ? {} : { tokenFile: values["token-file"] }),
     ...(values["kubelet-root-dir"] === undefined ? {} : { kubeletRootDir: values["kubelet-root-dir"] }),
     ...(s3 === undefined ? {} : { s3 }),
+    ...(capacityLimit === undefined ? {} : { capacityLimitBytes: capacityLimit }),
   };
+}
+
+/** `--capacity-limit` in bytes, for a driver that reports capacity; else what is wrong. */
+function capacityLimitOf(driverName: string, text: string | undefined): number | string | undefined {
+  if (text === undefined) return undefined;
+  if (!capacityLimitDrivers.includes(driverName)) {
+    return `--capacity-limit applies to ${capacityLimitDrivers.join(" and ")} (the drivers that report GetCapacity), not ${driverName}`;
+  }
+  try {
+    return parseCapacityLimit(text, "--capacity-limit");
+  } catch (error) {
+    return errorMessage(error);
+  }
 }
 
 function parseArgsStrictly(argv: readonly string[]) {
@@ -148,6 +170,7 @@ function parseArgsStrictly(argv: readonly string[]) {
       "s3-url": { type: "string" },
       "s3-bucket": { type: "string" },
       "s3-passwd-file": { type: "string" },
+      "capacity-limit": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -209,6 +232,7 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
       ? {}
       : { api: recoveryApiFromClient(apiClientOf(args.serverUrl, args.tokenFile)) }),
     ...(args.kubeletRootDir === undefined ? {} : { kubeletRootDir: args.kubeletRootDir }),
+    ...(args.capacityLimitBytes === undefined ? {} : { capacityLimitBytes: args.capacityLimitBytes }),
   });
   if (driver === undefined) throw new Error(`no bundled driver is named ${args.driverName}`);
   const stopRequested = io.stopRequested();

@@ -39,6 +39,16 @@ describe("kvol up arguments", () => {
     const linux = parseUpArguments(["--host", "linux", "--nodes", "2"]);
     assert.deepEqual("nodeHost" in linux && [linux.nodeHost, linux.nodeCount], ["linux", 2]);
     assert.throws(() => parseUpArguments(["--host", "vm"]), /--host must be sim or linux, got "vm"/);
+    const sized = parseUpArguments(["--csi-capacity-limit", "10Gi"]);
+    assert.equal("csiCapacityLimitBytes" in sized && sized.csiCapacityLimitBytes, 10 * 1024 ** 3);
+    assert.throws(
+      () => parseUpArguments(["--csi-capacity-limit", "ten"]),
+      /--csi-capacity-limit must be a quantity of bytes such as 512Mi or 10Gi, got "ten"/,
+    );
+    assert.throws(
+      () => parseUpArguments(["--host", "linux", "--csi-capacity-limit", "1Gi"]),
+      /with --host linux run kvol csi-driver --capacity-limit instead/,
+    );
     assert.deepEqual(parseUpArguments(["--ephemeral"]), {
       nodeCount: 3,
       port: 8080,

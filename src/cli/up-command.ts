@@ -14,6 +14,7 @@
 import { parseArgs } from "node:util";
 import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import type { EtcdTlsFiles } from "../api/store/etcd-tls.ts";
+import { parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
@@ -40,6 +41,7 @@ export const upUsage = `Usage:
           [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s]
           [--max-volumes-per-node N]
           [--audit-log-path F]
+          [--csi-capacity-limit 10Gi]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -59,6 +61,10 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
   --csi-controller NAME=unix:///path/controller.sock
                   run the provisioner and attacher for CSI driver NAME against its controller
                   socket (a driver running outside kvol); repeat for several drivers
+  --csi-capacity-limit Q
+                  the bundled drivers' pools (disk.csi.kvol.io per zone, hostpath.csi.kvol.io on its
+                  node) hold at most Q (a quantity, 10Gi): what GetCapacity and the CSIStorageCapacity
+                  objects report, and so where the scheduler puts WaitForFirstConsumer claims
 ${eventTtlUsage}
   --max-volumes-per-node N
                   the max_volumes_per_node disk.csi.kvol.io reports on each simulated node (default
@@ -123,6 +129,8 @@ export interface ClusterArguments {
   auditLogPath?: string;
   /** `--insecure-http-tokens`: accept bearer tokens over plain HTTP from other machines, not only over TLS or loopback. */
   insecureHttpTokens?: boolean;
+  /** `kvol up --csi-capacity-limit`: the bundled drivers' pools, in bytes. */
+  csiCapacityLimitBytes?: number;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -202,6 +210,7 @@ export function parseUpArguments(
       host: { type: "string" },
       etcd: { type: "boolean" },
       "max-volumes-per-node": { type: "string" },
+      "csi-capacity-limit": { type: "string" },
     },
   });
   if (values.help) return { help: true };
@@ -215,6 +224,12 @@ export function parseUpArguments(
   if (maxVolumes !== undefined && nodeHost === "linux") {
     throw new Error("--max-volumes-per-node is for simulated nodes; real nodes run their own drivers (see kvol node)");
   }
+  const capacityText = values["csi-capacity-limit"];
+  if (capacityText !== undefined && nodeHost === "linux") {
+    throw new Error(
+      "--csi-capacity-limit sizes the simulated nodes' drivers; with --host linux run kvol csi-driver --capacity-limit instead",
+    );
+  }
   const conflict = localEtcd ? localEtcdConflict({ ...cluster, nodeHost }) : undefined;
   if (conflict !== undefined) throw new Error(conflict);
   return {
@@ -226,6 +241,9 @@ export function parseUpArguments(
     ...(maxVolumes === undefined
       ? {}
       : { maxVolumesPerNode: integerOption("max-volumes-per-node", maxVolumes, 0, csiNodeAllocatableCountMax) }),
+    ...(capacityText === undefined
+      ? {}
+      : { csiCapacityLimitBytes: parseCapacityLimit(capacityText, "--csi-capacity-limit") }),
   };
 }
 

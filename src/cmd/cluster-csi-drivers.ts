@@ -51,10 +51,10 @@ export type ClusterFuseDriverOptions = Pick<
 >;
 export type ClusterHostpathDriverOptions = Pick<
   HostpathDriverOptions,
-  "stateDir" | "nodeLocalTopology" | "attachRequired" | "maxVolumesPerNode"
+  "stateDir" | "nodeLocalTopology" | "attachRequired" | "maxVolumesPerNode" | "capacityLimitBytes"
 >;
 export type ClusterMockDriverOptions = Pick<MockDriverOptions, "capabilities" | "topology" | "maxVolumesPerNode">;
-export type ClusterDiskDriverOptions = Pick<DiskDriverOptions, "maxVolumesPerNode">;
+export type ClusterDiskDriverOptions = Pick<DiskDriverOptions, "maxVolumesPerNode" | "capacityLimitBytes">;
 
 /** One entry of `ClusterOptions.csiDrivers`. */
 export type ClusterCsiDriver = CommonDriverSettings &

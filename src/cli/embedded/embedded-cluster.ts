@@ -99,6 +99,8 @@ interface EmbeddedClusterOptions {
   auditLogPath?: string;
   /** Accept bearer tokens over plain HTTP from other machines (`--insecure-http-tokens`). */
   insecureHttpTokens?: boolean;
+  /** `kvol up --csi-capacity-limit`: the bundled drivers' pools (what GetCapacity reports), in bytes. */
+  csiCapacityLimitBytes?: number;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -246,7 +248,10 @@ export class EmbeddedCluster {
       : [];
     const external = externalControllers([...userControllers, ...bundledOutside], real);
     undo.push(async () => external.close());
-    const bundled = options.defaultStorage && !outside ? withMaxVolumesPerNode(options.maxVolumesPerNode) : [];
+    const bundled =
+      options.defaultStorage && !outside
+        ? withMaxVolumesPerNode(embeddedCsiDrivers(options.csiCapacityLimitBytes), options.maxVolumesPerNode)
+        : [];
     const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
     if (clash !== undefined) {
       throw new Error(
@@ -439,14 +444,17 @@ export class EmbeddedCluster {
  * provisions; none is created by default).
  */
 /** The bundled drivers, the disk driver reporting `maxVolumesPerNode` when one is given. */
-function withMaxVolumesPerNode(maxVolumesPerNode: number | undefined): readonly ClusterCsiDriver[] {
-  if (maxVolumesPerNode === undefined) return embeddedCsiDrivers;
-  return embeddedCsiDrivers.map((entry) =>
-    entry.name === diskDriverName ? { name: diskDriverName, options: { maxVolumesPerNode } } : entry,
+function withMaxVolumesPerNode(
+  drivers: readonly ClusterCsiDriver[],
+  maxVolumesPerNode: number | undefined,
+): readonly ClusterCsiDriver[] {
+  if (maxVolumesPerNode === undefined) return drivers;
+  return drivers.map((entry) =>
+    entry.name === diskDriverName ? { ...entry, options: { ...entry.options, maxVolumesPerNode } } : entry,
   );
 }
 
-const realNodeControllerDrivers: readonly string[] = [...embeddedCsiDrivers.map((entry) => entry.name), fuseDriverName];
+const realNodeControllerDrivers: readonly string[] = [diskDriverName, fuseDriverName];
 
 function bundledControllerEndpoints(dataDirPath: string): CsiControllerEndpoint[] {
   return realNodeControllerDrivers.map((driverName) => ({

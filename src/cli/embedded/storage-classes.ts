@@ -15,12 +15,23 @@ import type { Client } from "../../api/client/client.ts";
 import { isAlreadyExists } from "../../api/errors.ts";
 import type { StorageClass } from "../../api/objects.ts";
 import type { ClusterCsiDriver } from "../../cmd/cluster.ts";
-import { diskDriverName, diskMultiAttachParameter } from "../../csi/drivers/common/constants.ts";
+import { diskDriverName, diskMultiAttachParameter, hostpathDriverName } from "../../csi/drivers/common/constants.ts";
 import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 import { type DataDir, privateFileMode } from "./data-dir.ts";
 
-/** The CSI drivers the embedded cluster runs for these classes. */
-export const embeddedCsiDrivers: readonly ClusterCsiDriver[] = [{ name: diskDriverName }];
+/**
+ * The CSI drivers the embedded cluster runs: disk.csi.kvol.io for these classes, and
+ * hostpath.csi.kvol.io (no class by default) for node-local volumes, their snapshots and clones, and
+ * inline ephemeral volumes. Its controller runs on the first node, so its volumes live there.
+ * `capacityLimitBytes` (`kvol up --csi-capacity-limit`) bounds both drivers' pools.
+ */
+export function embeddedCsiDrivers(capacityLimitBytes?: number): ClusterCsiDriver[] {
+  const options = capacityLimitBytes === undefined ? {} : { options: { capacityLimitBytes } };
+  return [
+    { name: diskDriverName, ...options },
+    { name: hostpathDriverName, ...options },
+  ];
+}
 
 /** The annotation that makes a class the one a claim without `storageClassName` gets. */
 const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class";

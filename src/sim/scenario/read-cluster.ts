@@ -42,12 +42,17 @@ const utilLinuxVersions = ["2.23", "2.38"] as const;
 
 /** The options each bundled driver takes from a scenario, and their YAML types. */
 export const csiDriverOptionTypes: Readonly<
-  Record<string, Readonly<Record<string, "boolean" | "integer" | "mapping">>>
+  Record<string, Readonly<Record<string, "boolean" | "integer" | "mapping" | "quantity">>>
 > = {
   [fuseDriverName]: { reestablishOnStart: "boolean", stageUnstage: "boolean" },
-  [hostpathDriverName]: { nodeLocalTopology: "boolean", attachRequired: "boolean", maxVolumesPerNode: "integer" },
+  [hostpathDriverName]: {
+    nodeLocalTopology: "boolean",
+    attachRequired: "boolean",
+    maxVolumesPerNode: "integer",
+    capacityLimit: "quantity",
+  },
   [mockDriverName]: { capabilities: "mapping", topology: "mapping", maxVolumesPerNode: "integer" },
-  [diskDriverName]: { maxVolumesPerNode: "integer" },
+  [diskDriverName]: { maxVolumesPerNode: "integer", capacityLimit: "quantity" },
 };
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -200,6 +205,12 @@ function readCsiDriver(source: YamlSource, path: FieldPath, value: unknown): Clu
       Object.keys(optionTypes),
     );
     for (const [key, type] of Object.entries(optionTypes)) {
+      if (type === "quantity") {
+        // `capacityLimit: 10Gi` is the driver's `capacityLimitBytes` (what GetCapacity reports at most).
+        const bytes = optionFields.quantityBytes(key);
+        if (bytes !== undefined) options[`${key}Bytes`] = bytes;
+        continue;
+      }
       const read =
         type === "boolean" ? optionFields.boolean(key) : type === "integer" ? optionFields.integer(key) : undefined;
       const optionValue = type === "mapping" ? optionFields.raw(key) : read;
