@@ -9,6 +9,7 @@ import { describe, it } from "node:test";
 import type { Pod } from "../api/objects.ts";
 import type { Cluster } from "../cmd/cluster.ts";
 import { diskDriverName } from "../csi/drivers/common/constants.ts";
+import { onlineResizeDenied } from "./faults/expansion-faults.ts";
 import { clusterPerTest } from "./testing/clusters.ts";
 import { isRunning, podVolumePath } from "./testing/e2e.ts";
 
@@ -102,5 +103,48 @@ describe("end to end: growing a claim in use", () => {
     assert.deepEqual(await eventsOf(cluster, "PersistentVolumeClaim", "data", "FileSystemResizeSuccessful"), [success]);
     assert.equal(await podFilesystemBytes(cluster, pod, pvName), 2 * gibBytes);
     assert.ok(isRunning(await cluster.get("Pod", "default", "web")), "the pod kept running");
+  });
+
+  it("on a node that cannot grow a mounted filesystem the claim waits until the pod restarts, then grows before the mount", async () => {
+    const cluster = await startCluster({ seed: 17, csiDrivers: [{ name: diskDriverName }] });
+    await cluster.addNode("node-a");
+    await onlineResizeDenied.inject(cluster, { node: "node-a" });
+    await cluster.apply(manifests);
+    await cluster.apply(podYaml("web"));
+    await runningPod(cluster, "web");
+    const pvName = (await cluster.get("PersistentVolumeClaim", "default", "data")).spec?.volumeName ?? "";
+
+    await growClaim(cluster, "2Gi");
+    await cluster.runUntil(async () => (await eventsOf(cluster, "Pod", "web", "VolumeResizeFailed")).length > 0, {
+      timeoutMs: 3 * minuteMs,
+      description: "the online resize failed",
+    });
+    const [failure] = await eventsOf(cluster, "Pod", "web", "VolumeResizeFailed");
+    assert.match(
+      failure ?? "",
+      new RegExp(
+        `^Warning NodeExpandVolume\\.NodeExpandVolume failed for volume "${pvName}" : Expander\\.NodeExpand failed to expand the volume : rpc error: code = Internal desc = NodeExpandVolume: growing the filesystem on /dev/\\S+ failed: .*resize2fs: Permission denied to resize filesystem.*online resize needs CAP_SYS_RESOURCE.*restart the pod$`,
+        "s",
+      ),
+    );
+    let claim = await cluster.get("PersistentVolumeClaim", "default", "data");
+    assert.equal(claim.status?.capacity?.storage, "1Gi");
+    const types = (claim.status?.conditions ?? []).map((condition) => condition.type).sort();
+    assert.deepEqual(types, ["FileSystemResizePending", "NodeResizeError"]);
+
+    await cluster.delete("Pod", "default", "web");
+    await cluster.runUntil(async () => (await cluster.tryGet("Pod", "default", "web")) === undefined, {
+      timeoutMs: 3 * minuteMs,
+      description: "pod web deleted",
+    });
+    await cluster.apply(podYaml("web2"));
+    const pod = await runningPod(cluster, "web2");
+    claim = await cluster.get("PersistentVolumeClaim", "default", "data");
+    assert.equal(claim.status?.capacity?.storage, "2Gi");
+    assert.equal(claim.status?.conditions, undefined);
+    assert.deepEqual(await eventsOf(cluster, "Pod", "web2", "FileSystemResizeSuccessful"), [
+      `Normal MountVolume.NodeExpandVolume succeeded for volume "${pvName}" node-a`,
+    ]);
+    assert.equal(await podFilesystemBytes(cluster, pod, pvName), 2 * gibBytes);
   });
 });

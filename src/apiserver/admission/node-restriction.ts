@@ -183,6 +183,10 @@ export class NodeRestrictedStore implements Store {
         return;
       case "Pod":
         return this.admitPodWrite(write, type, namespace, name, subresource);
+      case "PersistentVolumeClaim":
+        // Node expansion writes a claim's status (capacity, resize conditions and status); nothing else.
+        if (subresource === "status") return;
+        throw this.denied(write, type, namespace, name, subresource);
       default:
         throw this.denied(write, type, namespace, name, subresource);
     }

@@ -30,6 +30,8 @@ const nodeRules: readonly PolicyRule[] = [
   { verbs: writeVerbs, apiGroups: [""], resources: ["nodes", "nodes/status", "events"] },
   { verbs: writeVerbs, apiGroups: ["storage.k8s.io"], resources: ["csinodes"] },
   { verbs: ["update", "patch"], apiGroups: [""], resources: ["pods/status"] },
+  // Node expansion writes the claim's capacity and resize status (Kubernetes' NodeRules grant it too).
+  { verbs: ["update", "patch"], apiGroups: [""], resources: ["persistentvolumeclaims/status"] },
   { verbs: ["delete"], apiGroups: [""], resources: ["pods"] },
 ];
 

@@ -26,6 +26,20 @@ export async function resizeFs(host: Host, devicePath: string, deviceMountPath: 
   );
 }
 
+/**
+ * Grows an unmounted ext filesystem to its device's size (resize2fs on the device, which needs no
+ * privilege beyond writing the device, unlike an online resize). Returns false when the device
+ * holds no ext filesystem (xfs only grows mounted); throws resize2fs's words when it fails.
+ */
+export async function resizeUnmountedExtFs(host: Host, devicePath: string): Promise<boolean> {
+  const format = await getDiskFormat(host, devicePath);
+  if (format !== "ext2" && format !== "ext3" && format !== "ext4") return false;
+  return grow(host, "resize2fs", [devicePath], devicePath);
+}
+
+/** resize2fs's words when the kernel refuses an online resize (EPERM without CAP_SYS_RESOURCE). */
+export const onlineResizeDeniedText = "Permission denied to resize filesystem";
+
 async function grow(host: Host, command: string, args: string[], subject: string): Promise<boolean> {
   const outcome = await runCommand(host, command, args);
   const failure = failureText(outcome);

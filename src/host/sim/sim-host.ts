@@ -344,6 +344,11 @@ export class SimHost implements Host {
     else storage.faults.mkfsFailureOutput = output;
   }
 
+  /** Fault: resize2fs of a mounted filesystem fails with "Permission denied" (no CAP_SYS_RESOURCE) until cleared. */
+  denyOnlineResize(denied: boolean): void {
+    this.kernel.onlineResizeDenied = denied;
+  }
+
   /** Sets what `fsck -a` reports for the device: 1 corrected (once), 4 uncorrected (until changed). */
   async setFsckResult(devicePath: string, exitStatus: number, output: string): Promise<void> {
     const storage = await this.storageAt(devicePath);

@@ -88,6 +88,11 @@ export class SimKernel {
   /** What a loop device sees in a backing file; kept with the file, so it survives reboots as the file does. */
   private readonly fileStorage = new WeakMap<FileInode, BlockStorage>();
   private bootSequence = 0;
+  /**
+   * Fault: the node cannot grow a mounted filesystem (a node plugin without CAP_SYS_RESOURCE, as
+   * in an unprivileged container): online resize2fs fails with EPERM; offline growth still works.
+   */
+  onlineResizeDenied = false;
 
   constructor(
     readonly nodeName: string,

@@ -111,9 +111,7 @@ export class KubeletVolumeManager implements VolumeManager {
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       claims: {
         get: (namespace, name) => client.persistentVolumeClaims.get(namespace, name),
-        writeStatus: async (claim, status) => {
-          await client.persistentVolumeClaims.updateStatus({ ...claim, status });
-        },
+        writeStatus: (claim, status) => client.persistentVolumeClaims.updateStatus({ ...claim, status }),
       },
     });
     if (options.metrics !== undefined) {

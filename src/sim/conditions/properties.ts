@@ -57,6 +57,11 @@ const podProperties: Table<Pod> = {
 const claimProperties: Table<PersistentVolumeClaim> = {
   phase: { values: ["Pending", "Bound", "Lost"], read: (claim) => present(claim.status?.phase) },
   volume: { read: (claim) => present(claim.spec?.volumeName) },
+  capacity: { read: (claim) => present(claim.status?.capacity?.storage) },
+  resizepending: {
+    values: ["True", "False", "Unknown"],
+    read: (claim) => [conditionStatus(claim.status?.conditions, "FileSystemResizePending")],
+  },
 };
 
 const volumeProperties: Table<PersistentVolume> = {

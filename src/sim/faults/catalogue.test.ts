@@ -29,6 +29,7 @@ const requiredFaults = [
   "csi-call-slow",
   "csi-deadline-exceeded",
   "disk-format-failure",
+  "online-resize-denied",
   "snapshot-stuck-not-ready",
   "api-latency",
 ];

@@ -12,6 +12,7 @@ import {
   diskExpandError,
   diskFormatFailure,
 } from "./disk-faults.ts";
+import { onlineResizeDenied } from "./expansion-faults.ts";
 import type { FaultDefinition } from "./fault.ts";
 import { fuseDaemonKilled, mountBusy, mountHelperMissing } from "./mount-faults.ts";
 import { nfsServerDown, nfsStaleHandle } from "./nfs-faults.ts";
@@ -37,6 +38,7 @@ const faults: readonly FaultDefinition[] = [
   diskDetachError,
   diskExpandError,
   diskFormatFailure,
+  onlineResizeDenied,
   snapshotStuckNotReady,
   csiCallError,
   csiDeadlineExceeded,

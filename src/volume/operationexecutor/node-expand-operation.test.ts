@@ -67,6 +67,7 @@ function harness(expand: (options: NodeResizeOptions) => Promise<void>, readOnly
       get: async () => stored,
       writeStatus: async (claim, status) => {
         stored = { ...claim, kind: "PersistentVolumeClaim", status };
+        return stored;
       },
     },
   };

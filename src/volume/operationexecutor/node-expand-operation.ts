@@ -97,9 +97,7 @@ async function expandOnPlugin(
   if (plan.kind === "skip") return { done: false, sizeBytes: oldSizeBytes };
   let current = claim;
   if (plan.markInProgress) {
-    const status = claimStatusBeforeNodeExpansion(claim);
-    await claims.writeStatus(claim, status);
-    current = { ...claim, status };
+    current = await claims.writeStatus(claim, claimStatusBeforeNodeExpansion(claim));
   }
   const newSizeBytes = newSize.toBytes();
   try {
@@ -112,7 +110,7 @@ async function expandOnPlugin(
       asw.markVolumeExpansionFailedWithFinalError(volume.volumeName);
       const infeasible = err instanceof InfeasibleError || plan.markInfeasibleOnFailure;
       const now = formatRfc3339(context.clock.now());
-      await claims.writeStatus(
+      current = await claims.writeStatus(
         current,
         claimStatusAfterNodeExpansionFailure(current, errorMessage(err), infeasible, now),
       );

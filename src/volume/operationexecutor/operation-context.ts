@@ -17,7 +17,11 @@ export interface VolumeEventRecorder {
 /** Reads a claim live and writes its status (node expansion; the kubelet's API client satisfies it). */
 export interface ClaimStatusAccess {
   get(namespace: string, name: string): Promise<PersistentVolumeClaim>;
-  writeStatus(claim: PersistentVolumeClaim, status: NonNullable<PersistentVolumeClaim["status"]>): Promise<void>;
+  /** Returns the claim as stored (its new resourceVersion), for the next write. */
+  writeStatus(
+    claim: PersistentVolumeClaim,
+    status: NonNullable<PersistentVolumeClaim["status"]>,
+  ): Promise<PersistentVolumeClaim>;
 }
 
 /** Reads one Node from the API server (client.nodes satisfies it); rejects with ApiError NotFound when absent. */

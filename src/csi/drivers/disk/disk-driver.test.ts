@@ -259,9 +259,12 @@ describe("disk.csi.kvol.io", () => {
         volumeCapability: mountCapability(),
         secrets: {},
       });
+    assert.equal((await nodeExpand(onA.target)).capacityBytes, 15 * 1024 ** 2, "grown when staged: nothing to do");
+    // The provider grows the disk under the mounted filesystem (as a controller would, once allowed).
+    world.disks.expandDisk(volumeId, 20 * 1024 ** 2);
     await rejectsWithCode(nodeExpand(onA.target), "FailedPrecondition", /offline only .* mounted at/);
     await a.client.nodeUnpublishVolume({ volumeId, targetPath: onA.target });
-    assert.equal((await nodeExpand(onA.staging)).capacityBytes, 15 * 1024 ** 2);
+    assert.equal((await nodeExpand(onA.staging)).capacityBytes, 20 * 1024 ** 2);
   });
 
   it("a disk the provider refuses to grow (the disk-expand-error fault) is Internal, naming the provider's words", async () => {

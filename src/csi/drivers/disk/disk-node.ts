@@ -10,7 +10,11 @@
  * - NodeUnpublishVolume / NodeUnstageVolume: mount-utils' CleanupMountPoint (the path goes too).
  * - NodeExpandVolume: grows the filesystem on the disk's device to the disk's size (resize2fs,
  *   xfs_growfs), online; a block volume needs nothing. OFFLINE: FailedPrecondition while a pod
- *   has it mounted (kubelet grows it between NodeStageVolume and NodePublishVolume instead).
+ *   has it mounted and the filesystem still needs to grow. A kernel that refuses an online resize
+ *   (no CAP_SYS_RESOURCE) is reported as Internal, naming the cause.
+ * - NodeStageVolume grows an ext filesystem to the disk's size before mounting it (resize2fs on the
+ *   unmounted device): a disk grown while no pod used it, or while the node could not grow it
+ *   mounted, shows its full size to the next pod; NodeExpandVolume then has nothing left to do.
  * - NodeGetInfo: the node id, the attach limit and the node's zone (topology).
  *
  * Every call is idempotent: a staging path that already shows the device, a target already bound,
@@ -20,9 +24,10 @@ import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
 import { cleanupMountPoint } from "../../../host/mount/cleanup-mount-point.ts";
 import type { Mounter } from "../../../host/mount/mounter.ts";
-import { resizeFs } from "../../../host/mount/resize-fs.ts";
+import { onlineResizeDeniedText, resizeFs, resizeUnmountedExtFs } from "../../../host/mount/resize-fs.ts";
 import { SafeFormatAndMount } from "../../../host/mount/safe-format-and-mount.ts";
 import { diskDevicePath } from "../../../host/sim/world/disk-provider.ts";
+import { errorMessage } from "../../../runtime/error-message.ts";
 import { CsiError } from "../../grpc/errors.ts";
 import type { CsiNode } from "../../grpc/services.ts";
 import type {
@@ -81,6 +86,10 @@ interface DiskNodeOptions {
 
 export class DiskNode implements CsiNode {
   private readonly locks = new OperationLocks();
+  /** Volume id → the disk size its filesystem was grown to at its last NodeStageVolume (this process's memory). */
+  private readonly grownBeforeMount = new Map<string, number>();
+  /** Volume id → why growing it at NodeStageVolume failed. */
+  private readonly offlineGrowFailures = new Map<string, string>();
 
   constructor(private readonly options: DiskNodeOptions) {}
 
@@ -111,6 +120,7 @@ export class DiskNode implements CsiNode {
           this.options.host.mkdir(stagingPath, mountDirMode, { recursive: true }),
         );
       }
+      await this.growBeforeMount(volumeId, disk.sizeBytes, device);
       const fsType = request.volumeCapability?.mount?.fsType ?? "";
       await step(`${rpc}: formatting and mounting ${device} on ${stagingPath}`, () =>
         new SafeFormatAndMount(this.options.mounter).formatAndMount(
@@ -122,6 +132,21 @@ export class DiskNode implements CsiNode {
       );
       return {};
     });
+  }
+
+  /**
+   * Grows an ext filesystem to the disk's size while nothing mounts it: the disk may have grown
+   * while no pod used it (offline expansion), or while this node could not grow it mounted. A
+   * failure does not keep the volume from being staged; NodeExpandVolume reports it.
+   */
+  private async growBeforeMount(volumeId: string, diskBytes: number, device: string): Promise<void> {
+    try {
+      await resizeUnmountedExtFs(this.options.host, device);
+      this.grownBeforeMount.set(volumeId, diskBytes);
+      this.offlineGrowFailures.delete(volumeId);
+    } catch (error) {
+      this.offlineGrowFailures.set(volumeId, errorMessage(error));
+    }
   }
 
   nodeUnstageVolume(request: NodeUnstageVolumeRequest): Promise<NodeUnstageVolumeResponse> {
@@ -219,15 +244,33 @@ export class DiskNode implements CsiNode {
           `${rpc}: volume ${volumeId} is not mounted at volume_path ${volumePath}; stage or publish it first`,
         );
       }
+      // Grown to the whole disk when it was last staged (no pod had it then): nothing is left to do.
+      if ((this.grownBeforeMount.get(volumeId) ?? 0) >= disk.sizeBytes) return { capacityBytes: disk.sizeBytes };
       if (this.options.expansion === "OFFLINE") {
         const inUse = await this.podMountsOf(device, request.stagingTargetPath || volumePath);
         if (inUse.length > 0) {
           throw offlineExpansionRefused(rpc, "disk.csi.kvol.io", volumeId, `mounted at ${inUse.join(", ")}`);
         }
       }
-      await step(`${rpc}: growing the filesystem on ${device}`, () => resizeFs(host, device, volumePath));
+      await this.growMounted(rpc, volumeId, device, volumePath);
       return { capacityBytes: disk.sizeBytes };
     });
+  }
+
+  /** Online growth; a kernel that refuses it (no CAP_SYS_RESOURCE) is named, with the way out. */
+  private async growMounted(rpc: string, volumeId: string, device: string, volumePath: string): Promise<void> {
+    try {
+      await resizeFs(this.options.host, device, volumePath);
+    } catch (error) {
+      const detail = errorMessage(error);
+      const offline = this.offlineGrowFailures.get(volumeId);
+      const cause = detail.includes(onlineResizeDeniedText)
+        ? "; the node plugin cannot grow a mounted filesystem (online resize needs CAP_SYS_RESOURCE); " +
+          "it grows before the next mount: restart the pod"
+        : "";
+      const earlier = offline === undefined ? "" : `; growing it before the last mount failed too: ${offline}`;
+      throw new CsiError("Internal", `${rpc}: growing the filesystem on ${device} failed: ${detail}${cause}${earlier}`);
+    }
   }
 
   async nodeGetCapabilities(): Promise<NodeGetCapabilitiesResponse> {

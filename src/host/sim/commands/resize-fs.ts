@@ -36,8 +36,15 @@ export const resize2fsCommand: CommandHandler = async (context, args) => {
   if (fs.sizeLimitBytes >= storage.sizeBytes) {
     return succeeded(`${e2fsprogsBanner}The filesystem is already ${blocks} (4k) blocks long.  Nothing to do!\n\n`);
   }
-  fs.growTo(storage.sizeBytes);
   const online = target.mounted ? `Filesystem at ${device} is mounted; on-line resizing required\n` : "";
+  if (target.mounted && context.kernel.onlineResizeDenied) {
+    // The kernel refuses EXT4_IOC_RESIZE_FS without CAP_SYS_RESOURCE.
+    return failed(
+      genericFailureExitStatus,
+      `${e2fsprogsBanner}${online}old_desc_blocks = 1, new_desc_blocks = 1\nresize2fs: Permission denied to resize filesystem\n`,
+    );
+  }
+  fs.growTo(storage.sizeBytes);
   return succeeded(`${e2fsprogsBanner}${online}The filesystem on ${device} is now ${blocks} (4k) blocks long.\n\n`);
 };
 

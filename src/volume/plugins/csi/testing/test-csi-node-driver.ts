@@ -30,7 +30,13 @@ import { Mounter } from "../../../../host/mount/mounter.ts";
 
 export const testCsiDriverName = "test.csi.kvol.io";
 
-type NodeMethod = "NodeStageVolume" | "NodePublishVolume" | "NodeUnpublishVolume" | "NodeUnstageVolume" | "NodeGetInfo";
+type NodeMethod =
+  | "NodeStageVolume"
+  | "NodePublishVolume"
+  | "NodeUnpublishVolume"
+  | "NodeUnstageVolume"
+  | "NodeGetInfo"
+  | "NodeExpandVolume";
 
 export interface TestCsiNodeDriverOptions {
   host: Host;
@@ -166,6 +172,7 @@ export class TestCsiNodeDriver implements CsiIdentity, CsiNode {
 
   async nodeExpandVolume(request: NodeExpandVolumeRequest): Promise<NodeExpandVolumeResponse> {
     this.expandRequests.push(structuredClone(request));
+    await this.enter("NodeExpandVolume");
     return { capacityBytes: request.capacityRange?.requiredBytes ?? 0 };
   }
 
