@@ -40,7 +40,8 @@ const rootParentId = 1;
 
 export class MountTable {
   private readonly byId = new Map<number, MountEntry>();
-  private readonly stacks = new Map<number, MountEntry[]>();
+  /** The mounts on one directory, oldest first: nearly always one, kept as the entry itself (no array). */
+  private readonly stacks = new Map<number, MountEntry | MountEntry[]>();
   private nextId: number;
   readonly root: MountEntry;
 
@@ -64,16 +65,17 @@ export class MountTable {
     const entry: MountEntry = { id: this.nextId++, ...spec, busyHolders: 0 };
     this.byId.set(entry.id, entry);
     const key = coverKey(spec.parent, spec.coveredIno);
-    const stack = this.stacks.get(key) ?? [];
-    stack.push(entry);
-    this.stacks.set(key, stack);
+    const stack = this.stacks.get(key);
+    if (stack === undefined) this.stacks.set(key, entry);
+    else if (Array.isArray(stack)) stack.push(entry);
+    else this.stacks.set(key, [stack, entry]);
     return entry;
   }
 
   /** The topmost mount covering `ino` of `mount`'s filesystem, if any. */
   coveringMount(mount: MountEntry, ino: number): MountEntry | undefined {
     const stack = this.stacks.get(coverKey(mount, ino));
-    return stack === undefined ? undefined : stack[stack.length - 1];
+    return Array.isArray(stack) ? stack[stack.length - 1] : stack;
   }
 
   /** Whether some mount covers `ino` of `mount` (the path is a mount point as seen from the parent). */
@@ -91,9 +93,14 @@ export class MountTable {
       throw new Error("the root mount cannot be removed");
     this.byId.delete(entry.id);
     const key = coverKey(entry.parent, entry.coveredIno);
-    const stack = (this.stacks.get(key) ?? []).filter((candidate) => candidate !== entry);
-    if (stack.length === 0) this.stacks.delete(key);
-    else this.stacks.set(key, stack);
+    const stack = this.stacks.get(key);
+    if (!Array.isArray(stack)) {
+      if (stack === entry) this.stacks.delete(key);
+      return;
+    }
+    const rest = stack.filter((candidate) => candidate !== entry);
+    if (rest.length === 0) this.stacks.delete(key);
+    else this.stacks.set(key, rest.length === 1 ? (rest[0] as MountEntry) : rest);
   }
 
   /** Removes a mount and everything mounted below it (`umount -l`), deepest first. */
