@@ -11,6 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { checkEtcdUrlsForTls, type EtcdTlsFiles } from "../api/store/etcd-tls.ts";
+import { fenceAfterUsage } from "../controllers/nodefencing/fence-after.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { type CommandIo, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort } from "./embedded/constants.ts";
@@ -20,7 +21,7 @@ export const serverUsage = `Usage:
   kvol server [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd-servers URL,…] [--node-tokens N1,N2…]
               [--etcd-cafile F] [--etcd-certfile F --etcd-keyfile F]
               [--csi-controller NAME=unix:///path …]
-              [--leader-elect=true|false] [--event-ttl 1h0m0s]
+              [--leader-elect=true|false] [--event-ttl 1h0m0s] [--fence-after 15s]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -44,6 +45,7 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
                      run the provisioner and attacher for CSI driver NAME against its controller
                      socket (a driver running outside kvol); repeat for several drivers
   --event-ttl D      how long an Event is kept after its last write, as a Go duration (default 1h0m0s)
+${fenceAfterUsage}
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
 

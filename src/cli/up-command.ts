@@ -14,6 +14,7 @@
 import { parseArgs } from "node:util";
 import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import type { EtcdTlsFiles } from "../api/store/etcd-tls.ts";
+import { fenceAfterUsage, parseFenceAfter } from "../controllers/nodefencing/fence-after.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
@@ -30,7 +31,7 @@ import { runUpLinux } from "./up-linux-command.ts";
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]
-          [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s]
+          [--host linux] [--csi-controller NAME=unix:///path …] [--event-ttl 1h0m0s] [--fence-after 15s]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -51,6 +52,7 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
                   run the provisioner and attacher for CSI driver NAME against its controller
                   socket (a driver running outside kvol); repeat for several drivers
 ${eventTtlUsage}
+${fenceAfterUsage}
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -103,6 +105,8 @@ export interface ClusterArguments {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** `--event-ttl`: how long an Event is kept after its last write, in seconds (Kubernetes' 1 h when absent). */
   eventTtlSeconds?: number;
+  /** `--fence-after`: kvol's node fencing for every node holding volumes (docs/fencing.md); off when absent. */
+  fenceAfterMs?: number;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -126,6 +130,7 @@ export const clusterOptionSpecs = {
   help: { type: "boolean", short: "h" },
   "csi-controller": { type: "string", multiple: true },
   "event-ttl": { type: "string" },
+  "fence-after": { type: "string" },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -138,6 +143,7 @@ export function clusterArguments(values: {
   verbose?: boolean | undefined;
   "csi-controller"?: string[] | undefined;
   "event-ttl"?: string | undefined;
+  "fence-after"?: string | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
@@ -152,6 +158,9 @@ export function clusterArguments(values: {
     verbose: values.verbose ?? false,
     ...(csiControllers.length === 0 ? {} : { csiControllers }),
     ...(values["event-ttl"] === undefined ? {} : { eventTtlSeconds: parseEventTtlFlag(values["event-ttl"]) }),
+    ...(values["fence-after"] === undefined
+      ? {}
+      : { fenceAfterMs: parseFenceAfter(values["fence-after"], "--fence-after") }),
   };
 }
 

@@ -88,6 +88,8 @@ interface EmbeddedClusterOptions {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** How long an Event is kept after its last write (`--event-ttl`); Kubernetes' 1 h by default. */
   eventTtlSeconds?: number;
+  /** `--fence-after`: kvol's node fencing for every node holding volumes; off when absent. */
+  fenceAfterMs?: number;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -266,6 +268,7 @@ export class EmbeddedCluster {
           logLevel: options.logLevel,
           logSink,
           ...(leaderElection === undefined ? {} : { leaderElection }),
+          ...(options.fenceAfterMs === undefined ? {} : { fencing: { fenceAfterMs: options.fenceAfterMs } }),
           ...eventTtl,
           ...(options.ephemeral
             ? {}
