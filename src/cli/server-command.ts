@@ -11,6 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { checkEtcdUrlsForTls, type EtcdTlsFiles } from "../api/store/etcd-tls.ts";
+import { fenceAfterUsage } from "../controllers/nodefencing/fence-after.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { type CommandIo, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort } from "./embedded/constants.ts";
@@ -22,6 +23,7 @@ export const serverUsage = `Usage:
               [--csi-controller NAME=unix:///path …]
               [--leader-elect=true|false] [--event-ttl 1h0m0s] [--audit-log-path F]
               [--insecure-http-tokens]
+              [--fence-after 15s]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -51,6 +53,7 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
                      accept bearer tokens over plain HTTP from other machines (by default only
                      over HTTPS, or over plain HTTP from this machine: nodes on other machines
                      then need this flag, or a TLS tunnel, to join with an http:// --server)
+${fenceAfterUsage}
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
 

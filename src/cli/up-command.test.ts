@@ -81,6 +81,16 @@ describe("kvol up arguments", () => {
     );
   });
 
+  it("turns node fencing on with --fence-after, off without it, and refuses a grace under 10s", () => {
+    const fenced = parseUpArguments(["--ephemeral", "--fence-after", "15s"]);
+    assert.equal("fenceAfterMs" in fenced && fenced.fenceAfterMs, 15_000);
+    assert.equal("fenceAfterMs" in parseUpArguments(["--ephemeral"]), false);
+    assert.throws(
+      () => parseUpArguments(["--fence-after", "3s"]),
+      /--fence-after must be at least 10s \(a live kubelet renews its Lease every 10s\), got "3s"/,
+    );
+  });
+
   it("reads --speed, refuses a speed out of range, and refuses any speed with real nodes", () => {
     assert.equal((parseUpArguments(["--speed", "60"]) as ClusterArguments).speed, 60);
     assert.equal((parseUpArguments(["--speed", "0.5"]) as ClusterArguments).speed, 0.5);

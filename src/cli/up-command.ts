@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import type { EtcdTlsFiles } from "../api/store/etcd-tls.ts";
 import { parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
+import { fenceAfterUsage, parseFenceAfter } from "../controllers/nodefencing/fence-after.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
@@ -42,6 +43,7 @@ export const upUsage = `Usage:
           [--max-volumes-per-node N]
           [--audit-log-path F]
           [--csi-capacity-limit 10Gi]
+          [--fence-after 15s]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -71,6 +73,7 @@ ${eventTtlUsage}
                   16; 0: no limit): the kubelet writes it to the CSINode's allocatable count, and the
                   scheduler places no pod that would go over it
 ${auditLogUsage}
+${fenceAfterUsage}
 
 Starting again on the same data directory resumes: every object is kept; the nodes register
 again and their simulated machines start fresh, as after a reboot (volumes are mounted again).
@@ -131,6 +134,8 @@ export interface ClusterArguments {
   insecureHttpTokens?: boolean;
   /** `kvol up --csi-capacity-limit`: the bundled drivers' pools, in bytes. */
   csiCapacityLimitBytes?: number;
+  /** `--fence-after`: kvol's node fencing for every node holding volumes (docs/fencing.md); off when absent. */
+  fenceAfterMs?: number;
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -158,6 +163,7 @@ export const clusterOptionSpecs = {
   "event-ttl": { type: "string" },
   "audit-log-path": { type: "string" },
   "insecure-http-tokens": { type: "boolean" },
+  "fence-after": { type: "string" },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -172,6 +178,7 @@ export function clusterArguments(values: {
   "event-ttl"?: string | undefined;
   "audit-log-path"?: string | undefined;
   "insecure-http-tokens"?: boolean | undefined;
+  "fence-after"?: string | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
@@ -188,6 +195,9 @@ export function clusterArguments(values: {
     ...(values["event-ttl"] === undefined ? {} : { eventTtlSeconds: parseEventTtlFlag(values["event-ttl"]) }),
     ...(values["audit-log-path"] === undefined ? {} : { auditLogPath: auditLogPathOption(values["audit-log-path"]) }),
     ...(values["insecure-http-tokens"] === true ? { insecureHttpTokens: true } : {}),
+    ...(values["fence-after"] === undefined
+      ? {}
+      : { fenceAfterMs: parseFenceAfter(values["fence-after"], "--fence-after") }),
   };
 }
 

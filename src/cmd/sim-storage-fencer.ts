@@ -9,14 +9,26 @@ import type { PersistentVolume } from "../api/objects.ts";
 import type { FenceResult, StorageFencer } from "../controllers/nodefencing/storage-fencer.ts";
 import { diskDriverName } from "../csi/drivers/common/constants.ts";
 import type { SimWorld } from "../host/sim/sim-world.ts";
-import { simDiskDriverName } from "../volume/plugins/simdisk/sim-disk-source.ts";
+import { rbdDefaultPool } from "../volume/plugins/rbd/rbd-source.ts";
+import { simDiskDriverName, simDiskIdOption } from "../volume/plugins/simdisk/sim-disk-source.ts";
 
 class SimDiskFencer implements StorageFencer {
   readonly name = "cloud disks";
   constructor(private readonly world: SimWorld) {}
 
+  /**
+   * A disk of this world's provider: a disk.csi.kvol.io volume whose handle is one of its disks (on
+   * real nodes the same driver serves loop disks this world knows nothing of), or a sim-disk flexVolume.
+   */
   covers(pv: PersistentVolume): boolean {
-    return pv.spec?.csi?.driver === diskDriverName || pv.spec?.flexVolume?.driver === simDiskDriverName;
+    const spec = pv.spec;
+    const diskId =
+      spec?.csi?.driver === diskDriverName
+        ? spec.csi.volumeHandle
+        : spec?.flexVolume?.driver === simDiskDriverName
+          ? spec.flexVolume.options?.[simDiskIdOption]
+          : undefined;
+    return diskId !== undefined && this.world.disks.has(diskId);
   }
 
   async unavailable(): Promise<string | undefined> {
@@ -32,17 +44,36 @@ class SimDiskFencer implements StorageFencer {
     };
   }
 
+  /** The disks the provider still has attached to the node, and disk devices a running node still has. */
+  async heldBy(nodeName: string): Promise<readonly string[]> {
+    const held = new Set(this.world.disksAttachedTo(nodeName).map(({ disk }) => `disk/${disk.id}`));
+    for (const device of devicesOf(this.world, nodeName, "disk")) held.add(device);
+    return [...held];
+  }
+
   async unfence(nodeName: string): Promise<void> {
     this.world.unfenceNodeStorage(nodeName);
   }
+}
+
+/** The node's block devices of `kind` still present (a powered-off node has none). */
+function devicesOf(world: SimWorld, nodeName: string, kind: "disk" | "rbd"): string[] {
+  const host = world.node(nodeName);
+  if (!host.poweredOn) return [];
+  return host
+    .blockDevices()
+    .filter((device) => device.kind === kind && !device.gone)
+    .map((device) => (device.rbd === undefined ? device.path : `rbd/${device.rbd.pool}/${device.rbd.image}`));
 }
 
 class SimRbdFencer implements StorageFencer {
   readonly name = "kubernetes.io/rbd";
   constructor(private readonly world: SimWorld) {}
 
+  /** An RBD image of this world's Ceph cluster. */
   covers(pv: PersistentVolume): boolean {
-    return pv.spec?.rbd !== undefined;
+    const rbd = pv.spec?.rbd;
+    return rbd !== undefined && this.world.rbd.image(rbd.pool ?? rbdDefaultPool, rbd.image) !== undefined;
   }
 
   async unavailable(): Promise<string | undefined> {
@@ -59,6 +90,11 @@ class SimRbdFencer implements StorageFencer {
         ? "the node's address is blocklisted (ceph osd blocklist add)"
         : `${lingering.length} client(s) of the node are not blocklisted`,
     };
+  }
+
+  /** The images the node's kernel still maps (the cluster's view of its client's open images). */
+  async heldBy(nodeName: string): Promise<readonly string[]> {
+    return devicesOf(this.world, nodeName, "rbd");
   }
 
   async unfence(nodeName: string): Promise<void> {

@@ -101,6 +101,8 @@ interface EmbeddedClusterOptions {
   insecureHttpTokens?: boolean;
   /** `kvol up --csi-capacity-limit`: the bundled drivers' pools (what GetCapacity reports), in bytes. */
   csiCapacityLimitBytes?: number;
+  /** `--fence-after`: kvol's node fencing for every node holding volumes; off when absent. */
+  fenceAfterMs?: number;
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -287,6 +289,7 @@ export class EmbeddedCluster {
           logLevel: options.logLevel,
           logSink,
           ...(leaderElection === undefined ? {} : { leaderElection }),
+          ...(options.fenceAfterMs === undefined ? {} : { fencing: { fenceAfterMs: options.fenceAfterMs } }),
           ...eventTtl,
           ...(options.ephemeral
             ? {}

@@ -36,3 +36,8 @@ export function parseFenceAfter(text: string, field: string): number {
   }
   return durationMs;
 }
+
+/** The flag's help line, shared by `kvol up` and `kvol server`. */
+export const fenceAfterUsage =
+  "  --fence-after D    fence a node holding volumes at the storage, then taint it out-of-service, once it has\n" +
+  "                     been silent for D (a Go duration, 10s or more; off by default; docs/fencing.md)";

@@ -15,9 +15,11 @@
  *    `NodeFenced` event are recorded, and its pods are deleted with grace 0 — what pod GC does for an
  *    out-of-service node, done without waiting the 40 s the node lifecycle controller takes to mark
  *    the node not Ready. The attach/detach controller then detaches at once (out-of-service).
- * 4. When the node reports again (Ready, heartbeat newer than the fence) and its kubelet has torn
- *    down every stale mount (`status.volumesInUse` empty), the storage is unfenced first, then the
- *    taint, annotations and condition are lifted.
+ * 4. When the node reports again (Ready, heartbeat newer than the fence), its kubelet has torn
+ *    down every stale mount (`status.volumesInUse` empty) and the storage confirms the node holds
+ *    nothing any more (no mapping, attachment or device: a restarted kubelet can forget a stale
+ *    mount its volumesInUse no longer names), the storage is unfenced first, then the taint,
+ *    annotations and condition are lifted.
  *
  * The state lives on the Node (annotations), so a restarted controller carries on where it was.
  */
@@ -394,6 +396,19 @@ export class NodeFencingController implements Controller {
       return;
     }
     const storage = (node.metadata?.annotations?.[fencedStorageAnnotation] ?? "").split(",").filter(Boolean);
+    const held: string[] = [];
+    for (const fencerName of storage) {
+      const fencer = this.options.fencers.find((candidate) => candidate.name === fencerName);
+      held.push(...((await fencer?.heldBy(name)) ?? []));
+    }
+    if (held.length > 0) {
+      const message = `Node ${name} is back; it stays fenced while it still holds ${held.join(", ")} (a stale mount its kubelet has not torn down; a reboot ends it)`;
+      if (this.refusals.get(name) !== message) {
+        this.refusals.set(name, message);
+        await this.setCondition(name, "True", reasonUnfenceWaiting, message);
+      }
+      return;
+    }
     for (const fencerName of storage) {
       const fencer = this.options.fencers.find((candidate) => candidate.name === fencerName);
       await fencer?.unfence(name);

@@ -25,6 +25,13 @@ export interface StorageFencer {
   unavailable(): Promise<string | undefined>;
   /** Cuts the node off; idempotent. Resolves with the storage's confirmation. */
   fence(nodeName: string): Promise<FenceResult>;
+  /**
+   * What of this storage the node still holds (an RBD mapping, an attached disk, a device-mapper
+   * device), as the storage sees it. Unfencing waits until it is nothing: a kubelet that restarted
+   * may have forgotten a stale mount its `volumesInUse` no longer names, and lifting the fence
+   * under it would make it a second writer.
+   */
+  heldBy(nodeName: string): Promise<readonly string[]>;
   /** Lets the node in again; idempotent. */
   unfence(nodeName: string): Promise<void>;
 }
