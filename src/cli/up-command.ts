@@ -14,8 +14,8 @@
 import { parseArgs } from "node:util";
 import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import type { EtcdTlsFiles } from "../api/store/etcd-tls.ts";
-import { parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
 import { fenceAfterUsage, parseFenceAfter } from "../controllers/nodefencing/fence-after.ts";
+import { parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
