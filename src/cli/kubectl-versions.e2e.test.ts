@@ -285,6 +285,27 @@ const matrix: readonly Step[] = [
       assert.equal(succeeded(contents, "get configmaps -A").trim(), "", "the namespace's configmap outlived it");
     },
   },
+  {
+    name: "create role and rolebinding, auth can-i --as",
+    async run(context) {
+      const ns = ["-n", context.namespace];
+      const role = await context.kubectl$([
+        "create",
+        "role",
+        "cm-reader",
+        "--verb=get,list",
+        "--resource=configmaps",
+        ...ns,
+      ]);
+      assert.match(succeeded(role, "create role"), /^role\.rbac\.authorization\.k8s\.io\/cm-reader created$/m);
+      const binding = ["create", "rolebinding", "cm-reader", "--role=cm-reader", "--user=reader", ...ns];
+      succeeded(await context.kubectl$(binding), "create rolebinding");
+      const yes = await context.kubectl$(["auth", "can-i", "list", "configmaps", ...ns, "--as", "reader"]);
+      assert.equal(succeeded(yes, "auth can-i list"), "yes\n");
+      const no = await context.quiet(["auth", "can-i", "delete", "configmaps", ...ns, "--as", "reader"]);
+      assert.equal(no.stdout, "no\n");
+    },
+  },
 ];
 
 /** Where the steps' manifests are written (removed with the cluster's data directory). */
