@@ -54,12 +54,21 @@ export function usesClaims(pod: Pod): boolean {
   return (pod.spec?.volumes ?? []).some((volume) => volume.persistentVolumeClaim || volume.ephemeral);
 }
 
-export function nodeVolumeLimits(csiNode: CSINode | undefined): Map<string, number> {
+const noLimits: ReadonlyMap<string, number> = new Map();
+/** Informer objects are frozen and replaced on change, so one entry per CSINode version is never stale. */
+const limitsByCsiNode = new WeakMap<CSINode, ReadonlyMap<string, number>>();
+
+/** getVolumeLimits: each driver's `allocatable.count`; a driver without one has no limit. */
+export function nodeVolumeLimits(csiNode: CSINode | undefined): ReadonlyMap<string, number> {
+  if (csiNode === undefined) return noLimits;
+  const cached = limitsByCsiNode.get(csiNode);
+  if (cached !== undefined) return cached;
   const limits = new Map<string, number>();
-  for (const driver of csiNode?.spec?.drivers ?? []) {
+  for (const driver of csiNode.spec?.drivers ?? []) {
     const count = driver.allocatable?.count;
     if (count !== undefined) limits.set(driver.name, count);
   }
+  if (Object.isFrozen(csiNode)) limitsByCsiNode.set(csiNode, limits);
   return limits;
 }
 
@@ -85,7 +94,8 @@ export class VolumeLimits {
     this.addAttachableVolumes(pod, newVolumes);
     if (newVolumes.size === 0) return [];
     const limits = nodeVolumeLimits(this.view.csiNode(nodeName));
-    if (limits.size === 0) return [];
+    // Only limited drivers can refuse the pod: without one among its volumes, nothing to count.
+    if (![...newVolumes.values()].some((driver) => limits.has(driver))) return [];
     const attachedVolumes: VolumesByDriver = new Map();
     for (const existing of this.view.podsOnNode(nodeName)) {
       if (existing.metadata?.uid !== pod.metadata?.uid) this.addAttachableVolumes(existing, attachedVolumes);
