@@ -27,8 +27,10 @@ Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes
 writes it to DATA/node-tokens/N.
 
   --server URL,…    the API server, e.g. http://127.0.0.1:8080 (kvol's server answers HTTP and
-                    HTTPS on one port; use http:// here, the certificate is self-signed); with
-                    several, comma-separated, the node moves to the next when one cannot be reached
+                    HTTPS on one port; use http:// here, the certificate is self-signed; a server
+                    on another machine accepts the token over http:// only when started with
+                    --insecure-http-tokens); with several, comma-separated, the node moves to the
+                    next when one cannot be reached
   --name N          the node's name
   --token T         its bearer token
   --token-file F    a file holding its bearer token
