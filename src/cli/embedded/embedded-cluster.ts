@@ -25,7 +25,7 @@ import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts"
 import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
 import { Cluster } from "../../cmd/cluster.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
-import { diskDriverName, fuseDriverName } from "../../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName, hostpathDriverName } from "../../csi/drivers/common/constants.ts";
 import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
@@ -232,7 +232,12 @@ export class EmbeddedCluster {
       : [];
     const external = externalControllers([...userControllers, ...bundledOutside], real);
     undo.push(async () => external.close());
-    const bundled = options.defaultStorage && !outside ? embeddedCsiDrivers(options.csiCapacityLimitBytes) : [];
+    // A user's own hostpath.csi.kvol.io (`--csi-controller`) takes the place of the bundled one, which no default class uses.
+    const bundled = (
+      options.defaultStorage && !outside ? embeddedCsiDrivers(options.csiCapacityLimitBytes) : []
+    ).filter(
+      (entry) => entry.name !== hostpathDriverName || !userControllers.some((user) => user.driverName === entry.name),
+    );
     const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
     if (clash !== undefined) {
       throw new Error(
