@@ -226,7 +226,14 @@ export class ClusterCsiDrivers {
           onWarning: (message) => logger.warn(message, { node: nodeId }),
         });
       case hostpathDriverName:
-        return createHostpathDriver({ ...entry.options, host, clock, nodeId });
+        return createHostpathDriver({
+          ...entry.options,
+          host,
+          clock,
+          nodeId,
+          // With attach, the controller publishes to every node that runs a node plugin of the driver.
+          isKnownNode: (id) => this.nodePlugins.has(nodePluginKey(id, entry.name)),
+        });
       case mockDriverName:
         return new MockDriver({
           ...entry.options,

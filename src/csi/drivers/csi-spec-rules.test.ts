@@ -24,6 +24,7 @@ import type { ControllerRpcType, NodeRpcType, StringMap, VolumeCapability } from
 import { createBundledDriver } from "./bundled-drivers.ts";
 import type { BundledDriver } from "./common/bundled-driver.ts";
 import { diskDriverName, fuseDriverName, hostpathDriverName, mockDriverName } from "./common/constants.ts";
+import { createHostpathDriver } from "./hostpath/hostpath-driver.ts";
 import { MockDriver } from "./mock/mock-driver.ts";
 import {
   createRequest,
@@ -36,6 +37,8 @@ import {
 } from "./testing/driver-test-support.ts";
 
 const callTimeoutMs = 20_000;
+/** hostpath.csi.kvol.io with `attachRequired`, in the rules' list of drivers. */
+const hostpathWithAttach = `${hostpathDriverName} (attachRequired)`;
 const nodeA = "node-a";
 const nodeB = "node-b";
 
@@ -559,6 +562,31 @@ const successRules: SuccessRule[] = [
     },
   },
   {
+    title: "ListVolumes names the nodes a volume is published to, on every page (LIST_VOLUMES_PUBLISHED_NODES)",
+    needs: { controller: "LIST_VOLUMES_PUBLISHED_NODES" },
+    check: async ({ driver, volume }) => {
+      const published = await volume();
+      await driver.client.controllerPublishVolume(publishTo(published, nodeA));
+      const unpublished = await volume();
+      const nodesOf = new Map<string, string[]>();
+      let token = "";
+      for (let page = 0; page < 1000; page++) {
+        const listed = await driver.client.listVolumes({ maxEntries: 1, startingToken: token });
+        for (const entry of listed.entries) {
+          nodesOf.set(entry.volume?.volumeId ?? "", entry.status?.publishedNodeIds ?? []);
+        }
+        token = listed.nextToken;
+        if (token === "") break;
+      }
+      assert.deepEqual(nodesOf.get(published), [nodeA]);
+      assert.deepEqual(nodesOf.get(unpublished), []);
+      await driver.client.controllerUnpublishVolume({ volumeId: published, nodeId: nodeA, secrets: {} });
+      const after = await driver.client.listVolumes({ maxEntries: 0, startingToken: "" });
+      const entry = after.entries.find((item) => item.volume?.volumeId === published);
+      assert.deepEqual(entry?.status?.publishedNodeIds, []);
+    },
+  },
+  {
     title:
       "GetCapacity falls by the size of a new volume, rises again when it is deleted, and bounds maximum_volume_size",
     needs: { controller: "GET_CAPACITY" },
@@ -777,7 +805,8 @@ describe("the CSI spec's rules, in every bundled driver over a Unix socket", () 
   before(async () => {
     socketDir = mkdtempSync(join(tmpdir(), "kvol-csi-rules-"));
     const clock = new RealClock();
-    for (const name of [hostpathDriverName, fuseDriverName, mockDriverName, diskDriverName]) {
+    // hostpath twice: as deployed by default, and with attach (PUBLISH_UNPUBLISH_VOLUME, published nodes in ListVolumes).
+    for (const name of [hostpathDriverName, hostpathWithAttach, fuseDriverName, mockDriverName, diskDriverName]) {
       const world = new SimWorld(clock, new Rng(7));
       const host = world.addNode(nodeA);
       world.addNode(nodeB);
@@ -789,7 +818,16 @@ describe("the CSI spec's rules, in every bundled driver over a Unix socket", () 
               host,
               isKnownNode: (id) => id === nodeA || id === nodeB,
             }).implementations()
-          : createBundledDriver(name, { host, clock, nodeId: nodeA, disks: world.disks });
+          : name === hostpathWithAttach
+            ? createHostpathDriver({
+                host,
+                clock,
+                nodeId: nodeA,
+                attachRequired: true,
+                nodeLocalTopology: false,
+                isKnownNode: (id) => id === nodeA || id === nodeB,
+              })
+            : createBundledDriver(name, { host, clock, nodeId: nodeA, disks: world.disks });
       assert.ok(implementation !== undefined, name);
       const endpoint = unixEndpoint(join(socketDir, `${drivers.length}.sock`));
       const server = await serveCsi({ endpoint, ...implementation });

@@ -97,6 +97,8 @@ interface CatalogControllerOptions {
   pool?: CapacityPool;
   /** Where snapshots are kept; with it the controller offers snapshots, restores and clones. */
   snapshotStore?: HostSnapshotStore;
+  /** The nodes ControllerPublishVolume may publish to (others are NotFound); default: any. */
+  isKnownNode?: (nodeId: string) => boolean;
 }
 
 export class CatalogController implements CsiController {
@@ -181,6 +183,9 @@ export class CatalogController implements CsiController {
     const nodeId = requireIdField(request.nodeId, "node_id", rpc);
     const accessType = requireCapability(request.volumeCapability, "volume_capability", rpc, this.options.support);
     const singleNode = request.volumeCapability !== null && isSingleNodeMode(request.volumeCapability);
+    if (this.options.isKnownNode !== undefined && !this.options.isKnownNode(nodeId)) {
+      throw new CsiError("NotFound", `${rpc}: node ${nodeId} does not exist`);
+    }
     return this.locks.run(`volume ${volumeId}`, async () => {
       const record = await this.requireRecord(volumeId, rpc);
       checkAccessType(record, accessType, rpc);

@@ -64,6 +64,8 @@ export interface HostpathDriverOptions extends CapacityOptions {
    * (`<stateDir>/snapshots/`), restores from them and clones of volumes.
    */
   clock?: Clock;
+  /** With `attachRequired`: the nodes ControllerPublishVolume knows (others are NotFound); default any. */
+  isKnownNode?: (nodeId: string) => boolean;
 }
 
 export function createHostpathDriver(options: HostpathDriverOptions): BundledDriver {
@@ -93,6 +95,7 @@ export function createHostpathDriver(options: HostpathDriverOptions): BundledDri
     attachRequired: options.attachRequired ?? false,
     expansion,
     ...(nodeLocal ? { nodeLocal: { nodeId: options.nodeId, topologyKey: hostpathTopologyKey } } : {}),
+    ...(options.isKnownNode === undefined ? {} : { isKnownNode: options.isKnownNode }),
     ...(options.clock === undefined
       ? {}
       : { snapshotStore: new HostSnapshotStore(options.host, stateDir, options.clock) }),
