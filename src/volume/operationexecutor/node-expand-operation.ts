@@ -103,8 +103,8 @@ async function expandOnPlugin(
   try {
     await expansion.plugin.nodeExpand({ ...expansion.options, newSizeBytes });
   } catch (err) {
-    // A driver without node expansion has nothing to do on a claim already grown elsewhere.
-    if (err instanceof OperationNotSupportedError && !plan.writeCapacity)
+    // A driver without node expansion: nothing to do for an older resizer or a claim grown elsewhere.
+    if (err instanceof OperationNotSupportedError && plan.unsupportedIsDone)
       return { done: true, sizeBytes: newSizeBytes };
     if (isOperationFinishedError(err)) {
       asw.markVolumeExpansionFailedWithFinalError(volume.volumeName);

@@ -27,6 +27,7 @@ describe("planNodeExpansion", () => {
       markInProgress: true,
       writeCapacity: true,
       markInfeasibleOnFailure: false,
+      unsupportedIsDone: false,
     });
     assert.equal(nodeExpansionTarget(pending, parseQuantity("3Gi")).toString(), "2Gi", "the allocated size wins");
   });
@@ -45,6 +46,7 @@ describe("planNodeExpansion", () => {
       markInProgress: false,
       writeCapacity: false,
       markInfeasibleOnFailure: false,
+      unsupportedIsDone: true,
     });
   });
 
@@ -65,6 +67,7 @@ describe("planNodeExpansion", () => {
       markInProgress: false,
       writeCapacity: true,
       markInfeasibleOnFailure: false,
+      unsupportedIsDone: true,
     });
   });
 });

@@ -32,9 +32,17 @@ export type NodeExpansionPlan =
   | { kind: "skip" }
   /**
    * Grow; `markInProgress`: write NodeResizeInProgress first and the capacity after;
-   * `markInfeasibleOnFailure`: the request changed since a final failure, so a new failure is infeasible.
+   * `markInfeasibleOnFailure`: the request changed since a final failure, so a new failure is infeasible;
+   * `unsupportedIsDone`: a driver without node expansion has nothing to do (an older resizer, or a
+   * claim already grown elsewhere).
    */
-  | { kind: "expand"; markInProgress: boolean; writeCapacity: boolean; markInfeasibleOnFailure: boolean };
+  | {
+      kind: "expand";
+      markInProgress: boolean;
+      writeCapacity: boolean;
+      markInfeasibleOnFailure: boolean;
+      unsupportedIsDone: boolean;
+    };
 
 /** checkForRecoveryFromExpansion: the resizer records allocatedResources or their status. */
 export function resizerTracksAllocation(claim: PersistentVolumeClaim): boolean {
@@ -56,7 +64,13 @@ export function planNodeExpansion(
   if (!resizerTracksAllocation(claim)) {
     const capacity = claimCapacity(claim);
     const grown = capacity !== undefined && capacity.compare(newSize) >= 0;
-    return { kind: "expand", markInProgress: false, writeCapacity: !grown, markInfeasibleOnFailure: false };
+    return {
+      kind: "expand",
+      markInProgress: false,
+      writeCapacity: !grown,
+      markInfeasibleOnFailure: false,
+      unsupportedIsDone: true,
+    };
   }
   const request = claimRequestSize(claim);
   const markInfeasibleOnFailure =
@@ -64,10 +78,22 @@ export function planNodeExpansion(
   const status = claimResizeStatus(claim);
   const capacity = claimCapacity(claim);
   if (status === undefined && capacity !== undefined && capacity.compare(newSize) >= 0) {
-    return { kind: "expand", markInProgress: false, writeCapacity: false, markInfeasibleOnFailure };
+    return {
+      kind: "expand",
+      markInProgress: false,
+      writeCapacity: false,
+      markInfeasibleOnFailure,
+      unsupportedIsDone: true,
+    };
   }
   if (status === "NodeResizePending" || status === "NodeResizeInProgress") {
-    return { kind: "expand", markInProgress: true, writeCapacity: true, markInfeasibleOnFailure };
+    return {
+      kind: "expand",
+      markInProgress: true,
+      writeCapacity: true,
+      markInfeasibleOnFailure,
+      unsupportedIsDone: false,
+    };
   }
   return { kind: "skip" };
 }
