@@ -110,6 +110,16 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
     );
   });
 
+  it("detaches a pair twice without complaint when the node has nothing else attached (the periodic check got there first)", () => {
+    const { state } = asw();
+    state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
+    // VerifyVolumesAreAttached saw the disk gone while the detach was still running...
+    state.markVolumeAsDetached("vol-a", "node-1");
+    // ...and the detach then succeeds: the same pair, detached again.
+    assert.doesNotThrow(() => state.markVolumeAsDetached("vol-a", "node-1"));
+    assert.equal(state.getAttachState("vol-a", "node-1"), "Detached");
+  });
+
   it("stops at the first change that finds volumesByNode out of step with attachedVolumes, naming the pair", () => {
     const { state } = asw();
     state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");

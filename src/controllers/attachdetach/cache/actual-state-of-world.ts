@@ -81,7 +81,8 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     const volume = this.attachedVolumes.get(volumeName);
     const onNode = this.volumesByNode.get(nodeName);
     const wasAttached = volume?.nodesAttachedTo.has(nodeName) === true;
-    invariant(onNode?.has(volumeName) === wasAttached, pairKey(volumeName, nodeName), () =>
+    // A node with nothing left attached has no index entry at all: that is "not indexed", not a mismatch.
+    invariant((onNode?.has(volumeName) ?? false) === wasAttached, pairKey(volumeName, nodeName), () =>
       wasAttached ? "attached, but missing from volumesByNode" : "in volumesByNode, but not attached",
     );
     if (volume !== undefined && wasAttached) {
