@@ -1,6 +1,6 @@
 /**
  * What the fault campaign prints: a line per failure as it is found, and at the end a table of
- * the scenarios (schedules run, failures, runs spent) with the totals and the rate.
+ * the scenarios (schedules run, failures, schedules whose timeline step failed, runs spent) with the totals and the rate.
  */
 import { formatGoDuration } from "../../runtime/duration.ts";
 import type { CampaignFailure, CampaignResult } from "./campaign.ts";
@@ -53,16 +53,22 @@ export function schedulesPerSecond(result: CampaignResult): string {
 
 export function summary(result: CampaignResult, failuresDir: string): string {
   const rows = [
-    ["scenario", "schedules", "failures", "runs"],
-    ...result.tallies.map((tally) => [tally.name, String(tally.schedules), String(tally.failures), String(tally.runs)]),
+    ["scenario", "schedules", "failures", "steps failed", "runs"],
+    ...result.tallies.map((tally) => [
+      tally.name,
+      String(tally.schedules),
+      String(tally.failures),
+      String(tally.stepsFailed),
+      String(tally.runs),
+    ]),
   ];
   const failures = result.failures.length;
   const stopped = result.stoppedBy === "budget" ? "the budget ran out" : "every schedule asked for ran";
   return [
     table(rows),
     "",
-    `scenarios: ${result.tallies.length}  schedules run: ${result.schedulesRun}  failures: ${failures}  schedules/s: ${schedulesPerSecond(result)}  wall time: ${formatGoDuration(Math.round(result.wallMs))} (stopped: ${stopped})`,
-    failures === 0 ? "no invariant violated and no step failed" : `failures saved in ${failuresDir}`,
+    `scenarios: ${result.tallies.length}  schedules run: ${result.schedulesRun}  failures: ${failures}  steps failed: ${result.tallies.reduce((sum, tally) => sum + tally.stepsFailed, 0)}  schedules/s: ${schedulesPerSecond(result)}  wall time: ${formatGoDuration(Math.round(result.wallMs))} (stopped: ${stopped})`,
+    failures === 0 ? "no invariant violated" : `failures saved in ${failuresDir}`,
     "",
   ].join("\n");
 }
