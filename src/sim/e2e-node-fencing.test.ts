@@ -123,6 +123,31 @@ describe("node fencing on the simulator", () => {
     );
   });
 
+  it("keeps a node fenced while it still maps the image after a kubelet restart forgot the stale mount", async () => {
+    // Found by `kvol sim explore` (scenario 023, seed 6824): the restarted kubelet reports no volume
+    // in use, but node-a's kernel still has the RBD image mapped and mounted.
+    const result = await play(
+      rbdScenario({
+        until: "2m",
+        timeline: `
+  - at: 40s
+    fault: { name: node-partition, params: { node: node-a }, healAfter: 13s }
+  - at: 1m20s
+    fault: { name: kubelet-restart, params: { node: node-a } }`,
+        expect: `
+  - eventually: node node-a fenced is True
+    after: 40s
+    within: 20s
+  - eventually: node node-a ready is True and node node-a volumesInUse count is 0
+    after: 1m20s
+    within: 30s
+  - never: node node-a fenced is False
+    after: 1m`,
+      }),
+    );
+    assert.deepEqual(problemsOf(result), []);
+  });
+
   it("fences for a StorageClass that asks, without --fence-after, and not before its grace", async () => {
     const result = await play(`
 name: per-class fencing

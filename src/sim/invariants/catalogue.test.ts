@@ -3,9 +3,10 @@ import { describe, it } from "node:test";
 import { allInvariants, invariantNamed, invariantNames } from "./catalogue.ts";
 
 describe("the invariant catalogue", () => {
-  it("lists the five invariants by the names scenarios use, each described", () => {
+  it("lists the six invariants by the names scenarios use, each described", () => {
     assert.deepEqual(invariantNames(), [
       "rwo-single-attach",
+      "single-writer",
       "mounted-implies-attached",
       "no-detach-while-mounted",
       "bytes-never-lost",
