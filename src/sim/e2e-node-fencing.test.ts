@@ -9,8 +9,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { exploreScenario } from "./explore/explore.ts";
+import { scenarioRuns } from "./explore/scenario-runs.ts";
+import { faultNamed } from "./faults/catalogue.ts";
 import { runScenario, type ScenarioResult } from "./runner/run-scenario.ts";
-import { parseScenario } from "./scenario/load.ts";
+import { loadScenarioFile, parseScenario } from "./scenario/load.ts";
 
 const scenariosDir = new URL("../../scenarios/", import.meta.url).pathname;
 
@@ -272,5 +275,26 @@ expect:
       }),
     );
     assert.deepEqual(problemsOf(result), []);
+  });
+
+  // A few seeds here; `KVOL_FENCE_EXPLORE_SEEDS=10000` (or `kvol sim explore`, docs/fencing.md) for the full run.
+  const exploreSeeds = Number(process.env.KVOL_FENCE_EXPLORE_SEEDS ?? "2");
+  it(`finds no two writers in ${exploreSeeds} random fault schedule(s) of scenario 023`, async () => {
+    const file = "023-fenced-failover-random-faults.yaml";
+    const faults = [
+      "node-power-off",
+      "node-partition",
+      "node-crash",
+      "kubelet-restart",
+      "api-latency",
+      "controller-manager-restart",
+    ];
+    const result = await exploreScenario(scenarioRuns(loadScenarioFile(`${scenariosDir}${file}`)), {
+      file: `scenarios/${file}`,
+      seeds: exploreSeeds,
+      catalogue: faults.map(faultNamed),
+    });
+    assert.equal(result.failure, undefined, result.failure?.replayCommand);
+    assert.equal(result.seedsRun, exploreSeeds);
   });
 });
