@@ -9,8 +9,11 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { exploreScenario } from "./explore/explore.ts";
+import { scenarioRuns } from "./explore/scenario-runs.ts";
+import { faultNamed } from "./faults/catalogue.ts";
 import { runScenario, type ScenarioResult } from "./runner/run-scenario.ts";
-import { parseScenario } from "./scenario/load.ts";
+import { loadScenarioFile, parseScenario } from "./scenario/load.ts";
 
 const scenariosDir = new URL("../../scenarios/", import.meta.url).pathname;
 
@@ -121,6 +124,31 @@ describe("node fencing on the simulator", () => {
         "rbd/sock_shop/user-pv has 2 writers (node-a, node-b): each has it mounted read-write and the storage accepts its writes, but its PersistentVolume allows ReadWriteOnce only",
       ],
     );
+  });
+
+  it("keeps a node fenced while it still maps the image after a kubelet restart forgot the stale mount", async () => {
+    // Found by `kvol sim explore` (scenario 023, seed 6824): the restarted kubelet reports no volume
+    // in use, but node-a's kernel still has the RBD image mapped and mounted.
+    const result = await play(
+      rbdScenario({
+        until: "2m",
+        timeline: `
+  - at: 40s
+    fault: { name: node-partition, params: { node: node-a }, healAfter: 13s }
+  - at: 1m20s
+    fault: { name: kubelet-restart, params: { node: node-a } }`,
+        expect: `
+  - eventually: node node-a fenced is True
+    after: 40s
+    within: 20s
+  - eventually: node node-a ready is True and node node-a volumesInUse count is 0
+    after: 1m20s
+    within: 30s
+  - never: node node-a fenced is False
+    after: 1m`,
+      }),
+    );
+    assert.deepEqual(problemsOf(result), []);
   });
 
   it("fences for a StorageClass that asks, without --fence-after, and not before its grace", async () => {
@@ -247,5 +275,26 @@ expect:
       }),
     );
     assert.deepEqual(problemsOf(result), []);
+  });
+
+  // A few seeds here; `KVOL_FENCE_EXPLORE_SEEDS=10000` (or `kvol sim explore`, docs/fencing.md) for the full run.
+  const exploreSeeds = Number(process.env.KVOL_FENCE_EXPLORE_SEEDS ?? "2");
+  it(`finds no two writers in ${exploreSeeds} random fault schedule(s) of scenario 023`, async () => {
+    const file = "023-fenced-failover-random-faults.yaml";
+    const faults = [
+      "node-power-off",
+      "node-partition",
+      "node-crash",
+      "kubelet-restart",
+      "api-latency",
+      "controller-manager-restart",
+    ];
+    const result = await exploreScenario(scenarioRuns(loadScenarioFile(`${scenariosDir}${file}`)), {
+      file: `scenarios/${file}`,
+      seeds: exploreSeeds,
+      catalogue: faults.map(faultNamed),
+    });
+    assert.equal(result.failure, undefined, result.failure?.replayCommand);
+    assert.equal(result.seedsRun, exploreSeeds);
   });
 });

@@ -6,6 +6,7 @@ describe("the invariant catalogue", () => {
   it("lists the six invariants by the names scenarios use, each described", () => {
     assert.deepEqual(invariantNames(), [
       "rwo-single-attach",
+      "single-writer",
       "mounted-implies-attached",
       "no-detach-while-mounted",
       "bytes-never-lost",

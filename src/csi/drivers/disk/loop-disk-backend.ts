@@ -33,6 +33,15 @@ import type { Host } from "../../../host/host.ts";
 import { CloudDiskError, checkExclusiveAttach, type DiskContentSource } from "../../../host/sim/world/disk-provider.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { detachLoopDevices, ensureLoopDevice, loopDevicesOf, refreshLoopDeviceSizes } from "../common/loop-devices.ts";
+import {
+  deviceTable,
+  ensureLinearDevice,
+  fenceableDeviceName,
+  fenceableDevicePath,
+  removeDevice,
+  switchToError,
+  switchToLinear,
+} from "./device-mapper.ts";
 import type { DiskAttachmentView, DiskBackend, DiskView, SnapshotView } from "./disk-backend.ts";
 import { DiskStateFiles, withAttachments } from "./disk-state-file.ts";
 import { copyImage, LoopDiskSnapshots } from "./loop-disk-snapshots.ts";
@@ -43,6 +52,12 @@ interface LoopDiskBackendOptions {
   disksDir: string;
   /** Dates snapshots; without it the backend refuses to take them. */
   clock?: Clock;
+  /**
+   * Attach through a device-mapper device per disk and node (`/dev/mapper/kvol-<node>-<disk>`, a
+   * linear table over the loop device) so node fencing can switch it to the error target
+   * (`fenceNode`). Needs dmsetup and the kernel's dm driver. Off by default.
+   */
+  fenceable?: boolean;
 }
 
 export class LoopDiskBackend implements DiskBackend {
@@ -52,8 +67,11 @@ export class LoopDiskBackend implements DiskBackend {
   /** The last operation queued on each disk: calls on one disk run one after another. */
   private readonly queues = new Map<string, Promise<unknown>>();
 
+  readonly fenceable: boolean;
+
   constructor(options: LoopDiskBackendOptions) {
     this.host = options.host;
+    this.fenceable = options.fenceable ?? false;
     this.files = new DiskStateFiles(options.host, options.disksDir);
     this.snapshots = new LoopDiskSnapshots(options.host, options.disksDir, options.clock);
   }
@@ -192,13 +210,13 @@ export class LoopDiskBackend implements DiskBackend {
     });
   }
 
-  /** Attaches the disk to `nodeName`; resolves with the loop device's path. */
+  /** Attaches the disk to `nodeName`; resolves with the loop device's path (fenceable: its dm device's). */
   attach(id: string, nodeName: string, options: { readOnly?: boolean }): Promise<string> {
     return this.serially(id, async () => {
       const disk = await this.existing(id);
       const readOnly = options.readOnly ?? false;
       if (!disk.attachments.has(nodeName)) checkExclusiveAttach(disk, nodeName, readOnly);
-      const device = await ensureLoopDevice(this.host, this.files.imagePath(id));
+      const device = await this.nodeDevice(id, nodeName);
       if (!disk.attachments.has(nodeName)) {
         const attachment: DiskAttachmentView = { nodeName, readOnly };
         await this.files.write(withAttachments(disk, [...disk.attachments.values(), attachment]));
@@ -207,10 +225,60 @@ export class LoopDiskBackend implements DiskBackend {
     });
   }
 
-  /** Detaches from `nodeName`; the loop device goes with the disk's last attachment. */
+  /** The device a node uses: the loop device, or the dm device over it when fenceable. */
+  private async nodeDevice(id: string, nodeName: string): Promise<string> {
+    const loop = await ensureLoopDevice(this.host, this.files.imagePath(id));
+    if (!this.fenceable) return loop;
+    return ensureLinearDevice(this.host, fenceableDeviceName(id, nodeName), loop);
+  }
+
+  /**
+   * Fences `nodeName`: the dm device of every disk attached to it is switched to the error target,
+   * so every read and write the node makes on those disks fails with EIO. Returns the devices, each
+   * with its live table, so the caller can confirm. Only for a fenceable backend.
+   */
+  async fenceNode(nodeName: string): Promise<Array<{ device: string; table: string | undefined }>> {
+    if (!this.fenceable) throw new Error("these disks are not attached through device-mapper: they cannot be fenced");
+    const fenced: Array<{ device: string; table: string | undefined }> = [];
+    for (const disk of await this.list()) {
+      if (!disk.attachments.has(nodeName)) continue;
+      const name = fenceableDeviceName(disk.id, nodeName);
+      await this.serially(disk.id, () => switchToError(this.host, name));
+      fenced.push({ device: fenceableDevicePath(name), table: await deviceTable(this.host, name) });
+    }
+    return fenced;
+  }
+
+  /** Lifts `fenceNode`: the linear tables are swapped back in. */
+  async unfenceNode(nodeName: string): Promise<void> {
+    for (const disk of await this.list()) {
+      if (!disk.attachments.has(nodeName)) continue;
+      const name = fenceableDeviceName(disk.id, nodeName);
+      await this.serially(disk.id, async () => {
+        const [loop] = await loopDevicesOf(this.host, this.files.imagePath(disk.id));
+        if (loop !== undefined && (await deviceTable(this.host, name)) !== undefined) {
+          await switchToLinear(this.host, name, loop);
+        }
+      });
+    }
+  }
+
+  /** The dm devices of disks still attached to `nodeName` (what a fenced node still holds). */
+  async devicesHeldBy(nodeName: string): Promise<string[]> {
+    if (!this.fenceable) return [];
+    const held: string[] = [];
+    for (const disk of await this.list()) {
+      const name = fenceableDeviceName(disk.id, nodeName);
+      if ((await deviceTable(this.host, name)) !== undefined) held.push(fenceableDevicePath(name));
+    }
+    return held;
+  }
+
+  /** Detaches from `nodeName` (its dm device first); the loop device goes with the disk's last attachment. */
   detach(id: string, nodeName: string): Promise<void> {
     return this.serially(id, async () => {
       const disk = await this.existing(id);
+      if (this.fenceable) await removeDevice(this.host, fenceableDeviceName(id, nodeName));
       const others = [...disk.attachments.values()].filter((attachment) => attachment.nodeName !== nodeName);
       if (others.length === 0) await detachLoopDevices(this.host, this.files.imagePath(id));
       if (disk.attachments.has(nodeName)) await this.files.write(withAttachments(disk, others));
@@ -224,7 +292,7 @@ export class LoopDiskBackend implements DiskBackend {
       if (!disk.attachments.has(nodeName)) {
         throw new CloudDiskError("NotFound", `disk ${id} is not attached to node ${nodeName}`);
       }
-      return ensureLoopDevice(this.host, this.files.imagePath(id));
+      return this.nodeDevice(id, nodeName);
     });
   }
 
