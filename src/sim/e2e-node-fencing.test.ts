@@ -5,7 +5,7 @@
  * lets it); the single-writer invariant sees two writers the moment a fence is lifted too early;
  * a StorageClass can ask for fencing on its own; a volume no fencer covers, or an API server too slow
  * to tell a dead node from a slow one, leaves the node unfenced with the reason recorded.
- * The powered-off case with its 30 s figure is scenario 022 (built-in scenario tests).
+ * The powered-off case with its 30 s figure is scenario 024 (built-in scenario tests).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -127,7 +127,7 @@ describe("node fencing on the simulator", () => {
   });
 
   it("keeps a node fenced while it still maps the image after a kubelet restart forgot the stale mount", async () => {
-    // Found by `kvol sim explore` (scenario 023, seed 6824): the restarted kubelet reports no volume
+    // Found by `kvol sim explore` (scenario 025, seed 6824): the restarted kubelet reports no volume
     // in use, but node-a's kernel still has the RBD image mapped and mounted.
     const result = await play(
       rbdScenario({
@@ -279,8 +279,8 @@ expect:
 
   // A few seeds here; `KVOL_FENCE_EXPLORE_SEEDS=10000` (or `kvol sim explore`, docs/fencing.md) for the full run.
   const exploreSeeds = Number(process.env.KVOL_FENCE_EXPLORE_SEEDS ?? "2");
-  it(`finds no two writers in ${exploreSeeds} random fault schedule(s) of scenario 023`, async () => {
-    const file = "023-fenced-failover-random-faults.yaml";
+  it(`finds no two writers in ${exploreSeeds} random fault schedule(s) of scenario 025`, async () => {
+    const file = "025-fenced-failover-random-faults.yaml";
     const faults = [
       "node-power-off",
       "node-partition",
