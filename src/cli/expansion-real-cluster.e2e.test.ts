@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { suiteSkip } from "../testing/requirements.ts";
+import { kubectlAgainst } from "./testing/kubectl-against.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
-import { type CommandRun, runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 180_000;
@@ -97,20 +97,7 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function kubectl(args: readonly string[], input?: string): Promise<CommandRun> {
-    return runCommand("kubectl", args, { ...process.env, KUBECONFIG: kubeconfig }, commandTimeoutMs, input);
-  }
-
-  async function kubectlOk(args: readonly string[], input?: string): Promise<string> {
-    const run = await kubectl(args, input);
-    assert.equal(run.status, 0, `kubectl ${args.join(" ")}: ${run.stderr}${run.stdout}`);
-    return run.stdout;
-  }
-
-  async function jsonOf<T>(args: readonly string[]): Promise<T | undefined> {
-    const run = await kubectl([...args, "-o", "json"]);
-    return run.status === 0 ? (JSON.parse(run.stdout) as T) : undefined;
-  }
+  const { kubectl, kubectlOk, jsonOf } = kubectlAgainst(() => kubeconfig, commandTimeoutMs);
 
   /** The size of /data inside the pod, in KiB, as `df -k` prints it. */
   async function dfKiB(podName: string): Promise<number> {

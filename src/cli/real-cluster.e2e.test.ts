@@ -27,8 +27,8 @@ import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { cgroupPids } from "../host/linux/cgroup.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { suiteSkip } from "../testing/requirements.ts";
+import { kubectlAgainst } from "./testing/kubectl-against.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
-import { type CommandRun, runCommand } from "./testing/run-command.ts";
 import { sleepMs, waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 180_000;
@@ -76,15 +76,7 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function kubectl(args: readonly string[], input?: string): Promise<CommandRun> {
-    return runCommand("kubectl", args, { ...process.env, KUBECONFIG: kubeconfig }, commandTimeoutMs, input);
-  }
-
-  async function kubectlOk(args: readonly string[], input?: string): Promise<string> {
-    const run = await kubectl(args, input);
-    assert.equal(run.status, 0, `kubectl ${args.join(" ")}: ${run.stderr}${run.stdout}`);
-    return run.stdout;
-  }
+  const { kubectl, kubectlOk } = kubectlAgainst(() => kubeconfig, commandTimeoutMs);
 
   async function pods(namespace: string): Promise<PodJson[]> {
     const run = await kubectl(["get", "pods", "-n", namespace, "-o", "json"]);

@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { suiteSkip } from "../testing/requirements.ts";
+import { kubectlAgainst } from "./testing/kubectl-against.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
-import { type CommandRun, runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 /** Generous: the machine is shared, and a loaded one is slow (a wait's patience is not a performance claim). */
@@ -92,15 +92,7 @@ describe("the volume lifecycle beyond provisioning, through kubectl", {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function kubectl(args: readonly string[], input?: string): Promise<CommandRun> {
-    return runCommand("kubectl", args, { ...process.env, KUBECONFIG: kubeconfig }, commandTimeoutMs, input);
-  }
-
-  async function kubectlOk(args: readonly string[], input?: string): Promise<string> {
-    const run = await kubectl(args, input);
-    assert.equal(run.status, 0, `kubectl ${args.join(" ")}: ${run.stderr}${run.stdout}`);
-    return run.stdout;
-  }
+  const { kubectl, kubectlOk } = kubectlAgainst(() => kubeconfig, commandTimeoutMs);
 
   async function get(kind: string, name: string): Promise<Item | undefined> {
     const run = await kubectl(["get", kind, name, "-o", "json"]);
