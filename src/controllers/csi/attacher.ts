@@ -20,7 +20,7 @@ import type { AttacherState, AttachHandler } from "./attacher-state.ts";
 import { externalAttacherWorkers } from "./constants.ts";
 import { CsiAttachHandler } from "./csi-attach-handler.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
-import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
+import type { DriverInfo } from "./driver-startup.ts";
 import { attacherFinalizerFor, hasFinalizer } from "./finalizers.ts";
 import { SidecarRun } from "./sidecar-run.ts";
 import { TrivialAttachHandler } from "./trivial-attach-handler.ts";
@@ -91,14 +91,7 @@ export class ExternalAttacher implements Controller {
 
   private async run(): Promise<void> {
     const timeoutMs = this.context.timers.externalAttacherTimeoutMs;
-    const driverInfo = await connectToDriver({
-      driver: this.options.driver,
-      expectedName: this.options.driverName,
-      clock: this.context.clock,
-      logger: this.logger,
-      callTimeoutMs: timeoutMs,
-      isStopped: () => this.sidecar.isStopped,
-    });
+    const driverInfo = await this.sidecar.connect(this.options.driver, timeoutMs);
     if (driverInfo === undefined) return;
     const handler = this.newHandler(driverInfo, timeoutMs);
     const csiNodes = this.context.informers.informerFor("CSINode");

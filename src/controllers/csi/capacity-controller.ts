@@ -27,7 +27,6 @@ import {
 } from "./constants.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
 import { callWithTimeout } from "./driver-connection.ts";
-import { connectToDriver } from "./driver-startup.ts";
 import { SidecarRun } from "./sidecar-run.ts";
 
 export interface CapacityControllerOptions {
@@ -92,14 +91,7 @@ export class CapacityController implements Controller {
   }
 
   private async run(): Promise<void> {
-    const info = await connectToDriver({
-      driver: this.options.driver,
-      expectedName: this.options.driverName,
-      clock: this.context.clock,
-      logger: this.logger,
-      callTimeoutMs: this.context.timers.externalProvisionerTimeoutMs,
-      isStopped: () => this.sidecar.isStopped,
-    });
+    const info = await this.sidecar.connect(this.options.driver, this.context.timers.externalProvisionerTimeoutMs);
     if (info === undefined) return;
     if (!info.controllerCapabilities.has("GET_CAPACITY")) {
       this.logger.info("CSI driver does not support GET_CAPACITY; no CSIStorageCapacity objects are published");

@@ -15,7 +15,6 @@ import type { WorkQueue } from "../../runtime/workqueue.ts";
 import type { Controller, ControllerContext } from "../controller-context.ts";
 import { pvcCloneFinalizer } from "./constants.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
-import { connectToDriver } from "./driver-startup.ts";
 import { finalizersWith, finalizersWithout, hasFinalizer } from "./finalizers.ts";
 import type { ProvisionerState } from "./provisioner-state.ts";
 import { SidecarRun } from "./sidecar-run.ts";
@@ -69,14 +68,7 @@ export class CloningProtectionController implements Controller {
   }
 
   private async run(): Promise<void> {
-    const info = await connectToDriver({
-      driver: this.options.driver,
-      expectedName: this.options.driverName,
-      clock: this.context.clock,
-      logger: this.logger,
-      callTimeoutMs: this.context.timers.externalProvisionerTimeoutMs,
-      isStopped: () => this.sidecar.isStopped,
-    });
+    const info = await this.sidecar.connect(this.options.driver, this.context.timers.externalProvisionerTimeoutMs);
     // Upstream runs this controller only for drivers that clone.
     if (info === undefined || !info.controllerCapabilities.has("CLONE_VOLUME")) return;
     if (!(await this.claims.waitForSync()) || this.sidecar.isStopped) return;

@@ -27,7 +27,7 @@ import {
 } from "./constants.ts";
 import { deleteVolumeOperation, isProvisionedBy, shouldDelete } from "./delete-volume.ts";
 import type { CsiControllerClient } from "./driver-connection.ts";
-import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
+import type { DriverInfo } from "./driver-startup.ts";
 import { provisionClaimOperation } from "./provision-claim.ts";
 import type { ProvisionerState, ProvisionerTopologyOptions } from "./provisioner-state.ts";
 import { shouldProvision } from "./should-provision.ts";
@@ -112,14 +112,10 @@ export class ExternalProvisioner implements Controller {
   }
 
   private async run(): Promise<void> {
-    const driverInfo = await connectToDriver({
-      driver: this.options.driver,
-      expectedName: this.options.driverName,
-      clock: this.context.clock,
-      logger: this.logger,
-      callTimeoutMs: this.context.timers.externalProvisionerTimeoutMs,
-      isStopped: () => this.sidecar.isStopped,
-    });
+    const driverInfo = await this.sidecar.connect(
+      this.options.driver,
+      this.context.timers.externalProvisionerTimeoutMs,
+    );
     if (driverInfo === undefined || !this.canProvision(driverInfo)) return;
     const state = this.newState(driverInfo);
     if (!(await this.waitForCaches(state))) return;

@@ -35,7 +35,7 @@ import type { WorkQueue } from "../../runtime/workqueue.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";
 import { externalResizerWorkers } from "./constants.ts";
 import { type CsiControllerClient, callWithTimeout } from "./driver-connection.ts";
-import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
+import type { DriverInfo } from "./driver-startup.ts";
 import { claimNeedsResize, planResize } from "./resize-claim.ts";
 import { readSecretData } from "./secret-data.ts";
 import { SidecarRun } from "./sidecar-run.ts";
@@ -101,14 +101,7 @@ export class ExternalResizer implements Controller {
   }
 
   private async run(): Promise<void> {
-    const info = await connectToDriver({
-      driver: this.options.driver,
-      expectedName: this.options.driverName,
-      clock: this.context.clock,
-      logger: this.logger,
-      callTimeoutMs: this.context.timers.externalResizerTimeoutMs,
-      isStopped: () => this.sidecar.isStopped,
-    });
+    const info = await this.sidecar.connect(this.options.driver, this.context.timers.externalResizerTimeoutMs);
     if (info === undefined) return;
     this.info = info;
     const synced = await Promise.all([this.claims, this.volumes, this.pods].map((i) => i.waitForSync()));

@@ -1,8 +1,8 @@
 /**
- * The running state the CSI controller sidecars (external-attacher, external-provisioner) share:
- * work queues named after the driver and retried with the sidecar's backoff, the informer handlers
- * and resync timer feeding them, and a start/stop pair that stops all of it and waits for the
- * syncs in progress.
+ * The running state the CSI controller sidecars (attacher, provisioner, resizer, capacity and
+ * cloning protection) share: their driver startup, work queues named after the driver and retried
+ * with the sidecar's backoff, the informer handlers and resync timer feeding them, and a start/stop
+ * pair that stops all of it and waits for the syncs in progress.
  */
 import type { HandlerRegistration } from "../../api/informer/shared-informer.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
@@ -11,6 +11,8 @@ import type { Logger } from "../../runtime/logger.ts";
 import { ItemExponentialFailureRateLimiter } from "../../runtime/rate-limiter.ts";
 import { runWorkers } from "../../runtime/run-workers.ts";
 import { WorkQueue } from "../../runtime/workqueue.ts";
+import type { CsiControllerClient } from "./driver-connection.ts";
+import { connectToDriver, type DriverInfo } from "./driver-startup.ts";
 
 interface SidecarRunOptions {
   /** The sidecar's name, in the error a second `start` throws. */
@@ -56,6 +58,19 @@ export class SidecarRun {
     });
     this.queues.push(queue);
     return queue;
+  }
+
+  /** Waits for the driver and reads its identity (csi-lib-utils' startup); undefined once stopped. */
+  connect(driver: CsiControllerClient, callTimeoutMs: number): Promise<DriverInfo | undefined> {
+    const { driverName, clock, logger } = this.options;
+    return connectToDriver({
+      driver,
+      expectedName: driverName,
+      clock,
+      logger,
+      callTimeoutMs,
+      isStopped: () => this.stopped,
+    });
   }
 
   start(run: () => Promise<void>): void {
