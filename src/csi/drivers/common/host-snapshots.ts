@@ -6,8 +6,10 @@
  * copy interrupted by a crash is replaced by the next CreateSnapshot of the same name. Like the
  * volumes, snapshots survive a restart of the driver process.
  */
+
 import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
+import { readTextIfExists } from "../../../host/read-text-if-exists.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { volumeTreeEntriesMax } from "./constants.ts";
 import { step } from "./host-failures.ts";
@@ -64,14 +66,8 @@ export class HostSnapshotStore {
 
   async get(snapshotId: string): Promise<SnapshotRecord | undefined> {
     const path = this.recordPath(snapshotId);
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.host.readFile(path);
-    } catch (error) {
-      if (isHostError(error, "ENOENT")) return undefined;
-      throw error;
-    }
-    return parseRecord(new TextDecoder().decode(bytes), path);
+    const text = await readTextIfExists(this.host, path);
+    return text === undefined ? undefined : parseRecord(text, path);
   }
 
   /** Every complete snapshot. */

@@ -5,8 +5,10 @@
  * leaves either the old record or the new one, never half of one. The record is the commit point:
  * a disk exists once its record does, and is gone once its record is.
  */
+
 import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
+import { readTextIfExists } from "../../../host/read-text-if-exists.ts";
 import { CloudDiskError } from "../../../host/sim/world/disk-provider.ts";
 import type { DiskAttachmentView, DiskView } from "./disk-backend.ts";
 
@@ -50,14 +52,8 @@ export class DiskStateFiles {
   /** The disk's record, or undefined when it has none. */
   async read(id: string): Promise<DiskView | undefined> {
     const path = this.recordPath(id);
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.host.readFile(path);
-    } catch (error) {
-      if (isHostError(error, "ENOENT")) return undefined;
-      throw error;
-    }
-    return parseRecord(new TextDecoder().decode(bytes), path);
+    const text = await readTextIfExists(this.host, path);
+    return text === undefined ? undefined : parseRecord(text, path);
   }
 
   async ensureDisksDir(): Promise<void> {

@@ -8,8 +8,10 @@
  * The record is written after the copy: a copy interrupted half-way left an image without a record,
  * which no one lists and the next CreateSnapshot of that id overwrites.
  */
+
 import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
+import { readTextIfExists } from "../../../host/read-text-if-exists.ts";
 import { CloudDiskError } from "../../../host/sim/world/disk-provider.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import type { SnapshotView } from "./disk-backend.ts";
@@ -58,14 +60,9 @@ export class LoopDiskSnapshots {
   }
 
   async read(id: string): Promise<SnapshotView | undefined> {
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.host.readFile(this.recordPath(id));
-    } catch (error) {
-      if (isHostError(error, "ENOENT")) return undefined;
-      throw error;
-    }
-    return parseSnapshot(new TextDecoder().decode(bytes), this.recordPath(id));
+    const path = this.recordPath(id);
+    const text = await readTextIfExists(this.host, path);
+    return text === undefined ? undefined : parseSnapshot(text, path);
   }
 
   async get(id: string): Promise<SnapshotView> {
