@@ -3,7 +3,9 @@
  * ContainerCreating, and `kvol why pod/app` (a separate process, reading the cluster over HTTPS
  * with the kubeconfig `kvol up` wrote) names the missing secret, the kubelet's backoff and what to
  * do; `-o json` says the same. With `--max-volumes-per-node 1`, a second pod with a claim of the
- * default class stays Pending, and `kvol why` names the full node, 1 of 1, and what to do.
+ * default class stays Pending, and `kvol why` names the full node, 1 of 1, and what to do. Then
+ * three claims: one waiting for its first consumer, one no PersistentVolume matches, and a deleted
+ * claim that pvc-protection keeps for the pod using it.
  * Runs with KVOL_E2E=1 or under CI=true.
  */
 import assert from "node:assert/strict";
@@ -38,6 +40,17 @@ spec:
   volumes: [{ name: data, persistentVolumeClaim: { claimName: ${name} } }]
 `;
 }
+
+const waitingClaimsYaml = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: lonely }
+spec: { accessModes: [ReadWriteOnce], resources: { requests: { storage: 1Gi } } }
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: static }
+spec: { accessModes: [ReadWriteOnce], storageClassName: "", resources: { requests: { storage: 5Gi } } }
+`;
 
 const podYaml = `apiVersion: v1
 kind: Pod
@@ -136,5 +149,45 @@ describe("kvol why on a live kvol up", { skip: suiteSkip("kvol why on a live kvo
     );
     assert.ok(text.includes("· pod default/first: 1 disk.csi.kvol.io volume(s)"), text);
     assert.ok(text.includes("Free a slot: delete or move a pod that uses disk.csi.kvol.io volumes on node-1"), text);
+  });
+
+  it("claims: waiting for a first consumer, no matching PersistentVolume, held by pvc-protection", async () => {
+    const applied = await kvolCli(["apply", "-f", "-"], waitingClaimsYaml);
+    assert.equal(applied.status, 0, applied.stderr);
+    const lonely = await waitFor(
+      "kvol why to see the claim waiting for its first consumer",
+      async () => {
+        const why = await kvolCli(["why", "pvc/lonely"]);
+        return why.stdout.includes("event WaitForFirstConsumer") ? why.stdout : undefined;
+      },
+      waitMs,
+    );
+    assert.ok(lonely.startsWith("claim default/lonely: Pending: waiting for first consumer"), lonely);
+    assert.ok(lonely.includes("create a pod that uses the claim"), lonely);
+
+    const unmatched = (await kvolCli(["why", "pvc/static"])).stdout;
+    assert.match(
+      unmatched,
+      /^claim default\/static: Pending: no PersistentVolume matches it \(static binding: ReadWriteOnce, 5Gi\)/,
+    );
+    assert.ok(unmatched.includes("Create a PersistentVolume with at least the requested size"), unmatched);
+
+    // pod "first" (the volume-limit case) uses claim "first": deleting the claim leaves it Terminating.
+    const deleted = await kvolCli(["delete", "pvc", "first", "--wait=false"]);
+    assert.equal(deleted.status, 0, deleted.stderr);
+    const held = await waitFor(
+      "kvol why to name the pod pvc-protection waits for",
+      async () => {
+        const why = await kvolCli(["why", "pvc/first"]);
+        return why.stdout.includes("kubernetes.io/pvc-protection keeps it") ? why.stdout : undefined;
+      },
+      waitMs,
+    );
+    assert.ok(
+      held.startsWith("claim default/first: Terminating: kubernetes.io/pvc-protection keeps it while a pod uses it"),
+      held,
+    );
+    assert.ok(held.includes("pod default/first:"), held);
+    assert.ok(held.includes("kubectl delete pod -n default first"), held);
   });
 });
