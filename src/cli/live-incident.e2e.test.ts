@@ -5,7 +5,8 @@
  *   fault` works with nothing but KUBECONFIG set, as `kvol up` tells a user to set it;
  * - seed 004 (the sock-shop user database on a ReadWriteOnce volume whose node is powered off)
  *   plays out on the real kubectl within 30 s of wall time: NodeNotReady, the taint manager's
- *   eviction and the Multi-Attach error; after the old pod is deleted by force,
+ *   eviction and the Multi-Attach error; `kvol why` on the replacement pod names the dead node and
+ *   the out-of-service taint; after the old pod is deleted by force,
  *   the replacement pod runs on another node.
  *
  * Runs with KVOL_E2E=1 or under CI=true (about a minute); without kubectl it is skipped with a
@@ -163,6 +164,30 @@ describe("the live incident of seed 004 at --speed 60", {
     assert.match(described.stdout, /Warning\s+NodeNotReady\s+\d+m?\d*s?\s+node-controller\s+Node is not ready/);
     // (Status may read `Terminating (lasts <invalid>)` while the grace period runs, as kubectl prints it.)
     assert.doesNotMatch(described.stdout.slice(described.stdout.indexOf("Events:")), /<invalid>/);
+
+    // kvol why on the replacement pod walks the chain down to the dead node and names the way out.
+    const why = await waitFor(
+      "kvol why to reach the dead node",
+      async () => {
+        const pods = await run("kubectl", ["get", "pods", "-n", "sock-shop", "--no-headers"], userEnv);
+        const waiting = pods.stdout
+          .trim()
+          .split("\n")
+          .map((line) => line.trim().split(/\s+/)[0] ?? "")
+          .find((name) => name.startsWith("user-db-") && name !== first.name);
+        if (waiting === undefined) return undefined;
+        const text = (await run(process.execPath, [kvolBin, "why", `pod/${waiting}`, "-n", "sock-shop"], userEnv))
+          .stdout;
+        return text.includes("node.kubernetes.io/out-of-service") ? text : undefined;
+      },
+      incidentWallTimeoutMs,
+    );
+    assert.ok(why.includes(`Multi-Attach, the volume is attached to node ${first.node}`), why);
+    assert.ok(why.includes(`Terminating on node ${first.node}, still holding the volume`), why);
+    assert.ok(
+      why.includes(`kubectl taint nodes ${first.node} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`),
+      why,
+    );
 
     // The way out: the old pod, stuck Terminating on the dead node, is deleted by force.
     succeeded(
