@@ -83,6 +83,8 @@ interface Rule {
   /** The gRPC status the call must fail with, and a pattern its message must match. */
   code: CsiStatusName;
   message?: RegExp;
+  /** Why a driver that has the capability still cannot be put in the rule's situation, if so. */
+  unreachable?: (driver: DriverUnderTest) => string | undefined;
 }
 
 /** A rule whose call must succeed; `check` asserts what must then hold. */
@@ -108,6 +110,47 @@ function listSnapshotsRequest(fields: {
   snapshotId?: string;
 }) {
   return { maxEntries: 0, startingToken: "", sourceVolumeId: "", snapshotId: "", secrets: {}, ...fields };
+}
+
+/** A call on the node's host held at its start until released: an operation that is pending. */
+interface HeldCall {
+  /** Resolves once the driver has made the call. */
+  started: Promise<void>;
+  release(): void;
+}
+
+/** Holds the driver's next `copyTree` or `unlink` on its node, the slow steps of a snapshot's copy and deletion. */
+function holdNext(host: SimHost, method: "copyTree" | "unlink"): HeldCall {
+  // Both take paths only; one signature lets the replacement stand in for either.
+  const calls = host as unknown as Record<typeof method, (...paths: string[]) => Promise<void>>;
+  const original = calls[method].bind(host);
+  let markStarted = (): void => undefined;
+  let release = (): void => undefined;
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  calls[method] = async (...paths: string[]) => {
+    calls[method] = original;
+    markStarted();
+    await released;
+    return original(...paths);
+  };
+  return { started, release };
+}
+
+/** The simulated cloud cuts, restores and deletes a snapshot in one step: nothing is ever pending there. */
+function onlyOnHost(driver: DriverUnderTest): string | undefined {
+  return driver.name === diskDriverName
+    ? "the simulated cloud provider cuts, restores and deletes a snapshot at once, so none is ever pending"
+    : undefined;
+}
+
+async function takeSnapshot(driver: DriverUnderTest, sourceVolumeId: string): Promise<string> {
+  const taken = await driver.client.createSnapshot(snapshotRequest(uniqueName("s"), sourceVolumeId));
+  return taken.snapshot?.snapshotId ?? "";
 }
 
 function publishTo(volumeId: string, nodeId: string, capability: VolumeCapability | null = rwo) {
@@ -470,6 +513,87 @@ const errorRules: Rule[] = [
       return driver.client.createSnapshot(snapshotRequest(name, await volume()));
     },
     code: "AlreadyExists",
+  },
+  {
+    title: "CreateSnapshot of a volume bigger than the free space for snapshots is ResourceExhausted",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    unreachable: (driver) =>
+      driver.name === diskDriverName ? "the simulated cloud provider sets no limit on snapshot space" : undefined,
+    call: async ({ driver }) => {
+      // 200 GiB: twice the simulated node's 100 GiB root disk the snapshots are kept on.
+      const { volume } = await driver.client.createVolume(
+        createRequest(uniqueName("big"), { capacityRange: { requiredBytes: 200 * gibibyteBytes, limitBytes: 0 } }),
+      );
+      const volumeId = volume?.volumeId ?? "";
+      try {
+        return await driver.client.createSnapshot(snapshotRequest(uniqueName("s"), volumeId));
+      } finally {
+        // Its capacity counts against the node's: later rules measure GetCapacity.
+        await driver.client.deleteVolume({ volumeId, secrets: {} });
+      }
+    },
+    code: "ResourceExhausted",
+    message: /not enough space for a snapshot of volume .*214748364800 bytes/,
+  },
+  {
+    title: "CreateSnapshot while one of the same name is still being cut is Aborted",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    unreachable: onlyOnHost,
+    call: async ({ driver, volume }) => {
+      const name = uniqueName("s");
+      const source = await volume();
+      const copy = holdNext(driver.host, "copyTree");
+      const first = driver.client.createSnapshot(snapshotRequest(name, source));
+      await copy.started;
+      try {
+        return await driver.client.createSnapshot(snapshotRequest(name, source));
+      } finally {
+        copy.release();
+        await first;
+      }
+    },
+    code: "Aborted",
+    message: /already in progress/,
+  },
+  {
+    title: "DeleteSnapshot while that snapshot is still being deleted is Aborted",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    unreachable: onlyOnHost,
+    call: async ({ driver, volume }) => {
+      const snapshotId = await takeSnapshot(driver, await volume());
+      const removal = holdNext(driver.host, "unlink");
+      const first = driver.client.deleteSnapshot({ snapshotId, secrets: {} });
+      await removal.started;
+      try {
+        return await driver.client.deleteSnapshot({ snapshotId, secrets: {} });
+      } finally {
+        removal.release();
+        await first;
+      }
+    },
+    code: "Aborted",
+    message: /already in progress/,
+  },
+  {
+    title: "DeleteSnapshot of a snapshot a CreateVolume is restoring from is FailedPrecondition",
+    needs: { controller: "CREATE_DELETE_SNAPSHOT" },
+    unreachable: onlyOnHost,
+    call: async ({ driver, volume }) => {
+      const snapshotId = await takeSnapshot(driver, await volume());
+      const copy = holdNext(driver.host, "copyTree");
+      const restore = driver.client.createVolume(
+        createRequest(uniqueName("r"), { volumeContentSource: { snapshot: { snapshotId } } }),
+      );
+      await copy.started;
+      try {
+        return await driver.client.deleteSnapshot({ snapshotId, secrets: {} });
+      } finally {
+        copy.release();
+        await restore;
+      }
+    },
+    code: "FailedPrecondition",
+    message: /snapshot .* is in use: a volume is being restored from it/,
   },
   {
     title: "DeleteSnapshot without snapshot_id is InvalidArgument",
@@ -861,7 +985,7 @@ describe("the CSI spec's rules, in every bundled driver over a Unix socket", () 
   for (const rule of errorRules) {
     it(rule.title, async (t) => {
       await eachDriver(t, async (driver) => {
-        const why = notApplicable(rule.needs, driver);
+        const why = notApplicable(rule.needs, driver) ?? rule.unreachable?.(driver);
         if (why !== undefined) return void t.diagnostic(`${driver.name}: skipped, ${why}`);
         await rejectsWithCode(rule.call(contextFor(driver)), rule.code, rule.message);
       });

@@ -40,7 +40,7 @@ import type {
   Volume,
 } from "../../proto/types.ts";
 import { type CapacityLimits, capacityFits, capacityFor } from "./capacity.ts";
-import { CatalogSnapshots } from "./catalog-snapshots.ts";
+import { CatalogSnapshots, type SourceData } from "./catalog-snapshots.ts";
 import { volumeIdHashHexDigits } from "./constants.ts";
 import { expandedCapacity, offlineExpansionRefused, type VolumeExpansionMode } from "./expansion.ts";
 import { availableBytes, type CapacityPool, capacityResponse, topologyExcludes } from "./get-capacity.ts";
@@ -51,6 +51,7 @@ import { requireIdField } from "./request-fields.ts";
 import { rpcCapabilities } from "./rpc-capabilities.ts";
 import { type ContentSource, contentSourceMessage, contentSourceOf } from "./snapshot-rpcs.ts";
 import {
+  type AccessType,
   accessTypeOf,
   type CapabilitySupport,
   capabilityProblem,
@@ -137,25 +138,42 @@ export class CatalogController implements CsiController {
         this.checkCompatible(existing, request, accessType, source);
         return { volume: this.volumeOf(existing) };
       }
-      const sourceData =
-        source === undefined || this.snapshots === undefined
-          ? undefined
-          : await this.snapshots.sourceData(source, capacityBytes, accessType);
-      const record: VolumeRecord = {
-        volumeId: this.volumeIdFor(name),
-        name,
-        capacityBytes,
-        accessType,
-        parameters: { ...request.parameters },
-        ...(this.options.nodeLocal === undefined ? {} : { nodeId: this.options.nodeLocal.nodeId }),
-        ...(sourceData === undefined ? {} : { contentSource: sourceData.contentSource }),
-        publications: [],
-      };
-      if (sourceData === undefined) await this.options.storage.create(record);
-      else await this.options.storage.createFrom(record, sourceData.path);
-      await this.options.catalog.put(record);
-      return { volume: this.volumeOf(record) };
+      const snapshots = this.snapshots;
+      if (source === undefined || snapshots === undefined) {
+        return { volume: this.volumeOf(await this.createRecord(name, capacityBytes, accessType, request, undefined)) };
+      }
+      // The source snapshot stays in use (DeleteSnapshot refuses it) until its data is copied.
+      const release = snapshots.holdSource(source);
+      try {
+        const sourceData = await snapshots.sourceData(source, capacityBytes, accessType);
+        return { volume: this.volumeOf(await this.createRecord(name, capacityBytes, accessType, request, sourceData)) };
+      } finally {
+        release();
+      }
     });
+  }
+
+  private async createRecord(
+    name: string,
+    capacityBytes: number,
+    accessType: AccessType,
+    request: CreateVolumeRequest,
+    sourceData: SourceData | undefined,
+  ): Promise<VolumeRecord> {
+    const record: VolumeRecord = {
+      volumeId: this.volumeIdFor(name),
+      name,
+      capacityBytes,
+      accessType,
+      parameters: { ...request.parameters },
+      ...(this.options.nodeLocal === undefined ? {} : { nodeId: this.options.nodeLocal.nodeId }),
+      ...(sourceData === undefined ? {} : { contentSource: sourceData.contentSource }),
+      publications: [],
+    };
+    if (sourceData === undefined) await this.options.storage.create(record);
+    else await this.options.storage.createFrom(record, sourceData.path);
+    await this.options.catalog.put(record);
+    return record;
   }
 
   deleteVolume(request: DeleteVolumeRequest): Promise<DeleteVolumeResponse> {

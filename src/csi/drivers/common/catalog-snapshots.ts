@@ -41,13 +41,31 @@ interface CatalogSnapshotsOptions {
 }
 
 /** What CreateVolume copies a new volume from. */
-interface SourceData {
+export interface SourceData {
   path: string;
   contentSource: { snapshotId: string } | { volumeId: string };
 }
 
 export class CatalogSnapshots {
+  /** Snapshots a CreateVolume is restoring from now, with how many: DeleteSnapshot must not pull their data away. */
+  private readonly restoring = new Map<string, number>();
+
   constructor(private readonly options: CatalogSnapshotsOptions) {}
+
+  /**
+   * Marks the snapshot of a CreateVolume's content source in use until the returned release is
+   * called; a clone's source volume is guarded by its own volume lock instead.
+   */
+  holdSource(source: Exclude<ContentSource, undefined>): () => void {
+    const snapshotId = "snapshotId" in source ? source.snapshotId : undefined;
+    if (snapshotId === undefined) return () => undefined;
+    this.restoring.set(snapshotId, (this.restoring.get(snapshotId) ?? 0) + 1);
+    return () => {
+      const left = (this.restoring.get(snapshotId) ?? 1) - 1;
+      if (left === 0) this.restoring.delete(snapshotId);
+      else this.restoring.set(snapshotId, left);
+    };
+  }
 
   createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse> {
     const rpc = "CreateSnapshot";
@@ -74,6 +92,12 @@ export class CatalogSnapshots {
   deleteSnapshot(request: DeleteSnapshotRequest): Promise<DeleteSnapshotResponse> {
     const snapshotId = requireIdField(request.snapshotId, "snapshot_id", "DeleteSnapshot");
     return this.options.locks.run(`snapshot ${snapshotId}`, async () => {
+      if (this.restoring.has(snapshotId)) {
+        throw new CsiError(
+          "FailedPrecondition",
+          `DeleteSnapshot: snapshot ${snapshotId} is in use: a volume is being restored from it; retry once that has finished`,
+        );
+      }
       await this.options.store.remove(snapshotId);
       return {};
     });

@@ -11,6 +11,7 @@ import { posix } from "node:path";
 import { type Host, isHostError } from "../../../host/host.ts";
 import { readTextIfExists } from "../../../host/read-text-if-exists.ts";
 import type { Clock } from "../../../runtime/clock.ts";
+import { CsiError } from "../../grpc/errors.ts";
 import { volumeTreeEntriesMax } from "./constants.ts";
 import { step } from "./host-failures.ts";
 import { isPresent } from "./host-paths.ts";
@@ -93,6 +94,7 @@ export class HostSnapshotStore {
     await step(`CreateSnapshot: copying ${volumePath} to ${dataPath}`, async () => {
       await this.host.mkdir(this.dir, snapshotsDirMode, { recursive: true });
       await this.removeData(snapshotId);
+      await this.checkSpaceFor(volume);
       await this.host.copyTree(volumePath, dataPath);
     });
     const record: SnapshotRecord = {
@@ -110,6 +112,20 @@ export class HostSnapshotStore {
       await this.host.rename(`${path}.tmp`, path);
     });
     return record;
+  }
+
+  /**
+   * RESOURCE_EXHAUSTED, as the spec asks, when the snapshots folder's filesystem has less room than
+   * the volume may hold: the copy would fill the filesystem and fail half-way.
+   */
+  private async checkSpaceFor(volume: VolumeRecord): Promise<void> {
+    const { freeBytes } = await this.host.statfs(this.dir);
+    if (volume.capacityBytes > freeBytes) {
+      throw new CsiError(
+        "ResourceExhausted",
+        `CreateSnapshot: not enough space for a snapshot of volume ${volume.volumeId}: it holds up to ${volume.capacityBytes} bytes, but only ${freeBytes} bytes are free in ${this.dir}`,
+      );
+    }
   }
 
   /** Forgets the snapshot, then deletes its copy; an unknown id is not an error. */

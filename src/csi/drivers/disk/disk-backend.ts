@@ -83,6 +83,8 @@ const statusOfDiskError: Readonly<Record<DiskErrorCode, CsiStatusName>> = {
   Busy: "Aborted",
   // A disk smaller than the snapshot or volume it would copy: the spec's answer for a capacity below the source.
   TooSmall: "OutOfRange",
+  // No room for a snapshot's copy: the spec's answer for CreateSnapshot without enough space.
+  NoSpace: "ResourceExhausted",
   Injected: "Internal",
 };
 

@@ -55,4 +55,20 @@ describe("LoopDiskBackend snapshots", () => {
     assert.deepEqual(await disks.listSnapshots(), []);
     assert.equal(await disks.hasSnapshot("snap-1"), false);
   });
+
+  it("refuses a snapshot of a disk bigger than the free space beside the disks", async () => {
+    const { disks } = setUp();
+    // 200 GiB: twice the simulated machine's 100 GiB root disk.
+    await disks.createDisk("disk-big", 200 * 1024 * mebibyte, {});
+    await assert.rejects(
+      disks.createSnapshot("snap-big", "disk-big"),
+      (error: unknown) =>
+        error instanceof CloudDiskError &&
+        error.code === "NoSpace" &&
+        /^not enough space for snapshot snap-big of disk disk-big: it holds 214748364800 bytes, but only \d+ bytes are free in \/var\/lib\/kvol\/disks\/snapshots$/.test(
+          error.message,
+        ),
+    );
+    assert.equal(await disks.hasSnapshot("snap-big"), false);
+  });
 });

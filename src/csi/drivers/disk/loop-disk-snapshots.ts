@@ -45,6 +45,14 @@ export class LoopDiskSnapshots {
     if (this.clock === undefined) throw new Error("LoopDiskBackend takes snapshots only with a clock to date them");
     if ((await this.read(id)) !== undefined) throw new CloudDiskError("AlreadyExists", `snapshot ${id} already exists`);
     await this.host.mkdir(this.dir, snapshotsDirMode, { recursive: true });
+    // The copy may grow to the whole image: refuse before it fills the filesystem half-way.
+    const { freeBytes } = await this.host.statfs(this.dir);
+    if (sizeBytes > freeBytes) {
+      throw new CloudDiskError(
+        "NoSpace",
+        `not enough space for snapshot ${id} of disk ${sourceDiskId}: it holds ${sizeBytes} bytes, but only ${freeBytes} bytes are free in ${this.dir}`,
+      );
+    }
     await copyImage(this.host, sourceImage, this.imagePath(id));
     const snapshot: SnapshotView = {
       id,

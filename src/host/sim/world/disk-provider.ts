@@ -20,6 +20,7 @@ export type DiskErrorCode =
   | "NodeNotFound"
   | "Busy"
   | "TooSmall"
+  | "NoSpace"
   | "Injected";
 
 /**
