@@ -6,6 +6,7 @@
  * new volume. A node-local controller knows only the volumes and snapshots on its own node: one
  * elsewhere is NotFound, as a distributed csi-driver-host-path answers.
  */
+
 import { CsiError } from "../../grpc/errors.ts";
 import type {
   CreateSnapshotRequest,
@@ -19,6 +20,7 @@ import { hostpathSnapshotIdPrefix } from "./constants.ts";
 import { factsOfSnapshot, type HostSnapshotStore } from "./host-snapshots.ts";
 import type { OperationLocks } from "./operation-locks.ts";
 import { requireIdField } from "./request-fields.ts";
+import { RestoreHolds } from "./restore-holds.ts";
 import {
   type ContentSource,
   checkFitsSource,
@@ -47,24 +49,14 @@ export interface SourceData {
 }
 
 export class CatalogSnapshots {
-  /** Snapshots a CreateVolume is restoring from now, with how many: DeleteSnapshot must not pull their data away. */
-  private readonly restoring = new Map<string, number>();
+  /** Snapshots a CreateVolume is restoring from now: DeleteSnapshot must not pull their data away. */
+  private readonly restores = new RestoreHolds();
 
   constructor(private readonly options: CatalogSnapshotsOptions) {}
 
-  /**
-   * Marks the snapshot of a CreateVolume's content source in use until the returned release is
-   * called; a clone's source volume is guarded by its own volume lock instead.
-   */
+  /** Marks the snapshot of a CreateVolume's content source in use until the returned release is called. */
   holdSource(source: Exclude<ContentSource, undefined>): () => void {
-    const snapshotId = "snapshotId" in source ? source.snapshotId : undefined;
-    if (snapshotId === undefined) return () => undefined;
-    this.restoring.set(snapshotId, (this.restoring.get(snapshotId) ?? 0) + 1);
-    return () => {
-      const left = (this.restoring.get(snapshotId) ?? 1) - 1;
-      if (left === 0) this.restoring.delete(snapshotId);
-      else this.restoring.set(snapshotId, left);
-    };
+    return this.restores.hold(source);
   }
 
   createSnapshot(request: CreateSnapshotRequest): Promise<CreateSnapshotResponse> {
@@ -92,12 +84,7 @@ export class CatalogSnapshots {
   deleteSnapshot(request: DeleteSnapshotRequest): Promise<DeleteSnapshotResponse> {
     const snapshotId = requireIdField(request.snapshotId, "snapshot_id", "DeleteSnapshot");
     return this.options.locks.run(`snapshot ${snapshotId}`, async () => {
-      if (this.restoring.has(snapshotId)) {
-        throw new CsiError(
-          "FailedPrecondition",
-          `DeleteSnapshot: snapshot ${snapshotId} is in use: a volume is being restored from it; retry once that has finished`,
-        );
-      }
+      this.restores.refuseDeleteWhileRestoring(snapshotId);
       await this.options.store.remove(snapshotId);
       return {};
     });

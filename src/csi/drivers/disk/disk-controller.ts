@@ -14,6 +14,7 @@
  * - ControllerExpandVolume: grows the disk (never shrinks it); a filesystem volume then needs
  *   NodeExpandVolume to grow its filesystem. OFFLINE: FailedPrecondition while attached.
  */
+
 import { createHash } from "node:crypto";
 import { CsiError } from "../../grpc/errors.ts";
 import type { CsiController } from "../../grpc/services.ts";
@@ -62,6 +63,7 @@ import { availableBytes, type CapacityPool, capacityResponse } from "../common/g
 import { pageOf } from "../common/list-pages.ts";
 import { OperationLocks } from "../common/operation-locks.ts";
 import { requireIdField, requireMessage } from "../common/request-fields.ts";
+import { RestoreHolds } from "../common/restore-holds.ts";
 import { rpcCapabilities } from "../common/rpc-capabilities.ts";
 import {
   type ContentSource,
@@ -106,6 +108,8 @@ function needsMultiAttach(capability: VolumeCapability): boolean {
 
 export class DiskController implements CsiController {
   private readonly locks = new OperationLocks();
+  /** Snapshots a CreateVolume is restoring from now: DeleteSnapshot must not pull their data away. */
+  private readonly restores = new RestoreHolds();
 
   constructor(private readonly options: DiskControllerOptions) {}
 
@@ -127,13 +131,14 @@ export class DiskController implements CsiController {
         return { volume: volumeOf(existing, source) };
       }
       await this.checkSource(source, capacityBytes);
+      const release = this.restores.hold(source);
       const disk = await diskCall(rpc, () =>
         disks.createDisk(volumeId, capacityBytes, {
           ...(zone === undefined ? {} : { zone }),
           multiAttach,
           ...(source === undefined ? {} : { source: diskSourceOf(source) }),
         }),
-      );
+      ).finally(release);
       return { volume: volumeOf(disk, source) };
     });
   }
@@ -182,6 +187,7 @@ export class DiskController implements CsiController {
     const rpc = "DeleteSnapshot";
     const snapshotId = requireIdField(request.snapshotId, "snapshot_id", rpc);
     return this.locks.run(`snapshot ${snapshotId}`, async () => {
+      this.restores.refuseDeleteWhileRestoring(snapshotId);
       await diskCall(rpc, () => this.options.disks.deleteSnapshot(snapshotId));
       return {};
     });
