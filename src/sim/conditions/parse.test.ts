@@ -103,7 +103,7 @@ describe("condition parser", () => {
     );
     assert.match(
       errorOf("node node-a volumes is 1").reason,
-      /known: ready, schedulable, volumesAttached, volumesInUse/,
+      /known: ready, schedulable, fenced, taint, volumesAttached, volumesInUse/,
     );
   });
 
