@@ -1,9 +1,10 @@
 /**
  * What the fault campaign prints: a line per failure as it is found, and at the end a table of
- * the scenarios (schedules run, failures, schedules whose timeline step failed, runs spent) with the totals and the rate.
+ * the scenarios (schedules run, failures, schedules whose timeline step failed, runs spent, mean wall
+ * time of a schedule) with the totals and the rate.
  */
 import { formatGoDuration } from "../../runtime/duration.ts";
-import type { CampaignFailure, CampaignResult } from "./campaign.ts";
+import type { CampaignFailure, CampaignResult, ScenarioTally } from "./campaign.ts";
 import { describeFailedStep, describeSchedule, describeViolation } from "./explore-report.ts";
 
 /** One line per invariant violated and per failed step. */
@@ -51,15 +52,21 @@ export function schedulesPerSecond(result: CampaignResult): string {
   return ((result.schedulesRun * 1000) / result.wallMs).toFixed(1);
 }
 
+/** Mean wall seconds of one schedule's run, one decimal: what a scenario costs the budget. */
+export function secondsPerSchedule(tally: ScenarioTally): string {
+  return tally.schedules === 0 ? "-" : (tally.scheduleWallMs / 1000 / tally.schedules).toFixed(1);
+}
+
 export function summary(result: CampaignResult, failuresDir: string): string {
   const rows = [
-    ["scenario", "schedules", "failures", "steps failed", "runs"],
+    ["scenario", "schedules", "failures", "steps failed", "runs", "s/schedule"],
     ...result.tallies.map((tally) => [
       tally.name,
       String(tally.schedules),
       String(tally.failures),
       String(tally.stepsFailed),
       String(tally.runs),
+      secondsPerSchedule(tally),
     ]),
   ];
   const failures = result.failures.length;

@@ -20,6 +20,7 @@ import { faultCatalogue, faultNamed } from "../faults/catalogue.ts";
 import { runScenario } from "../runner/run-scenario.ts";
 import { loadScenarioFile } from "../scenario/load.ts";
 import { type CampaignTarget, runCampaign } from "./campaign.ts";
+import { summary } from "./campaign-report.ts";
 import { formatFaultSchedule } from "./fault-schedule.ts";
 import { scenarioRuns } from "./scenario-runs.ts";
 
@@ -93,16 +94,20 @@ describe("npm run campaign", () => {
     assert.deepEqual(await drawn(), first);
   });
 
-  it("stops at the budget", async () => {
+  it("stops at the budget, and says what a schedule cost", async () => {
+    // The clock moves 25 s at each read: the start, then before each schedule and around its run.
     const result = await runCampaign([fixtureTarget()], {
       schedules: 1_000,
-      budgetMs: 60_000,
+      budgetMs: 150_000,
       firstSeed: 1,
       catalogue: nodeFaults,
       clock: steppingClock(25_000),
     });
     assert.equal(result.stoppedBy, "budget");
     assert.equal(result.schedulesRun, 2);
+    const [header, row] = summary(result, "/tmp/out").split("\n");
+    assert.match(header ?? "", /runs +s\/schedule$/);
+    assert.match(row ?? "", /^rwo-deployment +2 +0 +\d+ +3 +25\.0$/);
   });
 
   it("finds a planted Multi-Attach bug, shrinks it and saves a scenario file that replays it", async () => {

@@ -71,6 +71,8 @@ export interface ScenarioTally {
   stepsFailed: number;
   /** Whole runs spent: baseline, schedules, replays and shrinking. */
   runs: number;
+  /** Wall time spent on the schedules' own runs (not the baseline, replays or shrinking). */
+  scheduleWallMs: number;
 }
 
 export interface CampaignResult {
@@ -95,7 +97,14 @@ export async function runCampaign(
   }
   if (options.catalogue.length === 0) throw new RangeError("campaign: the catalogue of faults to draw from is empty");
   const startedMs = options.clock.now();
-  const tallies = targets.map((target) => ({ name: target.name, schedules: 0, failures: 0, stepsFailed: 0, runs: 0 }));
+  const tallies = targets.map((target) => ({
+    name: target.name,
+    schedules: 0,
+    failures: 0,
+    stepsFailed: 0,
+    runs: 0,
+    scheduleWallMs: 0,
+  }));
   const baselines = new Map<number, Baseline>();
   const failures: CampaignFailure[] = [];
   const report = async (failure: CampaignFailure) => {
@@ -123,7 +132,9 @@ export async function runCampaign(
       ...(options.maxFaults === undefined ? {} : { maxFaults: options.maxFaults }),
     });
     options.onStart?.(target, seed);
+    const runStartedMs = options.clock.now();
     const outcome = await target.runs.random(seed, slots, options.catalogue, rng);
+    tally.scheduleWallMs += options.clock.now() - runStartedMs;
     schedulesRun++;
     tally.schedules++;
     tally.runs++;
