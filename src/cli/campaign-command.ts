@@ -44,7 +44,8 @@ or makes a timeline step fail, is shrunk and saved as a scenario file in --out (
   --scenarios REGEX  only the scenario files whose name matches
   --dir DIR          where the scenarios are (default: scenarios/ of this checkout)
   --out DIR          where failures are saved (default: a new kvol-campaign-* folder in the temp dir)
-  --shard K/N        run only schedules i with i mod N = K-1 (N processes share a campaign)
+  --shard K/N        run only the K-th of N shares of the schedules (N processes share a campaign;
+                     each plays every scenario)
   --quiet            no progress lines
 `;
 

@@ -19,7 +19,7 @@ import { RealClock } from "../../runtime/real-clock.ts";
 import { faultCatalogue, faultNamed } from "../faults/catalogue.ts";
 import { runScenario } from "../runner/run-scenario.ts";
 import { loadScenarioFile } from "../scenario/load.ts";
-import { type CampaignTarget, runCampaign } from "./campaign.ts";
+import { type CampaignTarget, runCampaign, shardOwns } from "./campaign.ts";
 import { summary } from "./campaign-report.ts";
 import { formatFaultSchedule } from "./fault-schedule.ts";
 import { scenarioRuns } from "./scenario-runs.ts";
@@ -92,6 +92,20 @@ describe("npm run campaign", () => {
       ["rwo-deployment 10", "second 11"],
     );
     assert.deepEqual(await drawn(), first);
+  });
+
+  it("splits a campaign over shards that together run each schedule once, each shard every scenario", () => {
+    const scenarios = 28;
+    const owners = (index: number) => [0, 1].filter((shard) => shardOwns({ index: shard, count: 2 }, index, scenarios));
+    const first = Array.from({ length: 2 * scenarios }, (_, index) => index).filter((index) =>
+      shardOwns({ index: 0, count: 2 }, index, scenarios),
+    );
+    for (let index = 0; index < 10 * scenarios; index++) assert.deepEqual(owners(index).length, 1, `schedule ${index}`);
+    // Shard 1 of 2 plays 000, 002, … in the first round and 001, 003, … in the second: all 28.
+    assert.equal(first.length, scenarios);
+    assert.deepEqual(new Set(first.map((index) => index % scenarios)).size, scenarios);
+    assert.deepEqual(first.slice(0, 3), [0, 2, 4]);
+    assert.deepEqual(first.slice(14, 17), [29, 31, 33]);
   });
 
   it("stops at the budget, and says what a schedule cost", async () => {

@@ -6,7 +6,7 @@
  * first played once without added faults (its span, and a check that it holds on its own); a
  * schedule that breaks an invariant or a timeline step is replayed, shrunk and handed to
  * `onFailure` (which saves it), and the campaign goes on with the next schedule. A campaign may be
- * split over processes by `shard`: each runs the schedules whose index it owns, unchanged.
+ * split over processes by `shard`: each runs the schedules whose index it owns (`shardOwns`), unchanged.
  */
 import type { Clock } from "../../runtime/clock.ts";
 import { Rng } from "../../runtime/rng.ts";
@@ -48,7 +48,7 @@ export interface CampaignOptions {
   readonly clock: Pick<Clock, "now">;
   /** Called with each failure, shrunk, as soon as it is found. */
   readonly onFailure?: (failure: CampaignFailure) => void | Promise<void>;
-  /** Run only schedules i with i mod count = index (processes sharing one campaign); default all. */
+  /** Run only the schedules this shard owns (`shardOwns`; processes sharing one campaign); default all. */
   readonly shard?: { readonly index: number; readonly count: number };
   /** Called before each schedule's run (what a stalled run was). */
   readonly onStart?: (target: CampaignTarget, seed: number) => void;
@@ -114,7 +114,8 @@ export async function runCampaign(
   let schedulesRun = 0;
   let stoppedBy: CampaignResult["stoppedBy"] = "schedules";
   const shard = options.shard ?? { index: 0, count: 1 };
-  for (let index = shard.index; index < options.schedules; index += shard.count) {
+  for (let index = 0; index < options.schedules; index++) {
+    if (!shardOwns(shard, index, targets.length)) continue;
     if (options.clock.now() - startedMs >= options.budgetMs) {
       stoppedBy = "budget";
       break;
@@ -148,6 +149,21 @@ export async function runCampaign(
     await report({ scenario: target, withoutFaults: false, failure });
   }
   return { tallies, schedulesRun, failures, wallMs: options.clock.now() - startedMs, stoppedBy };
+}
+
+/**
+ * Whether the shard runs schedule `index`. Schedule i = b·S + r (S scenarios) belongs to shard
+ * (r + b) mod N: each round of S schedules is split evenly, and the split turns by one scenario
+ * each round, so every shard plays every scenario in turn. (Owning i mod N instead gave each of two
+ * shards over an even number of scenarios only half of them, and a budget cut the slow half short.)
+ */
+export function shardOwns(
+  shard: { readonly index: number; readonly count: number },
+  index: number,
+  scenarios: number,
+): boolean {
+  const round = Math.floor(index / scenarios);
+  return ((index % scenarios) + round) % shard.count === shard.index;
 }
 
 /**
