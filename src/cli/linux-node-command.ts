@@ -97,6 +97,7 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   );
   kubeletServer.serveDebugState(() => kubelet.debugState());
   kubeletServer.serveMetrics(() => kubelet.metrics);
+  kubeletServer.serveStatsSummary(() => kubelet.statsSummary());
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {
