@@ -3,9 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import { InProcessClient } from "../api/client/in-process-client.ts";
+import { createMemoryStore } from "../api/store/memory-store.ts";
 import { connectCsiSocket } from "../csi/grpc/client.ts";
 import { unixEndpoint } from "../csi/grpc/endpoint.ts";
+import { CsiNodeInfo } from "../kubelet/node/csi-node-info.ts";
+import { Logger, MemorySink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
+import { Rng } from "../runtime/rng.ts";
 import { SocketCsiConnector } from "../volume/plugins/csi/connector/socket-csi-connector.ts";
 import { CsiDriverRegistry } from "../volume/plugins/csi/csi-driver-registry.ts";
 import {
@@ -163,6 +168,18 @@ describe("kvol csi-driver: arguments", () => {
       /--capacity-limit must be more than zero bytes/,
     ],
     [
+      ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--max-volumes-per-node", "two"],
+      /--max-volumes-per-node must be a whole number from 0 to 2147483647, got "two"/,
+    ],
+    [
+      ["disk.csi.kvol.io", "--endpoint", "unix:///x.sock", "--max-volumes-per-node=-1"],
+      /--max-volumes-per-node must be a whole number from 0 to 2147483647, got "-1"/,
+    ],
+    [
+      ["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--fenceable"],
+      /--fenceable is for disk.csi.kvol.io only/,
+    ],
+    [
       ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--capacity-limit", "1Gi"],
       /--capacity-limit applies to hostpath.csi.kvol.io and disk.csi.kvol.io .*, not fuse.csi.kvol.io/,
     ],
@@ -279,6 +296,52 @@ describe("kvol csi-driver: serving", () => {
       /Registration process failed with error: RegisterPlugin error -- plugin validation failed with err: kubernetes\.io\/csi: ValidatePlugin for CSI driver "mock\.csi\.kvol\.io" failed\. Another driver with the same name is already registered with a higher supported version: "1\.0\.0", restarting registration container\./,
     );
     assert.equal(existsSync(socketPath), false, "the registration socket is removed");
+  });
+
+  it("with --max-volumes-per-node 2 the kubelet's registration writes allocatable count 2 into the node's CSINode", async () => {
+    const endpoint = unixEndpoint(join(directory, "csi.sock"));
+    const registry = join(directory, "plugins_registry");
+    mkdirSync(registry);
+    const io = capturedIo();
+    const argv = [
+      "hostpath.csi.kvol.io",
+      "--endpoint",
+      endpoint,
+      "--node-id",
+      "node-7",
+      "--registration-dir",
+      registry,
+    ];
+    const run = runCsiDriverCommand(
+      [...argv, "--state-dir", join(directory, "state"), "--max-volumes-per-node", "2"],
+      io,
+    );
+    const socketPath = join(registry, "hostpath.csi.kvol.io-reg.sock");
+    await io.serving;
+    await waitFor("the registration socket", () => existsSync(socketPath) || undefined, 10_000);
+    const clock = new RealClock();
+    const client = new InProcessClient(createMemoryStore({ clock, random: new Rng(7).stream("store") }));
+    await client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: "node-7" } });
+    const logger = new Logger({ clock, sink: new MemorySink() });
+    const csiNodeInfo = new CsiNodeInfo({ client, logger, nodeName: "node-7" });
+    await csiNodeInfo.initialize();
+    const kubelet = new CsiRegistrationHandler({
+      connector: new SocketCsiConnector({ clock, callTimeoutMs: 10_000 }),
+      drivers: new CsiDriverRegistry(),
+      nodeInfo: csiNodeInfo,
+      logger: { info: () => undefined, warning: () => undefined },
+    });
+    try {
+      await kubelet.register(socketPath);
+      const csiNode = await client.csiNodes.get("", "node-7");
+      assert.deepEqual(
+        csiNode.spec?.drivers?.map(({ name, nodeID, allocatable }) => ({ name, nodeID, allocatable })),
+        [{ name: "hostpath.csi.kvol.io", nodeID: "node-7", allocatable: { count: 2 } }],
+      );
+    } finally {
+      io.requestStop("SIGTERM");
+      assert.equal(await run, 0);
+    }
   });
 
   it("fuse.csi.kvol.io with an S3 store refuses to start where s3fs is missing, saying so", async () => {

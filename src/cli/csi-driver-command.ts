@@ -19,7 +19,8 @@ import { parseArgs } from "node:util";
 import { HttpClient } from "../api/client/http-client.ts";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
 import { capacityLimitDrivers, parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
-import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { deviceMapperUnavailable } from "../csi/drivers/disk/device-mapper.ts";
 import { type S3fsOptions, s3fsCommand } from "../csi/drivers/fuse/fuse-program.ts";
 import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { socketPathOf } from "../csi/grpc/endpoint.ts";
@@ -28,10 +29,12 @@ import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { NodeDriverRegistrar } from "../volume/plugins/csi/registration/node-driver-registrar.ts";
+import { parseMaxVolumesPerNode } from "./max-volumes-flag.ts";
 
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
                        [--registration-dir DIR] [--capacity-limit 10Gi]
+                       [--max-volumes-per-node N] [--fenceable]
                        [--server URL [--token-file F]] [--kubelet-root-dir D]
                        [--s3-url URL --s3-bucket B --s3-passwd-file F]
 
@@ -45,6 +48,14 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
   --capacity-limit    ${capacityLimitDrivers.join(", ")}: all volumes together may take at most
                       this (a quantity), which GetCapacity reports (default: the size of the
                       filesystem holding them)
+  --max-volumes-per-node N
+                      NodeGetInfo's max_volumes_per_node: how many of the driver's volumes the node
+                      may have; the kubelet writes it to the CSINode's allocatable count, which the
+                      scheduler obeys (default 16 for ${diskDriverName}, 0 = no limit for the others)
+  --fenceable         ${diskDriverName}: attach each disk to each node through a device-mapper device,
+                      /dev/mapper/kvol-<node>-<disk> over its loop device, which node fencing switches
+                      to the error target (docs/fencing.md); needs the kernel's device-mapper driver and
+                      dmsetup, and must be given to the controller and every node plugin alike
   --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
                       the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
                       does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses
@@ -81,6 +92,10 @@ export interface CsiDriverArguments {
   s3?: S3fsOptions;
   /** `--capacity-limit`, in bytes. */
   capacityLimitBytes?: number;
+  /** `--max-volumes-per-node`: NodeGetInfo's max_volumes_per_node. */
+  maxVolumesPerNode?: number;
+  /** `--fenceable`: disk.csi.kvol.io attaches through device-mapper devices. */
+  fenceable?: boolean;
 }
 
 /** The parsed arguments, or the sentence saying what is wrong with them. */
@@ -127,6 +142,16 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
   if (typeof s3 === "string") return { error: s3 };
   const capacityLimit = capacityLimitOf(driverName, values["capacity-limit"]);
   if (typeof capacityLimit === "string") return { error: capacityLimit };
+  let maxVolumesPerNode: number | undefined;
+  try {
+    const text = values["max-volumes-per-node"];
+    maxVolumesPerNode = text === undefined ? undefined : parseMaxVolumesPerNode(text);
+  } catch (error) {
+    return { error: errorMessage(error) };
+  }
+  if (values.fenceable && driverName !== diskDriverName) {
+    return { error: `--fenceable is for ${diskDriverName} only (the driver whose disks device-mapper can fence)` };
+  }
   return {
     driverName,
     endpoint: values.endpoint,
@@ -138,6 +163,8 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     ...(values["kubelet-root-dir"] === undefined ? {} : { kubeletRootDir: values["kubelet-root-dir"] }),
     ...(s3 === undefined ? {} : { s3 }),
     ...(capacityLimit === undefined ? {} : { capacityLimitBytes: capacityLimit }),
+    ...(maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode }),
+    ...(values.fenceable ? { fenceable: true } : {}),
   };
 }
 
@@ -171,6 +198,8 @@ function parseArgsStrictly(argv: readonly string[]) {
       "s3-bucket": { type: "string" },
       "s3-passwd-file": { type: "string" },
       "capacity-limit": { type: "string" },
+      "max-volumes-per-node": { type: "string" },
+      fenceable: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -220,6 +249,10 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
       `${fuseDriverName} serves volumes with ${fuseProgram}, which is not on PATH; install it first (Debian and Ubuntu: apt-get install ${fuseProgram})`,
     );
   }
+  if (args.fenceable) {
+    const missing = await deviceMapperUnavailable(host);
+    if (missing !== undefined) throw new Error(`--fenceable needs device-mapper, and ${missing}`);
+  }
   const driver = createBundledDriver(args.driverName, {
     host,
     clock: new RealClock(),
@@ -233,6 +266,8 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
       : { api: recoveryApiFromClient(apiClientOf(args.serverUrl, args.tokenFile)) }),
     ...(args.kubeletRootDir === undefined ? {} : { kubeletRootDir: args.kubeletRootDir }),
     ...(args.capacityLimitBytes === undefined ? {} : { capacityLimitBytes: args.capacityLimitBytes }),
+    ...(args.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: args.maxVolumesPerNode }),
+    ...(args.fenceable ? { fenceableDisks: true } : {}),
   });
   if (driver === undefined) throw new Error(`no bundled driver is named ${args.driverName}`);
   const stopRequested = io.stopRequested();

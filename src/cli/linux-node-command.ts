@@ -36,6 +36,8 @@ interface LinuxNodeArguments {
   dataDir: string | undefined;
   rootDir: string | undefined;
   csiNodePlugins?: readonly string[];
+  maxVolumesPerNode?: number;
+  fenceableDisks?: boolean;
   kubeletPort: number;
   nodeIp: string | undefined;
 }
@@ -80,6 +82,8 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
     rng: new Rng(randomInt(1, maxSeed)),
     logger,
     ...(parsed.csiNodePlugins === undefined ? {} : { csiNodePlugins: parsed.csiNodePlugins }),
+    ...(parsed.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: parsed.maxVolumesPerNode }),
+    ...(parsed.fenceableDisks ? { fenceableDisks: true } : {}),
     kubeletEndpoint: { address, port: kubeletServer.port },
   });
   const { kubelet, runtime } = agent;
@@ -93,6 +97,7 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   );
   kubeletServer.serveDebugState(() => kubelet.debugState());
   kubeletServer.serveMetrics(() => kubelet.metrics);
+  kubeletServer.serveStatsSummary(() => kubelet.statsSummary());
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {

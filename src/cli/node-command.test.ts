@@ -87,6 +87,22 @@ describe("kvol server and kvol node arguments", () => {
     assert.throws(() => plugins(","), /--csi-node-plugins is empty; give driver names, or none/);
   });
 
+  it("reads --max-volumes-per-node and --fenceable-disks for a real node, and refuses them for a simulated one", () => {
+    const base = ["--server", "http://h", "--name", "n1", "--token", "t"];
+    const parsed = parseNodeArguments([...base, "--host", "linux", "--max-volumes-per-node", "2", "--fenceable-disks"]);
+    assert.equal("maxVolumesPerNode" in parsed && parsed.maxVolumesPerNode, 2);
+    assert.equal("fenceableDisks" in parsed && parsed.fenceableDisks, true);
+    assert.throws(
+      () => parseNodeArguments([...base, "--host", "linux", "--max-volumes-per-node", "2.5"]),
+      /--max-volumes-per-node must be a whole number from 0 to 2147483647, got "2.5"/,
+    );
+    assert.throws(
+      () => parseNodeArguments([...base, "--max-volumes-per-node", "2"]),
+      /--max-volumes-per-node needs --host linux: a simulated node runs no CSI node plugins of its own/,
+    );
+    assert.throws(() => parseNodeArguments([...base, "--fenceable-disks"]), /--fenceable-disks needs --host linux/);
+  });
+
   it("runs the server without nodes and checks the names it makes tokens for", () => {
     const parsed = parseServerArguments(["--node-tokens", "node-a, node-b", "--data-dir", "/tmp/d"]);
     assert.ok(!("help" in parsed));

@@ -15,12 +15,13 @@ import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { RemoteNode } from "./embedded/remote-node.ts";
 import { runLinuxNode } from "./linux-node-command.ts";
+import { parseMaxVolumesPerNode } from "./max-volumes-flag.ts";
 import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
   kvol node --server URL[,URL…] --name N (--token T | --token-file F) [--log-level L]
             [--host sim|linux] [--data-dir D] [--root-dir R] [--csi-node-plugins NAMES|none]
-            [--kubelet-port P] [--node-ip IP]
+            [--kubelet-port P] [--node-ip IP] [--max-volumes-per-node N] [--fenceable-disks]
 
 Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
 Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
@@ -46,6 +47,14 @@ writes it to DATA/node-tokens/N.
                     kvol csi-driver processes registered through plugins_registry/ (comma-separated;
                     default ${defaultCsiNodePlugins.join(",")}, each where it can run; none for
                     none, e.g. to run your own build of one of them)
+  --max-volumes-per-node N
+                    with --host linux: the max_volumes_per_node each bundled node plugin answers
+                    NodeGetInfo with (kvol csi-driver --max-volumes-per-node; default 16 for
+                    disk.csi.kvol.io, no limit for the others): the kubelet writes it to the node's
+                    CSINode, and the scheduler places no pod that would go over it
+  --fenceable-disks with --host linux: disk.csi.kvol.io's node plugin uses the device-mapper devices
+                    its controller attaches disks through (kvol csi-driver --fenceable), so node
+                    fencing can cut this node off its disks (docs/fencing.md)
   --kubelet-port P  the port of the node's kubelet server (HTTPS; the API server reaches it for
                     kubectl logs, exec and attach; the kubelet's --port, 10250 in Kubernetes);
                     default 0, a free port, reported in the Node's status
@@ -63,6 +72,10 @@ export interface NodeArguments {
   rootDir: string | undefined;
   /** `--csi-node-plugins`; absent means the default set. */
   csiNodePlugins?: readonly string[];
+  /** `--max-volumes-per-node`: the bundled node plugins' NodeGetInfo max_volumes_per_node. */
+  maxVolumesPerNode?: number;
+  /** `--fenceable-disks`: disk.csi.kvol.io's plugin attaches through device-mapper. */
+  fenceableDisks?: boolean;
   kubeletPort: number;
   nodeIp: string | undefined;
 }
@@ -115,6 +128,8 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
       "csi-node-plugins": { type: "string" },
       "kubelet-port": { type: "string" },
       "node-ip": { type: "string" },
+      "max-volumes-per-node": { type: "string" },
+      "fenceable-disks": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -125,6 +140,16 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
     if (!/^https?:\/\//.test(url.trim())) throw new Error(`--server must be an http:// or https:// URL, got "${url}"`);
   }
   if (values.name === undefined || values.name === "") throw new Error("--name is required");
+  const host = hostKind(values.host);
+  const maxVolumes = values["max-volumes-per-node"];
+  for (const [flag, given] of [
+    ["--max-volumes-per-node", maxVolumes !== undefined],
+    ["--fenceable-disks", values["fenceable-disks"] === true],
+  ] as const) {
+    if (given && host !== "linux") {
+      throw new Error(`${flag} needs --host linux: a simulated node runs no CSI node plugins of its own`);
+    }
+  }
   const logLevel = values["log-level"] ?? "warn";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   return {
@@ -132,12 +157,14 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
     nodeName: values.name,
     token: tokenFrom(values.token, values["token-file"]),
     logLevel: logLevel as LogLevel,
-    host: hostKind(values.host),
+    host,
     dataDir: values["data-dir"],
     rootDir: values["root-dir"],
     ...(values["csi-node-plugins"] === undefined
       ? {}
       : { csiNodePlugins: csiNodePluginNames(values["csi-node-plugins"]) }),
+    ...(maxVolumes === undefined ? {} : { maxVolumesPerNode: parseMaxVolumesPerNode(maxVolumes) }),
+    ...(values["fenceable-disks"] ? { fenceableDisks: true } : {}),
     kubeletPort: portOf(values["kubelet-port"]),
     nodeIp: nodeIpOf(values["node-ip"]),
   };

@@ -68,17 +68,15 @@ describe("kvol up arguments", () => {
     assert.throws(() => parseUpArguments(["--log-level", "loud"]), /--log-level must be debug, info, warn or error/);
   });
 
-  it("reads --max-volumes-per-node for the simulated nodes' disk driver, and refuses it for real nodes", () => {
+  it("reads --max-volumes-per-node for the simulated nodes' disk driver and for real nodes' plugins", () => {
     const parsed = parseUpArguments(["--max-volumes-per-node", "2"]);
     assert.equal("maxVolumesPerNode" in parsed && parsed.maxVolumesPerNode, 2);
     assert.throws(
       () => parseUpArguments(["--max-volumes-per-node=-1"]),
       /--max-volumes-per-node must be a whole number from 0 to 2147483647, got "-1"/,
     );
-    assert.throws(
-      () => parseUpArguments(["--host", "linux", "--max-volumes-per-node", "2"]),
-      /--max-volumes-per-node is for simulated nodes/,
-    );
+    const real = parseUpArguments(["--host", "linux", "--max-volumes-per-node", "2"]);
+    assert.equal("maxVolumesPerNode" in real && real.maxVolumesPerNode, 2);
   });
 
   it("turns node fencing on with --fence-after, off without it, and refuses a grace under 10s", () => {

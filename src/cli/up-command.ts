@@ -26,6 +26,7 @@ import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
 import { maxSpeed, minSpeed } from "./embedded/wall-clock-pacer.ts";
 import { eventTtlUsage, parseEventTtlFlag } from "./event-ttl-flag.ts";
+import { parseMaxVolumesPerNode } from "./max-volumes-flag.ts";
 import { StepProgress } from "./step-progress.ts";
 import { localEtcdConflict, runUpWithLocalEtcd } from "./up-etcd.ts";
 import { runUpLinux } from "./up-linux-command.ts";
@@ -70,8 +71,9 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
 ${eventTtlUsage}
   --max-volumes-per-node N
                   the max_volumes_per_node disk.csi.kvol.io reports on each simulated node (default
-                  16; 0: no limit): the kubelet writes it to the CSINode's allocatable count, and the
-                  scheduler places no pod that would go over it
+                  16; 0: no limit), with --host linux every bundled node plugin on each real node
+                  (kvol node --max-volumes-per-node): the kubelet writes it to the CSINode's
+                  allocatable count, and the scheduler places no pod that would go over it
 ${auditLogUsage}
 ${fenceAfterUsage}
 
@@ -126,7 +128,7 @@ export interface ClusterArguments {
   csiControllers?: readonly CsiControllerEndpoint[];
   /** `--event-ttl`: how long an Event is kept after its last write, in seconds (Kubernetes' 1 h when absent). */
   eventTtlSeconds?: number;
-  /** `kvol up --max-volumes-per-node`: the bundled disk driver's NodeGetInfo max_volumes_per_node. */
+  /** `kvol up --max-volumes-per-node`: the bundled disk driver's NodeGetInfo max_volumes_per_node (with --host linux, every bundled node plugin's). */
   maxVolumesPerNode?: number;
   /** `--audit-log-path`: where every write to the API is recorded, one audit.k8s.io/v1 Event a line. */
   auditLogPath?: string;
@@ -139,8 +141,6 @@ export interface ClusterArguments {
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
-/** CSINode's `allocatable.count` is an int32. */
-const csiNodeAllocatableCountMax = 2_147_483_647;
 
 function integerOption(name: string, text: string | undefined, fallback: number, max: number): number {
   if (text === undefined) return fallback;
@@ -231,9 +231,6 @@ export function parseUpArguments(
   const cluster = clusterArguments(values);
   const localEtcd = values.etcd ?? false;
   const maxVolumes = values["max-volumes-per-node"];
-  if (maxVolumes !== undefined && nodeHost === "linux") {
-    throw new Error("--max-volumes-per-node is for simulated nodes; real nodes run their own drivers (see kvol node)");
-  }
   const capacityText = values["csi-capacity-limit"];
   if (capacityText !== undefined && nodeHost === "linux") {
     throw new Error(
@@ -248,9 +245,7 @@ export function parseUpArguments(
     speed,
     nodeHost,
     ...(localEtcd ? { localEtcd } : {}),
-    ...(maxVolumes === undefined
-      ? {}
-      : { maxVolumesPerNode: integerOption("max-volumes-per-node", maxVolumes, 0, csiNodeAllocatableCountMax) }),
+    ...(maxVolumes === undefined ? {} : { maxVolumesPerNode: parseMaxVolumesPerNode(maxVolumes) }),
     ...(capacityText === undefined
       ? {}
       : { csiCapacityLimitBytes: parseCapacityLimit(capacityText, "--csi-capacity-limit") }),

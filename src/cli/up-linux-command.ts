@@ -12,7 +12,9 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { disksDirName } from "../cmd/bundled-driver-state-dir.ts";
 import { requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
-import { releaseDiskLoopDevices } from "../cmd/release-disk-loop-devices.ts";
+import { realDiskFencing } from "../cmd/real-disk-fencing.ts";
+import { releaseDiskDmDevices, releaseDiskLoopDevices } from "../cmd/release-disk-loop-devices.ts";
+import { diskDriverName } from "../csi/drivers/common/constants.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
@@ -31,12 +33,29 @@ interface NodeProcess {
   exited: Promise<number | null>;
 }
 
-function startNodeProcess(name: string, serverUrl: string, tokenFile: string, dataDir: string): NodeProcess {
+function startNodeProcess(
+  name: string,
+  serverUrl: string,
+  tokenFile: string,
+  dataDir: string,
+  extraArgs: readonly string[],
+): NodeProcess {
   const nodeDir = join(dataDir, "nodes", name);
   mkdirSync(nodeDir, { recursive: true });
   const log = openSync(join(nodeDir, "node.log"), "a");
   const script = process.argv[1] ?? "";
-  const args = ["node", "--host", "linux", "--server", serverUrl, "--name", name, "--token-file", tokenFile];
+  const args = [
+    "node",
+    "--host",
+    "linux",
+    "--server",
+    serverUrl,
+    "--name",
+    name,
+    "--token-file",
+    tokenFile,
+    ...extraArgs,
+  ];
   // A process group of its own: a terminal's Ctrl-C reaches `kvol up` only, which stops each node once.
   const child = spawn(process.execPath, [...process.execArgv, script, ...args, "--data-dir", dataDir], {
     stdio: ["ignore", "pipe", log],
@@ -72,6 +91,14 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
     io.stderr(`kvol up: ${errorMessage(error)}\n`);
     return exitFailure;
   }
+  const host = new LinuxHost({ nodeName: "kvol-up" });
+  const fencing = await realDiskFencing(host, parsed.fenceAfterMs);
+  if (fencing.unavailable !== undefined) {
+    io.stderr(
+      `kvol up: --fence-after: the real disks cannot be fenced on this machine (${fencing.unavailable}); ` +
+        "a silent node holding one is refused fencing, and its Node says why\n",
+    );
+  }
   const progress = new StepProgress(new RealClock(), io.stderr);
   const stop = io.stopRequested();
   let embedded: EmbeddedCluster;
@@ -81,6 +108,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
       nodeCount: 0,
       defaultStorage: true,
       bundledCsiControllersOutside: true,
+      fencers: fencing.fencers,
       progress,
       onListening: (started) => io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n`),
     });
@@ -91,20 +119,28 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   const dataDir = embedded.dataDir.path;
   const nodes: NodeProcess[] = [];
   const controllers = await progress.step("CSI controllers of the bundled drivers started", () =>
-    BundledCsiControllers.start(embedded.bundledCsiControllers, dataDir, new RealClock(), (message) =>
-      io.stderr(`kvol up: ${message}\n`),
+    BundledCsiControllers.start(
+      embedded.bundledCsiControllers,
+      dataDir,
+      new RealClock(),
+      (message) => io.stderr(`kvol up: ${message}\n`),
+      (driverName) => (fencing.fenceable && driverName === diskDriverName ? ["--fenceable"] : []),
     ),
   );
+  const nodeArgs = [
+    ...(parsed.maxVolumesPerNode === undefined ? [] : ["--max-volumes-per-node", String(parsed.maxVolumesPerNode)]),
+    ...(fencing.fenceable ? ["--fenceable-disks"] : []),
+  ];
   try {
     for (let index = 0; index < parsed.nodeCount; index++) {
       const name = nodeNameFor(index);
-      const node = startNodeProcess(name, embedded.url, embedded.dataDir.ensureNodeToken(name), dataDir);
+      const node = startNodeProcess(name, embedded.url, embedded.dataDir.ensureNodeToken(name), dataDir, nodeArgs);
       nodes.push(node);
       await progress.step(`${name} started on this machine`, () => nodeRunning(node, dataDir));
     }
   } catch (error) {
     io.stderr(`kvol up: ${errorMessage(error)}\n`);
-    await stopAll(nodes, controllers, embedded, warnOf(io));
+    await stopAll(nodes, controllers, embedded, warnOf(io), fencing.fenceable);
     return exitFailure;
   }
   io.stdout(
@@ -113,7 +149,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   );
   const signal = await stop;
   await progress.step(`stopping (${signal}): nodes, then the control plane`, () =>
-    stopAll(nodes, controllers, embedded, warnOf(io)),
+    stopAll(nodes, controllers, embedded, warnOf(io), fencing.fenceable),
   );
   return exitOk;
 }
@@ -123,12 +159,24 @@ async function stopAll(
   controllers: BundledCsiControllers,
   embedded: EmbeddedCluster,
   warn: (message: string) => void,
+  fenceableDisks: boolean,
 ): Promise<void> {
   const dataDir = embedded.dataDir.path;
   for (const node of nodes) if (node.child.exitCode === null) node.child.kill("SIGTERM");
   await Promise.all(nodes.map((node) => node.exited));
   await controllers.stop();
-  const released = await releaseDiskLoopDevices(new LinuxHost({ nodeName: "kvol-up" }), join(dataDir, disksDirName));
+  const host = new LinuxHost({ nodeName: "kvol-up" });
+  if (fenceableDisks) {
+    // The device-mapper devices over the loop devices go first: they hold them open.
+    const removed = await releaseDiskDmDevices(
+      host,
+      join(dataDir, disksDirName),
+      nodes.map((node) => node.name),
+    );
+    if (removed.length > 0)
+      warn(`removed the device-mapper devices of ${removed.length} disk attachment(s) still in place`);
+  }
+  const released = await releaseDiskLoopDevices(host, join(dataDir, disksDirName));
   if (released.length > 0) warn(`released the loop devices of ${released.length} disk(s) still attached`);
   await embedded.stop();
 }

@@ -114,6 +114,10 @@ export interface LinuxNodeAgentOptions {
   timers?: Timers;
   /** The bundled CSI drivers whose node plugins this node runs (default `defaultCsiNodePlugins`). */
   csiNodePlugins?: readonly string[];
+  /** `kvol node --max-volumes-per-node`: every bundled plugin's NodeGetInfo max_volumes_per_node. */
+  maxVolumesPerNode?: number;
+  /** `kvol node --fenceable-disks`: disk.csi.kvol.io's plugin attaches through device-mapper. */
+  fenceableDisks?: boolean;
   /** How to run kvol for the plugins' processes (default: the way this process was run). */
   kvolCommand?: readonly string[];
   /** The InternalIP and kubelet server port the Node reports (the API server reaches the kubelet there). */
@@ -161,6 +165,8 @@ export class LinuxNodeAgent {
       stateDirOf: (driverName) => bundledDriverStateDir(paths.dataDir, driverName),
       cgroupDir: `${this.cgroupRoot}${csiPluginsCgroupSuffix}`,
       apiAccess: { serverUrl: options.serverUrl, tokenFile: join(paths.csiPluginsDir, pluginTokenFileName) },
+      ...(options.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: options.maxVolumesPerNode }),
+      ...(options.fenceableDisks ? { fenceableDisks: true } : {}),
       kvolCommand: options.kvolCommand ?? thisKvolCommand(),
       clock,
       logger: options.logger.with({ component: "csi-node-plugins" }),

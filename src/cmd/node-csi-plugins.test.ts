@@ -53,6 +53,25 @@ describe("the CSI node plugins of a real node", () => {
     );
   });
 
+  it("passes --max-volumes-per-node to every plugin and --fenceable to the disk driver's only", async () => {
+    const runs = join(dir, "runs");
+    const node = plugins(`echo "$*" >> ${runs}; trap 'exit 0' TERM; sleep 600 & wait`, new MemorySink(), {
+      driverNames: ["hostpath.csi.kvol.io", "disk.csi.kvol.io"],
+      maxVolumesPerNode: 2,
+      fenceableDisks: true,
+    });
+    await node.start();
+    await waitFor(
+      "both plugins' runs",
+      () => (existsSync(runs) && readFileSync(runs, "utf8").trim().split("\n").length === 2) || undefined,
+      waitMs,
+    );
+    await node.stop();
+    const lines = readFileSync(runs, "utf8").trim().split("\n").sort();
+    assert.match(lines[0] ?? "", /^csi-driver disk\.csi\.kvol\.io .* --max-volumes-per-node 2 --fenceable$/);
+    assert.match(lines[1] ?? "", /^csi-driver hostpath\.csi\.kvol\.io .* --max-volumes-per-node 2$/);
+  });
+
   it("runs each plugin in a cgroup of its own and kills what the plugin left there when it exits", async (t) => {
     const cgroup2 = findCgroup2Mount(await readMountInfo());
     if (process.getuid?.() !== 0 || cgroup2 === undefined) {

@@ -27,7 +27,7 @@ import { closeSync, openSync } from "node:fs";
 import { mkdir, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { killCgroup, removeCgroup } from "../cri/linux/container-cgroup.ts";
-import { fuseDriverName } from "../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName } from "../csi/drivers/common/constants.ts";
 import { cgroupPids } from "../host/linux/cgroup.ts";
 import { isProcessAlive } from "../host/linux/process-state.ts";
 import {
@@ -63,6 +63,10 @@ export interface NodeCsiPluginsOptions {
   cgroupDir?: string;
   /** The API server, for the plugins that re-establish mounts on restart (fuse.csi.kvol.io). */
   apiAccess?: { serverUrl: string; tokenFile: string };
+  /** `--max-volumes-per-node` for every plugin: its NodeGetInfo max_volumes_per_node (each driver's default when absent). */
+  maxVolumesPerNode?: number;
+  /** disk.csi.kvol.io's plugin attaches through device-mapper devices (`--fenceable`), as its controller must. */
+  fenceableDisks?: boolean;
   /** The command that runs kvol: program and leading arguments (this process's node, tsx and script). */
   kvolCommand: readonly string[];
   clock: Clock;
@@ -171,6 +175,15 @@ export class NodeCsiPlugins {
     return ["--server", access.serverUrl, "--token-file", access.tokenFile, "--kubelet-root-dir", this.options.rootDir];
   }
 
+  /** `--max-volumes-per-node` and, for the disk driver, `--fenceable`, when the node was given them. */
+  private limitArguments(driverName: string): string[] {
+    const { maxVolumesPerNode, fenceableDisks } = this.options;
+    return [
+      ...(maxVolumesPerNode === undefined ? [] : ["--max-volumes-per-node", String(maxVolumesPerNode)]),
+      ...(fenceableDisks === true && driverName === diskDriverName ? ["--fenceable"] : []),
+    ];
+  }
+
   /** The process ids of the plugins running now, by driver. */
   pids(): Map<string, number> {
     return new Map([...this.running.values()].map((plugin) => [plugin.driverName, plugin.pid]));
@@ -216,6 +229,7 @@ export class NodeCsiPlugins {
       "--registration-dir",
       pluginsRegistryDir(rootDir),
       ...this.apiArguments(driverName),
+      ...this.limitArguments(driverName),
     ];
     const cgroup = this.cgroupOf(driverName);
     if (cgroup !== undefined) await mkdir(cgroup, { recursive: true });

@@ -62,6 +62,7 @@ import { PodWorkers } from "./pod/pod-workers.ts";
 import { Prober } from "./prober/prober.ts";
 import { ProcessLifetime } from "./process-lifetime.ts";
 import { retryUntilStopped } from "./retry-until-stopped.ts";
+import { type Summary, statsSummary } from "./stats/stats-summary.ts";
 import { StatusManager } from "./status/status-manager.ts";
 import { volumeLogger, wireNodeVolumes } from "./volume-wiring.ts";
 import { ClientVolumeApi } from "./volumemanager/client-volume-api.ts";
@@ -174,6 +175,8 @@ export class Kubelet {
   private unsubscribeRuntime: (() => void) | undefined;
   private readonly notifyPodStateChanged: () => void;
   private state: "new" | "running" | "stopped" = "new";
+  /** When start() was called: the Summary API's node start time. */
+  private startedAtMs: number | undefined;
   /** What the debug endpoint reads besides the volume manager: the node's host and kubelet root. */
   private readonly debugHost: { host: Host; rootDir: string };
 
@@ -375,6 +378,7 @@ export class Kubelet {
     if (this.state !== "new")
       throw new Error(`kubelet ${this.nodeName}: start() called twice; create a new Kubelet to restart`);
     this.state = "running";
+    this.startedAtMs = this.clock.now();
     this.recorder.eventForReference(
       this.nodeStatus.nodeReference(),
       "Normal",
@@ -424,6 +428,20 @@ export class Kubelet {
     await this.volumeManager.stop();
     this.lifetime.end();
     this.logger.info("Kubelet stopped");
+  }
+
+  /** The Summary API's answer now (the kubelet server's `/stats/summary`). */
+  statsSummary(): Promise<Summary> {
+    const { host, rootDir } = this.debugHost;
+    return statsSummary({
+      nodeName: this.nodeName,
+      nowMs: this.clock.now(),
+      startTimeMs: this.startedAtMs ?? this.clock.now(),
+      rootDir,
+      pods: this.podManager.getPods(),
+      mountedVolumes: (uid) => this.volumeManager.asw.getMountedVolumesForPod(uid),
+      statfs: (path) => host.statfs(path),
+    });
   }
 
   /** The volume manager's state, read-only (the kubelet server's `/debug/volumemanager`). */

@@ -13,6 +13,8 @@ export const debugStateApiVersion = "debug.kvol.io/v1";
 export const kubeletVolumeManagerDebugPath = "/debug/volumemanager";
 /** The kubelet's Prometheus metrics (on its own server; through the API server under `nodes/<name>/proxy`). */
 export const kubeletMetricsPath = "/metrics";
+/** The kubelet's Summary API (on its own server; through the API server under `nodes/<name>/proxy`). */
+export const kubeletStatsSummaryPath = "/stats/summary";
 /** The API server's path of a controller's state, by the controller's component name. */
 export const controllerDebugPathPrefix = "/debug/controllers/";
 export const attachDetachControllerDebugName = "attachdetach-controller";

@@ -44,8 +44,10 @@ export class BundledCsiControllers {
     dataDirPath: string,
     clock: RealClock,
     warn: (message: string) => void,
+    /** More arguments for a driver's process (`--fenceable` for the disks). */
+    extraArgs: (driverName: string) => readonly string[] = () => [],
   ): Promise<BundledCsiControllers> {
-    const processes = endpoints.map((entry) => startProcess(entry, dataDirPath));
+    const processes = endpoints.map((entry) => startProcess(entry, dataDirPath, extraArgs(entry.driverName)));
     const controllers = new BundledCsiControllers(processes, clock);
     for (const [index, entry] of endpoints.entries()) {
       const started = processes[index];
@@ -83,7 +85,11 @@ function logFile(dataDirPath: string, driverName: string): string {
   return join(dataDirPath, "csi-controllers", `${driverName}.log`);
 }
 
-function startProcess(entry: CsiControllerEndpoint, dataDirPath: string): ControllerProcess {
+function startProcess(
+  entry: CsiControllerEndpoint,
+  dataDirPath: string,
+  extraArgs: readonly string[],
+): ControllerProcess {
   const socket = socketPathOf(entry.endpoint);
   mkdirSync(dirname(socket), { recursive: true, mode: 0o750 });
   const log = openSync(logFile(dataDirPath, entry.driverName), "a");
@@ -97,6 +103,7 @@ function startProcess(entry: CsiControllerEndpoint, dataDirPath: string): Contro
     controllerNodeId,
     "--state-dir",
     bundledDriverStateDir(dataDirPath, entry.driverName),
+    ...extraArgs,
   ];
   let child: ChildProcess;
   try {

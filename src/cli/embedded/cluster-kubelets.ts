@@ -3,7 +3,7 @@
  * node of the cluster is reached directly, as kube-apiserver reaches a kubelet on its port; a node
  * joined from elsewhere (`kvol node`) is not reachable this way.
  */
-import { kubeletVolumeManagerDebugPath } from "../../api/debug/debug-state.ts";
+import { kubeletStatsSummaryPath, kubeletVolumeManagerDebugPath } from "../../api/debug/debug-state.ts";
 import { ApiError, badRequest } from "../../api/errors.ts";
 import type { KubeletConnection, KubeletConnections } from "../../apiserver/kubelet-connection.ts";
 import type { Cluster } from "../../cmd/cluster.ts";
@@ -11,16 +11,18 @@ import { ContainerLogUnavailable, readContainerLog } from "../../kubelet/contain
 import { SimContainerRuntime } from "../../kubelet/container/sim-container-runtime.ts";
 import type { Kubelet } from "../../kubelet/kubelet.ts";
 
-/** The node's kubelet answers its debug paths as its own server would (kubelet-server.ts). */
+/** The node's kubelet answers its JSON paths as its own server would (kubelet-server.ts). */
 async function kubeletDebugState(kubelet: Kubelet | undefined, nodeName: string, path: string): Promise<object> {
-  if (path !== kubeletVolumeManagerDebugPath) throw new ApiError("NotFound", `the kubelet serves nothing at ${path}`);
+  if (path !== kubeletVolumeManagerDebugPath && path !== kubeletStatsSummaryPath) {
+    throw new ApiError("NotFound", `the kubelet serves nothing at ${path}`);
+  }
   if (kubelet === undefined) {
     throw new ApiError(
       "ServiceUnavailable",
       `the kubelet of node "${nodeName}" is not running, so its state cannot be read`,
     );
   }
-  return kubelet.debugState();
+  return path === kubeletStatsSummaryPath ? kubelet.statsSummary() : kubelet.debugState();
 }
 
 /** The node's kubelet's `/metrics`, as its own server answers it. */

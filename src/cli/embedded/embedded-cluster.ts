@@ -27,6 +27,7 @@ import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certifica
 import { Cluster } from "../../cmd/cluster.ts";
 import type { ClusterCsiDriver } from "../../cmd/cluster-csi-drivers.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
+import type { StorageFencer } from "../../controllers/nodefencing/storage-fencer.ts";
 import { diskDriverName, fuseDriverName, hostpathDriverName } from "../../csi/drivers/common/constants.ts";
 import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
@@ -103,6 +104,8 @@ interface EmbeddedClusterOptions {
   csiCapacityLimitBytes?: number;
   /** `--fence-after`: kvol's node fencing for every node holding volumes; off when absent. */
   fenceAfterMs?: number;
+  /** Fencers besides the simulated world's, over the data directory (`kvol up --host linux`: the real disks' device-mapper fence). */
+  fencers?: (dataDirPath: string) => readonly StorageFencer[];
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the
    * caller starts (`kvol up --host linux`: real nodes), on the sockets `bundledCsiControllers`
@@ -293,7 +296,10 @@ export class EmbeddedCluster {
           logLevel: options.logLevel,
           logSink,
           ...(leaderElection === undefined ? {} : { leaderElection }),
-          ...(options.fenceAfterMs === undefined ? {} : { fencing: { fenceAfterMs: options.fenceAfterMs } }),
+          fencing: {
+            ...(options.fenceAfterMs === undefined ? {} : { fenceAfterMs: options.fenceAfterMs }),
+            ...(options.fencers === undefined ? {} : { fencers: options.fencers(dataDir.path) }),
+          },
           ...eventTtl,
           ...(options.ephemeral
             ? {}

@@ -68,6 +68,7 @@ export class RemoteNode {
     this.agentStarted = agent;
     server.serveDebugState(async () => agent.kubelet?.debugState());
     server.serveMetrics(() => agent.kubelet?.metrics);
+    server.serveStatsSummary(async () => agent.kubelet?.statsSummary());
     await agent.start();
     const kubelet = agent.kubelet;
     if (kubelet !== undefined) {

@@ -54,6 +54,13 @@ interface BundledDriverContext {
   zone?: string;
   /** GetCapacity's pool (hostpath, disk): all volumes together may take at most this; default the filesystem's size. */
   capacityLimitBytes?: number;
+  /** NodeGetInfo's max_volumes_per_node (0: no limit); each driver has its default (disk 16, the others 0). */
+  maxVolumesPerNode?: number;
+  /**
+   * disk.csi.kvol.io on a LinuxHost: attach each disk through a device-mapper device per node, which
+   * node fencing can switch to the error target (LoopDiskBackend's `fenceable`).
+   */
+  fenceableDisks?: boolean;
 }
 
 /** The driver named `name`, or undefined when kvol ships none of that name. */
@@ -61,15 +68,17 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
   const { host, clock, nodeId, stateDir } = context;
   const withStateDir = stateDir === undefined ? {} : { stateDir };
   const withLimit = context.capacityLimitBytes === undefined ? {} : { capacityLimitBytes: context.capacityLimitBytes };
+  const withMax = context.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: context.maxVolumesPerNode };
   switch (name) {
     case hostpathDriverName:
-      return createHostpathDriver({ host, clock, nodeId, ...withStateDir, ...withLimit });
+      return createHostpathDriver({ host, clock, nodeId, ...withStateDir, ...withLimit, ...withMax });
     case fuseDriverName:
       return createFuseDriver({
         host,
         clock,
         nodeId,
         ...withStateDir,
+        ...withMax,
         ...(context.fuseProgram === undefined ? {} : { fuseProgram: context.fuseProgram }),
         ...(context.s3 === undefined ? {} : { s3: context.s3 }),
         ...(context.api === undefined ? {} : { api: context.api }),
@@ -77,13 +86,14 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
         ...(context.onWarning === undefined ? {} : { onWarning: context.onWarning }),
       });
     case mockDriverName:
-      return new MockDriver({ clock, nodeId, host }).implementations();
+      return new MockDriver({ clock, nodeId, host, ...withMax }).implementations();
     case diskDriverName:
       return createDiskDriver({
-        disks: context.disks ?? realDisks(host, stateDir, clock),
+        disks: context.disks ?? realDisks(host, stateDir, clock, context.fenceableDisks ?? false),
         host,
         nodeId,
         ...withLimit,
+        ...withMax,
         ...(context.disks === undefined ? { disksDir: stateDir ?? defaultDiskStateDir } : {}),
         ...(context.zone === undefined ? {} : { zone: context.zone }),
       });
@@ -93,12 +103,12 @@ export function createBundledDriver(name: string, context: BundledDriverContext)
 }
 
 /** Real disks on this machine: only a LinuxHost has loop devices to attach them with. */
-function realDisks(host: Host, stateDir: string | undefined, clock: Clock): DiskBackend {
+function realDisks(host: Host, stateDir: string | undefined, clock: Clock, fenceable: boolean): DiskBackend {
   if (!(host instanceof LinuxHost)) {
     throw new Error(
       `${diskDriverName} attaches the simulated cloud's disks inside kvol up and kvol sim, or real disks on a ` +
         "Linux host; this host is neither",
     );
   }
-  return new LoopDiskBackend({ host, disksDir: stateDir ?? defaultDiskStateDir, clock });
+  return new LoopDiskBackend({ host, disksDir: stateDir ?? defaultDiskStateDir, clock, fenceable });
 }

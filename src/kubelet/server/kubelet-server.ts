@@ -7,6 +7,7 @@
  *   GET|POST /attach/<namespace>/<pod>/<container>?input=1&output=1&error=1&tty=1
  *   GET  /debug/volumemanager   the volume manager's state as JSON (volumemanager/debug-state.ts)
  *   GET  /metrics               the kubelet's Prometheus metrics in the text format
+ *   GET  /stats/summary         the Summary API: the node's and its pods' volume stats (stats/stats-summary.ts)
  *   GET  /healthz
  *
  * exec and attach are WebSocket upgrades speaking kubectl's stream protocol (remote-command.ts).
@@ -19,7 +20,11 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Pod } from "kubernetes-types/core/v1.js";
-import { kubeletMetricsPath, kubeletVolumeManagerDebugPath } from "../../api/debug/debug-state.ts";
+import {
+  kubeletMetricsPath,
+  kubeletStatsSummaryPath,
+  kubeletVolumeManagerDebugPath,
+} from "../../api/debug/debug-state.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
@@ -113,6 +118,7 @@ export class KubeletServer {
   private backend: KubeletStreaming | undefined;
   private debugState: (() => Promise<object | undefined>) | undefined;
   private metrics: (() => Metrics | undefined) | undefined;
+  private statsSummary: (() => Promise<object | undefined>) | undefined;
   private readonly server: Server;
   private readonly expected: Buffer;
   private address: AddressInfo | undefined;
@@ -162,6 +168,11 @@ export class KubeletServer {
     this.metrics = metrics;
   }
 
+  /** Answers `/stats/summary` with what `summary` gives (undefined: the kubelet is not running). */
+  serveStatsSummary(summary: () => Promise<object | undefined>): void {
+    this.statsSummary = summary;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.server.close(() => resolve());
@@ -178,7 +189,8 @@ export class KubeletServer {
     const url = new URL(request.url ?? "/", "http://kubelet");
     if (url.pathname === "/healthz") return sendText(response, 200, "ok");
     if (!this.authenticated(request)) return sendText(response, 401, "Unauthorized");
-    if (url.pathname === kubeletVolumeManagerDebugPath) return this.serveDebug(response);
+    if (url.pathname === kubeletVolumeManagerDebugPath) return this.serveJson(response, this.debugState);
+    if (url.pathname === kubeletStatsSummaryPath) return this.serveJson(response, this.statsSummary);
     if (url.pathname === kubeletMetricsPath) return this.serveMetricsText(response);
     const target = targetOf(url.pathname);
     if (target === undefined) return sendText(response, 404, "404 page not found");
@@ -204,8 +216,11 @@ export class KubeletServer {
     }
   }
 
-  private async serveDebug(response: ServerResponse): Promise<void> {
-    const state = await this.debugState?.();
+  private async serveJson(
+    response: ServerResponse,
+    source: (() => Promise<object | undefined>) | undefined,
+  ): Promise<void> {
+    const state = await source?.();
     if (state === undefined) return sendText(response, 503, "the kubelet is starting");
     response.writeHead(200, { "Content-Type": "application/json" });
     response.end(JSON.stringify(state));

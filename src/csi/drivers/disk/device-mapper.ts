@@ -8,7 +8,7 @@
  * Table swaps follow dmsetup's own sequence: `suspend` (with `--noflush` when fencing, so pending
  * I/O fails instead of being written), `load` of the new table into the inactive slot, `resume`.
  */
-import type { Host } from "../../../host/host.ts";
+import { type Host, isHostError } from "../../../host/host.ts";
 
 const dmsetupCommand = "dmsetup";
 /** Device-mapper device names are at most 127 bytes (DM_NAME_LEN 128 with its NUL). */
@@ -39,14 +39,43 @@ async function dmsetup(host: Host, args: readonly string[]): Promise<string> {
   return result.output;
 }
 
-/** Why device-mapper cannot be used on this host (no dmsetup, no dm driver in the kernel), or undefined. */
+/** Where the kernel registers its device-mapper driver (a leftover /dev/mapper/control proves nothing). */
+export const deviceMapperSysfsPath = "/sys/class/misc/device-mapper";
+
+/**
+ * Why device-mapper cannot be used on this host, or undefined: no dmsetup, no device-mapper driver
+ * in the kernel (then no install helps: the module must be loaded, or be there to load), or
+ * dmsetup's own complaint.
+ */
 export async function deviceMapperUnavailable(host: Host): Promise<string | undefined> {
+  if (!(await host.hasCommand(dmsetupCommand))) {
+    return "dmsetup is not on PATH (Debian and Ubuntu: apt-get install dmsetup)";
+  }
+  if (!(await hasKernelDriver(host))) {
+    return `this kernel has no device-mapper driver (no ${deviceMapperSysfsPath}; modprobe dm_mod loads it where the kernel has the module)`;
+  }
   try {
     const result = await host.run(dmsetupCommand, ["version"]);
     if (result.exitCode === 0 && /Driver version/.test(result.output)) return undefined;
-    return `dmsetup version failed (exit status ${result.exitCode}): ${result.output.trim().split("\n")[0] ?? ""}`;
+    // Its first line is the library's version; the lines after say what failed.
+    const complaint = result.output
+      .trim()
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.startsWith("Library version"))
+      .join("; ");
+    return `dmsetup version failed (exit status ${result.exitCode}): ${complaint}`;
   } catch (error) {
     return `dmsetup cannot be run: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+async function hasKernelDriver(host: Host): Promise<boolean> {
+  try {
+    await host.stat(deviceMapperSysfsPath);
+    return true;
+  } catch (error) {
+    if (isHostError(error, "ENOENT")) return false;
+    throw error;
   }
 }
 

@@ -17,6 +17,8 @@ export class DmDiskFencer implements StorageFencer {
   constructor(
     private readonly host: Host,
     private readonly disks: LoopDiskBackend,
+    /** How to attach them through device-mapper, for the refusal of disks that are not (`start with --fence-after`). */
+    private readonly notFenceableHint?: string,
   ) {}
 
   /** A disk.csi.kvol.io volume (its handle is the disk id) of this backend. */
@@ -25,11 +27,17 @@ export class DmDiskFencer implements StorageFencer {
     return csi?.driver === diskDriverName && csi.volumeHandle !== undefined && csi.volumeHandle !== "";
   }
 
+  /** The machine's lack comes first: it says what no setting of kvol can fix. */
   async unavailable(): Promise<string | undefined> {
+    const missing = await deviceMapperUnavailable(this.host);
+    if (missing !== undefined) return missing;
     if (!this.disks.fenceable) {
-      return "its disks are attached without device-mapper (the disk backend was not made fenceable)";
+      return (
+        "its disks are attached without device-mapper " +
+        `(${this.notFenceableHint ?? "the disk backend was not made fenceable"})`
+      );
     }
-    return deviceMapperUnavailable(this.host);
+    return undefined;
   }
 
   async fence(nodeName: string): Promise<FenceResult> {

@@ -44,6 +44,8 @@ export interface FuseDriverOptions extends CapacityOptions {
   /** Paces the wait for a daemon's mount. */
   clock: Clock;
   nodeId: string;
+  /** NodeGetInfo's max_volumes_per_node (default 0: no limit). */
+  maxVolumesPerNode?: number;
   /** Where volumes and the catalog file live; default /var/lib/kvol/csi-fuse. */
   stateDir?: string;
   /** Default: a HostFileVolumeCatalog in `stateDir`. */
@@ -94,6 +96,7 @@ export function createFuseDriver(options: FuseDriverOptions): FuseDriver {
     clock: options.clock,
     mounter: new Mounter(options.host, options.mountLogger === undefined ? {} : { logger: options.mountLogger }),
     nodeId: options.nodeId,
+    ...(options.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: options.maxVolumesPerNode }),
     catalog,
     support,
     program: fuseProgramOf(options, stateDir),

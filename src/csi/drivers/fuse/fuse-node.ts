@@ -66,6 +66,8 @@ interface FuseNodeOptions {
   clock: Clock;
   mounter: Mounter;
   nodeId: string;
+  /** NodeGetInfo's max_volumes_per_node (0: no limit). */
+  maxVolumesPerNode?: number;
   catalog: VolumeCatalog;
   support: CapabilitySupport;
   /** The FUSE program the daemons run, and where a volume's data lives for it. */
@@ -189,7 +191,11 @@ export class FuseNode implements CsiNode {
 
   async nodeGetInfo(): Promise<NodeGetInfoResponse> {
     this.requireRunning("NodeGetInfo");
-    return { nodeId: this.options.nodeId, maxVolumesPerNode: 0, accessibleTopology: null };
+    return {
+      nodeId: this.options.nodeId,
+      maxVolumesPerNode: this.options.maxVolumesPerNode ?? 0,
+      accessibleTopology: null,
+    };
   }
 
   /**
