@@ -15,6 +15,7 @@ import { RealClock } from "../runtime/real-clock.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { RemoteNode } from "./embedded/remote-node.ts";
 import { runLinuxNode } from "./linux-node-command.ts";
+import { StoppedBeforeStart, startUnlessStopped } from "./start-unless-stopped.ts";
 import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
@@ -180,11 +181,11 @@ export async function runNodeCommand(argv: readonly string[], io: CommandIo = pr
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {
-    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => node.start());
+    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => startUnlessStopped(node, stop));
   } catch (error) {
     io.stderr(`kvol node: ${errorMessage(error)}\n`);
     await node.stop();
-    return exitFailure;
+    return error instanceof StoppedBeforeStart ? exitOk : exitFailure;
   }
   io.stdout(`node ${parsed.nodeName} is running; press Ctrl-C to stop.\n`);
   const signal = await stop;
