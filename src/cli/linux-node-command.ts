@@ -9,8 +9,9 @@
  */
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { addressTowards, startKubeletServer } from "../cmd/kubelet-endpoint.ts";
+import { startKubeletServer } from "../cmd/kubelet-endpoint.ts";
 import { LinuxNodeAgent, linuxNodePaths, requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
+import { nodeAddressWhenServerReachable } from "../cmd/node-address.ts";
 import { nodeNamespaceHolder } from "../cmd/node-csi-plugins.ts";
 import { liveMonitorPid } from "../cri/linux/live-monitor.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
@@ -22,6 +23,7 @@ import { RealClock } from "../runtime/real-clock.ts";
 import { Rng } from "../runtime/rng.ts";
 import { type CommandIo, exitFailure, exitOk } from "./command-io.ts";
 import { defaultDataDir } from "./embedded/data-dir.ts";
+import { StoppedBeforeStart, startUnlessStopped } from "./start-unless-stopped.ts";
 import { StepProgress } from "./step-progress.ts";
 
 /** Set in the environment of the node process running inside its own mount namespace. */
@@ -63,10 +65,27 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   }
   const clock = new RealClock();
   const logger = new Logger({ clock, sink: stderrSink, level: parsed.logLevel });
+  const stop = io.stopRequested();
+  let stopSignal: string | undefined;
+  void stop.then((signal) => {
+    stopSignal = signal;
+  });
   let kubeletServer: KubeletServer;
   let address: string;
   try {
-    address = parsed.nodeIp ?? (await addressTowards(parsed.serverUrl));
+    const found =
+      parsed.nodeIp ??
+      (await nodeAddressWhenServerReachable({
+        serverUrls: parsed.serverUrl,
+        clock,
+        logger,
+        keepTrying: () => stopSignal === undefined,
+      }));
+    if (found === undefined) {
+      io.stderr(`kvol node: stopped (${stopSignal}) before the node registered\n`);
+      return exitOk;
+    }
+    address = found;
     kubeletServer = await startKubeletServer({ ...parsed, port: parsed.kubeletPort, clock, logger }, address);
   } catch (error) {
     io.stderr(`kvol node: ${errorMessage(error)}\n`);
@@ -99,14 +118,15 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   kubeletServer.serveMetrics(() => kubelet.metrics);
   kubeletServer.serveStatsSummary(() => kubelet.statsSummary());
   const progress = new StepProgress(clock, io.stderr);
-  const stop = io.stopRequested();
   try {
-    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => agent.start());
+    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () =>
+      startUnlessStopped(agent, stop),
+    );
   } catch (error) {
     io.stderr(`kvol node: ${errorMessage(error)}\n`);
     await kubeletServer.close();
     await agent.stop();
-    return exitFailure;
+    return error instanceof StoppedBeforeStart ? exitOk : exitFailure;
   }
   io.stdout(`node ${parsed.nodeName} is running on this machine (root dir ${paths.rootDir}); press Ctrl-C to stop.\n`);
   const signal = await stop;

@@ -16,6 +16,7 @@ import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./com
 import { RemoteNode } from "./embedded/remote-node.ts";
 import { runLinuxNode } from "./linux-node-command.ts";
 import { parseMaxVolumesPerNode } from "./max-volumes-flag.ts";
+import { StoppedBeforeStart, startUnlessStopped } from "./start-unless-stopped.ts";
 import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
@@ -207,11 +208,11 @@ export async function runNodeCommand(argv: readonly string[], io: CommandIo = pr
   const progress = new StepProgress(clock, io.stderr);
   const stop = io.stopRequested();
   try {
-    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => node.start());
+    await progress.step(`${parsed.nodeName} registered with ${parsed.serverUrl}`, () => startUnlessStopped(node, stop));
   } catch (error) {
     io.stderr(`kvol node: ${errorMessage(error)}\n`);
     await node.stop();
-    return exitFailure;
+    return error instanceof StoppedBeforeStart ? exitOk : exitFailure;
   }
   io.stdout(`node ${parsed.nodeName} is running; press Ctrl-C to stop.\n`);
   const signal = await stop;

@@ -11,7 +11,8 @@
 import { randomInt } from "node:crypto";
 import { HttpClient } from "../../api/client/http-client.ts";
 import { timersWith } from "../../api/timers.ts";
-import { addressTowards, startKubeletServer } from "../../cmd/kubelet-endpoint.ts";
+import { startKubeletServer } from "../../cmd/kubelet-endpoint.ts";
+import { nodeAddressWhenServerReachable } from "../../cmd/node-address.ts";
 import type { SimHost } from "../../host/sim/sim-host.ts";
 import { SimWorld } from "../../host/sim/sim-world.ts";
 import type { KubeletServer } from "../../kubelet/server/kubelet-server.ts";
@@ -40,6 +41,7 @@ export class RemoteNode {
   private readonly host: SimHost;
   private agentStarted: SimNodeAgent | undefined;
   private kubeletServer: KubeletServer | undefined;
+  private stopped = false;
 
   constructor(private readonly options: RemoteNodeOptions) {
     const world = new SimWorld(options.clock, this.rng.stream("world"));
@@ -50,12 +52,26 @@ export class RemoteNode {
     return this.agentStarted;
   }
 
-  /** Starts the kubelet server and the kubelet; resolves once it has registered the Node. */
+  /**
+   * Starts the kubelet server and the kubelet; resolves once it has registered the Node, waiting
+   * for the API server as long as it takes, or once `stop` was called.
+   */
   async start(): Promise<void> {
     const { options } = this;
-    const address = options.nodeIp ?? (await addressTowards(options.serverUrl));
+    const address =
+      options.nodeIp ??
+      (await nodeAddressWhenServerReachable({
+        ...options,
+        serverUrls: options.serverUrl,
+        keepTrying: () => !this.stopped,
+      }));
+    if (address === undefined) return;
     const server = await startKubeletServer({ ...options, port: options.kubeletPort }, address);
     this.kubeletServer = server;
+    if (this.stopped) {
+      await server.close();
+      return;
+    }
     const agent = new SimNodeAgent({
       host: this.host,
       client: new HttpClient({ url: options.serverUrl, bearerToken: options.token }),
@@ -84,6 +100,7 @@ export class RemoteNode {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.kubeletServer?.close();
     await this.agentStarted?.stop();
   }
