@@ -44,7 +44,10 @@ describe("an in-process component's client (trustedWrites)", () => {
   it("still validates its creates and spec writes of every other kind", async () => {
     const { store } = newTestApi();
     const components = new InProcessClient(store, { trustedWrites: true });
-    await assert.rejects(components.pods.create({ ...testPod("default", "web"), spec: { containers: [] } }), isInvalidError);
+    await assert.rejects(
+      components.pods.create({ ...testPod("default", "web"), spec: { containers: [] } }),
+      isInvalidError,
+    );
     const pod = await components.pods.create(testPod("default", "web"));
     const renamedContainer = clone(pod);
     renamedContainer.spec = { ...pod.spec, containers: [{ name: "other", image: "busybox" }] };
