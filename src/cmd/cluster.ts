@@ -143,6 +143,8 @@ export class Cluster {
   readonly rng: Rng;
   readonly store: KubeStore;
   readonly client: InProcessClient;
+  /** The client under the components (controllers, kubelets, heartbeats); see the constructor. */
+  private readonly componentApi: InProcessClient;
   readonly informers: SharedInformerFactory;
   readonly logs: MemorySink;
   readonly logger: Logger;
@@ -175,9 +177,13 @@ export class Cluster {
     const openStore = options.openStore ?? ((clock, random) => createMemoryStore({ clock, random, ...eventTtl }));
     this.store = openStore(this.clock, this.rng.stream("store"));
     // The client plays kube-apiserver for every component and user: writes go through its admission.
-    this.client = new InProcessClient(withAdmission(this.store));
+    const admitted = withAdmission(this.store);
+    this.client = new InProcessClient(admitted);
+    // The components' own client: same store, same admission, same call counts; their status writes
+    // and Events skip schema validation (trusted-writes.ts), while users' writes through `client` keep it.
+    this.componentApi = new InProcessClient(admitted, { calls: this.client.calls, trustedWrites: true });
     this.apiFaults = new ApiFaults(this.clock);
-    const componentClient = this.apiFaults.controlPlaneClient(this.client);
+    const componentClient = this.apiFaults.controlPlaneClient(this.componentApi);
     this.logs = new MemorySink();
     const extraSink = options.logSink;
     const sink: LogSink =
@@ -238,7 +244,7 @@ export class Cluster {
       elected === undefined ? this.controllerEntries.map((entry) => entry.create(this.controllerWiring)) : [];
     this.standIn = options.standInKubelet
       ? new StandInKubelet({
-          client: this.client,
+          client: this.componentApi,
           clock: this.clock,
           logger: this.logger.with({ component: "stand-in-kubelet" }),
           pods: this.informers.informerFor("Pod"),
@@ -287,7 +293,7 @@ export class Cluster {
     this.world.addNode(name, options.zone === undefined ? {} : { zone: options.zone });
     const node = await this.client.nodes.create(newNodeObject(name, options, this.clock.now()));
     const heartbeat = new NodeHeartbeat({
-      client: this.client,
+      client: this.componentApi,
       clock: this.clock,
       timers: this.timers,
       logger: this.logger.with({ component: "node-heartbeat" }),
@@ -451,7 +457,7 @@ export class Cluster {
     });
     const agent = new SimNodeAgent({
       host,
-      client: this.apiFaults.nodeClient(this.client, name),
+      client: this.apiFaults.nodeClient(this.componentApi, name),
       clock: this.clock,
       rng: this.rng.stream(`node-agent/${name}`),
       logger: this.logger,

@@ -21,32 +21,41 @@ import type {
 import { ClientBase } from "./client-base.ts";
 import { applyMergePatch, type MergePatch } from "./merge-patch.ts";
 import { conflictRetryMaxAttempts, mutateWithRetry, retryOnConflict } from "./retry-on-conflict.ts";
+import { TrustedWrites } from "./trusted-writes.ts";
 
 interface InProcessClientOptions {
   /** Share one counter between clients (e.g. every controller of a simulation); a new one by default. */
   calls?: CallCounter;
+  /**
+   * The client of the components this process runs (controllers, kubelets, event recorders), whose
+   * objects come from code, not from users: their status writes and Events skip the schema
+   * validation that every other write still gets (trusted-writes.ts). Off by default.
+   */
+  trustedWrites?: boolean;
 }
 
 export class InProcessClient extends ClientBase {
   readonly calls: CallCounter;
   private readonly store: Store;
+  private readonly trustedWrites: boolean;
 
   constructor(store: Store, options: InProcessClientOptions = {}) {
     super();
     this.store = store;
     this.calls = options.calls ?? new CallCounter();
+    this.trustedWrites = options.trustedWrites ?? false;
   }
 
   protected createResourceClient<K extends KindName>(kind: K): ResourceClient<KindMap[K]> {
     const type = resourceForKind(kind);
     if (type === undefined) throw new Error(`InProcessClient: kind ${kind} is not in the resource registry`);
-    return new StoreResourceClient<KindMap[K]>(this.store, type, this.calls);
+    return new StoreResourceClient<KindMap[K]>(this.store, type, this.calls, this.trustedWrites);
   }
 
   protected createPodClient(): PodClient {
     const type = resourceForKind("Pod");
     if (type === undefined) throw new Error("InProcessClient: kind Pod is not in the resource registry");
-    return new StorePodClient(this.store, type, this.calls);
+    return new StorePodClient(this.store, type, this.calls, this.trustedWrites);
   }
 }
 
@@ -69,12 +78,14 @@ class StoreResourceClient<T extends ApiObject> implements ResourceClient<T> {
   protected readonly store: Store;
   protected readonly calls: CallCounter;
   private readonly statusResource: string;
+  private readonly trust: TrustedWrites;
 
-  constructor(store: Store, type: ResourceType, calls: CallCounter) {
+  constructor(store: Store, type: ResourceType, calls: CallCounter, trustedWrites: boolean) {
     this.store = store;
     this.type = type;
     this.calls = calls;
     this.statusResource = `${type.plural}/status`;
+    this.trust = new TrustedWrites(type, trustedWrites);
   }
 
   get(namespace: string, name: string): Promise<T> {
@@ -89,17 +100,17 @@ class StoreResourceClient<T extends ApiObject> implements ResourceClient<T> {
 
   create(object: T): Promise<T> {
     this.count("create");
-    return this.store.create(this.type, asStored(object));
+    return this.store.create(this.type, asStored(object), this.trust.createOptions());
   }
 
   update(object: T, options: UpdateOptions = {}): Promise<T> {
     this.count("update");
-    return this.store.update(this.type, asStored(object), options.subresource === undefined ? {} : options);
+    return this.store.update(this.type, asStored(object), this.trust.updateOptions(options.subresource));
   }
 
   updateStatus(object: T): Promise<T> {
     this.count("update", "status");
-    return this.store.update(this.type, asStored(object), { subresource: "status" });
+    return this.store.update(this.type, asStored(object), this.trust.updateOptions("status"));
   }
 
   /**
@@ -109,7 +120,7 @@ class StoreResourceClient<T extends ApiObject> implements ResourceClient<T> {
   patch(namespace: string, name: string, patch: MergePatch<T>, options: PatchOptions = {}): Promise<T> {
     this.count("patch", options.subresource);
     const maxAttempts = pinsResourceVersion(patch) ? 1 : conflictRetryMaxAttempts;
-    const updateOptions = options.subresource === "status" ? { subresource: "status" as const } : {};
+    const updateOptions = this.trust.updateOptions(options.subresource);
     return retryOnConflict(async () => {
       const current = await this.store.get<T & KObject>(this.type, namespace, name);
       return this.store.update(this.type, applyMergePatch<T & KObject>(current, patch), updateOptions);

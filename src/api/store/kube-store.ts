@@ -184,7 +184,10 @@ export class KubeStore implements Store {
     const generated = !prepared.metadata.name && prefix !== undefined && prefix !== "";
     if (generated) prepared.metadata.name = generateName(prefix, this.random);
     const name = prepared.metadata.name ?? "";
-    const causes = uniqueCauses([...nameCauses(type, prepared), ...this.validate(type, prepared)]);
+    const causes = uniqueCauses([
+      ...nameCauses(type, prepared),
+      ...(options.skipValidation ? [] : this.validate(type, prepared)),
+    ]);
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
     if (options.dryRun) return (await this.dryRunCreate(type, prepared)) as T;
     const attempts = generated ? generateNameMaxAttempts : 1;

@@ -76,6 +76,8 @@ export interface StoreWatch {
 export interface CreateOptions {
   /** Validate and answer as if created, store nothing (`dryRun=All`). */
   dryRun?: boolean;
+  /** Skip schema validation (an in-process component's Event, trusted-writes.ts); the store's name checks still run. */
+  skipValidation?: boolean;
 }
 
 export interface UpdateOptions {
