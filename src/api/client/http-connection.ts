@@ -11,7 +11,7 @@ import { limitConnectTime } from "../../runtime/connect-deadline.ts";
 
 export interface HttpExchange {
   method: string;
-  /** The server: `http://host:port`, possibly with a path prefix. */
+  /** The server: `https://host:port` (or `http://`), possibly with a path prefix. */
   server: URL;
   /** Path and query under the server's URL. */
   pathAndQuery: string;
@@ -29,10 +29,24 @@ const connectTimeoutMs = 10_000;
 /** Idle connections are reused most recent first, so a quiet period lets the others expire. */
 const agentOptions = { keepAlive: true, scheduling: "lifo" } as const;
 
+/** How an `https://` server's certificate is checked. */
+export interface ServerTrust {
+  /**
+   * The certificate authorities (PEM, one or more) the server's certificate must chain to; the
+   * system's when absent. The certificate must also name the host of the URL (a DNS name or an IP
+   * address in its subjectAltName).
+   */
+  caPem?: string;
+}
+
 /** The connections of one client, kept open between its requests. */
 export class HttpAgents {
   private readonly http = new HttpAgent(agentOptions);
-  private readonly https = new HttpsAgent(agentOptions);
+  private readonly https: HttpsAgent;
+
+  constructor(trust: ServerTrust = {}) {
+    this.https = new HttpsAgent({ ...agentOptions, ...(trust.caPem === undefined ? {} : { ca: trust.caPem }) });
+  }
 
   /** Sends the exchange; resolves with the answer once its headers have arrived, its body unread. */
   async send(exchange: HttpExchange): Promise<IncomingMessage> {

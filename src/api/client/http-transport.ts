@@ -9,12 +9,13 @@ import type { IncomingMessage } from "node:http";
 import { errorMessage } from "../../runtime/error-message.ts";
 import { ApiError, type StatusDetails, type StatusReason } from "../errors.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
-import { HttpAgents, type HttpExchange, readBody } from "./http-connection.ts";
+import { HttpAgents, type HttpExchange, readBody, type ServerTrust } from "./http-connection.ts";
 
-export interface HttpTransportOptions {
+export interface HttpTransportOptions extends ServerTrust {
   /**
-   * `http://host:port` of the API server, or several separated by commas (`kvol node --server
-   * A,B`): requests go to one until it cannot be reached, then to the next.
+   * `https://host:port` of the API server, or several separated by commas (`kvol node --server
+   * A,B`): requests go to one until it cannot be reached, then to the next. `http://` carries no
+   * bearer token to a kvol server unless it was started with `--insecure-http-tokens`.
    */
   url: string;
   /** Sent as `Authorization: Bearer <token>`. */
@@ -102,12 +103,31 @@ function notConnected(error: unknown): boolean {
   return syscall === "connect" || (typeof code === "string" && lookupFailureCodes.has(code));
 }
 
+/** Node's codes for a server certificate the client does not trust, or that names another host. */
+const untrustedCertificateCodes = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/** What to do about a failure, when it is the server's certificate. */
+function trustHint(error: unknown): string {
+  const { code } = (error ?? {}) as { code?: unknown };
+  if (typeof code !== "string" || !untrustedCertificateCodes.has(code)) return "";
+  return code === "ERR_TLS_CERT_ALTNAME_INVALID"
+    ? " (the server's certificate does not name this host: connect by a name or address it was made for)"
+    : " (the server's certificate is not trusted: give the certificate authority that signed it, e.g. the server's DATA/ca.crt with --certificate-authority, or a kubeconfig holding it)";
+}
+
 function parseServerUrl(text: string): URL {
   try {
     const url = new URL(text);
     if (url.protocol === "http:" || url.protocol === "https:") return url;
   } catch (error) {
-    throw new Error(`${text} is not an API server URL (${errorMessage(error)}); use one like http://127.0.0.1:8080`);
+    throw new Error(`${text} is not an API server URL (${errorMessage(error)}); use one like https://127.0.0.1:8080`);
   }
   throw new Error(`${text} is not an API server URL: only http:// and https:// are served`);
 }
@@ -118,16 +138,17 @@ export class HttpTransport {
   private readonly baseUrls: readonly string[];
   private current = 0;
   private readonly bearerToken: string | undefined;
-  private readonly agents = new HttpAgents();
+  private readonly agents: HttpAgents;
 
   constructor(options: HttpTransportOptions) {
     this.baseUrls = options.url
       .split(",")
       .map((url) => url.trim().replace(/\/+$/, ""))
       .filter((url) => url !== "");
-    if (this.baseUrls.length === 0) throw new Error("an API server URL is needed, like http://127.0.0.1:8080");
+    if (this.baseUrls.length === 0) throw new Error("an API server URL is needed, like https://127.0.0.1:8080");
     this.servers = this.baseUrls.map(parseServerUrl);
     this.bearerToken = options.bearerToken;
+    this.agents = new HttpAgents(options.caPem === undefined ? {} : { caPem: options.caPem });
   }
 
   /** The API server requests go to now. */
@@ -169,7 +190,7 @@ export class HttpTransport {
         return await this.agents.send({ ...exchange, server });
       } catch (error) {
         const failure = new Error(
-          `${exchange.method} ${exchange.pathAndQuery} to the API server ${this.baseUrl} failed: ${errorMessage(error)}`,
+          `${exchange.method} ${exchange.pathAndQuery} to the API server ${this.baseUrl} failed: ${errorMessage(error)}${trustHint(error)}`,
           { cause: error },
         );
         if (!notConnected(error)) throw failure;

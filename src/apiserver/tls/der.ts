@@ -60,3 +60,22 @@ export function x509Time(rfc3339: string): Buffer {
     ? tlv(0x17, Buffer.from(`${digits.slice(2)}Z`, "ascii"))
     : tlv(0x18, Buffer.from(`${digits}Z`, "ascii"));
 }
+
+/** One element read back from DER: its tag, and where its content and the element end. */
+interface DerElement {
+  tag: number;
+  contentStart: number;
+  end: number;
+}
+
+/** The element starting at `offset` of `der` (definite lengths only, as DER has). */
+export function readElement(der: Uint8Array, offset: number): DerElement {
+  const tag = der[offset] ?? 0;
+  const first = der[offset + 1] ?? 0;
+  if (first < 0x80) return { tag, contentStart: offset + 2, end: offset + 2 + first };
+  const count = first & 0x7f;
+  let length = 0;
+  for (let index = 0; index < count; index++) length = length * 256 + (der[offset + 2 + index] ?? 0);
+  const contentStart = offset + 2 + count;
+  return { tag, contentStart, end: contentStart + length };
+}

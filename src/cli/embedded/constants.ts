@@ -20,7 +20,9 @@ export const storeFileName = "kvol.db";
 export const tokenFileName = "tokens.csv";
 export const kubeconfigFileName = "kubeconfig";
 export const caFileName = "ca.crt";
-/** The common name of the API server's self-signed certificate. */
+/** The key of the certificate authority in ca.crt, which signs the API server's serving certificate. */
+export const caKeyFileName = "ca.key";
+/** The common name of the API server's serving certificate (its CA's is this with `-ca@<epoch seconds>`). */
 export const certificateCommonName = "kvol-apiserver";
 export const logFileName = "kvol.log";
 export const pidFileName = "kvol.pid";

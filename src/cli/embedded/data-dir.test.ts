@@ -113,8 +113,10 @@ describe("data directory", () => {
       assert.equal(statSync(join(shared, file)).mode & 0o777, 0o600, file);
     }
     taken.writeKubeconfig("https://127.0.0.1:6443", "tok", "pem");
+    taken.writeCa({ certificatePem: "pem", privateKeyPem: "key" });
     assert.equal(statSync(join(shared, "notes.txt")).mode & 0o777, 0o644, "a file not kvol's is left alone");
     assert.equal(statSync(join(shared, "ca.crt")).mode & 0o777, 0o600);
+    assert.equal(statSync(join(shared, "ca.key")).mode & 0o777, 0o600);
     assert.equal(statSync(taken.privateFile("new.db")).mode & 0o777, 0o600);
     taken.lock();
     assert.equal(statSync(join(shared, "kvol.pid")).mode & 0o777, 0o600);

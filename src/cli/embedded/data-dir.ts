@@ -5,7 +5,8 @@
  *   kvol.db           the SQLite store: every API object, kept across restarts and crashes
  *   tokens.csv        bearer tokens in kube-apiserver's static token file format
  *   kubeconfig        the administrator's kubeconfig, rewritten at each start (the port may change)
- *   ca.crt            the API server's self-signed certificate, made at each start (in the kubeconfig too)
+ *   ca.crt, ca.key    the certificate authority of the API server's serving certificate, made once
+ *                     (ca.crt is in the kubeconfig too; clients such as `kvol node` trust it)
  *   kvol.log          the log of the control plane and the simulated nodes
  *   kvol.pid          the process using the directory, so a second one does not start on it
  *   clock             the cluster clock's time (epoch ms) at the last stop, ahead of the wall clock after a --speed run
@@ -32,6 +33,7 @@ import { formatTokenLine, parseTokenFile, type TokenEntry } from "../../apiserve
 import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-info.ts";
 import {
   caFileName,
+  caKeyFileName,
   clockFileName,
   dataDirEnvironmentVariable,
   defaultDataDirName,
@@ -57,6 +59,7 @@ const dataDirFileNames = [
   tokenFileName,
   kubeconfigFileName,
   caFileName,
+  caKeyFileName,
   logFileName,
   pidFileName,
   clockFileName,
@@ -163,9 +166,19 @@ export class DataDir {
     appendFileSync(this.tokenFile, `${formatTokenLine(entry)}\n`, { mode: privateFileMode });
   }
 
+  /** The certificate authority clients trust: `ca.crt`. */
+  get caFile(): string {
+    return this.file(caFileName);
+  }
+
+  /** Keeps the API server's certificate authority: `ca.crt` and its key `ca.key`. */
+  writeCa(ca: { certificatePem: string; privateKeyPem: string }): void {
+    writePrivateFile(this.file(caKeyFileName), ca.privateKeyPem);
+    writePrivateFile(this.caFile, ca.certificatePem);
+  }
+
   /** Writes the administrator's kubeconfig for the server at `url` (HTTPS, trusting `caPem`); returns its path. */
   writeKubeconfig(url: string, token: string, caPem: string): string {
-    writePrivateFile(this.file(caFileName), caPem);
     writePrivateFile(this.kubeconfigFile, kubeconfigText(url, token, caPem));
     return this.kubeconfigFile;
   }

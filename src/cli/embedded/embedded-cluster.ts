@@ -22,8 +22,6 @@ import { openAuditLog } from "../../apiserver/audit/audit-log.ts";
 import { TokenFileAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
 import { reconcileKubernetesService } from "../../apiserver/kubernetes-service.ts";
 import { type RunningApiServer, startApiServer } from "../../apiserver/server.ts";
-import type { TlsIdentity } from "../../apiserver/tls/dual-protocol-listener.ts";
-import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certificate.ts";
 import { Cluster } from "../../cmd/cluster.ts";
 import type { ClusterCsiDriver } from "../../cmd/cluster-csi-drivers.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
@@ -40,19 +38,14 @@ import { uiEndpoint } from "../webui/ui-endpoint.ts";
 import { whyEndpoint } from "../webui/why-endpoint.ts";
 import { clusterControllerStates } from "./cluster-controller-states.ts";
 import { clusterKubelets } from "./cluster-kubelets.ts";
-import {
-  certificateCommonName,
-  clockSaveIntervalMs,
-  logFileName,
-  shutdownTimeoutMs,
-  storeFileName,
-} from "./constants.ts";
+import { clockSaveIntervalMs, logFileName, shutdownTimeoutMs, storeFileName } from "./constants.ts";
 import type { CsiControllerEndpoint } from "./csi-controller-flag.ts";
 import { DataDir } from "./data-dir.ts";
 import { faultEndpoint } from "./fault-endpoint.ts";
 import { LogFileSink } from "./log-file-sink.ts";
 import { reattachCsiDisks, restoreCsiDisks } from "./restore-csi-disks.ts";
 import { reattachSimDisks, restoreSimDisks } from "./restore-sim-disks.ts";
+import { loadOrCreateCa, servingCertificate } from "./serving-ca.ts";
 import { type SpeedControl, speedEndpoint } from "./speed-endpoint.ts";
 import { bootstrapStorageClasses, embeddedCsiDrivers } from "./storage-classes.ts";
 import { WallClockPacer } from "./wall-clock-pacer.ts";
@@ -112,16 +105,6 @@ interface EmbeddedClusterOptions {
    * names, instead of in this process beside simulated nodes.
    */
   bundledCsiControllersOutside?: boolean;
-}
-
-/** Addresses that mean "every interface": clients reach such a server on the loopback address. */
-const unspecifiedAddresses = new Set(["0.0.0.0", "::"]);
-
-/** A certificate for every name a client on this machine may use, and the listen address. */
-function servingCertificate(host: string, nowMs: number): TlsIdentity {
-  const hosts = new Set(["localhost", "127.0.0.1", "::1", hostname()]);
-  if (!unspecifiedAddresses.has(host)) hosts.add(host);
-  return selfSignedCertificate({ commonName: certificateCommonName, hosts: [...hosts], nowMs });
 }
 
 export function nodeNameFor(index: number): string {
@@ -343,7 +326,8 @@ export class EmbeddedCluster {
       ? undefined
       : real.every(clockSaveIntervalMs, () => dataDir.saveClock(clock.now()));
     undo.push(async () => clockSaver?.cancel());
-    const tls = servingCertificate(options.host, real.now());
+    const ca = loadOrCreateCa(dataDir, real.now());
+    const tls = servingCertificate(ca, options.host, real.now());
     const audit =
       options.auditLogPath === undefined
         ? undefined
@@ -384,7 +368,7 @@ export class EmbeddedCluster {
       const { created } = await bootstrapStorageClasses(cluster.client, dataDir, options.ephemeral);
       if (created.length > 0) cluster.logger.info("created the default storage classes", { created });
     }
-    const kubeconfigPath = dataDir.writeKubeconfig(server.secureUrl ?? server.url, adminToken, tls.certificatePem);
+    const kubeconfigPath = dataDir.writeKubeconfig(server.secureUrl ?? server.url, adminToken, ca.certificatePem);
     const nodeNames = Array.from({ length: options.nodeCount }, (_, index) => nodeNameFor(index));
     const embedded = new EmbeddedCluster({
       ...files,
