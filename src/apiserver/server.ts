@@ -17,7 +17,13 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Metrics } from "../runtime/metrics.ts";
 import { auditEvent, isAuditedWrite } from "./audit/audit-event.ts";
 import type { AuditSink } from "./audit/audit-log.ts";
-import { type AccessOptions, authorizeRequest, type RequestIdentity, type ServerExtension } from "./auth/access.ts";
+import {
+  type AccessOptions,
+  authorizeRequest,
+  extensionServer,
+  type RequestIdentity,
+  type ServerExtension,
+} from "./auth/access.ts";
 import { ServerAuthorizer } from "./auth/authorizer.ts";
 import { ensureBootstrapPolicy } from "./auth/bootstrap-policy.ts";
 import { RbacAuthorizer } from "./auth/rbac-authorizer.ts";
@@ -81,8 +87,10 @@ async function serve(
     auditOnFinish(access.audit, context, identity, request, response);
   try {
     const authorized = await authorizeRequest(access, context, request, identity);
-    if (authorized.extension !== undefined) await authorized.extension.serve(request, response, authorized.user);
-    else await route(authorized.context, request, response);
+    if (authorized.extension !== undefined) {
+      const server = extensionServer(access, context, request);
+      await authorized.extension.serve(request, response, authorized.user, { ...server, context: authorized.context });
+    } else await route(authorized.context, request, response);
     context.logger.debug("request served", { method: request.method, url: request.url, code: response.statusCode });
   } catch (error) {
     const apiError = asApiError(error);

@@ -23,13 +23,30 @@ import { requestAttributes } from "./request-attributes.ts";
 import type { Authenticator } from "./token-authenticator.ts";
 import { isAdmin, nodeNameOf, type UserInfo } from "./user-info.ts";
 
+/** What an extension may use of the server it runs in. */
+export interface ExtensionServer {
+  /** The server's store, clock, kubelets and controllers, as the requesting user. */
+  context: ServerContext;
+  /**
+   * Authorizes `method path` for the requesting user exactly as the server would if the same
+   * client (its token, its impersonation headers, its connection) had sent it; resolves with the
+   * context to serve it with, or throws the 401 or 403 the server would answer.
+   */
+  authorizeAs(method: string, path: string): Promise<ServerContext>;
+}
+
 /** An endpoint served next to the Kubernetes API, after authentication. */
 export interface ServerExtension {
   /** Served without credentials too (files that hold no cluster data, like the web UI's). */
   readonly public?: boolean;
   handles(pathname: string): boolean;
   /** `user` is undefined only when the server runs without authentication. */
-  serve(request: IncomingMessage, response: ServerResponse, user: UserInfo | undefined): Promise<void>;
+  serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    user: UserInfo | undefined,
+    server: ExtensionServer,
+  ): Promise<void>;
 }
 
 export interface AccessOptions {
@@ -48,6 +65,25 @@ interface AuthorizedRequest {
   /** The server context with the store this user may reach. */
   context: ServerContext;
   extension?: ServerExtension;
+}
+
+/** The server's view of `method path` sent by the same client as `request` (same headers and connection). */
+export function extensionServer(
+  access: AccessOptions,
+  context: ServerContext,
+  request: IncomingMessage,
+): ExtensionServer {
+  return {
+    context,
+    async authorizeAs(method, path) {
+      // A request of its own: the client's headers and socket, another method and path.
+      const probe = Object.create(request, {
+        method: { value: method },
+        url: { value: path },
+      }) as IncomingMessage;
+      return (await authorizeRequest(access, context, probe)).context;
+    },
+  };
 }
 
 /** Paths anyone may read, with or without credentials (a bad token is still a 401). */

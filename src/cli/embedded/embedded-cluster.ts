@@ -33,6 +33,7 @@ import type { LogLevel } from "../../runtime/logger.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import type { StepProgress } from "../step-progress.ts";
+import { liveStreamEndpoint } from "../webui/live-stream-endpoint.ts";
 import { uiPathPrefix } from "../webui/ui-data.ts";
 import { uiEndpoint } from "../webui/ui-endpoint.ts";
 import { whyEndpoint } from "../webui/why-endpoint.ts";
@@ -350,6 +351,8 @@ export class EmbeddedCluster {
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
         uiEndpoint(),
         whyEndpoint({ serverUrl: () => ownUrl, nowMs: () => real.now() }),
+        // The debug states are read in real time, as the page that shows them runs.
+        liveStreamEndpoint({ feedClock: real }),
       ],
       kubelets: clusterKubelets(cluster),
       controllerStates: clusterControllerStates(cluster),

@@ -43,6 +43,16 @@ function Layout(props: {
       {props.header}
       <section class="panel">
         <h2>Cluster</h2>
+        {view.forbidden.length === 0 ? null : (
+          <div class="notice forbidden" data-testid="forbidden">
+            <p>Not shown: this user may not read {view.forbidden.map((line) => line.split(":")[0]).join(", ")}.</p>
+            <ul>
+              {view.forbidden.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          </div>
+        )}
         <div class="graph-scroll">
           <Graph objects={view.objects} selected={selected} story={story} onSelect={props.onSelect} />
         </div>

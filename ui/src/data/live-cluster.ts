@@ -1,8 +1,12 @@
 /**
- * A live cluster as the UI sees it: each kind listed then watched (a watch that ends is started
- * again from a fresh list), the debug endpoints and the selected object's `kvol why` read every
- * poll, and the timeline built from Events, from the objects' status changes seen on the watches
- * and from the components' debug states as they change (the same diff the simulator records).
+ * A live cluster as the UI sees it: each kind listed, then all of them followed on one live stream
+ * (`/apis/kvol.io/v1alpha1/livestream`, live-stream-protocol.ts) that also carries the components'
+ * debug states as they change, so an operation that lasts a fraction of a second is seen, and the
+ * browser keeps its other connections for `why` and the page's own requests. A dropped stream is
+ * opened again from the last resourceVersion seen of each kind; a kind whose revision is gone
+ * (410) is listed again. A kind the user may not read is left out and named, the rest goes on.
+ * The timeline is built from Events, from the objects' status changes and from the debug states'
+ * changes (the same diff the simulator records).
  */
 import { type LaneEntry, laneOf } from "../../../src/api/debug/lanes.ts";
 import { type ComponentStates, noComponentStates, stateChanges } from "../../../src/api/debug/state-changes.ts";
@@ -15,18 +19,35 @@ import type {
   VolumeAttachment,
 } from "../../../src/api/objects.ts";
 import { type GraphKind, type GraphObject, graphObjects } from "../../../src/cli/webui/graph-objects.ts";
+import {
+  type LiveLine,
+  type LiveResource,
+  liveResources,
+  liveStreamPath,
+} from "../../../src/cli/webui/live-stream-protocol.ts";
 import { type WhyJson, whyPath } from "../../../src/cli/webui/ui-data.ts";
 import { type Api, ApiFailure } from "./api.ts";
 import type { FaultOffer, ViewData } from "./view.ts";
 
-const pollPeriodMs = 2000;
-const rewatchDelayMs = 1000;
+/** How long to wait before opening a stream that ended in an error again. */
+const reconnectDelayMs = 1000;
+/** The cluster's clock and speed are read again this often (`kvol speed` may change the pace). */
+const clockReadPeriodMs = 30_000;
+/** `why` is told again after a change, at most this often. */
+const whyMinPeriodMs = 1000;
+/** The faults on offer are read again after a change, at most this often. */
+const faultsMinPeriodMs = 5000;
 /** The live timeline keeps this many entries, the newest. */
 const maxEntries = 2000;
 
 interface Kind {
-  path: string;
   items: Map<string, unknown>;
+  /** The last resourceVersion seen: where a new stream resumes. */
+  revision: string;
+  /** Listed again before the next stream (first time, or its revision is gone). */
+  stale: boolean;
+  /** Why this user may not read it; undefined when it may. */
+  forbidden?: string;
 }
 
 interface Listed {
@@ -34,24 +55,30 @@ interface Listed {
   items?: { metadata?: { uid?: string } }[];
 }
 
-const kindPaths = {
-  pods: "/api/v1/pods",
-  claims: "/api/v1/persistentvolumeclaims",
-  volumes: "/api/v1/persistentvolumes",
-  attachments: "/apis/storage.k8s.io/v1/volumeattachments",
-  nodes: "/api/v1/nodes",
-  events: "/api/v1/events",
-} as const;
+/** The graph's names of the stream's resources. */
+const resourceNames = Object.keys(liveResources) as LiveResource[];
 
-type KindName = keyof typeof kindPaths;
-
-/**
- * A browser opens at most six HTTP/1.1 connections to a server and a watch holds one: the kinds
- * whose changes drive the story are watched, nodes and events are listed each poll, so two
- * connections stay free for the debug endpoints and `why`.
- */
-const watchedKinds: readonly KindName[] = ["pods", "claims", "volumes", "attachments"];
-const polledKinds: readonly KindName[] = ["nodes", "events"];
+/** A debug component (`kubelet/NODE`, a controller's debug name) in the ComponentStates the panels draw. */
+function withComponent(states: ComponentStates, component: string, state: object | undefined): ComponentStates {
+  if (component.startsWith("kubelet/")) {
+    const kubelets = { ...states.kubelets };
+    const node = component.slice("kubelet/".length);
+    if (state === undefined) delete kubelets[node];
+    else kubelets[node] = state as ComponentStates["kubelets"][string];
+    return { ...states, kubelets };
+  }
+  const field =
+    component === "attachdetach-controller"
+      ? "attachDetach"
+      : component === "persistentvolume-controller"
+        ? "persistentVolume"
+        : undefined;
+  if (field === undefined) return states;
+  const next = { ...states };
+  if (state === undefined) delete next[field];
+  else (next as Record<string, unknown>)[field] = state;
+  return next;
+}
 
 const statusLanes: Readonly<Record<GraphKind, LaneEntry["lane"]>> = {
   Pod: "kubelet",
@@ -88,15 +115,19 @@ function eventEntry(event: Event): LaneEntry {
 }
 
 export class LiveCluster {
-  private readonly kinds = new Map<KindName, Kind>(
-    Object.entries(kindPaths).map(([name, path]) => [name as KindName, { path, items: new Map() }]),
+  private readonly kinds = new Map<LiveResource, Kind>(
+    resourceNames.map((name) => [name, { items: new Map(), revision: "", stale: true }]),
   );
   private readonly stop = new AbortController();
   private objects: GraphObject[] = [];
   private states: ComponentStates = noComponentStates;
-  private unreadable: string[] = [];
+  /** Debug components that could not be read, with why ("" for all of them). */
+  private readonly unreadable = new Map<string, string>();
   private stateEntries: LaneEntry[] = [];
   private why: ViewData["why"];
+  private whyReading = false;
+  private whyReadAt = 0;
+  private whyAgain = false;
   private faults: FaultOffer[] | undefined;
   private selected = "";
   private clusterMs = Date.now();
@@ -104,7 +135,9 @@ export class LiveCluster {
   private speed = 1;
   private firstMs: number | undefined;
   private connection = "connecting…";
-  private pollTimer: number | undefined;
+  private clockTimer: number | undefined;
+  private pauseBeforeReconnect = false;
+  private faultsReadAt = 0;
 
   constructor(
     private readonly api: Api,
@@ -112,20 +145,22 @@ export class LiveCluster {
   ) {}
 
   start(): void {
-    for (const name of watchedKinds) void this.follow(name);
-    void this.poll();
-    this.pollTimer = window.setInterval(() => void this.poll(), pollPeriodMs);
+    void this.readClock();
+    void this.readFaults();
+    this.clockTimer = window.setInterval(() => void this.readClock(), clockReadPeriodMs);
+    void this.follow();
   }
 
   close(): void {
     this.stop.abort();
-    window.clearInterval(this.pollTimer);
+    window.clearInterval(this.clockTimer);
   }
 
   select(key: string): void {
     this.selected = key;
     this.why = undefined;
-    void this.readWhy().then(() => this.onChange());
+    this.whyReadAt = 0;
+    this.whyChanged();
   }
 
   /** The cluster clock now, from its last reading and its speed. */
@@ -138,6 +173,9 @@ export class LiveCluster {
     const entries = [...events, ...this.stateEntries].sort((a, b) => a.atMs - b.atMs).slice(-maxEntries);
     const nowMs = this.nowMs();
     const startMs = Math.min(this.firstMs ?? nowMs, entries[0]?.atMs ?? nowMs);
+    const forbidden = [...this.kinds]
+      .filter(([, kind]) => kind.forbidden !== undefined)
+      .map(([name, kind]) => `${name}: ${kind.forbidden}`);
     return {
       mode: "live",
       title: "live cluster",
@@ -146,7 +184,8 @@ export class LiveCluster {
       endMs: nowMs,
       objects: this.objects,
       states: this.states,
-      unreadable: this.unreadable,
+      unreadable: [...this.unreadable.values()],
+      forbidden,
       entries,
       why: this.why,
       faults: this.faults,
@@ -162,54 +201,101 @@ export class LiveCluster {
       .join(" ")}`;
   }
 
-  /** List, then watch from the list's revision; again after a pause when the watch ends. */
-  private async follow(name: KindName): Promise<void> {
-    const kind = this.kinds.get(name);
-    if (kind === undefined) return;
+  /** List what needs it, stream from the revisions seen; again (after a pause on an error) when the stream ends. */
+  private async follow(): Promise<void> {
     while (!this.stop.signal.aborted) {
+      const stream = new AbortController();
+      const stopStream = () => stream.abort();
+      this.stop.signal.addEventListener("abort", stopStream);
+      this.pauseBeforeReconnect = false;
+      let failed = false;
       try {
-        const list = await this.api.json<Listed>(kind.path);
-        kind.items.clear();
-        for (const item of list.items ?? []) kind.items.set(item.metadata?.uid ?? "", item);
-        this.objectsChanged();
+        await Promise.all(resourceNames.map((name) => this.listIfStale(name)));
+        const watched = resourceNames.filter((name) => this.kinds.get(name)?.forbidden === undefined);
+        const query = new URLSearchParams(
+          watched.map((name) => ["watch", `${name}:${this.kinds.get(name)?.revision}`]),
+        );
+        query.set("debug", "true");
         this.connection = "live";
-        const revision = list.metadata?.resourceVersion ?? "";
+        this.objectsChanged();
         await this.api.watch(
-          `${kind.path}?watch=true&allowWatchBookmarks=true&resourceVersion=${revision}`,
-          (line) => this.onWatchEvent(kind, line as { type: string; object: { metadata?: { uid?: string } } }),
-          this.stop.signal,
+          `${liveStreamPath}?${query}`,
+          (line) => this.onLine(line as LiveLine, stream),
+          stream.signal,
         );
       } catch (error) {
         if (this.stop.signal.aborted) return;
-        this.connection = error instanceof ApiFailure ? error.message : `disconnected (${String(error)})`;
-        this.onChange();
+        if (!stream.signal.aborted) {
+          failed = true;
+          this.connection = error instanceof ApiFailure ? error.message : `disconnected (${String(error)})`;
+          this.onChange();
+        }
+      } finally {
+        this.stop.signal.removeEventListener("abort", stopStream);
       }
-      await new Promise((resolve) => window.setTimeout(resolve, rewatchDelayMs));
+      if (failed || this.pauseBeforeReconnect)
+        await new Promise((resolve) => window.setTimeout(resolve, reconnectDelayMs));
     }
   }
 
-  private async relist(name: KindName): Promise<void> {
+  private async listIfStale(name: LiveResource): Promise<void> {
     const kind = this.kinds.get(name);
-    if (kind === undefined) return;
+    if (kind === undefined || !kind.stale || kind.forbidden !== undefined) return;
     try {
-      const list = await this.api.json<Listed>(kind.path);
+      const list = await this.api.json<Listed>(liveResources[name].listPath);
       kind.items.clear();
       for (const item of list.items ?? []) kind.items.set(item.metadata?.uid ?? "", item);
-      this.objectsChanged();
+      kind.revision = list.metadata?.resourceVersion ?? "";
+      kind.stale = false;
     } catch (error) {
-      this.connection = error instanceof ApiFailure ? error.message : `disconnected (${String(error)})`;
+      if (!(error instanceof ApiFailure && error.status === 403)) throw error;
+      kind.forbidden = error.message;
     }
   }
 
-  private onWatchEvent(kind: Kind, event: { type: string; object: { metadata?: { uid?: string } } }): void {
-    if (event.type === "BOOKMARK") return;
-    const uid = event.object.metadata?.uid ?? "";
-    if (event.type === "DELETED") kind.items.delete(uid);
-    else kind.items.set(uid, event.object);
+  private onLine(line: LiveLine, stream: AbortController): void {
+    if (line.resource === "debug") {
+      this.onDebugLine(line);
+      return;
+    }
+    const kind = this.kinds.get(line.resource);
+    if (kind === undefined) return;
+    if (line.type === "ERROR") {
+      if (line.object.code === 403) kind.forbidden = line.object.message ?? "forbidden";
+      else kind.stale = true;
+      // Anything but a revision gone (410) or a refusal may happen again at once: pause first.
+      if (line.object.code !== 410 && line.object.code !== 403) {
+        this.pauseBeforeReconnect = true;
+        this.connection = line.object.message ?? "the stream ended";
+      }
+      // Open the stream again: listed anew (410 Gone and other ends) or without this kind (403).
+      stream.abort();
+      return;
+    }
+    kind.revision = line.object.metadata?.resourceVersion ?? kind.revision;
+    if (line.type === "BOOKMARK") return;
+    const uid = line.object.metadata?.uid ?? "";
+    if (line.type === "DELETED") kind.items.delete(uid);
+    else kind.items.set(uid, line.object);
     this.objectsChanged();
   }
 
-  private items<T>(name: KindName): T[] {
+  private onDebugLine(line: Extract<LiveLine, { resource: "debug" }>): void {
+    if (line.type === "UNREADABLE") {
+      this.unreadable.set(line.component, line.message);
+      this.onChange();
+      return;
+    }
+    this.unreadable.delete(line.component);
+    const next = withComponent(this.states, line.component, line.type === "STATE" ? line.object : undefined);
+    this.stateEntries.push(...stateChanges(this.states, next, this.nowMs()));
+    this.stateEntries = this.stateEntries.slice(-maxEntries);
+    this.states = next;
+    this.whyChanged();
+    this.onChange();
+  }
+
+  private items<T>(name: LiveResource): T[] {
     return [...(this.kinds.get(name)?.items.values() ?? [])] as T[];
   }
 
@@ -218,9 +304,9 @@ export class LiveCluster {
     const before = new Map(this.objects.map((object) => [object.key, object]));
     this.objects = graphObjects({
       pods: this.items<Pod>("pods"),
-      claims: this.items<PersistentVolumeClaim>("claims"),
-      volumes: this.items<PersistentVolume>("volumes"),
-      attachments: this.items<VolumeAttachment>("attachments"),
+      claims: this.items<PersistentVolumeClaim>("persistentvolumeclaims"),
+      volumes: this.items<PersistentVolume>("persistentvolumes"),
+      attachments: this.items<VolumeAttachment>("volumeattachments"),
       nodes: this.items<Node>("nodes"),
     });
     const atMs = this.nowMs();
@@ -238,12 +324,9 @@ export class LiveCluster {
       });
     }
     this.stateEntries = this.stateEntries.slice(-maxEntries);
-    this.onChange();
-  }
-
-  private async poll(): Promise<void> {
-    await Promise.all(polledKinds.map((name) => this.relist(name)));
-    await Promise.all([this.readClock(), this.readStates(), this.readWhy(), this.readFaults()]);
+    this.whyChanged();
+    // The faults' targets follow the cluster's nodes, disks and claims (administrators only).
+    if ((this.faults?.length ?? 0) > 0 && Date.now() - this.faultsReadAt > faultsMinPeriodMs) void this.readFaults();
     this.onChange();
   }
 
@@ -260,38 +343,28 @@ export class LiveCluster {
     }
   }
 
-  private async readStates(): Promise<void> {
-    const unreadable: string[] = [];
-    const read = async <T>(path: string): Promise<T | undefined> => {
-      try {
-        return await this.api.json<T>(path);
-      } catch (error) {
-        unreadable.push(`${path}: ${error instanceof Error ? error.message : String(error)}`);
-        return undefined;
-      }
-    };
-    const nodes = this.objects.filter((object) => object.kind === "Node").map((object) => object.name);
-    const kubelets: ComponentStates["kubelets"] = {};
-    await Promise.all(
-      nodes.map(async (node) => {
-        const state = await read<ComponentStates["kubelets"][string]>(
-          `/api/v1/nodes/${node}/proxy/debug/volumemanager`,
-        );
-        if (state !== undefined) kubelets[node] = state;
-      }),
+  /** Something changed: the selected object's chain is told again, at most once a second. */
+  private whyChanged(): void {
+    if (this.selected === "") return;
+    if (this.whyReading) {
+      this.whyAgain = true;
+      return;
+    }
+    const waitMs = this.whyReadAt + whyMinPeriodMs - Date.now();
+    this.whyReading = true;
+    window.setTimeout(
+      () =>
+        void this.readWhy().finally(() => {
+          this.whyReading = false;
+          this.whyReadAt = Date.now();
+          this.onChange();
+          if (this.whyAgain) {
+            this.whyAgain = false;
+            this.whyChanged();
+          }
+        }),
+      Math.max(0, waitMs),
     );
-    const attachDetach = await read<ComponentStates["attachDetach"]>("/debug/controllers/attachdetach-controller");
-    const persistentVolume = await read<ComponentStates["persistentVolume"]>(
-      "/debug/controllers/persistentvolume-controller",
-    );
-    const next: ComponentStates = {
-      kubelets,
-      ...(attachDetach === undefined ? {} : { attachDetach }),
-      ...(persistentVolume === undefined ? {} : { persistentVolume }),
-    };
-    this.stateEntries.push(...stateChanges(this.states, next, this.nowMs()));
-    this.states = next;
-    this.unreadable = unreadable;
   }
 
   private async readWhy(): Promise<void> {
@@ -313,7 +386,7 @@ export class LiveCluster {
   }
 
   private async readFaults(): Promise<void> {
-    if (this.faults !== undefined && this.faults.length === 0) return;
+    this.faultsReadAt = Date.now();
     try {
       const list = await this.api.json<{ items: FaultOffer[] }>("/apis/kvol.io/v1alpha1/faults?targets=true");
       this.faults = list.items.filter((fault) => fault.targets.length > 0);
@@ -321,5 +394,6 @@ export class LiveCluster {
       // 403 for anyone but an administrator: no fault panel.
       this.faults = [];
     }
+    this.onChange();
   }
 }

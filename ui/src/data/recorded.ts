@@ -40,6 +40,7 @@ export function recordedView(recording: Recording, atMs: number, selected: strin
     objects: snapshot?.objects ?? [],
     states: snapshot?.states ?? noComponentStates,
     unreadable: [],
+    forbidden: [],
     entries: recording.entries,
     why:
       why ??

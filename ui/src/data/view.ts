@@ -26,6 +26,8 @@ export interface ViewData {
   states: ComponentStates;
   /** Debug endpoints or reads that failed, with why (a user who is not an administrator reads no debug state). */
   unreadable: string[];
+  /** Kinds this user may not read, with the server's refusal (they are left out of the graph). */
+  forbidden: string[];
   entries: LaneEntry[];
   /** `kvol why` of the selected object, or why it could not be told. */
   why: WhyJson | { error: string } | undefined;
