@@ -27,7 +27,7 @@ import { selfSignedCertificate } from "../../apiserver/tls/self-signed-certifica
 import { Cluster } from "../../cmd/cluster.ts";
 import type { ClusterCsiDriver } from "../../cmd/cluster-csi-drivers.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
-import { diskDriverName, fuseDriverName, hostpathDriverName } from "../../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName } from "../../csi/drivers/common/constants.ts";
 import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
@@ -53,7 +53,7 @@ import { LogFileSink } from "./log-file-sink.ts";
 import { reattachCsiDisks, restoreCsiDisks } from "./restore-csi-disks.ts";
 import { reattachSimDisks, restoreSimDisks } from "./restore-sim-disks.ts";
 import { type SpeedControl, speedEndpoint } from "./speed-endpoint.ts";
-import { bootstrapStorageClasses, embeddedCsiDrivers } from "./storage-classes.ts";
+import { bootstrapStorageClasses, embeddedCsiDrivers, replaceableCsiDrivers } from "./storage-classes.ts";
 import { WallClockPacer } from "./wall-clock-pacer.ts";
 
 /** Seeds for uids and generated names: a new one per start, so no uid of an earlier run comes back. */
@@ -250,13 +250,14 @@ export class EmbeddedCluster {
       : [];
     const external = externalControllers([...userControllers, ...bundledOutside], real);
     undo.push(async () => external.close());
-    // A user's own hostpath.csi.kvol.io (`--csi-controller`) takes the place of the bundled one, which no default class uses.
+    // A user's own hostpath.csi.kvol.io or fuse.csi.kvol.io (`--csi-controller`) takes the place of the bundled one, which no default class uses.
     const bundled = (
       options.defaultStorage && !outside
         ? withMaxVolumesPerNode(embeddedCsiDrivers(options.csiCapacityLimitBytes), options.maxVolumesPerNode)
         : []
     ).filter(
-      (entry) => entry.name !== hostpathDriverName || !userControllers.some((user) => user.driverName === entry.name),
+      (entry) =>
+        !replaceableCsiDrivers.includes(entry.name) || !userControllers.some((user) => user.driverName === entry.name),
     );
     const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
     if (clash !== undefined) {
