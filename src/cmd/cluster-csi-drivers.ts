@@ -19,6 +19,7 @@ import type { Client } from "../api/client/client.ts";
 import { isAlreadyExists } from "../api/errors.ts";
 import type { CsiControllerDriver } from "../controllers/csi/sidecar-group.ts";
 import type { BundledDriver } from "../csi/drivers/common/bundled-driver.ts";
+import { CsiCallHooks } from "../csi/drivers/common/call-hooks.ts";
 import { diskDriverName, fuseDriverName, hostpathDriverName, mockDriverName } from "../csi/drivers/common/constants.ts";
 import type { DiskBackend } from "../csi/drivers/disk/disk-backend.ts";
 import { createDiskDriver, type DiskDriverOptions } from "../csi/drivers/disk/disk-driver.ts";
@@ -38,6 +39,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { defaultKubeletRootDir } from "../volume/paths.ts";
 import { SimCsiDeployment } from "../volume/plugins/csi/connector/sim-csi-deployment.ts";
+import { hookedCsiServices } from "./hooked-csi-services.ts";
 
 /** What every driver entry may set besides its own options. */
 interface CommonDriverSettings {
@@ -76,6 +78,10 @@ export interface ClusterCsiDriversOptions {
 
 interface NodePlugin {
   driver: BundledDriver;
+  /** What the kubelet and the sidecars call: the driver behind `hooks`. */
+  served: CsiImplementations;
+  /** `kvol fault csi-call-error` and its kin on this instance (mock.csi.kvol.io: its own). */
+  hooks: CsiCallHooks;
   /** Undefined while the plugin is unregistered from its node (`unregisterNodePlugin`). */
   deployment: SimCsiDeployment | undefined;
   host: SimHost;
@@ -101,7 +107,7 @@ function attachRequired(entry: ClusterCsiDriver): boolean {
 
 export class ClusterCsiDrivers {
   /** driver name → the instance whose controller the sidecars use. */
-  private readonly controllers = new Map<string, BundledDriver>();
+  private readonly controllers = new Map<string, CsiImplementations>();
   private readonly nodePlugins = new Map<string, NodePlugin>();
   /** The volumes every mock.csi.kvol.io instance shares, so a volume is known on every node. */
   private readonly mockVolumes = new Map<string, MockVolume>();
@@ -150,15 +156,16 @@ export class ClusterCsiDrivers {
     for (const entry of this.options.drivers) {
       const driver = this.createDriver(entry, host);
       await driver.start();
-      if (!this.controllers.has(entry.name)) this.controllers.set(entry.name, driver);
+      const { served, hooks } = this.withHooks(driver);
+      if (!this.controllers.has(entry.name)) this.controllers.set(entry.name, served);
       const deployment = await SimCsiDeployment.start({
         host,
         clock: this.options.clock,
         rootDir: defaultKubeletRootDir,
         driverName: entry.name,
-        implementations: driver,
+        implementations: served,
       });
-      this.nodePlugins.set(nodePluginKey(host.nodeName, entry.name), { driver, deployment, host });
+      this.nodePlugins.set(nodePluginKey(host.nodeName, entry.name), { driver, served, hooks, deployment, host });
     }
   }
 
@@ -189,7 +196,7 @@ export class ClusterCsiDrivers {
       clock: this.options.clock,
       rootDir: defaultKubeletRootDir,
       driverName,
-      implementations: plugin.driver,
+      implementations: plugin.served,
     });
     this.options.logger.info("CSI node plugin registered", { node: nodeName, driver: driverName });
   }
@@ -204,12 +211,27 @@ export class ClusterCsiDrivers {
     return this.requireNodePlugin(nodeName, driverName).driver;
   }
 
+  /**
+   * The per-RPC hooks of the driver's instance on `nodeName` (its controller's too, when the
+   * controller runs there): what `kvol fault csi-call-error` and its kin set.
+   */
+  callHooks(nodeName: string, driverName: string): CsiCallHooks {
+    return this.requireNodePlugin(nodeName, driverName).hooks;
+  }
+
   /** The node plugin's container restarts: its daemons die, then it starts again. */
   async restartNodePlugin(nodeName: string, driverName: string): Promise<void> {
     const { driver } = this.requireNodePlugin(nodeName, driverName);
     await driver.stop();
     await driver.start();
     this.options.logger.info("CSI node plugin restarted", { node: nodeName, driver: driverName });
+  }
+
+  /** The driver behind its hooks: mock.csi.kvol.io checks its own, the others get theirs in front. */
+  private withHooks(driver: BundledDriver): { served: CsiImplementations; hooks: CsiCallHooks } {
+    if (driver.node instanceof MockDriver) return { served: driver, hooks: driver.node.hooks };
+    const hooks = new CsiCallHooks(this.options.clock);
+    return { served: hookedCsiServices(driver, hooks), hooks };
   }
 
   private createDriver(entry: ClusterCsiDriver, host: SimHost): BundledDriver {

@@ -111,7 +111,7 @@ describe("kvol up: ready for a first claim", () => {
     const csiNode = await client.csiNodes.get("", "node-1");
     assert.deepEqual(
       csiNode.spec?.drivers.map((driver) => driver.name),
-      ["disk.csi.kvol.io", "hostpath.csi.kvol.io"],
+      ["disk.csi.kvol.io", "hostpath.csi.kvol.io", "fuse.csi.kvol.io"],
     );
   });
 });

@@ -48,7 +48,7 @@ import { reattachCsiDisks, restoreCsiDisks } from "./restore-csi-disks.ts";
 import { reattachSimDisks, restoreSimDisks } from "./restore-sim-disks.ts";
 import { loadOrCreateCa, servingCertificate } from "./serving-ca.ts";
 import { type SpeedControl, speedEndpoint } from "./speed-endpoint.ts";
-import { bootstrapStorageClasses, embeddedCsiDrivers } from "./storage-classes.ts";
+import { bootstrapStorageClasses, embeddedCsiDrivers, replaceableCsiDrivers } from "./storage-classes.ts";
 import { WallClockPacer } from "./wall-clock-pacer.ts";
 
 /** Seeds for uids and generated names: a new one per start, so no uid of an earlier run comes back. */
@@ -237,13 +237,14 @@ export class EmbeddedCluster {
       : [];
     const external = externalControllers([...userControllers, ...bundledOutside], real);
     undo.push(async () => external.close());
-    // A user's own hostpath.csi.kvol.io (`--csi-controller`) takes the place of the bundled one, which no default class uses.
+    // A user's own hostpath.csi.kvol.io or fuse.csi.kvol.io (`--csi-controller`) takes the place of the bundled one, which no default class uses.
     const bundled = (
       options.defaultStorage && !outside
         ? withMaxVolumesPerNode(embeddedCsiDrivers(options.csiCapacityLimitBytes), options.maxVolumesPerNode)
         : []
     ).filter(
-      (entry) => entry.name !== hostpathDriverName || !userControllers.some((user) => user.driverName === entry.name),
+      (entry) =>
+        !replaceableCsiDrivers.includes(entry.name) || !userControllers.some((user) => user.driverName === entry.name),
     );
     const clash = bundled.find((entry) => external.drivers.some((driver) => driver.name === entry.name));
     if (clash !== undefined) {

@@ -15,23 +15,30 @@ import type { Client } from "../../api/client/client.ts";
 import { isAlreadyExists } from "../../api/errors.ts";
 import type { StorageClass } from "../../api/objects.ts";
 import type { ClusterCsiDriver } from "../../cmd/cluster.ts";
-import { diskDriverName, diskMultiAttachParameter, hostpathDriverName } from "../../csi/drivers/common/constants.ts";
+import {
+  diskDriverName,
+  diskMultiAttachParameter,
+  fuseDriverName,
+  hostpathDriverName,
+} from "../../csi/drivers/common/constants.ts";
 import { simDiskPluginName } from "../../volume/plugins/simdisk/sim-disk-source.ts";
 import { type DataDir, privateFileMode } from "./data-dir.ts";
 
 /**
- * The CSI drivers the embedded cluster runs: disk.csi.kvol.io for these classes, and
- * hostpath.csi.kvol.io (no class by default) for node-local volumes, their snapshots and clones, and
- * inline ephemeral volumes. Its controller runs on the first node, so its volumes live there.
- * `capacityLimitBytes` (`kvol up --csi-capacity-limit`) bounds both drivers' pools.
+ * The CSI drivers the embedded cluster runs: disk.csi.kvol.io for these classes, and, with no
+ * class by default, hostpath.csi.kvol.io for node-local volumes, their snapshots and clones, and
+ * inline ephemeral volumes (its controller runs on the first node, so its volumes live there), and
+ * fuse.csi.kvol.io, volumes served by a FUSE daemon in the node plugin, as real nodes run it (so
+ * `kvol fault fuse-daemon-killed` has something to kill). `capacityLimitBytes`
+ * (`kvol up --csi-capacity-limit`) bounds the disk and hostpath pools.
  */
 export function embeddedCsiDrivers(capacityLimitBytes?: number): ClusterCsiDriver[] {
   const options = capacityLimitBytes === undefined ? {} : { options: { capacityLimitBytes } };
-  return [
-    { name: diskDriverName, ...options },
-    { name: hostpathDriverName, ...options },
-  ];
+  return [{ name: diskDriverName, ...options }, { name: hostpathDriverName, ...options }, { name: fuseDriverName }];
 }
+
+/** The bundled drivers no default class uses: a user's own driver of the same name takes their place. */
+export const replaceableCsiDrivers: readonly string[] = [hostpathDriverName, fuseDriverName];
 
 /** The annotation that makes a class the one a claim without `storageClassName` gets. */
 const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Cluster } from "../../cmd/cluster.ts";
-import { mockDriverName } from "../../csi/drivers/common/constants.ts";
+import { diskDriverName, mockDriverName } from "../../csi/drivers/common/constants.ts";
 import { clusterPerTest } from "../testing/clusters.ts";
 import { isRunning, podEventMessages, podEvents, waitingReason } from "../testing/e2e.ts";
 import { claimYaml, podUsingClaimYaml, storageClassYaml } from "../testing/manifests.ts";
@@ -78,6 +78,35 @@ describe("CSI faults", () => {
     );
     assert.equal(deadlineEvents.length, 1, "one event, as the kubelet's recorder aggregates repeats");
     assert.equal(deadlineEvents[0]?.count, 2, "counting each of the two failed calls");
+  });
+
+  it("csi-deadline-exceeded with driver disk.csi.kvol.io: the kubelet's device mount is uncertain until healed", async () => {
+    const cluster = await startCluster({ seed: 75, csiDrivers: [{ name: diskDriverName }] });
+    await cluster.addNode("node-a");
+    const fault = faultNamed("csi-deadline-exceeded");
+    const params = { driver: diskDriverName, method: "NodeStageVolume" };
+    await fault.inject(cluster, params);
+    await cluster.apply(
+      [
+        storageClassYaml({ name: "disk", provisioner: diskDriverName, bindingMode: "Immediate" }),
+        claimYaml("data", { storageClassName: "disk" }),
+        podUsingClaimYaml("app", "data"),
+      ].join("---\n"),
+    );
+    const message = await runUntilPodEvent(cluster, "FailedMount", "DeadlineExceeded");
+    assert.match(
+      message,
+      /^MountVolume\.MountDevice failed for volume "pvc-[^"]+" : rpc error: code = DeadlineExceeded desc = context deadline exceeded$/,
+    );
+    const state = await cluster.kubelet("node-a")?.debugState();
+    const volume = state?.actualStateOfWorld.find((entry) => entry.volumeName.startsWith("kubernetes.io/csi/disk."));
+    assert.equal(volume?.deviceMountState, "DeviceMountUncertain");
+
+    await fault.heal?.(cluster, params);
+    await runUntilAppRunning(cluster);
+    await assert.rejects(fault.inject(cluster, { driver: "ebs.csi.aws.com" }), {
+      message: `fault csi-deadline-exceeded: parameter "driver": the cluster runs no bundled CSI driver named "ebs.csi.aws.com" (drivers: ${diskDriverName})`,
+    });
   });
 
   it("csi-call-slow on NodePublishVolume: the pod starts only after the slow call", async () => {

@@ -1,14 +1,14 @@
 /**
- * Faults of CSI drivers: a node plugin restarting, and calls of the mock driver
- * (mock.csi.kvol.io) failing, answering DeadlineExceeded, or taking long, through its per-RPC hooks.
- * The driver's controller runs inside the instance on the first kubelet node, so a hook on a
- * Controller RPC acts there; without `node`, a hook is set on every node's instance.
+ * Faults of CSI drivers: a node plugin restarting, and calls of a bundled driver (mock.csi.kvol.io
+ * unless `driver` names another) failing, answering DeadlineExceeded, or taking long, through the
+ * per-RPC hooks of its instances (`common/call-hooks.ts`). The driver's controller runs inside the
+ * instance on the first kubelet node, so a hook on a Controller RPC acts there; without `node`, a
+ * hook is set on every node's instance.
  */
 
 import type { Cluster } from "../../cmd/cluster.ts";
+import type { CsiCallFault, CsiCallHooks, CsiRpcMethod } from "../../csi/drivers/common/call-hooks.ts";
 import { mockDriverName } from "../../csi/drivers/common/constants.ts";
-import { MockDriver } from "../../csi/drivers/mock/mock-driver.ts";
-import type { MockFault, MockRpcName } from "../../csi/drivers/mock/mock-hooks.ts";
 import { type CsiStatusName, grpcStatusCodeByName } from "../../csi/grpc/errors.ts";
 import { allCsiRpcs } from "../../csi/grpc/rpcs.ts";
 import { letAftermathRun } from "./aftermath.ts";
@@ -53,7 +53,7 @@ export const csiNodePluginRestart: FaultDefinition = {
 const csiMethods: readonly string[] = allCsiRpcs().map((rpc) => rpc.method);
 
 /** The calls random exploration disturbs: attach, detach, stage and publish, and their undoing. */
-const exploredMethods: readonly MockRpcName[] = [
+const exploredMethods: readonly CsiRpcMethod[] = [
   "ControllerPublishVolume",
   "ControllerUnpublishVolume",
   "NodeStageVolume",
@@ -63,6 +63,13 @@ const exploredMethods: readonly MockRpcName[] = [
 ];
 
 const hookTargetParams: readonly FaultParam[] = [
+  {
+    name: "driver",
+    type: "string",
+    required: false,
+    default: mockDriverName,
+    description: "The bundled CSI driver whose calls are affected (`disk.csi.kvol.io` on `kvol up`).",
+  },
   {
     name: "node",
     type: "string",
@@ -84,7 +91,7 @@ const timesParam: FaultParam = {
   description: "Affect this many calls on each instance, then stop; every call until healed when left out.",
 };
 
-function methodParam(fallback?: MockRpcName): FaultParam {
+function methodParam(fallback?: CsiRpcMethod): FaultParam {
   return {
     name: "method",
     type: "string",
@@ -94,11 +101,11 @@ function methodParam(fallback?: MockRpcName): FaultParam {
   };
 }
 
-/** The mock driver instances the hook goes on, and the hook itself, from checked parameters. */
+/** The driver instances' hooks the fault goes on, and its scope, from checked parameters. */
 interface HookPlacement {
-  drivers: MockDriver[];
-  method: MockRpcName;
-  scope: Pick<MockFault, "volumeId" | "times">;
+  hooks: CsiCallHooks[];
+  method: CsiRpcMethod;
+  scope: Pick<CsiCallFault, "volumeId" | "times">;
 }
 
 function placeHook(cluster: Cluster, args: FaultArgs): HookPlacement {
@@ -109,32 +116,30 @@ function placeHook(cluster: Cluster, args: FaultArgs): HookPlacement {
   const node = args.optionalString("node");
   if (node !== undefined) kubeletHost(cluster, args, node);
   const nodes = node === undefined ? cluster.kubeletNodeNames() : [node];
-  if (!cluster.csiDrivers.driverNames().includes(mockDriverName)) {
-    throw args.error(`the cluster does not run ${mockDriverName}, the driver whose calls can be made to fail`);
+  const driver = args.string("driver");
+  const running = cluster.csiDrivers.driverNames();
+  if (!running.includes(driver)) {
+    throw args.error(
+      `parameter "driver": the cluster runs no bundled CSI driver named "${driver}" (drivers: ${running.join(", ") || "none"})`,
+    );
   }
-  const drivers = nodes.map((name) => mockDriverOn(cluster, name));
+  const hooks = nodes.map((name) => cluster.csiDrivers.callHooks(name, driver));
   const volumeId = args.optionalString("volume");
   const times = args.optionalNumber("times");
   if (times !== undefined && !(Number.isSafeInteger(times) && times > 0)) {
     throw args.error(`parameter "times": ${times} is not a whole number above 0`);
   }
   return {
-    drivers,
+    hooks,
     // Checked against the RPC table above.
-    method: method as MockRpcName,
+    method: method as CsiRpcMethod,
     scope: { ...(volumeId === undefined ? {} : { volumeId }), ...(times === undefined ? {} : { times }) },
   };
 }
 
-function mockDriverOn(cluster: Cluster, node: string): MockDriver {
-  const driver = cluster.csiDrivers.nodePlugin(node, mockDriverName).node;
-  if (!(driver instanceof MockDriver)) throw new Error(`the ${mockDriverName} plugin on ${node} is not a MockDriver`);
-  return driver;
-}
-
 function clearHook(cluster: Cluster, args: FaultArgs): void {
-  const { drivers, method } = placeHook(cluster, args);
-  for (const driver of drivers) driver.hooks.clear(method);
+  const { hooks, method } = placeHook(cluster, args);
+  for (const hook of hooks) hook.clear(method);
 }
 
 function exploredHookTargets(cluster: Cluster, extra: FaultParams): FaultParams[] {
@@ -147,7 +152,7 @@ const statusNames = Object.keys(grpcStatusCodeByName).filter((name) => name !== 
 export const csiCallError: FaultDefinition = {
   name: "csi-call-error",
   models:
-    "A CSI call of mock.csi.kvol.io fails with a gRPC status (the storage backend refusing an attach, a stage " +
+    "A CSI call of a bundled driver (mock.csi.kvol.io unless `driver` names another) fails with a gRPC status (the storage backend refusing an attach, a stage " +
     "failing on the node).",
   kubernetesReaction:
     "ControllerPublishVolume: the external-attacher writes VolumeAttachment status.attachError and retries (1 s " +
@@ -178,10 +183,14 @@ export const csiCallError: FaultDefinition = {
       throw args.error(`parameter "code": "${code}" is not a gRPC status (statuses: ${statusNames.join(", ")})`);
     }
     const message = args.optionalString("message");
-    const { drivers, method, scope } = placeHook(cluster, args);
+    const { hooks, method, scope } = placeHook(cluster, args);
     // Checked against the status table above.
-    const fault: MockFault = { ...scope, code: code as CsiStatusName, ...(message === undefined ? {} : { message }) };
-    for (const driver of drivers) driver.hooks.set(method, fault);
+    const fault: CsiCallFault = {
+      ...scope,
+      code: code as CsiStatusName,
+      ...(message === undefined ? {} : { message }),
+    };
+    for (const hook of hooks) hook.set(method, fault);
   },
   async heal(cluster, params) {
     clearHook(cluster, new FaultArgs(csiCallError, params));
@@ -192,7 +201,7 @@ export const csiCallError: FaultDefinition = {
 export const csiDeadlineExceeded: FaultDefinition = {
   name: "csi-deadline-exceeded",
   models:
-    "A CSI call of mock.csi.kvol.io answers DeadlineExceeded (the backend timed out, or the driver's own deadline " +
+    "A CSI call of a bundled driver (mock.csi.kvol.io unless `driver` names another) answers DeadlineExceeded (the backend timed out, or the driver's own deadline " +
     "passed) after `after`; the operation may still complete on the backend.",
   kubernetesReaction:
     "DeadlineExceeded is not final: for NodeStageVolume / NodePublishVolume the kubelet records the mount as " +
@@ -217,14 +226,14 @@ export const csiDeadlineExceeded: FaultDefinition = {
   async inject(cluster, params) {
     const args = new FaultArgs(csiDeadlineExceeded, params);
     const afterMs = args.durationMs("after");
-    const { drivers, method, scope } = placeHook(cluster, args);
-    const fault: MockFault = {
+    const { hooks, method, scope } = placeHook(cluster, args);
+    const fault: CsiCallFault = {
       ...scope,
       code: "DeadlineExceeded",
       message: "context deadline exceeded",
       ...(afterMs > 0 ? { delayMs: afterMs } : {}),
     };
-    for (const driver of drivers) driver.hooks.set(method, fault);
+    for (const hook of hooks) hook.set(method, fault);
   },
   async heal(cluster, params) {
     clearHook(cluster, new FaultArgs(csiDeadlineExceeded, params));
@@ -235,7 +244,7 @@ export const csiDeadlineExceeded: FaultDefinition = {
 export const csiCallSlow: FaultDefinition = {
   name: "csi-call-slow",
   models:
-    "A CSI call of mock.csi.kvol.io takes `delay` before the driver answers normally (a slow backend: a publish " +
+    "A CSI call of a bundled driver (mock.csi.kvol.io unless `driver` names another) takes `delay` before the driver answers normally (a slow backend: a publish " +
     "waiting on the storage array, a slow format in NodeStage).",
   kubernetesReaction:
     "The operation stays pending and its pod ContainerCreating (or Terminating, for unpublish); the kubelet " +
@@ -252,8 +261,8 @@ export const csiCallSlow: FaultDefinition = {
   async inject(cluster, params) {
     const args = new FaultArgs(csiCallSlow, params);
     const delayMs = args.durationMs("delay");
-    const { drivers, method, scope } = placeHook(cluster, args);
-    for (const driver of drivers) driver.hooks.set(method, { ...scope, delayMs });
+    const { hooks, method, scope } = placeHook(cluster, args);
+    for (const hook of hooks) hook.set(method, { ...scope, delayMs });
   },
   async heal(cluster, params) {
     clearHook(cluster, new FaultArgs(csiCallSlow, params));

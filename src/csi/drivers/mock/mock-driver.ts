@@ -1,7 +1,7 @@
 /**
  * mock.csi.kvol.io: a CSI driver made for tests and scenarios. It keeps volumes, publications and
  * node "mounts" in memory (mock-volumes.ts), logs every call with the virtual time it started and
- * ended, and lets the caller inject gRPC errors and delays per RPC (mock-hooks.ts). Its capabilities
+ * ended, and lets the caller inject gRPC errors and delays per RPC (common/call-hooks.ts). Its capabilities
  * are configurable, so the same kubelet or sidecar code can be run against a driver with or
  * without STAGE_UNSTAGE_VOLUME, PUBLISH_UNPUBLISH_VOLUME or block volumes.
  *
@@ -61,6 +61,7 @@ import type {
   ValidateVolumeCapabilitiesResponse,
 } from "../../proto/types.ts";
 import type { BundledDriver } from "../common/bundled-driver.ts";
+import { type CsiCallFault, CsiCallHooks, type CsiRpcMethod } from "../common/call-hooks.ts";
 import { capacityFor, capacityLimitsOf } from "../common/capacity.ts";
 import { bundledDriverVersion, mockDriverName } from "../common/constants.ts";
 import { checkNodeExpansionRange, expandedCapacity, volumeExpansionCapability } from "../common/expansion.ts";
@@ -83,7 +84,6 @@ import {
   requireCapabilities,
   requireCapability,
 } from "../common/volume-capabilities.ts";
-import { type MockFault, MockHooks, type MockRpcName } from "./mock-hooks.ts";
 import { type MockVolume, MockVolumes, type MockVolumesSnapshot } from "./mock-volumes.ts";
 
 interface MockCapabilities {
@@ -124,7 +124,7 @@ export interface MockDriverOptions {
 
 /** One finished call, as the mock saw it. */
 interface MockCall {
-  method: MockRpcName;
+  method: CsiRpcMethod;
   /** The request as received, secrets redacted. */
   request: unknown;
   startedAtMs: number;
@@ -138,7 +138,7 @@ const defaultMockNodeId = "mock-node";
 export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   readonly name: string;
   readonly nodeId: string;
-  readonly hooks: MockHooks;
+  readonly hooks: CsiCallHooks;
   readonly state: MockVolumes;
   private readonly log: MockCall[] = [];
   private readonly support: CapabilitySupport;
@@ -148,7 +148,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   constructor(private readonly options: MockDriverOptions) {
     this.name = options.name ?? mockDriverName;
     this.nodeId = options.nodeId ?? defaultMockNodeId;
-    this.hooks = new MockHooks(options.clock);
+    this.hooks = new CsiCallHooks(options.clock);
     this.state = new MockVolumes(options.sharedVolumes);
     this.stageUnstage = options.capabilities?.stageUnstage ?? true;
     this.publishUnpublish = options.capabilities?.publishUnpublish ?? true;
@@ -168,14 +168,14 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
   }
 
   /** Every finished call so far, oldest first (copies). */
-  calls(method?: MockRpcName): MockCall[] {
+  calls(method?: CsiRpcMethod): MockCall[] {
     return this.log
       .filter((call) => method === undefined || call.method === method)
       .map((call) => structuredClone(call));
   }
 
   /** Shorthand for `hooks.set`. */
-  inject(method: MockRpcName, fault: MockFault): void {
+  inject(method: CsiRpcMethod, fault: CsiCallFault): void {
     this.hooks.set(method, fault);
   }
 
@@ -439,7 +439,7 @@ export class MockDriver implements CsiIdentity, CsiController, CsiNode {
 
   /** Logs the call around the injected fault and the handler. */
   private async call<Response>(
-    method: MockRpcName,
+    method: CsiRpcMethod,
     request: unknown,
     handler: () => Response | Promise<Response>,
   ): Promise<Response> {

@@ -1,5 +1,6 @@
 /**
- * Faults a test or scenario injects into mock.csi.kvol.io, per RPC:
+ * Faults a test, a scenario or `kvol fault` injects into a bundled CSI driver, per RPC
+ * (mock.csi.kvol.io checks its own; the cluster puts the others behind them, `cluster-csi-drivers.ts`):
  *
  *   driver.hooks.set("NodeStageVolume", { code: "DeadlineExceeded", times: 1 });  // next call fails once
  *   driver.hooks.set("ControllerPublishVolume", { delayMs: 180_000 });           // every call takes 3 min
@@ -14,9 +15,9 @@ import { CsiError, type CsiStatusName } from "../../grpc/errors.ts";
 import type { CsiRpcName } from "../../grpc/services.ts";
 
 /** Any RPC of the three services, by its gRPC method name. */
-export type MockRpcName = CsiRpcName<"Identity"> | CsiRpcName<"Controller"> | CsiRpcName<"Node">;
+export type CsiRpcMethod = CsiRpcName<"Identity"> | CsiRpcName<"Controller"> | CsiRpcName<"Node">;
 
-export interface MockFault {
+export interface CsiCallFault {
   /** Fail the call with this gRPC status (after the delay, if any). */
   code?: CsiStatusName;
   /** The status message; a default names the hook. */
@@ -29,34 +30,34 @@ export interface MockFault {
   volumeId?: string;
 }
 
-interface ActiveFault extends MockFault {
+interface ActiveFault extends CsiCallFault {
   remaining: number;
 }
 
-export class MockHooks {
-  private readonly faults = new Map<MockRpcName, ActiveFault>();
+export class CsiCallHooks {
+  private readonly faults = new Map<CsiRpcMethod, ActiveFault>();
 
   constructor(private readonly clock: Clock) {}
 
   /** Installs (or replaces) the fault of one RPC. */
-  set(method: MockRpcName, fault: MockFault): void {
+  set(method: CsiRpcMethod, fault: CsiCallFault): void {
     checkFault(method, fault);
     this.faults.set(method, { ...fault, remaining: fault.times ?? Number.POSITIVE_INFINITY });
   }
 
   /** Removes the fault of one RPC, or every fault. */
-  clear(method?: MockRpcName): void {
+  clear(method?: CsiRpcMethod): void {
     if (method === undefined) this.faults.clear();
     else this.faults.delete(method);
   }
 
   /** The faults in place now, with how many calls each will still affect. */
-  active(): Array<{ method: MockRpcName; fault: MockFault; remaining: number }> {
+  active(): Array<{ method: CsiRpcMethod; fault: CsiCallFault; remaining: number }> {
     return [...this.faults].map(([method, { remaining, ...fault }]) => ({ method, fault, remaining }));
   }
 
   /** Runs the fault for this call, if one applies: the delay, then the error. */
-  async apply(method: MockRpcName, request: unknown): Promise<void> {
+  async apply(method: CsiRpcMethod, request: unknown): Promise<void> {
     const fault = this.faults.get(method);
     if (fault === undefined || !appliesTo(fault, request)) return;
     fault.remaining--;
@@ -68,12 +69,12 @@ export class MockHooks {
   }
 }
 
-function appliesTo(fault: MockFault, request: unknown): boolean {
+function appliesTo(fault: CsiCallFault, request: unknown): boolean {
   if (fault.volumeId === undefined) return true;
   return typeof request === "object" && request !== null && Reflect.get(request, "volumeId") === fault.volumeId;
 }
 
-function checkFault(method: MockRpcName, fault: MockFault): void {
+function checkFault(method: CsiRpcMethod, fault: CsiCallFault): void {
   if (fault.code === undefined && fault.delayMs === undefined) {
     throw new RangeError(`hooks.set(${method}): a fault needs a code, a delayMs, or both`);
   }
