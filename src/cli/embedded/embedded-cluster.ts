@@ -26,7 +26,7 @@ import { Cluster } from "../../cmd/cluster.ts";
 import type { ClusterCsiDriver } from "../../cmd/cluster-csi-drivers.ts";
 import type { CsiControllerDriver } from "../../controllers/csi/sidecar-group.ts";
 import type { StorageFencer } from "../../controllers/nodefencing/storage-fencer.ts";
-import { diskDriverName, fuseDriverName, hostpathDriverName } from "../../csi/drivers/common/constants.ts";
+import { diskDriverName, fuseDriverName } from "../../csi/drivers/common/constants.ts";
 import { connectCsiSocket } from "../../csi/grpc/client.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import type { LogLevel } from "../../runtime/logger.ts";
