@@ -10,77 +10,38 @@
  * itself stays plain: components that own it (tests, restores, the store's own conformance) see
  * Kubernetes' storage semantics without the admission chain, as etcd does.
  */
-import type { KObject, Pod } from "../objects.ts";
+import type { KObject } from "../objects.ts";
 import type { ResourceType } from "../resources.ts";
-import type {
-  BindPodOptions,
-  CreateOptions,
-  DeleteOptions,
-  ListOptions,
-  ObjectList,
-  Store,
-  StoreWatch,
-  UpdateOptions,
-  WatchEvent,
-  WatchOptions,
-} from "../store/store.ts";
+import { ForwardingStore } from "../store/forwarding-store.ts";
+import type { CreateOptions, DeleteOptions, Store, UpdateOptions } from "../store/store.ts";
 import { admitClaimResize } from "./claim-resize.ts";
 import { withDefaultStorageClass } from "./default-storage-class.ts";
 import { admitCreateInNamespace, admitNamespaceDelete } from "./namespace-lifecycle.ts";
 import { withProtectionFinalizer } from "./object-in-use-protection.ts";
 
-class AdmissionStore implements Store {
-  readonly backendKind: string;
-
-  constructor(private readonly inner: Store) {
-    this.backendKind = inner.backendKind;
-  }
-
-  async create<T extends KObject>(type: ResourceType, object: T, options?: CreateOptions): Promise<T> {
+class AdmissionStore extends ForwardingStore {
+  override async create<T extends KObject>(type: ResourceType, object: T, options?: CreateOptions): Promise<T> {
     let admitted: KObject = withProtectionFinalizer(type, object);
     if (type.kind === "PersistentVolumeClaim") admitted = await withDefaultStorageClass(this.inner, admitted);
     await admitCreateInNamespace(this.inner, type, admitted);
     return this.inner.create(type, admitted as T, options);
   }
 
-  async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
+  override async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
     if (type.kind === "PersistentVolumeClaim" && options?.subresource === undefined) {
       await admitClaimResize(this.inner, type, object);
     }
     return this.inner.update(type, object, options);
   }
 
-  delete<T extends KObject>(type: ResourceType, namespace: string, name: string, options?: DeleteOptions): Promise<T> {
+  override delete<T extends KObject>(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    options?: DeleteOptions,
+  ): Promise<T> {
     admitNamespaceDelete(type, name);
     return this.inner.delete(type, namespace, name, options);
-  }
-
-  bindPod(namespace: string, name: string, nodeName: string, options?: BindPodOptions): Promise<Pod> {
-    return this.inner.bindPod(namespace, name, nodeName, options);
-  }
-
-  get<T extends KObject>(type: ResourceType, namespace: string, name: string): Promise<T> {
-    return this.inner.get(type, namespace, name);
-  }
-
-  list<T extends KObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>> {
-    return this.inner.list(type, options);
-  }
-
-  watch<T extends KObject>(
-    type: ResourceType,
-    options: WatchOptions,
-    onEvent: (event: WatchEvent<T>) => void,
-  ): Promise<StoreWatch> {
-    return this.inner.watch(type, options, onEvent);
-  }
-
-  revision(): number {
-    return this.inner.revision();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

@@ -18,6 +18,7 @@ import type { ApiError } from "../../api/errors.ts";
 import { nodeLeaseNamespace } from "../../api/namespaces.ts";
 import type { KObject, Node, Pod } from "../../api/objects.ts";
 import { type ResourceType, resourceForKind } from "../../api/resources.ts";
+import { ForwardingStore } from "../../api/store/forwarding-store.ts";
 import type {
   BindPodOptions,
   DeleteOptions,
@@ -60,29 +61,26 @@ function registered(kind: "Pod"): ResourceType {
 
 type Write = "create" | "update" | "delete";
 
-export class NodeRestrictedStore implements Store {
-  readonly backendKind: string;
-  private readonly inner: Store;
+export class NodeRestrictedStore extends ForwardingStore {
   private readonly nodeName: string;
 
   constructor(inner: Store, nodeName: string) {
-    this.inner = inner;
+    super(inner);
     this.nodeName = nodeName;
-    this.backendKind = inner.backendKind;
   }
 
   private get userName(): string {
     return `${nodeUserPrefix}${this.nodeName}`;
   }
 
-  async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
+  override async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
     const namespace = object.metadata?.namespace ?? "";
     await this.admitWrite("create", type, namespace, object.metadata?.name ?? "", undefined);
     if (type.kind === "Node") this.admitNodeLabels(type, object as Node & KObject, undefined);
     return this.inner.create(type, object);
   }
 
-  async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
+  override async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
     const namespace = object.metadata?.namespace ?? "";
     await this.admitWrite("update", type, namespace, object.metadata?.name ?? "", options?.subresource);
     if (type.kind === "Node" && options?.subresource === undefined)
@@ -90,7 +88,7 @@ export class NodeRestrictedStore implements Store {
     return this.inner.update(type, object, options);
   }
 
-  async delete<T extends KObject>(
+  override async delete<T extends KObject>(
     type: ResourceType,
     namespace: string,
     name: string,
@@ -101,21 +99,21 @@ export class NodeRestrictedStore implements Store {
   }
 
   /** Scheduling is the scheduler's: a node never binds pods. */
-  async bindPod(namespace: string, name: string, _nodeName: string, _options?: BindPodOptions): Promise<Pod> {
+  override async bindPod(namespace: string, name: string, _nodeName: string, _options?: BindPodOptions): Promise<Pod> {
     throw this.denied("create", podType, namespace, name, "binding");
   }
 
-  async get<T extends KObject>(type: ResourceType, namespace: string, name: string): Promise<T> {
+  override async get<T extends KObject>(type: ResourceType, namespace: string, name: string): Promise<T> {
     await this.admitRead("get", type, namespace, name);
     return this.inner.get(type, namespace, name);
   }
 
-  async list<T extends KObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>> {
+  override async list<T extends KObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>> {
     await this.admitRead("list", type, options?.namespace ?? "", "");
     return this.inner.list(type, options);
   }
 
-  async watch<T extends KObject>(
+  override async watch<T extends KObject>(
     type: ResourceType,
     options: WatchOptions,
     onEvent: (event: WatchEvent<T>) => void,
@@ -124,12 +122,8 @@ export class NodeRestrictedStore implements Store {
     return this.inner.watch(type, options, onEvent);
   }
 
-  revision(): number {
-    return this.inner.revision();
-  }
-
   /** The server owns the store; a node's view of it never closes it. */
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     // Nothing to release: this wrapper holds no resources of its own.
   }
 

@@ -6,20 +6,10 @@
  * the user does not hold, one verb and resource each, as Kubernetes' CompactString prints them.
  */
 import type { ClusterRole, PolicyRule, Role, RoleBinding } from "kubernetes-types/rbac/v1.js";
-import type { KObject, Pod } from "../../api/objects.ts";
+import type { KObject } from "../../api/objects.ts";
 import type { ResourceType } from "../../api/resources.ts";
-import type {
-  BindPodOptions,
-  CreateOptions,
-  DeleteOptions,
-  ListOptions,
-  ObjectList,
-  Store,
-  StoreWatch,
-  UpdateOptions,
-  WatchEvent,
-  WatchOptions,
-} from "../../api/store/store.ts";
+import { ForwardingStore } from "../../api/store/forwarding-store.ts";
+import type { CreateOptions, Store, UpdateOptions } from "../../api/store/store.ts";
 import type { ServerAuthorizer } from "./authorizer.ts";
 import { forbidden } from "./forbidden.ts";
 import type { RequestAttributes } from "./request-attributes.ts";
@@ -104,59 +94,24 @@ function isRbacKind(kind: string): boolean {
 }
 
 /** The server's store as one user's RBAC writes reach it: roles and bindings checked for escalation. */
-export class RbacEscalationStore implements Store {
-  readonly backendKind: string;
-  private readonly inner: Store;
+export class RbacEscalationStore extends ForwardingStore {
   private readonly user: UserInfo;
   private readonly authorizer: ServerAuthorizer;
 
   constructor(inner: Store, user: UserInfo, authorizer: ServerAuthorizer) {
-    this.inner = inner;
+    super(inner);
     this.user = user;
     this.authorizer = authorizer;
-    this.backendKind = inner.backendKind;
   }
 
-  async create<T extends KObject>(type: ResourceType, object: T, options?: CreateOptions): Promise<T> {
+  override async create<T extends KObject>(type: ResourceType, object: T, options?: CreateOptions): Promise<T> {
     if (isRbacKind(type.kind)) await this.confirmNoEscalation(type, object);
     return this.inner.create(type, object, options);
   }
 
-  async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
+  override async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
     if (isRbacKind(type.kind)) await this.confirmNoEscalation(type, object);
     return this.inner.update(type, object, options);
-  }
-
-  delete<T extends KObject>(type: ResourceType, namespace: string, name: string, options?: DeleteOptions): Promise<T> {
-    return this.inner.delete(type, namespace, name, options);
-  }
-
-  get<T extends KObject>(type: ResourceType, namespace: string, name: string): Promise<T> {
-    return this.inner.get(type, namespace, name);
-  }
-
-  list<T extends KObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>> {
-    return this.inner.list(type, options);
-  }
-
-  watch<T extends KObject>(
-    type: ResourceType,
-    options: WatchOptions,
-    onEvent: (event: WatchEvent<T>) => void,
-  ): Promise<StoreWatch> {
-    return this.inner.watch(type, options, onEvent);
-  }
-
-  bindPod(namespace: string, name: string, nodeName: string, options?: BindPodOptions): Promise<Pod> {
-    return this.inner.bindPod(namespace, name, nodeName, options);
-  }
-
-  revision(): number {
-    return this.inner.revision();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 
   private async allowedTo(verb: string, resource: string, namespace: string, name: string): Promise<boolean> {

@@ -175,10 +175,12 @@ export class NodeFencingController implements Controller {
     const nodes = this.nodes.lister.list();
     const names = new Set(nodes.map((node) => node.metadata?.name ?? ""));
     for (const name of [...this.heard.keys()]) if (!names.has(name)) this.heard.delete(name);
+    const shortestGraceMs = this.shortestGraceMs();
     for (const node of nodes) {
       if (this.stopped) return;
       try {
-        if (node.metadata?.annotations?.[fencedAtAnnotation] === undefined) await this.considerFencing(node);
+        if (node.metadata?.annotations?.[fencedAtAnnotation] === undefined)
+          await this.considerFencing(node, shortestGraceMs);
         else await this.considerUnfencing(node);
       } catch (error) {
         // The next pass tries again from what the API then says.
@@ -201,9 +203,14 @@ export class NodeFencingController implements Controller {
     return nowMs - last.atMs;
   }
 
-  private async considerFencing(node: Node): Promise<void> {
+  /**
+   * `shortestGraceMs`: no grace that could apply to any node is shorter, so a node silent for less
+   * is passed over before its volumes are gathered — the usual case, every pass, for every node.
+   */
+  private async considerFencing(node: Node, shortestGraceMs: number): Promise<void> {
     const name = node.metadata?.name ?? "";
     const silentMs = this.silentForMs(node);
+    if (silentMs < shortestGraceMs && !(silentMs === 0 && this.refusals.has(name))) return;
     const volumes = this.volumesOf(name);
     if (volumes.length === 0) return;
     const graceMs = this.graceFor(volumes);
@@ -278,6 +285,25 @@ export class NodeFencingController implements Controller {
       add(attachment.spec?.source?.persistentVolumeName ?? undefined);
     }
     return [...byName.values()].sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
+  }
+
+  /** The shortest grace any node could get: `--fence-after` and every StorageClass's valid annotation. */
+  private shortestGraceMs(): number {
+    let graceMs = this.options.fenceAfterMs ?? Number.POSITIVE_INFINITY;
+    for (const storageClass of this.classes.lister.list()) {
+      const text = storageClass.metadata?.annotations?.[fenceAfterAnnotation];
+      if (text === undefined) continue;
+      try {
+        graceMs = Math.min(graceMs, parseFenceAfter(text, fenceAfterAnnotation));
+      } catch (error) {
+        // graceFor warns about it when a silent node's volume is of this class.
+        this.logger.debug("skipping a StorageClass's invalid fencing grace", {
+          storageClass: storageClass.metadata?.name,
+          error,
+        });
+      }
+    }
+    return graceMs;
   }
 
   /** The shortest grace that applies: `--fence-after`, or the StorageClass annotations of the volumes. */
