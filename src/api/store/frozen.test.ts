@@ -46,6 +46,39 @@ describe("sealAtRevision", () => {
   });
 });
 
+describe("sealAtRevision, field by field", () => {
+  it("keeps the input's field order, copies what is unfrozen and drops what is undefined", () => {
+    const labels = frozenCopy({ app: "web" });
+    const input = {
+      kind: "Pod",
+      metadata: { name: "a", resourceVersion: "1", labels, annotations: { note: "x" }, uid: undefined },
+      spec: { nodeName: undefined, containers: [{ name: "c" }] },
+    } as KObject;
+    const stored = sealAtRevision(input, 5);
+    assert.deepEqual(Object.keys(stored), ["kind", "metadata", "spec"]);
+    assert.deepEqual(Object.keys(stored.metadata ?? {}), ["name", "resourceVersion", "labels", "annotations"]);
+    assert.equal(stored.metadata?.resourceVersion, "5");
+    assert.equal(stored.metadata?.labels, labels, "a frozen subtree is shared");
+    assert.ok(Object.isFrozen(stored.metadata?.annotations));
+    assert.deepEqual(stored.spec, { containers: [{ name: "c" }] });
+    assert.equal(input.metadata?.resourceVersion, "1", "the input is left as it was");
+  });
+
+  it("keeps a field named __proto__ as data", () => {
+    const input = JSON.parse('{"metadata":{"name":"a","labels":{"__proto__":"x"}},"data":{"__proto__":"y"}}');
+    const stored = sealAtRevision(input as KObject, 2);
+    assert.deepEqual(Object.keys(stored.metadata?.labels ?? {}), ["__proto__"]);
+    assert.equal(JSON.stringify(stored.data), '{"__proto__":"y"}');
+  });
+
+  it("names a value that is not JSON data", () => {
+    assert.throws(
+      () => sealAtRevision({ metadata: { name: "a" }, spec: { when: new Date(0) } } as KObject, 2),
+      (err: unknown) => isApiError(err, "BadRequest") && err.message === "spec.when is a Date, which is not JSON data",
+    );
+  });
+});
+
 describe("freezeParsed", () => {
   it("freezes parsed JSON in place, all the way down", () => {
     const parsed = freezeParsed(JSON.parse('{"a":{"b":[{"c":1}]}}') as { a: { b: { c: number }[] } });

@@ -37,12 +37,38 @@ function copyUnfrozen(value: unknown): unknown {
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) throw new NotJsonData(`a ${value.constructor.name}`);
+  return Object.freeze(fieldsCopied({ ...value }, value));
+}
+
+/** True for a field value that a copy cannot share as it is: an unfrozen object, or not JSON at all. */
+function needsCopy(field: unknown): boolean {
+  const type = typeof field;
+  if (type === "object") return field !== null && !Object.isFrozen(field);
+  return type === "function" || type === "symbol" || type === "bigint";
+}
+
+/**
+ * Finishes `spread`, a spread of `source` (V8 clones an object's fields far faster than a loop
+ * adds them one by one): each unfrozen child replaced by its frozen copy. A field set to undefined
+ * must be dropped, which a spread keeps; that rare case takes the field-by-field copy instead.
+ * Assigning an own field that exists is safe for any key, `__proto__` included (own-field.ts).
+ */
+function fieldsCopied(spread: Record<string, unknown>, source: object): Record<string, unknown> {
+  for (const key in spread) {
+    const field = spread[key];
+    if (field === undefined) return copiedFieldByField(source);
+    if (needsCopy(field)) spread[key] = copyChild(field, key);
+  }
+  return spread;
+}
+
+function copiedFieldByField(source: object): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
-  for (const key in value) {
-    const field = (value as Record<string, unknown>)[key];
+  for (const key in source) {
+    const field = (source as Record<string, unknown>)[key];
     if (field !== undefined) setOwnField(copy, key, copyChild(field, key));
   }
-  return Object.freeze(copy);
+  return copy;
 }
 
 function copyChild(value: unknown, segment: string): unknown {
@@ -76,11 +102,30 @@ export function frozenCopy<T>(value: T): T {
 /**
  * A frozen copy of `source`'s own fields with `field` set to `value` (in place when `source` has
  * it, last otherwise), as a spread `{ ...source, [field]: value }` then frozenCopy would give, but
- * without building the spread first: stamping happens on every write.
+ * with one spread and no second walk: stamping happens on every write.
  */
 function frozenWithField(source: object | undefined, field: string, value: unknown): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
   const fields = (source ?? {}) as Record<string, unknown>;
+  const copy: Record<string, unknown> = { ...fields };
+  for (const key in copy) {
+    if (key === field) continue;
+    const current = copy[key];
+    if (current === undefined) return frozenWithFieldOneByOne(fields, field, value);
+    if (needsCopy(current)) copy[key] = copyChild(current, key);
+  }
+  // In place when the source has the field, last otherwise; an undefined value removes it.
+  if (value !== undefined) setOwnField(copy, field, value);
+  else if (Object.hasOwn(copy, field)) return frozenWithFieldOneByOne(fields, field, value);
+  return Object.freeze(copy);
+}
+
+/** frozenWithField, one field at a time: for a source with fields set to undefined, which a spread would keep. */
+function frozenWithFieldOneByOne(
+  fields: Record<string, unknown>,
+  field: string,
+  value: unknown,
+): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
   let placed = false;
   for (const key of Object.keys(fields)) {
     const current = key === field ? value : fields[key];

@@ -23,3 +23,21 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   for (const key in right) if (right[key] !== undefined) rightCount++;
   return leftCount === rightCount;
 }
+
+/**
+ * `jsonEqual` of two objects with one top-level field left out of the comparison (metadata without
+ * its resourceVersion, on every update), without building the two copies that leave it out.
+ */
+export function jsonEqualExceptField(a: object | undefined, b: object | undefined, field: string): boolean {
+  const left = (a ?? {}) as Record<string, unknown>;
+  const right = (b ?? {}) as Record<string, unknown>;
+  let leftCount = 0;
+  for (const key in left) {
+    if (key === field || left[key] === undefined) continue;
+    leftCount++;
+    if (!jsonEqual(left[key], right[key])) return false;
+  }
+  let rightCount = 0;
+  for (const key in right) if (key !== field && right[key] !== undefined) rightCount++;
+  return leftCount === rightCount;
+}

@@ -84,6 +84,17 @@ function parseRevision(text: string): number {
   return Number(text);
 }
 
+const noCauses: FieldCause[] = [];
+
+/**
+ * The store's own causes and the validator's, each said once. Nearly every write has none: that
+ * case returns at once, without the arrays and the Set a merge needs.
+ */
+function combinedCauses(own: FieldCause[], validated: FieldCause[]): FieldCause[] {
+  if (own.length === 0 && validated.length === 0) return noCauses;
+  return uniqueCauses([...own, ...validated]);
+}
+
 /** The store's own checks and the validator may both report a problem; say it once. */
 function uniqueCauses(causes: FieldCause[]): FieldCause[] {
   const seen = new Set<string>();
@@ -184,10 +195,8 @@ export class KubeStore implements Store {
     const generated = !prepared.metadata.name && prefix !== undefined && prefix !== "";
     if (generated) prepared.metadata.name = generateName(prefix, this.random);
     const name = prepared.metadata.name ?? "";
-    const causes = uniqueCauses([
-      ...nameCauses(type, prepared),
-      ...(options.skipValidation ? [] : this.validate(type, prepared)),
-    ]);
+    const validated = options.skipValidation ? noCauses : this.validate(type, prepared);
+    const causes = combinedCauses(nameCauses(type, prepared), validated);
     if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
     if (options.dryRun) return (await this.dryRunCreate(type, prepared)) as T;
     const attempts = generated ? generateNameMaxAttempts : 1;
@@ -372,10 +381,8 @@ export class KubeStore implements Store {
         : options.subresource === "finalize"
           ? prepareFinalizeUpdate(object, current)
           : prepareMainUpdate(type, applyDefaults(type.kind, object), current);
-    const causes = uniqueCauses([
-      ...finalizerCauses(next, current),
-      ...(options.skipValidation ? [] : this.validate(type, next, current)),
-    ]);
+    const validated = options.skipValidation ? noCauses : this.validate(type, next, current);
+    const causes = combinedCauses(finalizerCauses(next, current), validated);
     if (causes.length > 0) throw invalid(type.kind, type.group, current.metadata?.name ?? "", causes);
     return next;
   }

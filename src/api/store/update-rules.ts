@@ -7,7 +7,7 @@ import type { FieldCause } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { apiVersionOf, type ResourceType } from "../resources.ts";
 import { tracksGeneration } from "./create-rules.ts";
-import { jsonEqual } from "./json-equal.ts";
+import { jsonEqual, jsonEqualExceptField } from "./json-equal.ts";
 import { keepSpecFinalizers } from "./namespace-rules.ts";
 import { buildMetadata, withTypeAndMetadata } from "./object-shape.ts";
 import { checkTypeMeta } from "./type-meta.ts";
@@ -69,7 +69,5 @@ export function sameStoredContent(next: KObject, current: KObject): boolean {
   for (const key in next) if (key !== "metadata" && !jsonEqual(next[key], current[key])) return false;
   for (const key in current)
     if (key !== "metadata" && next[key] === undefined && current[key] !== undefined) return false;
-  const nextMeta: Record<string, unknown> = { ...next.metadata, resourceVersion: undefined };
-  const currentMeta: Record<string, unknown> = { ...current.metadata, resourceVersion: undefined };
-  return jsonEqual(nextMeta, currentMeta);
+  return jsonEqualExceptField(next.metadata, current.metadata, "resourceVersion");
 }

@@ -64,47 +64,61 @@ export class PathWalker {
     return this.crossMounts({ mount: this.mounts.root, ino: this.mounts.root.rootIno, path: "/" });
   }
 
-  /** Resolves a whole path. Errors name `path` as the caller gave it, as Go's os errors do. */
+  /**
+   * Resolves a whole path. Errors name `path` as the caller gave it, as Go's os errors do.
+   *
+   * Every syscall walks its path, so the loop allocates nothing per component: the position is kept
+   * in locals, and the canonical path of a component is not built as it is passed — it is the
+   * components consumed so far (the walked path is normalised, and a symlink restarts the walk on
+   * its normalised target), joined once where it is needed: at a symlink and at the end.
+   */
   async walk(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Promise<Location> {
     const normalized = requireAbsolute(path, syscall);
     let pending = components(normalized);
     let next = 0;
-    let current = this.rootLocation();
+    let mount = this.mounts.root;
+    let ino = mount.rootIno;
+    ({ mount, ino } = this.topmost(mount, ino, "/"));
     // Only a filesystem that can be unreachable (FUSE, NFS, a device) has a check; the others cost no await.
-    if (current.mount.superblock.accessCheck !== undefined)
-      await this.checkAccess(current.mount, cancellation, syscall, path);
+    if (mount.superblock.accessCheck !== undefined) await this.checkAccess(mount, cancellation, syscall, path);
     let follows = 0;
     // Each pass consumes one component or follows one link; links are capped, so the loop is bounded.
     while (next < pending.length) {
       const name = pending[next] as string;
       const isLast = next === pending.length - 1;
-      const dir = inodeAt(current);
-      if (dir.type !== "directory") throw new HostError("ENOTDIR", syscall, path);
-      const childIno = filesystemOf(current).lookup(current.ino, name);
+      const fs = mount.superblock.fs;
+      if (fs.inode(ino).type !== "directory") throw new HostError("ENOTDIR", syscall, path);
+      const childIno = fs.lookup(ino, name);
       if (childIno === undefined) throw new HostError("ENOENT", syscall, path);
-      const child = this.crossMounts({ mount: current.mount, ino: childIno, path: joinPath(current.path, name) });
-      if (child.mount !== current.mount && !(isLast && options.skipFinalAccessCheck)) {
-        await this.checkAccess(child.mount, cancellation, syscall, path);
+      let childMount = mount;
+      let childInode = childIno;
+      if (this.mounts.isCovered(mount, childIno)) {
+        ({ mount: childMount, ino: childInode } = this.topmost(mount, childIno, pathOf(pending, next + 1)));
       }
-      const inode = inodeAt(child);
+      if (childMount !== mount && !(isLast && options.skipFinalAccessCheck)) {
+        await this.checkAccess(childMount, cancellation, syscall, path);
+      }
+      const inode = childMount.superblock.fs.inode(childInode);
       if (inode.type === "symlink" && (!isLast || options.followLast)) {
         follows++;
         if (follows > maxSymlinkFollowsCount) throw new HostError("ELOOP", syscall, path);
+        const linkDirectory = pathOf(pending, next);
         const target = posix.normalize(
-          posix.isAbsolute(inode.target) ? inode.target : posix.join(current.path, inode.target),
+          posix.isAbsolute(inode.target) ? inode.target : posix.join(linkDirectory, inode.target),
         );
         pending = [...components(target), ...pending.slice(next + 1)];
         next = 0;
-        current = this.rootLocation();
+        ({ mount, ino } = this.topmost(this.mounts.root, this.mounts.root.rootIno, "/"));
         continue;
       }
-      current = child;
+      mount = childMount;
+      ino = childInode;
       next++;
-      if (!isLast && current.mount.superblock.accessCheck !== undefined) {
-        await this.checkAccess(current.mount, cancellation, syscall, path);
+      if (!isLast && mount.superblock.accessCheck !== undefined) {
+        await this.checkAccess(mount, cancellation, syscall, path);
       }
     }
-    return current;
+    return { mount, ino, path: pathOf(pending, next) };
   }
 
   /** Resolves the directory holding the last component (following links on the way) without touching the entry. */
@@ -119,13 +133,21 @@ export class PathWalker {
 
   /** Replaces a covered directory by the root of the topmost mount on it, repeatedly (mounts stack). */
   crossMounts(location: Location): Location {
-    let current = location;
+    const { mount, ino } = this.topmost(location.mount, location.ino, location.path);
+    return mount === location.mount && ino === location.ino ? location : { mount, ino, path: location.path };
+  }
+
+  /** The mount and inode a directory of `mount` leads to once every mount stacked on it is crossed. */
+  private topmost(mount: MountEntry, ino: number, path: string): { mount: MountEntry; ino: number } {
+    let current = mount;
+    let currentIno = ino;
     for (let depth = 0; depth <= this.mounts.size; depth++) {
-      const covering = this.mounts.coveringMount(current.mount, current.ino);
-      if (covering === undefined) return current;
-      current = { mount: covering, ino: covering.rootIno, path: current.path };
+      const covering = this.mounts.coveringMount(current, currentIno);
+      if (covering === undefined) return { mount: current, ino: currentIno };
+      current = covering;
+      currentIno = covering.rootIno;
     }
-    throw new Error(`mount table cycle at ${location.path}`);
+    throw new Error(`mount table cycle at ${path}`);
   }
 
   private async checkAccess(
@@ -148,4 +170,10 @@ function components(normalizedAbsolute: string): string[] {
 
 function joinPath(dir: string, name: string): string {
   return dir === "/" ? `/${name}` : `${dir}/${name}`;
+}
+
+/** The canonical path of the first `count` components of a walk. */
+function pathOf(components: readonly string[], count: number): string {
+  if (count === 0) return "/";
+  return `/${(count === components.length ? components : components.slice(0, count)).join("/")}`;
 }
