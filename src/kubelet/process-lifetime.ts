@@ -84,12 +84,23 @@ export class ProcessLifetime {
     if (!this.alive) return noTimer;
     const timer = schedule();
     this.timers.add(timer);
-    return {
-      cancel: () => {
-        timer.cancel();
-        this.timers.delete(timer);
-      },
-    };
+    return new AdoptedTimer(timer, this.timers);
+  }
+}
+
+/**
+ * A process's timer: cancelling it also forgets it. A class rather than an object literal with an
+ * arrow function: a kubelet holds one per pod, and a named closure costs several times this object.
+ */
+class AdoptedTimer implements Timer {
+  constructor(
+    private readonly timer: Timer,
+    private readonly owner: Set<Timer>,
+  ) {}
+
+  cancel(): void {
+    this.timer.cancel();
+    this.owner.delete(this.timer);
   }
 }
 

@@ -1,23 +1,36 @@
 /**
  * Keys written with a TTL, for the backends that keep time themselves (memory and SQLite): what
  * etcd's leases do for the etcd backend, driven by the Clock so a simulation expires its Events at
- * the same virtual instant run after run. Each key has one timer, re-armed by every write with a
- * TTL and cancelled by a write without one or by a delete, as etcd attaches a key to the lease of
- * its last put. When a timer fires, the backend removes the key if it is still at the revision
+ * the same virtual instant run after run. A write with a TTL arms its key, replacing the expiry of
+ * any earlier write; a write without one or a delete clears it, as etcd attaches a key to the lease
+ * of its last put. When the time comes, the backend removes the key if it is still at the revision
  * that armed it, and its watchers see an ordinary delete, as they do when etcd revokes a lease.
+ *
+ * The keys wait in one queue ordered by expiry, behind a single Clock timer set for the earliest:
+ * a timer per key cost more than the Event it would remove. Keys due at the same instant expire
+ * together, in the order they were written. A write that supersedes an armed one leaves the old
+ * entry in the queue, skipped when it comes due and swept out when such entries are the majority.
  */
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import { msPerSecond } from "../../runtime/duration.ts";
 import { expiryRetryIntervalMs } from "./constants.ts";
+import { ExpiryQueue } from "./expiry-queue.ts";
 
 /** Removes `key` if it is still at `modRevision`; throws when the removal could not be written. */
 export type ExpireKey = (key: string, modRevision: number) => void;
+
+/** Superseded entries are swept out only past this many, so small stores never pay for a sweep. */
+const minEntriesBeforeSweep = 1024;
 
 export class KeyExpiry {
   private readonly clock: Clock | undefined;
   private readonly backendKind: string;
   private readonly expire: ExpireKey;
-  private readonly timers = new Map<string, Timer>();
+  /** The revision whose expiry is armed, by key: queue entries of any other revision are stale. */
+  private readonly armed = new Map<string, number>();
+  private readonly queue = new ExpiryQueue();
+  private timer: Timer | undefined;
+  private timerDueMs = Number.POSITIVE_INFINITY;
 
   /** Without a clock, a write with a TTL is refused (nothing could ever expire it). */
   constructor(clock: Clock | undefined, backendKind: string, expire: ExpireKey) {
@@ -41,41 +54,80 @@ export class KeyExpiry {
   arm(key: string, modRevision: number, expiresAtMs: number): void {
     const clock = this.clock;
     if (clock === undefined) throw new Error(`the ${this.backendKind} store backend has no clock to expire ${key}`);
-    this.timers.get(key)?.cancel();
-    const delayMs = Math.max(0, expiresAtMs - clock.now());
-    this.timers.set(
-      key,
-      clock.setTimer(delayMs, () => this.fire(key, modRevision)),
-    );
+    this.armed.set(key, modRevision);
+    this.queue.push(key, modRevision, expiresAtMs);
+    this.sweepIfMostlyStale();
+    this.schedule(clock);
   }
 
   /** The key was written without a TTL or deleted: it no longer expires. */
   clear(key: string): void {
-    const timer = this.timers.get(key);
-    if (timer === undefined) return;
-    timer.cancel();
-    this.timers.delete(key);
+    if (!this.armed.delete(key)) return;
+    if (this.armed.size === 0) {
+      this.stop();
+      return;
+    }
+    this.sweepIfMostlyStale();
   }
 
   /** Number of keys waiting to expire. */
   get size(): number {
-    return this.timers.size;
+    return this.armed.size;
+  }
+
+  /** Entries in the queue, superseded ones included: at most twice `size` past a thousand. */
+  get queuedEntries(): number {
+    return this.queue.length;
   }
 
   stop(): void {
-    for (const timer of this.timers.values()) timer.cancel();
-    this.timers.clear();
+    this.cancelTimer();
+    this.armed.clear();
+    this.queue.clear();
   }
 
-  private fire(key: string, modRevision: number): void {
-    this.timers.delete(key);
-    try {
-      this.expire(key, modRevision);
-    } catch {
-      // The removal could not be written (a full disk): try again, as etcd's lessor retries a
-      // revoke, rather than keep the key forever.
-      const clock = this.clock as Clock;
-      this.arm(key, modRevision, clock.now() + expiryRetryIntervalMs);
+  /** Sets the timer for the earliest entry, unless one is set for that instant or earlier already. */
+  private schedule(clock: Clock): void {
+    const earliestMs = this.queue.earliestMs;
+    if (earliestMs === undefined) {
+      this.cancelTimer();
+      return;
     }
+    if (this.timer !== undefined && this.timerDueMs <= earliestMs) return;
+    this.cancelTimer();
+    this.timerDueMs = earliestMs;
+    this.timer = clock.setTimer(Math.max(0, earliestMs - clock.now()), () => this.fire(clock));
+  }
+
+  private cancelTimer(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.timerDueMs = Number.POSITIVE_INFINITY;
+  }
+
+  /** Expires every key due by now, then waits for the next. */
+  private fire(clock: Clock): void {
+    this.timer = undefined;
+    this.timerDueMs = Number.POSITIVE_INFINITY;
+    const nowMs = clock.now();
+    for (let due = this.queue.popDue(nowMs); due !== undefined; due = this.queue.popDue(nowMs)) {
+      const { key, modRevision } = due;
+      if (this.armed.get(key) !== modRevision) continue;
+      this.armed.delete(key);
+      try {
+        this.expire(key, modRevision);
+      } catch {
+        // The removal could not be written (a full disk): try again, as etcd's lessor retries a
+        // revoke, rather than keep the key forever.
+        this.arm(key, modRevision, nowMs + expiryRetryIntervalMs);
+      }
+    }
+    this.schedule(clock);
+  }
+
+  /** Superseded entries would otherwise stay until their own expiry: a bound of twice the armed keys. */
+  private sweepIfMostlyStale(): void {
+    if (this.queue.length <= minEntriesBeforeSweep || this.queue.length <= 2 * this.armed.size) return;
+    this.queue.retain((key, modRevision) => this.armed.get(key) === modRevision);
   }
 }
