@@ -63,6 +63,12 @@ describe("the debug state feed", () => {
     await clock.advanceBy(1_000);
     assert.equal(fake.reads() - readsBefore, 10, "5 passes in a second, 2 components each, whatever the pages");
     assert.equal(first.length, 1, "nothing changed: nothing sent");
+    // Every read of a state carries the time it was read at: not a change either.
+    fake.states.set("kubelet/node-1", { time: "2026-11-27T14:00:01Z", operations: [] });
+    await clock.advanceBy(400);
+    fake.states.set("kubelet/node-1", { time: "2026-11-27T14:00:02Z", operations: [] });
+    await clock.advanceBy(400);
+    assert.equal(first.length, 1, "only the time changed: nothing sent");
 
     const running = { operations: [{ operationName: "volume_attach", running: true }] };
     fake.states.set("attachdetach-controller", running);

@@ -51,6 +51,13 @@ export function componentPath(component: ComponentName): string {
     : `${controllerDebugPathPrefix}${component}`;
 }
 
+/** An update as compared with the last: the time a state was read at (each carries one) is no change. */
+function comparableText(update: DebugUpdate): string {
+  if (update.state === undefined || !("time" in update.state)) return JSON.stringify(update);
+  const { time: _readAt, ...rest } = update.state as { time: unknown };
+  return JSON.stringify({ ...update, state: rest });
+}
+
 export class DebugStateFeed {
   private readonly listeners = new Set<Listener>();
   /** Each component's last answer, as the JSON text compared with the next. */
@@ -122,7 +129,7 @@ export class DebugStateFeed {
     );
     const updates: DebugUpdate[] = [];
     for (const update of answers) {
-      const text = JSON.stringify(update);
+      const text = comparableText(update);
       if (this.last.get(update.component)?.text === text) continue;
       this.last.set(update.component, { text, update });
       updates.push(update);

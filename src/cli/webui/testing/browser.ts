@@ -32,8 +32,10 @@ const chromiumArgs = [
 
 export interface Browser {
   page: Page;
+  /** Another tab of the same browser (its own sessionStorage, so its own token). */
+  newPage(): Promise<Page>;
   /** Saves a full-page screenshot as test-artifacts/webui/<name>.png; returns its path. */
-  screenshot(name: string): Promise<string>;
+  screenshot(name: string, page?: Page): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,9 @@ export async function openBrowser(): Promise<Browser> {
       headless: true,
       args: chromiumArgs,
       viewport: { width: 1360, height: 900 },
+      // The clusters' pages are opened over HTTPS with their own certificate authority, which
+      // this throwaway profile does not hold; the tests are about the page, not the certificate.
+      ignoreHTTPSErrors: true,
     });
   } catch (error) {
     rmSync(profile, { recursive: true, force: true });
@@ -55,10 +60,11 @@ export async function openBrowser(): Promise<Browser> {
   const page = context.pages()[0] ?? (await context.newPage());
   return {
     page,
-    async screenshot(name) {
+    newPage: () => context.newPage(),
+    async screenshot(name, shown = page) {
       mkdirSync(screenshotDir, { recursive: true });
       const path = join(screenshotDir, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await shown.screenshot({ path, fullPage: true });
       return path;
     },
     async close() {
