@@ -68,7 +68,7 @@ function transportNotConnected(error: string): OperationDiagnosis | undefined {
   return {
     state: "the mount's FUSE daemon is gone: transport endpoint is not connected (ENOTCONN)",
     remedy: [
-      "The kernel mount outlived its FUSE daemon (a CSI node plugin restarted). Delete the pod: " +
+      "The kernel mount outlived its FUSE daemon (its CSI node plugin restarted, or the daemon was killed). Delete the pod: " +
         "NodeUnpublish cleans the dead mount up and the new pod gets a fresh one.",
       "To survive plugin restarts: run the daemons outside the plugin container, or use a driver that " +
         "re-establishes its mounts on start.",
