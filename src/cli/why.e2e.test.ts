@@ -9,21 +9,10 @@
  * Runs with KVOL_E2E=1 or under CI=true.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { suiteSkip } from "../testing/requirements.ts";
-import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
-import { runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
-
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const kvolBin = join(repoRoot, "bin", "kvol.js");
-const startTimeoutMs = 60_000;
-const waitMs = 90_000;
-const commandTimeoutMs = 60_000;
+import { LiveCluster, liveClusterSkipReason, liveWaitMs as waitMs } from "./why/testing/live-cluster.ts";
 
 /** A claim of the default class (disk.csi.kvol.io) and a pod using it. */
 function podWithClaimYaml(name: string): string {
@@ -60,32 +49,19 @@ spec:
   volumes: [{ name: creds, secret: { secretName: db-creds } }]
 `;
 
-function skipReason(): string | undefined {
-  if (process.env.CI !== "true" && process.env.KVOL_E2E !== "1") return "starts kvol up; set KVOL_E2E=1 to run it";
-  return undefined;
-}
-
-describe("kvol why on a live kvol up", { skip: suiteSkip("kvol why on a live kvol up", skipReason()) }, () => {
-  let dir: string;
-  let kvol: KvolProcess;
-  let env: NodeJS.ProcessEnv;
+describe("kvol why on a live kvol up", {
+  skip: suiteSkip("kvol why on a live kvol up", liveClusterSkipReason()),
+}, () => {
+  let cluster: LiveCluster;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "kvol-why-e2e-"));
-    kvol = new KvolProcess([
-      ...["up", "--port", "0", "--nodes", "1", "--data-dir", join(dir, "data")],
-      ...["--max-volumes-per-node", "1"],
-    ]);
-    const { kubeconfigPath } = await startedCluster(kvol, startTimeoutMs);
-    env = { PATH: process.env.PATH ?? "", HOME: dir, KUBECONFIG: kubeconfigPath };
+    cluster = await LiveCluster.start("why-e2e", ["--nodes", "1", "--max-volumes-per-node", "1"]);
   });
   after(async () => {
-    await kvol?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
-  const kvolCli = (args: readonly string[], input?: string) =>
-    runCommand(process.execPath, [kvolBin, ...args], env, commandTimeoutMs, input);
+  const kvolCli = (args: readonly string[], input?: string) => cluster.cli(args, input);
 
   it("names the missing secret, the kubelet's backoff and what to do", async () => {
     const applied = await kvolCli(["apply", "-f", "-"], podYaml);

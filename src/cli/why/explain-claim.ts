@@ -153,7 +153,7 @@ async function explainProvisioning(
       chain.eventEvidence(failed),
       ...retryText,
     ]);
-    chain.todo(`Fix what provisioner ${provisioner} reports (its logs say more); it retries with backoff.`);
+    chain.todo(...provisioningRemedy(provisioner, storageClass.metadata?.name ?? "", failed.message ?? ""));
     return true;
   }
   chain.add(`claim ${name}`, `Pending: waiting for provisioner ${provisioner} to create the volume`, since, evidence);
@@ -199,4 +199,19 @@ async function explainTerminatingClaim(chain: Chain, claim: PersistentVolumeClai
       " (a completed pod counts until its object is deleted); the claim then goes.",
   );
   return true;
+}
+
+/** What to do about a failing CreateVolume, by the gRPC code the driver answered. */
+function provisioningRemedy(provisioner: string, className: string, message: string): string[] {
+  const retries = "the provisioner retries with backoff and picks the change up.";
+  if (/code = InvalidArgument/.test(message)) {
+    return [
+      `${provisioner} refuses the request as invalid: fix the claim's spec, or storage class ${className}'s parameters; ${retries}`,
+      `A class cannot be edited: kubectl get storageclass ${className} -o yaml > class.yaml, fix it, kubectl replace --force -f class.yaml.`,
+    ];
+  }
+  if (/code = (ResourceExhausted|OutOfRange)/.test(message)) {
+    return [`${provisioner} has no room for the volume: free capacity in its pool, or request less; ${retries}`];
+  }
+  return [`Fix what provisioner ${provisioner} reports (its logs say more); it retries with backoff.`];
 }

@@ -13,6 +13,7 @@ import { explainClaim } from "./explain-claim.ts";
 import { addNodeLink, isReady, outOfServiceCommand } from "./explain-node.ts";
 import { explainVolumeLimit, isVolumeLimitVerdict } from "./explain-volume-limit.ts";
 import { diagnoseOperationError } from "./operation-diagnosis.ts";
+import { lastSeenMs } from "./why-reader.ts";
 
 function podRef(pod: Pod): string {
   return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
@@ -45,7 +46,7 @@ export async function explainPod(chain: Chain, pod: Pod): Promise<void> {
   const brokenMount = warnings
     .filter((event) => /transport endpoint is not connected/i.test(event.message ?? ""))
     .at(-1);
-  if (brokenMount !== undefined) {
+  if (brokenMount !== undefined && !restartedSince(pod, lastSeenMs(brokenMount))) {
     const diagnosis = diagnoseOperationError(brokenMount.message ?? "", nodeName);
     chain.add("a volume mount of the pod", diagnosis.state, undefined, [chain.eventEvidence(brokenMount)]);
     chain.todo(...diagnosis.remedy);
@@ -56,6 +57,22 @@ export async function explainPod(chain: Chain, pod: Pod): Promise<void> {
     return;
   }
   chain.todo("No volume blocks this pod; its events above say what does.");
+}
+
+/**
+ * Whether every container runs in an instance started at or after `atMs`: a broken mount reported
+ * then is behind it (kvol's kubelet republishes a corrupted CSI mount at the restart; a mount still
+ * broken fails the new container's probes, or keeps the container from being created at all).
+ */
+function restartedSince(pod: Pod, atMs: number): boolean {
+  const statuses = pod.status?.containerStatuses ?? [];
+  return (
+    statuses.length > 0 &&
+    statuses.every((status) => {
+      const startedAtMs = timeMs(status.state?.running?.startedAt);
+      return startedAtMs !== undefined && startedAtMs >= atMs;
+    })
+  );
 }
 
 async function explainUnscheduled(chain: Chain, pod: Pod, evidence: string[]): Promise<void> {

@@ -19,14 +19,29 @@ const helperPackages: Readonly<Record<string, { debian: string; redhat: string }
   ceph: { debian: "ceph-common", redhat: "ceph-common" },
 };
 
-/** `mount -t nfs …` in the mount arguments the kubelet logged. */
+/**
+ * `-t nfs` in the mount arguments the kubelet logged: `mount -t nfs …` (through systemd-run), or
+ * `Mounting arguments: -t nfs …` when the kubelet calls mount directly.
+ */
 function filesystemType(error: string): string | undefined {
-  return /mount -t (\S+)/.exec(error)?.[1];
+  return /(?:mount|Mounting arguments:) -t (\S+)/.exec(error)?.[1];
+}
+
+/**
+ * mount(8) without the type's helper: the kernel's refusal of a mount the helper should have
+ * prepared ("… you might need a /sbin/mount.<type> helper program"), or, where the kernel has no
+ * such filesystem loaded either, "unknown filesystem type 'nfs'" (the helper's package brings the
+ * module in). The latter names a helper only for the types mounted through one.
+ */
+function lacksHelper(error: string, type: string | undefined): boolean {
+  if (/helper program/.test(error)) return true;
+  const unknown = /unknown filesystem type '([^']+)'/.exec(error)?.[1];
+  return unknown !== undefined && unknown === type && helperPackages[unknown] !== undefined;
 }
 
 function helperMissing(error: string, nodeName: string): OperationDiagnosis | undefined {
-  if (!/exit status 32/.test(error) || !/helper program/.test(error)) return undefined;
   const type = filesystemType(error);
+  if (!/exit status 32/.test(error) || !lacksHelper(error, type)) return undefined;
   if (type === undefined) {
     return {
       state: "mount failed: exit status 32 (wrong fs type, bad option, or a missing mount helper)",
@@ -68,7 +83,7 @@ function transportNotConnected(error: string): OperationDiagnosis | undefined {
   return {
     state: "the mount's FUSE daemon is gone: transport endpoint is not connected (ENOTCONN)",
     remedy: [
-      "The kernel mount outlived its FUSE daemon (a CSI node plugin restarted). Delete the pod: " +
+      "The kernel mount outlived its FUSE daemon (its CSI node plugin restarted, or the daemon was killed). Delete the pod: " +
         "NodeUnpublish cleans the dead mount up and the new pod gets a fresh one.",
       "To survive plugin restarts: run the daemons outside the plugin container, or use a driver that " +
         "re-establishes its mounts on start.",
