@@ -179,6 +179,16 @@ describe("kvol server with two kvol node processes", () => {
       waitMs,
     );
     assert.ok(nodeNames.includes(pod.spec?.nodeName ?? ""), `scheduled to ${pod.spec?.nodeName}`);
+    // The node's kubelet server answers the Summary API through the API server's node proxy; a
+    // hostPath volume has no stats (Kubernetes' hostPath plugin has no metrics).
+    const summary = (await get(`/api/v1/nodes/${pod.spec?.nodeName}/proxy/stats/summary`)) as {
+      node?: { nodeName?: string };
+      pods?: Array<{ podRef: { name: string; namespace: string }; volume?: unknown[] }>;
+    };
+    assert.equal(summary.node?.nodeName, pod.spec?.nodeName);
+    const web = summary.pods?.find((entry) => entry.podRef.name === "web");
+    assert.equal(web?.podRef.namespace, "default");
+    assert.equal(web?.volume, undefined);
     for (const kvol of processes.slice(1)) assert.equal(await kvol.stop("SIGTERM"), 0, kvol.stderr);
     assert.equal(await server.stop("SIGTERM"), 0, server.stderr);
   });

@@ -11,7 +11,9 @@
  */
 import { parseArgs } from "node:util";
 import { checkEtcdUrlsForTls, type EtcdTlsFiles } from "../api/store/etcd-tls.ts";
+import { serverDiskFencer } from "../cmd/real-disk-fencing.ts";
 import { fenceAfterUsage } from "../controllers/nodefencing/fence-after.ts";
+import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { type CommandIo, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort } from "./embedded/constants.ts";
@@ -23,7 +25,7 @@ export const serverUsage = `Usage:
               [--csi-controller NAME=unix:///path …]
               [--leader-elect=true|false] [--event-ttl 1h0m0s] [--audit-log-path F]
               [--insecure-http-tokens]
-              [--fence-after 15s]
+              [--fence-after 15s] [--fence-disks-dir D]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
@@ -54,6 +56,11 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
                      over HTTPS, or over plain HTTP from this machine: nodes on other machines
                      then need this flag, or a TLS tunnel, to join with an http:// --server)
 ${fenceAfterUsage}
+  --fence-disks-dir D
+                     the disks directory (--state-dir) of a disk.csi.kvol.io controller on this
+                     machine started with --fenceable (its nodes with kvol node --fenceable-disks):
+                     the node-fencing controller fences those disks through device-mapper; without
+                     it, a silent node holding one is refused fencing (docs/fencing.md)
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
 
@@ -99,6 +106,7 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
       "etcd-cafile": { type: "string" },
       "etcd-certfile": { type: "string" },
       "etcd-keyfile": { type: "string" },
+      "fence-disks-dir": { type: "string" },
     },
   });
   if (values.help) return { help: true };
@@ -117,6 +125,10 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
   }
   const etcdServers = etcdServerUrls(values["etcd-servers"], values.ephemeral ?? false);
   const etcdTls = etcdTlsFiles(values, etcdServers);
+  const disksDir = values["fence-disks-dir"];
+  if (disksDir !== undefined && !disksDir.startsWith("/")) {
+    throw new Error(`--fence-disks-dir must be an absolute path, got ${JSON.stringify(disksDir)}`);
+  }
   return {
     ...clusterArguments(values),
     nodeCount: 0,
@@ -125,6 +137,9 @@ export function parseServerArguments(argv: readonly string[]): ServerArguments |
     leaderElect,
     ...(etcdServers === undefined ? {} : { etcdServers }),
     ...(etcdTls === undefined ? {} : { etcdTls }),
+    ...(disksDir === undefined
+      ? {}
+      : { fencers: () => [serverDiskFencer(new LinuxHost({ nodeName: "kvol-server" }), disksDir)] }),
   };
 }
 

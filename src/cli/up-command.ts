@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import { leadershipLostMessage } from "../api/leaderelection/constants.ts";
 import type { EtcdTlsFiles } from "../api/store/etcd-tls.ts";
 import { fenceAfterUsage, parseFenceAfter } from "../controllers/nodefencing/fence-after.ts";
+import type { StorageFencer } from "../controllers/nodefencing/storage-fencer.ts";
 import { parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
@@ -138,6 +139,8 @@ export interface ClusterArguments {
   csiCapacityLimitBytes?: number;
   /** `--fence-after`: kvol's node fencing for every node holding volumes (docs/fencing.md); off when absent. */
   fenceAfterMs?: number;
+  /** Fencers besides the simulated world's, over the data directory (`kvol server --fence-disks-dir`). */
+  fencers?: (dataDirPath: string) => readonly StorageFencer[];
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);

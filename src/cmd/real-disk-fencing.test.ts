@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { PersistentVolume } from "../api/objects.ts";
+import { parseServerArguments } from "../cli/server-command.ts";
 import { type CommandResult, type FileStat, type Host, HostError } from "../host/host.ts";
-import { realDiskFencing } from "./real-disk-fencing.ts";
+import { realDiskFencing, serverDiskFencer } from "./real-disk-fencing.ts";
 
 /** A machine as device-mapper's probe sees it: dmsetup on PATH or not, the kernel's driver or not. */
 function machine(options: { dmsetup: boolean; kernelDriver: boolean }): Host {
@@ -58,6 +59,33 @@ describe("kvol up --host linux: the real disks' fencing", () => {
     assert.equal(
       await fencing.fencers("/data")[0]?.unavailable(),
       "its disks are attached without device-mapper (kvol up --host linux attaches disks through device-mapper only when started with --fence-after)",
+    );
+  });
+});
+
+describe("kvol server --fence-disks-dir: the disks of a controller on the server's machine", () => {
+  it("takes an absolute disks directory and gives the node-fencing controller their device-mapper fencer", () => {
+    const parsed = parseServerArguments(["--ephemeral", "--fence-disks-dir", "/var/lib/kvol/csi-disk"]);
+    assert.ok(!("help" in parsed));
+    assert.deepEqual(
+      parsed.fencers?.("/data").map((fencer) => fencer.name),
+      ["disk.csi.kvol.io (device-mapper)"],
+    );
+    assert.equal("fencers" in parseServerArguments(["--ephemeral"]), false);
+    assert.throws(
+      () => parseServerArguments(["--ephemeral", "--fence-disks-dir", "disks"]),
+      /^Error: --fence-disks-dir must be an absolute path, got "disks"$/,
+    );
+  });
+
+  it("fences where the kernel has device-mapper, and refuses with the kernel's reason where it has not", async () => {
+    assert.equal(
+      await serverDiskFencer(machine({ dmsetup: true, kernelDriver: true }), "/disks").unavailable(),
+      undefined,
+    );
+    assert.equal(
+      await serverDiskFencer(machine({ dmsetup: true, kernelDriver: false }), "/disks").unavailable(),
+      "this kernel has no device-mapper driver (no /sys/class/misc/device-mapper; modprobe dm_mod loads it where the kernel has the module)",
     );
   });
 });

@@ -28,6 +28,15 @@ export interface RealDiskFencing {
   fencers(dataDirPath: string): StorageFencer[];
 }
 
+/**
+ * `kvol server --fence-disks-dir D`: the fencer of the disks a disk.csi.kvol.io controller on this
+ * machine keeps in D and attaches through device-mapper (`kvol csi-driver … --fenceable`, its nodes
+ * `kvol node --fenceable-disks`). On a machine without device-mapper it refuses, saying why.
+ */
+export function serverDiskFencer(host: Host, disksDir: string): StorageFencer {
+  return new DmDiskFencer(host, new LoopDiskBackend({ host, disksDir, fenceable: true }));
+}
+
 /** Decides, from the machine's device-mapper and `--fence-after`, how the real disks are attached and fenced. */
 export async function realDiskFencing(host: Host, fenceAfterMs: number | undefined): Promise<RealDiskFencing> {
   const missing = await deviceMapperUnavailable(host);

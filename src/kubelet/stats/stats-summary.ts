@@ -10,7 +10,8 @@
  * volumes — each measured with statfs(2) of the pod's volume path when the summary is asked for, as
  * the `kubelet_volume_stats_*` metrics are. Kubernetes also lists emptyDir, configMap, secret,
  * projected and downwardAPI volumes, whose bytes it counts with du; kvol leaves them out rather than
- * report the whole filesystem's use as theirs. hostPath has no stats in Kubernetes either. A volume
+ * report the whole filesystem's use as theirs. hostPath, a hostPath PersistentVolume too, has no stats
+ * in Kubernetes either. A volume
  * whose statfs fails is left out, as Kubernetes leaves out a volume without metrics.
  */
 import type { Pod, Volume } from "kubernetes-types/core/v1.js";
@@ -92,8 +93,12 @@ function claimOf(pod: Pod, volume: Volume | undefined): { name: string; namespac
   return undefined;
 }
 
-/** A mounted volume with a filesystem of its own: a PersistentVolume's, or a CSI inline volume's. */
+/** Kubernetes' hostPath plugin has no metrics (MetricsNil), a hostPath PersistentVolume's included. */
+const hostPathPluginName = "kubernetes.io/host-path";
+
+/** A mounted volume with a filesystem of its own: a PersistentVolume's (not hostPath), or a CSI inline volume's. */
 function hasOwnFilesystem(volume: KubeletMountedVolume): boolean {
+  if (volume.pluginName === hostPathPluginName) return false;
   return volume.volumeSpec.persistentVolume !== undefined || volume.pluginName === csiPluginName;
 }
 
