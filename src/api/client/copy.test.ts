@@ -20,6 +20,19 @@ describe("clone", () => {
     assert.equal(Object.isFrozen(copy), false);
   });
 
+  it("copies every level, drops fields set to undefined, and keeps a field named __proto__ as data", () => {
+    const original = deepFreeze({
+      metadata: { name: "web", uid: undefined, labels: JSON.parse('{"__proto__":"x"}') as Record<string, string> },
+      spec: { containers: [{ name: "c", ports: [{ containerPort: 80 }] }] },
+    });
+    const copy = clone(original);
+    assert.deepEqual(Object.keys(copy.metadata), ["name", "labels"]);
+    assert.deepEqual(Object.keys(copy.metadata.labels), ["__proto__"]);
+    assert.notEqual(copy.spec.containers[0]?.ports, original.spec.containers[0]?.ports);
+    assert.equal(Object.isFrozen(copy.spec.containers[0]?.ports[0]), false);
+    assert.throws(() => clone({ spec: { run: () => 1 } }), /spec\.run is a function/);
+  });
+
   it("names the field that is not JSON data", () => {
     assert.throws(() => clone({ metadata: { created: new Date(0) } }), /metadata\.created is a Date/);
   });

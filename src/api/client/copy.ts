@@ -72,6 +72,20 @@ function copyJson(value: unknown): unknown {
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) throw new NotJsonData(`a ${value.constructor.name}`);
+  // One spread (V8 clones an object's fields far faster than a loop adds them one by one), then each
+  // child that is not a primitive replaced by its copy. A spread keeps fields set to undefined, which
+  // JSON drops: that rare case is copied field by field. Assigning an own field that exists is safe
+  // for any key, `__proto__` included (own-field.ts).
+  const copy: Record<string, unknown> = { ...value };
+  for (const key in copy) {
+    const field = copy[key];
+    if (field === undefined) return copyFieldByField(value);
+    if (typeof field === "object" ? field !== null : typeof field !== "string") copy[key] = copyChild(field, key);
+  }
+  return copy;
+}
+
+function copyFieldByField(value: object): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const field = (value as Record<string, unknown>)[key];

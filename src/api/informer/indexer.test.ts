@@ -56,6 +56,16 @@ describe("Indexer", () => {
     assert.deepEqual(names(indexer.byIndex(namespaceIndexName, "ns-1")), ["a", "c"]);
   });
 
+  it("keeps an updated object under its namespace once, until it is deleted", () => {
+    const indexer = new Indexer<Pod>();
+    indexer.upsert(pod("ns-1", "a", "node-1"));
+    indexer.upsert(pod("ns-1", "a", "node-2"));
+    assert.equal(indexer.countByIndex(namespaceIndexName, "ns-1"), 1);
+    assert.equal(indexer.byIndex(namespaceIndexName, "ns-1")[0]?.spec?.nodeName, "node-2");
+    indexer.delete("ns-1/a");
+    assert.equal(indexer.countByIndex(namespaceIndexName, "ns-1"), 0);
+  });
+
   it("files existing objects when an index is added later", () => {
     const indexer = new Indexer<Pod>();
     indexer.upsert(pod("default", "a", undefined, ["data"]));

@@ -20,12 +20,24 @@ const indexNamespace: IndexFunc<ApiObject> = (object) => [object.metadata?.names
 /** index value → keys of the objects filed under it. */
 type Index = Map<string, Set<string>>;
 
+/** One named index, kept in a list beside the maps so each write walks an array, not map entries. */
+interface IndexEntry<T> {
+  readonly indexFunc: IndexFunc<T>;
+  readonly index: Index;
+  /**
+   * The namespace index: an object's key holds its namespace, so an update of a cached object never
+   * moves it there, and upsert skips it (two value arrays fewer on every update of every informer).
+   */
+  readonly fixedPerKey: boolean;
+}
+
 const noValues: readonly string[] = [];
 
 export class Indexer<T extends ApiObject> {
   private readonly items = new Map<string, T>();
   private readonly indexFuncs = new Map<string, IndexFunc<T>>();
   private readonly indexes = new Map<string, Index>();
+  private readonly indexList: IndexEntry<T>[] = [];
 
   constructor(indexers: Readonly<Record<string, IndexFunc<T>>> = {}) {
     this.addIndex(namespaceIndexName, indexNamespace);
@@ -45,6 +57,7 @@ export class Indexer<T extends ApiObject> {
     const index: Index = new Map();
     this.indexFuncs.set(name, indexFunc);
     this.indexes.set(name, index);
+    this.indexList.push({ indexFunc, index, fixedPerKey: indexFunc === indexNamespace });
     for (const [key, object] of this.items) fileUnder(index, indexFunc(object), key);
   }
 
@@ -105,9 +118,9 @@ export class Indexer<T extends ApiObject> {
     const key = objectKey(object);
     const previous = this.items.get(key);
     this.items.set(key, object);
-    for (const [name, indexFunc] of this.indexFuncs) {
-      const oldValues = previous === undefined ? noValues : indexFunc(previous);
-      this.reindex(name, key, oldValues, indexFunc(object));
+    for (const entry of this.indexList) {
+      if (previous === undefined) fileUnder(entry.index, entry.indexFunc(object), key);
+      else if (!entry.fixedPerKey) reindex(entry.index, key, entry.indexFunc(previous), entry.indexFunc(object));
     }
     return previous;
   }
@@ -117,17 +130,8 @@ export class Indexer<T extends ApiObject> {
     const previous = this.items.get(key);
     if (previous === undefined) return undefined;
     this.items.delete(key);
-    for (const [name, indexFunc] of this.indexFuncs) this.reindex(name, key, indexFunc(previous), noValues);
+    for (const entry of this.indexList) reindex(entry.index, key, entry.indexFunc(previous), noValues);
     return previous;
-  }
-
-  private reindex(name: string, key: string, oldValues: readonly string[], newValues: readonly string[]): void {
-    if (sameValues(oldValues, newValues)) return;
-    const index = this.indexNamed(name);
-    for (const value of oldValues) {
-      if (!newValues.includes(value)) unfile(index, value, key);
-    }
-    fileUnder(index, newValues, key);
   }
 
   private indexNamed(name: string): Index {
@@ -138,6 +142,14 @@ export class Indexer<T extends ApiObject> {
     }
     return index;
   }
+}
+
+function reindex(index: Index, key: string, oldValues: readonly string[], newValues: readonly string[]): void {
+  if (sameValues(oldValues, newValues)) return;
+  for (const value of oldValues) {
+    if (!newValues.includes(value)) unfile(index, value, key);
+  }
+  fileUnder(index, newValues, key);
 }
 
 function fileUnder(index: Index, values: readonly string[], key: string): void {
