@@ -29,6 +29,7 @@ import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { suiteSkip } from "../testing/requirements.ts";
 import { kubectlAgainst } from "./testing/kubectl-against.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { runCommand } from "./testing/run-command.ts";
 import { sleepMs, waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 180_000;
@@ -37,6 +38,7 @@ const commandTimeoutMs = 90_000;
 /** Per case: the machine is shared and loaded; seed 004 alone takes over a minute. */
 const caseTimeoutMs = 600_000;
 const examplesDir = fileURLToPath(new URL("../../examples/", import.meta.url));
+const kvolBin = fileURLToPath(new URL("../../bin/kvol.js", import.meta.url));
 const nodeNames = ["node-1", "node-2"] as const;
 
 function commandPath(name: string): string {
@@ -94,6 +96,23 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
       async () => {
         const found = await pod(namespace, name);
         return found?.status?.phase === "Running" && found.metadata.deletionTimestamp === undefined ? found : undefined;
+      },
+      podTimeoutMs,
+    );
+  }
+
+  /** `kvol why ARGS…` as a user runs it, polled until its output holds `text`. */
+  async function kvolWhyUntil(args: readonly string[], text: string): Promise<string> {
+    return waitFor(
+      `kvol why ${args.join(" ")} to say ${JSON.stringify(text)}`,
+      async () => {
+        const why = await runCommand(
+          process.execPath,
+          [kvolBin, "why", ...args],
+          { PATH: process.env.PATH ?? "", HOME: dir, KUBECONFIG: kubeconfig },
+          commandTimeoutMs,
+        );
+        return why.stdout.includes(text) ? why.stdout : undefined;
       },
       podTimeoutMs,
     );
@@ -349,6 +368,20 @@ spec:
       status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] };
     };
     assert.equal(waiting.status.containerStatuses?.[0]?.state?.waiting?.reason, "ContainerCreating");
+    const nodeName = stuck?.spec.nodeName ?? "";
+    const why = await kvolWhyUntil(["pod/nfs-user", "-n", "ops-test"], "exit status 32: node");
+    assert.ok(
+      why.includes(
+        `pv nfs-pv-211: not mounted on node ${nodeName}: mount failed: exit status 32: node ${nodeName} has no /sbin/mount.nfs helper`,
+      ),
+      why,
+    );
+    assert.ok(
+      why.includes(
+        `Install the helper on node ${nodeName}: apt-get install nfs-common (Debian/Ubuntu) or dnf install nfs-utils (RHEL/Fedora).`,
+      ),
+      why,
+    );
     await kubectlOk(["delete", "pod", "nfs-user", "-n", "ops-test", "--grace-period=0", "--force"]);
   });
 
@@ -414,6 +447,22 @@ spec:
     const broken = await kubectl(["exec", "fuse-nginx", "--", "cat", "/var/lib/www/html/index.html"]);
     assert.notEqual(broken.status, 0);
     assert.match(broken.stdout + broken.stderr, /Transport endpoint is not connected/);
+    // The liveness probe meets the dead mount before the container restarts: kvol why names it.
+    const why = await kvolWhyUntil(["pod/fuse-nginx"], "(ENOTCONN)");
+    assert.ok(
+      why.includes(
+        "└─ a volume mount of the pod: the mount's FUSE daemon is gone: transport endpoint is not connected (ENOTCONN)",
+      ),
+      why,
+    );
+    assert.ok(
+      why.includes("Liveness probe failed: ls: can't open '/var/lib/www/html': Transport endpoint is not connected"),
+      why,
+    );
+    assert.ok(
+      why.includes("Delete the pod: NodeUnpublish cleans the dead mount up and the new pod gets a fresh one."),
+      why,
+    );
     // The agent starts the plugin again (after the 10 s back-off) and it re-establishes the mount;
     // the liveness probe restarts the container, which then sees the repaired mount.
     await waitFor(
@@ -433,6 +482,8 @@ spec:
     );
     const restarted = await pod("default", "fuse-nginx");
     assert.ok((restarted?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, "the liveness probe restarted it");
+    const healed = await kvolWhyUntil(["pod/fuse-nginx"], "Nothing blocks this pod's volumes.");
+    assert.ok(!healed.includes("ENOTCONN"), healed);
   });
 
   it("(g) seed 004: power-off of user-db's node ⇒ Multi-Attach error; the out-of-service taint moves it", {

@@ -191,6 +191,21 @@ describe("kvol why on a broken FUSE mount", () => {
   });
 });
 
+describe("kvol why on a repaired FUSE mount", () => {
+  it("seed 003 with the fix: once the container restarted on the re-established mount, ENOTCONN is history", async () => {
+    // The plugin restarts at 2m; three failed probes restart the container about 15 s later.
+    const text = await atScenarioTime("003-fuse-csi-plugin-restart-fixed.yaml", 150_000, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "default", "csi-s3-test-nginx"),
+    );
+    assertLines(text, [
+      "pod default/csi-s3-test-nginx: Running on node node-a",
+      "Liveness probe failed: ls: cannot access '/var/lib/www/html': Transport endpoint is not connected",
+      "Nothing blocks this pod's volumes.",
+    ]);
+    assert.ok(!text.includes("(ENOTCONN)"), text);
+  });
+});
+
 describe("kvol why on an uncertain mount", () => {
   it("seed 011: NodeStage answered DeadlineExceeded, the device's global mount is uncertain until the retry", async () => {
     // The first NodeStageVolume fails at about 10.4 s; the retry 500ms later succeeds.
