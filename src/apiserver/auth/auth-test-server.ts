@@ -58,11 +58,17 @@ interface AuthTestServerOptions {
   /** Served on /metrics. */
   metrics?: Metrics;
   audit?: AuditSink;
+  /** A small window makes 410 Gone easy to reach. */
+  historyWindowRevisions?: number;
 }
 
 export async function startAuthTestServer(options: AuthTestServerOptions = {}): Promise<AuthTestServer> {
   const clock = new VirtualClock();
-  const store = createMemoryStore({ clock, random: new Rng(1).stream("store") });
+  const store = createMemoryStore({
+    clock,
+    random: new Rng(1).stream("store"),
+    ...(options.historyWindowRevisions === undefined ? {} : { historyWindowRevisions: options.historyWindowRevisions }),
+  });
   const logs = new MemorySink();
   const logger = new Logger({ clock, sink: logs, level: "debug" });
   const server = await startApiServer({

@@ -175,6 +175,41 @@ describe("the web UI's live stream", () => {
     }
   });
 
+  it("ends only the watch whose revision is gone (410), the others go on", async () => {
+    const small = await startAuthTestServer({
+      extensions: [liveStreamEndpoint({ feedClock: clock })],
+      historyWindowRevisions: 5,
+    });
+    try {
+      for (let index = 0; index < 10; index++) {
+        const created = await small.call("POST", "/api/v1/namespaces/default/pods", adminToken, pod(`old-${index}`));
+        assert.equal(created.status, 201);
+      }
+      const stream = await openStream(small, adminToken, "watch=pods:1&watch=nodes");
+      try {
+        const gone = await stream.waitFor(
+          "ERROR for pods",
+          (line) => line.resource === "pods" && line.type === "ERROR",
+        );
+        assert.equal(objectOf(gone).code, 410);
+        const node = await small.call("POST", "/api/v1/nodes", adminToken, {
+          apiVersion: "v1",
+          kind: "Node",
+          metadata: { name: "node-9" },
+        });
+        assert.equal(node.status, 201);
+        await stream.waitFor(
+          "ADDED node node-9",
+          (line) => line.resource === "nodes" && objectOf(line).metadata?.name === "node-9",
+        );
+      } finally {
+        stream.close();
+      }
+    } finally {
+      await small.close();
+    }
+  });
+
   it("refuses a parameter it cannot honour, naming it", async () => {
     const secrets = await t.call("GET", "/apis/kvol.io/v1alpha1/livestream?watch=secrets", adminToken);
     assert.equal(secrets.status, 400);

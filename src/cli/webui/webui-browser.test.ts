@@ -261,6 +261,11 @@ describe("web UI in Chromium", { skip: suiteSkip("web UI in Chromium", browserSk
 
       await cluster.apply(settingsManifest);
       await pod.filter({ hasText: "Running" }).waitFor({ timeout: screenTimeoutMs });
+      // The kubelets of the kvol node processes are read through the server: the failed mounts' backoff.
+      assert.match(
+        await page.locator(".entries").innerText(),
+        /volume_mount of volume \S+-settings failed: .*configmap "web-settings" not found; no retries permitted until/,
+      );
       await browser.screenshot("server-pod-running");
     });
   });

@@ -60,7 +60,11 @@ function Layout(props: {
       <div class="columns">
         <section class="panel why-panel">
           <h2>Why {selected === "" ? "" : <span class="selected-name">{selected}</span>}</h2>
-          <WhyChain why={view.why} />
+          {selected !== "" && view.why === undefined ? (
+            <div class="empty">Telling why…</div>
+          ) : (
+            <WhyChain why={view.why} />
+          )}
         </section>
         <section class="panel">
           <h2>Desired vs actual</h2>
