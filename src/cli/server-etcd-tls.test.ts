@@ -17,37 +17,11 @@ import {
 } from "../api/store/testing/etcd-test-certificates.ts";
 import { etcdBinary, startTestEtcd, type TestEtcd } from "../api/store/testing/etcd-test-server.ts";
 import { suiteSkip } from "../testing/requirements.ts";
-import type { CommandIo } from "./command-io.ts";
-import { DataDir, plainHttpUrl } from "./embedded/data-dir.ts";
-import { parseServerArguments, runServerCommand } from "./server-command.ts";
-import { waitFor } from "./testing/wait-for.ts";
+import { DataDir } from "./embedded/data-dir.ts";
+import { parseServerArguments } from "./server-command.ts";
+import { runServerInProcess } from "./testing/in-process-server.ts";
 
 const startTimeoutMs = 60_000;
-
-function runServer(args: string[]) {
-  let stop: (signal: string) => void = () => undefined;
-  let stdout = "";
-  let stderr = "";
-  const io: CommandIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
-  };
-  const running = runServerCommand(args, io);
-  return {
-    stdout: () => stdout,
-    stderr: () => stderr,
-    running,
-    stop: async () => {
-      stop("SIGTERM");
-      return running;
-    },
-  };
-}
 
 describe("kvol server's etcd TLS flags", () => {
   it("go with https:// --etcd-servers only", () => {
@@ -104,13 +78,13 @@ describe("kvol server on etcd over TLS", { skip: suiteSkip("kvol server on etcd 
 
   it("keeps what is written through the API in etcd", { timeout: 120_000 }, async () => {
     const dir = dataDir();
-    const server = runServer([
+    const server = runServerInProcess([
       ...["--port", "0", "--data-dir", dir, "--etcd-servers", etcd.endpoint],
       ...["--etcd-cafile", pki.caFile, "--etcd-certfile", pki.clientCertFile, "--etcd-keyfile", pki.clientKeyFile],
     ]);
     try {
-      await waitFor("kvol server ready", () => /Ready: 0 node/.test(server.stdout()) || undefined, startTimeoutMs);
-      const url = plainHttpUrl(/^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
+      await server.ready(startTimeoutMs);
+      const url = server.url();
       const answer = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
         headers: {
@@ -140,7 +114,7 @@ describe("kvol server on etcd over TLS", { skip: suiteSkip("kvol server on etcd 
   });
 
   it("with the wrong --etcd-cafile, exits at start naming the flag and the file", { timeout: 120_000 }, async () => {
-    const server = runServer([
+    const server = runServerInProcess([
       ...["--port", "0", "--data-dir", dataDir(), "--etcd-servers", etcd.endpoint],
       ...["--etcd-cafile", pki.otherCaFile, "--etcd-certfile", pki.clientCertFile, "--etcd-keyfile", pki.clientKeyFile],
     ]);

@@ -10,9 +10,8 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { Etcd3 } from "etcd3";
 import { etcdTestOptions, startTestEtcd, type TestEtcd } from "../api/store/testing/etcd-test-server.ts";
-import type { CommandIo } from "./command-io.ts";
-import { parseServerArguments, runServerCommand } from "./server-command.ts";
-import { waitFor } from "./testing/wait-for.ts";
+import { parseServerArguments } from "./server-command.ts";
+import { type InProcessServer, runServerInProcess } from "./testing/in-process-server.ts";
 
 const startTimeoutMs = 25_000;
 
@@ -40,31 +39,6 @@ describe("kvol server --etcd-servers arguments", () => {
   });
 });
 
-interface RunningServer {
-  stdout: () => string;
-  stop: () => Promise<number>;
-}
-
-function runServer(args: string[]): RunningServer {
-  let stop: (signal: string) => void = () => undefined;
-  let stdout = "";
-  const io: CommandIo = {
-    stdout: (text: string) => {
-      stdout += text;
-    },
-    stderr: () => undefined,
-    stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
-  } as CommandIo;
-  const running = runServerCommand(args, io);
-  return {
-    stdout: () => stdout,
-    stop: async () => {
-      stop("SIGTERM");
-      return running;
-    },
-  };
-}
-
 describe("kvol server on etcd", etcdTestOptions(), () => {
   let etcd: TestEtcd | undefined;
   const dirs: string[] = [];
@@ -78,24 +52,20 @@ describe("kvol server on etcd", etcdTestOptions(), () => {
 
   it("keeps objects in etcd; a second server on it serves them", { timeout: 60_000 }, async () => {
     assert.ok(etcd);
-    const servers: RunningServer[] = [];
+    const servers: InProcessServer[] = [];
     const raw = new Etcd3({ hosts: etcd.endpoint });
     try {
       for (const name of ["a", "b"]) {
         const dir = mkdtempSync(join(tmpdir(), `kvol-server-etcd-${name}-`));
         dirs.push(dir);
-        const server = runServer(["--port", "0", "--data-dir", dir, "--etcd-servers", etcd.endpoint]);
+        const server = runServerInProcess(["--port", "0", "--data-dir", dir, "--etcd-servers", etcd.endpoint]);
         servers.push(server);
-        await waitFor(
-          `kvol server ${name} ready`,
-          () => /Ready: 0 node/.test(server.stdout()) || undefined,
-          startTimeoutMs,
-        );
+        await server.ready(startTimeoutMs);
         assert.match(server.stdout(), new RegExp(`objects are kept in etcd at ${etcd.endpoint}`));
       }
       const clients = servers.map((server) => {
         const config = new KubeConfig();
-        config.loadFromFile(/^kubeconfig: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
+        config.loadFromFile(server.kubeconfigPath());
         return config.makeApiClient(CoreV1Api);
       });
       const [first, second] = clients as [CoreV1Api, CoreV1Api];

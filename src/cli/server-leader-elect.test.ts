@@ -4,37 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { etcdTestOptions, startTestEtcd } from "../api/store/testing/etcd-test-server.ts";
-import type { CommandIo } from "./command-io.ts";
-import { DataDir, plainHttpUrl } from "./embedded/data-dir.ts";
-import { parseServerArguments, runServerCommand } from "./server-command.ts";
+import { DataDir } from "./embedded/data-dir.ts";
+import { parseServerArguments } from "./server-command.ts";
+import { runServerInProcess } from "./testing/in-process-server.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 60_000;
-
-function runServer(args: string[]) {
-  let stop: (signal: string) => void = () => undefined;
-  let stdout = "";
-  let stderr = "";
-  const io: CommandIo = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    stopRequested: () => new Promise<string>((resolve) => (stop = resolve)),
-  };
-  const running = runServerCommand(args, io);
-  return {
-    stdout: () => stdout,
-    stderr: () => stderr,
-    running,
-    stop: async () => {
-      stop("SIGTERM");
-      return running;
-    },
-  };
-}
 
 describe("kvol server --leader-elect", () => {
   it("is on by default, as in kube-controller-manager, and takes =true or =false", () => {
@@ -58,12 +33,12 @@ describe("kvol server --leader-elect", () => {
   }, async () => {
     for (const [flag, elected] of [[[], true] as const, [["--leader-elect=false"], false] as const]) {
       const dir = mkdtempSync(join(tmpdir(), "kvol-leader-elect-"));
-      const server = runServer(["--port", "0", "--data-dir", dir, ...flag]);
+      const server = runServerInProcess(["--port", "0", "--data-dir", dir, ...flag]);
       try {
-        await waitFor("kvol server ready", () => /Ready: 0 node/.test(server.stdout()) || undefined, startTimeoutMs);
+        await server.ready(startTimeoutMs);
         const identity = /leader election: candidate (\S+) for the Lease/.exec(server.stdout())?.[1];
         assert.equal(identity !== undefined, elected, server.stdout());
-        const url = plainHttpUrl(/^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
+        const url = server.url();
         const headers = { Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}` };
         const holder = async (lease = "kube-controller-manager") => {
           const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${lease}`;
@@ -94,8 +69,8 @@ describe("kvol server --leader-elect", () => {
     const etcd = await startTestEtcd();
     const dir = mkdtempSync(join(tmpdir(), "kvol-leader-lost-"));
     try {
-      const server = runServer(["--port", "0", "--data-dir", dir, "--etcd-servers", etcd.endpoint]);
-      await waitFor("kvol server ready", () => /Ready: 0 node/.test(server.stdout()) || undefined, startTimeoutMs);
+      const server = runServerInProcess(["--port", "0", "--data-dir", dir, "--etcd-servers", etcd.endpoint]);
+      await server.ready(startTimeoutMs);
       await waitFor(
         "leading",
         () => /started leading/.test(readFileSync(join(dir, "kvol.log"), "utf8")) || undefined,
