@@ -71,6 +71,15 @@ describe("node restriction", () => {
     assert.ok((await t.admin.leases.get("kube-node-lease", "node-a")).spec?.renewTime);
   });
 
+  it("stores nothing for a node's dry-run create", async () => {
+    const revision = t.store.revision();
+    const answer = await t.call("POST", `${leases}?dryRun=All`, nodeATokenValue, lease("node-a"));
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    assert.equal(answer.body.metadata.name, "node-a");
+    assert.equal(t.store.revision(), revision, "a dry run changed the store");
+    await assert.rejects(t.admin.leases.get("kube-node-lease", "node-a"), /not found/);
+  });
+
   it("refuses a node's changes to its restricted labels and its taints, and keeps its own labels writable", async () => {
     const nodePath = "/api/v1/nodes/node-a";
     const own = await t.nodeA.nodes.get("", "node-a");

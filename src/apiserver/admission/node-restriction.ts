@@ -21,6 +21,7 @@ import { type ResourceType, resourceForKind } from "../../api/resources.ts";
 import { ForwardingStore } from "../../api/store/forwarding-store.ts";
 import type {
   BindPodOptions,
+  CreateOptions,
   DeleteOptions,
   ListOptions,
   ObjectList,
@@ -73,11 +74,11 @@ export class NodeRestrictedStore extends ForwardingStore {
     return `${nodeUserPrefix}${this.nodeName}`;
   }
 
-  override async create<T extends KObject>(type: ResourceType, object: T): Promise<T> {
+  override async create<T extends KObject>(type: ResourceType, object: T, options?: CreateOptions): Promise<T> {
     const namespace = object.metadata?.namespace ?? "";
     await this.admitWrite("create", type, namespace, object.metadata?.name ?? "", undefined);
     if (type.kind === "Node") this.admitNodeLabels(type, object as Node & KObject, undefined);
-    return this.inner.create(type, object);
+    return this.inner.create(type, object, options);
   }
 
   override async update<T extends KObject>(type: ResourceType, object: T, options?: UpdateOptions): Promise<T> {
