@@ -3,9 +3,12 @@ import { execFileSync } from "node:child_process";
 import { mkdir, readdir, readFile, rmdir, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import type { Pod } from "kubernetes-types/core/v1.js";
 import { inPrivateMountNamespace, requireOrSkip } from "../../host/linux/private-mount-namespace.ts";
 import { isProcessAlive } from "../../host/linux/process-state.ts";
 import { makeScratchDir, mountsUnder, removeScratchDir } from "../../host/linux/scratch-dir.ts";
+import type { ContainerMount } from "../../kubelet/container/container-mounts.ts";
+import { CriContainerRuntime } from "../../kubelet/container/cri-container-runtime.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { Rng } from "../../runtime/rng.ts";
 import { ImageStore } from "../images/image-store.ts";
@@ -216,6 +219,60 @@ inPrivateMountNamespace(import.meta.filename, "Linux container runtime", () => {
     assert.deepEqual(await readdir(join(scratch, "containers")), []);
   });
 
+  test("a stop asked for while the container is still starting stops it once it runs: no process or cgroup is left", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const pod = await sandbox(service, "stopped-starting");
+    const id = await service.createContainer(pod.id, busybox("starting", ["sleep", "3600"]));
+    const cgroupDir = join(cgroupRoot, `pod${"0".repeat(8)}-0000-0000-0000-${String(podCount).padStart(12, "0")}`, id);
+    const started = service.startContainer(id);
+    await service.stopContainer(id, 0);
+    await started;
+    const status = await service.containerStatus(id);
+    assert.equal(status.state, "CONTAINER_EXITED");
+    assert.equal(status.exitCode, 137);
+    assert.deepEqual(await cgroupPids(cgroupDir), []);
+    assert.deepEqual(await processesMentioning(join(scratch, "containers", id)), [], "the container's monitor is gone");
+    await service.removePodSandbox(pod.id);
+    await assert.rejects(stat(cgroupDir), { code: "ENOENT" });
+    assert.deepEqual(await readdir(join(scratch, "containers")), []);
+  });
+
+  test("a node shutdown while a pod's container is being started leaves no container, monitor, cgroup or mount", async (t) => {
+    const service = requireRuntime(t);
+    if (service === undefined) return;
+    const data = await volumeDir("shutdown");
+    const podLogsDir = join(scratch, "shutdown-logs");
+    const kubeletRuntime = new CriContainerRuntime({ service, clock: new RealClock(), podLogsDir });
+    const uid = "00000000-0000-0000-0000-0000000000ff";
+    const pod: Pod = {
+      metadata: { name: "admitted", namespace: "default", uid },
+      spec: { containers: [{ name: "main", image: "busybox", command: ["sleep", "3600"] }] },
+    };
+    const container = pod.spec?.containers[0] ?? { name: "main" };
+    const mount: ContainerMount = {
+      volumeName: "data",
+      containerPath: "/data",
+      hostPath: data,
+      readOnly: false,
+      followsHostMounts: false,
+      propagation: "None",
+      mountIdAtStart: undefined,
+    };
+    // The pod was just admitted: its container's start is under way when the node is told to stop.
+    const starting = kubeletRuntime.start(pod, container, 0, [mount]);
+    await kubeletRuntime.shutdown(0);
+    const instance = await starting;
+    assert.equal(instance.state, "exited", "the container the start made was stopped");
+    assert.equal(instance.exitCode, 137);
+    const podCgroupDir = join(cgroupRoot, `pod${uid}`);
+    await assert.rejects(stat(podCgroupDir), { code: "ENOENT" });
+    assert.deepEqual(await processesMentioning(join(scratch, "containers")), [], "no container monitor runs on");
+    assert.deepEqual(await readdir(join(scratch, "containers")), []);
+    assert.deepEqual(await service.listPodSandbox(), []);
+    assert.deepEqual(await mountsUnder(scratch), []);
+  });
+
   test("a runtime started over the same state adopts a running container: same process, its exit heard, its log continued", async (t) => {
     const first = requireRuntime(t);
     if (first === undefined) return;
@@ -335,6 +392,21 @@ async function waitFor(condition: () => Promise<boolean>): Promise<void> {
     await clock.sleep(25);
   }
   assert.fail("condition not reached within 5 s");
+}
+
+/** The processes whose command line names `text` (a container's monitor names its directory). */
+async function processesMentioning(text: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(join("/proc", entry, "cmdline"), "utf8").catch((error: NodeJS.ErrnoException) => {
+      // A process that exited while the list was read.
+      if (error.code === "ENOENT" || error.code === "ESRCH") return "";
+      throw error;
+    });
+    if (cmdline.split("\0").some((arg) => arg.includes(text))) pids.push(Number(entry));
+  }
+  return pids;
 }
 
 /** Removes a test's cgroup tree, killing what a failed test left running in it. */

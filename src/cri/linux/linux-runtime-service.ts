@@ -95,6 +95,11 @@ interface ContainerRecord {
   dir: string;
   /** Resolves once the container's exit is recorded; undefined until it was started. */
   exited?: Promise<void>;
+  /**
+   * The start in flight (or done): a stop waits for it, since until its monitor reports, the
+   * container has no process to signal yet and one is about to run.
+   */
+  starting?: Promise<void>;
 }
 
 function readAll(stream: NodeJS.ReadableStream, limitBytes: number): Promise<Buffer> {
@@ -265,9 +270,15 @@ export class LinuxRuntimeService implements RuntimeService {
 
   async startContainer(containerId: string): Promise<void> {
     const record = this.container(containerId);
-    if (record.status.state !== "CONTAINER_CREATED" || record.exited !== undefined) {
+    if (record.status.state !== "CONTAINER_CREATED" || record.exited !== undefined || record.starting !== undefined) {
       throw new RuntimeError("FailedPrecondition", `container ${containerId} is ${record.status.state}, not created`);
     }
+    record.starting = this.launch(record);
+    return record.starting;
+  }
+
+  /** Runs the container's monitor; resolves once the monitor reports the container running or ended. */
+  private async launch(record: ContainerRecord): Promise<void> {
     await makeCgroup(record.file.cgroupDir);
     const monitorLog = await open(join(record.dir, "monitor.log"), "a", 0o600);
     let monitor: ChildProcess;
@@ -301,6 +312,8 @@ export class LinuxRuntimeService implements RuntimeService {
 
   async stopContainer(containerId: string, timeoutMs: number): Promise<void> {
     const record = this.container(containerId);
+    // A start in flight is let finish (its outcome is the start's caller's to hear), then stopped.
+    await record.starting?.catch(() => undefined);
     if (record.status.state !== "CONTAINER_RUNNING" || record.exited === undefined) return;
     const cgroupDir = record.file.cgroupDir;
     if (timeoutMs > 0) {

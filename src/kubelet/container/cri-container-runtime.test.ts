@@ -94,6 +94,29 @@ class RecordingRuntimeService implements RuntimeService {
   }
 }
 
+/** Holds each container's start until the test releases it, as a slow start on a loaded node. */
+class HeldStartRuntimeService extends RecordingRuntimeService {
+  private release: (() => void) | undefined;
+  private heldResolve: (() => void) | undefined;
+  /** Resolves once a start is being held. */
+  readonly held = new Promise<void>((resolve) => {
+    this.heldResolve = resolve;
+  });
+
+  override async startContainer(id: string): Promise<void> {
+    this.calls.push(`startContainer ${id} (held)`);
+    this.heldResolve?.();
+    await new Promise<void>((resolve) => {
+      this.release = resolve;
+    });
+    this.calls.push(`startContainer ${id} (done)`);
+  }
+
+  releaseStart(): void {
+    this.release?.();
+  }
+}
+
 const pod: Pod = {
   metadata: { name: "web", namespace: "shop", uid: "uid-1" },
   spec: {
@@ -249,5 +272,28 @@ describe("CriContainerRuntime", () => {
     const instance = await runtime.start(pod, container, 0, []);
     assert.deepEqual(await runtime.exec(instance, ["ls", "/data"], 1000), { exitCode: 2, output: "out\nerr\n" });
     assert.equal(service.calls.at(-1), "execSync c1 ls /data");
+  });
+
+  it("a shutdown during a container's start waits for it, then stops and removes it; no start begins after", async () => {
+    const service = new HeldStartRuntimeService();
+    const runtime = new CriContainerRuntime({ service, clock: new VirtualClock(), podLogsDir: "/var/log/pods" });
+    const starting = runtime.start(pod, container, 0, []);
+    await service.held;
+    const shutdown = runtime.shutdown(30_000);
+    await assert.rejects(
+      runtime.start({ ...pod, metadata: { name: "late", namespace: "shop", uid: "uid-2" } }, container, 0, []),
+      { message: "the node is shutting down; not starting container main of pod shop/late" },
+    );
+    service.releaseStart();
+    assert.equal((await starting).id, "containerd://c1");
+    await shutdown;
+    assert.deepEqual(service.calls, [
+      "runPodSandbox web",
+      "createContainer main 0",
+      "startContainer c1 (held)",
+      "startContainer c1 (done)",
+      "stopContainer c1 30000",
+      "removePodSandbox sandbox-1",
+    ]);
   });
 });

@@ -72,6 +72,9 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
   private readonly byId = new Map<string, ContainerInstance>();
   private readonly listeners = new Set<ContainerExitListener>();
   private readonly unsubscribe: () => void;
+  /** Starts in flight: a shutdown waits for each, then stops what it made. */
+  private readonly starts = new Set<Promise<unknown>>();
+  private shuttingDown = false;
 
   constructor(private readonly options: CriContainerRuntimeOptions) {
     this.unsubscribe = options.service.onContainerExit((status) => this.exited(status));
@@ -82,12 +85,32 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
     return () => this.listeners.delete(listener);
   }
 
-  async start(
+  start(
     pod: Pod,
     container: Container,
     attempt: number,
     mounts: readonly ContainerMount[],
     devices: readonly ContainerDevice[] = [],
+  ): Promise<ContainerInstance> {
+    if (this.shuttingDown) {
+      const name = `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
+      return Promise.reject(
+        new Error(`the node is shutting down; not starting container ${container.name} of pod ${name}`),
+      );
+    }
+    const started = this.createAndStart(pod, container, attempt, mounts, devices);
+    this.starts.add(started);
+    const forget = () => this.starts.delete(started);
+    started.then(forget, forget);
+    return started;
+  }
+
+  private async createAndStart(
+    pod: Pod,
+    container: Container,
+    attempt: number,
+    mounts: readonly ContainerMount[],
+    devices: readonly ContainerDevice[],
   ): Promise<ContainerInstance> {
     const uid = pod.metadata?.uid ?? "";
     const record = this.podRecord(pod);
@@ -232,6 +255,9 @@ export class CriContainerRuntime implements KubeletContainerRuntime {
 
   /** Stops every container and removes every sandbox (the node is shutting down). */
   async shutdown(gracePeriodMs: number): Promise<void> {
+    // No start begins from now on; those under way finish first, or what they make would outlive the node's stop.
+    this.shuttingDown = true;
+    await Promise.allSettled([...this.starts]);
     // Every container gets the same grace period at once, as on a node shutdown.
     const pods = [...this.pods.entries()];
     await Promise.all(
