@@ -5,7 +5,8 @@
  * (never prom-client's timers, which read the wall clock), so a simulation's metrics are the same
  * run after run. Components ask for a metric by name; asking twice returns the same one.
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, type Histogram, Registry } from "prom-client";
+import { CompactHistogram } from "./compact-histogram.ts";
 
 export type LabelValues = Readonly<Record<string, string>>;
 
@@ -46,8 +47,8 @@ export class Metrics {
   histogram(spec: MetricSpec & { bucketsSeconds: readonly number[] }): Histogram {
     return this.getOrAdd(
       spec.name,
-      Histogram,
-      () => new Histogram({ ...this.base(spec), buckets: [...spec.bucketsSeconds] }),
+      CompactHistogram,
+      () => new CompactHistogram({ ...this.base(spec), buckets: [...spec.bucketsSeconds] }),
     );
   }
 

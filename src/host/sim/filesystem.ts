@@ -8,6 +8,14 @@
  * filesystem itself decides: the size limit (ENOSPC).
  */
 import { HostError } from "../host.ts";
+import {
+  type DirectoryEntries,
+  entryIno,
+  entryPairs,
+  noEntries,
+  withEntry,
+  withoutEntry,
+} from "./directory-entries.ts";
 import { symlinkMode } from "./sim-constants.ts";
 
 interface InodeBase {
@@ -25,7 +33,7 @@ export interface FileInode extends InodeBase {
 interface DirectoryInode extends InodeBase {
   readonly type: "directory";
   /** Read-only outside this file; an empty directory (most leaves: mount points) shares `noEntries`. */
-  entries: ReadonlyMap<string, number>;
+  entries: DirectoryEntries;
 }
 
 interface SymlinkInode extends InodeBase {
@@ -56,21 +64,9 @@ interface FilesystemOptions {
 /** Every empty file's bytes: data is replaced, never changed in place, so one empty array serves them all. */
 const noBytes = new Uint8Array(0);
 
-/** Every empty directory's entries: a Map per directory was a fifth of a running pod's simulated inodes. */
-const noEntries: ReadonlyMap<string, number> = new Map();
-
-/** The directory's own Map, made on its first entry. */
-function writableEntries(dir: DirectoryInode): Map<string, number> {
-  if (dir.entries === noEntries) dir.entries = new Map();
-  return dir.entries as Map<string, number>;
-}
-
 /** Removes `name`; an emptied directory goes back to sharing `noEntries`. */
 function deleteEntry(dir: DirectoryInode, name: string): void {
-  if (dir.entries === noEntries) return;
-  const entries = dir.entries as Map<string, number>;
-  entries.delete(name);
-  if (entries.size === 0) dir.entries = noEntries;
+  dir.entries = withoutEntry(dir.entries, name);
 }
 
 function copyBytes(data: Uint8Array): Uint8Array {
@@ -130,7 +126,7 @@ export class SimFilesystem {
   }
 
   lookup(dirIno: number, name: string): number | undefined {
-    return this.directory(dirIno).entries.get(name);
+    return entryIno(this.directory(dirIno).entries, name);
   }
 
   /** Adds `name` to a directory; the caller has checked that it is absent. `errorPath` names it in ENOSPC. */
@@ -139,14 +135,15 @@ export class SimFilesystem {
     const ino = this.nextIno++;
     const inode = this.build(ino, init);
     this.inodes.set(ino, inode);
-    writableEntries(this.directory(dirIno)).set(name, ino);
+    const dir = this.directory(dirIno);
+    dir.entries = withEntry(dir.entries, name, ino);
     return inode;
   }
 
   /** Removes a directory entry and frees the inode it named (no hard links, so one entry per inode). */
   remove(dirIno: number, name: string): void {
     const dir = this.directory(dirIno);
-    const ino = dir.entries.get(name);
+    const ino = entryIno(dir.entries, name);
     if (ino === undefined) return;
     deleteEntry(dir, name);
     if (!this.pins?.has(ino)) {
@@ -191,7 +188,8 @@ export class SimFilesystem {
     if (ino === undefined) return;
     if (this.lookup(toDirIno, toName) !== undefined) this.remove(toDirIno, toName);
     deleteEntry(this.directory(fromDirIno), fromName);
-    writableEntries(this.directory(toDirIno)).set(toName, ino);
+    const toDir = this.directory(toDirIno);
+    toDir.entries = withEntry(toDir.entries, toName, ino);
   }
 
   /** Replaces a file's bytes, charging the difference against the size limit. */
@@ -226,7 +224,7 @@ export class SimFilesystem {
     if (ancestorIno === ino) return true;
     const ancestor = this.inode(ancestorIno);
     if (ancestor.type !== "directory") return false;
-    for (const child of ancestor.entries.values()) {
+    for (const [, child] of entryPairs(ancestor.entries)) {
       if (this.isAncestor(child, ino)) return true;
     }
     return false;

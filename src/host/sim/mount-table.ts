@@ -62,7 +62,19 @@ export class MountTable {
   }
 
   add(spec: NewMount): MountEntry {
-    const entry: MountEntry = { id: this.nextId++, ...spec, busyHolders: 0 };
+    // Every field written out (a spread leaves most of them in a separate property array) and the
+    // options copied to an array of their exact length: a node holds two mounts per running pod.
+    const entry: MountEntry = {
+      id: this.nextId++,
+      parent: spec.parent,
+      coveredIno: spec.coveredIno,
+      superblock: spec.superblock,
+      rootIno: spec.rootIno,
+      rootPath: spec.rootPath,
+      mountPoint: spec.mountPoint,
+      options: spec.options.slice(),
+      busyHolders: 0,
+    };
     this.byId.set(entry.id, entry);
     const key = coverKey(spec.parent, spec.coveredIno);
     const stack = this.stacks.get(key);

@@ -5,6 +5,7 @@
  * its filesystem keeps the source's size until someone grows it, as on a real disk.
  */
 import { BlockStorage } from "./block-storage.ts";
+import { entryPairs } from "./directory-entries.ts";
 import type { SimFilesystem } from "./filesystem.ts";
 
 /** A bound on the entries one copy walks: a runaway tree fails loudly instead of hanging the simulation. */
@@ -17,7 +18,7 @@ function copyTree(
   toDir: number,
   budget: { left: number },
 ): void {
-  for (const [name, ino] of from.directory(fromDir).entries) {
+  for (const [name, ino] of entryPairs(from.directory(fromDir).entries)) {
     budget.left -= 1;
     if (budget.left < 0) throw new Error(`storage copy: more than ${copyEntriesMax} entries`);
     const inode = from.inode(ino);

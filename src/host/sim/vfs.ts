@@ -6,6 +6,7 @@
  */
 import { posix } from "node:path";
 import { type FileStat, type FilesystemSpace, HostError } from "../host.ts";
+import { entryCount, entryNames } from "./directory-entries.ts";
 import type { FileInode, Inode } from "./filesystem.ts";
 import { isReadOnly, type MountEntry } from "./mount-table.ts";
 import {
@@ -105,7 +106,7 @@ export class Vfs {
     const location = await this.walker.walk(path, "open", this.lifetime(), { followLast: true });
     const inode = inodeAt(location);
     if (inode.type !== "directory") throw new HostError("ENOTDIR", "readdirent", path);
-    return [...inode.entries.keys()];
+    return entryNames(inode.entries);
   }
 
   async readFile(path: string): Promise<Uint8Array> {
@@ -206,7 +207,7 @@ export class Vfs {
     const { parent, ino, inode } = await this.entry(path, "rmdir");
     if (inode.type !== "directory") throw new HostError("ENOTDIR", "rmdir", path);
     if (this.isMountPoint(parent, ino)) throw new HostError("EBUSY", "rmdir", path);
-    if (inode.entries.size > 0) throw new HostError("ENOTEMPTY", "rmdir", path);
+    if (entryCount(inode.entries) > 0) throw new HostError("ENOTEMPTY", "rmdir", path);
     requireWritable(parent.dir.mount, "rmdir", path);
     filesystemOf(parent.dir).remove(parent.dir.ino, parent.name);
   }
@@ -312,7 +313,7 @@ function checkReplace(source: Inode, target: Inode | undefined, errorPath: strin
   if (target === undefined) return;
   if (source.type === "directory") {
     if (target.type !== "directory") throw new HostError("ENOTDIR", "rename", errorPath);
-    if (target.entries.size > 0) throw new HostError("ENOTEMPTY", "rename", errorPath);
+    if (entryCount(target.entries) > 0) throw new HostError("ENOTEMPTY", "rename", errorPath);
   } else if (target.type === "directory") {
     throw new HostError("EISDIR", "rename", errorPath);
   }

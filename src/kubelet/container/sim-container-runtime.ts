@@ -12,6 +12,7 @@ import type { Container, Pod } from "kubernetes-types/core/v1.js";
 import type { Host } from "../../host/host.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import type { Rng } from "../../runtime/rng.ts";
+import { SmallMap } from "../../runtime/small-map.ts";
 import {
   containerIdHexDigits,
   containerIdScheme,
@@ -329,7 +330,7 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
   private slotsOf(podUID: string): Map<string, ContainerSlot> {
     let slots = this.pods.get(podUID);
     if (slots === undefined) {
-      slots = new Map();
+      slots = new SmallMap();
       this.pods.set(podUID, slots);
     }
     return slots;

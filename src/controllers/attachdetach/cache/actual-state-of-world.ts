@@ -19,6 +19,7 @@ import type { AttachedVolume as NodeAttachedVolume } from "kubernetes-types/core
 import { invariant } from "../../../runtime/assert.ts";
 import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import type { Clock } from "../../../runtime/clock.ts";
+import { SmallMap } from "../../../runtime/small-map.ts";
 import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
@@ -291,7 +292,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   ): void {
     let volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined) {
-      volume = { spec, devicePath, nodesAttachedTo: new Map() };
+      volume = { spec, devicePath, nodesAttachedTo: new SmallMap() };
       this.attachedVolumes.set(volumeName, volume);
     } else {
       // Newer information replaces the volume's fields; a restart's unknown spec never erases a known one.

@@ -11,6 +11,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { invariant } from "../../../runtime/assert.ts";
 import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
+import { SmallMap } from "../../../runtime/small-map.ts";
 import type { VolumeToAttach } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 
@@ -102,7 +103,7 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
     let volume = node.volumesToAttach.get(volumeName);
     const added = volume === undefined;
     if (volume === undefined) {
-      volume = { view: viewOf(volumeName, spec, nodeName, new Map(), false), scheduledPods: new Map() };
+      volume = { view: viewOf(volumeName, spec, nodeName, new Map(), false), scheduledPods: new SmallMap() };
       node.volumesToAttach.set(volumeName, volume);
     }
     // The newest pod object is kept: messages and events use it.

@@ -18,6 +18,7 @@
 import { invariant } from "../../../runtime/assert.ts";
 import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
+import { SmallMap } from "../../../runtime/small-map.ts";
 import type {
   AttachedVolume,
   DeviceMountState,
@@ -433,7 +434,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletA
         deviceMountState: "DeviceNotMounted",
         devicePath,
         deviceMountPath: "",
-        mountedPods: new Map(),
+        mountedPods: new SmallMap(),
         persistentVolumeSizeBytes: 0n,
         volumeInUseErrorForExpansion: false,
         expansionFailedWithFinalError: false,

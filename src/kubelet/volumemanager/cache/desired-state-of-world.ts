@@ -10,6 +10,7 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
+import { SmallMap } from "../../../runtime/small-map.ts";
 import type { VolumeToMount } from "../../../volume/operationexecutor/types.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
@@ -93,7 +94,7 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
         pluginIsDeviceMountable: deviceMountable,
         volumeGidValue,
         reportedInUse: false,
-        podsToMount: new Map(),
+        podsToMount: new SmallMap(),
         persistentVolumeSizeBytes: 0n,
       };
       this.volumes.set(volumeName, volume);
