@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { Summary } from "../kubelet/stats/stats-summary.ts";
 import { KvolProcess } from "./testing/kvol-process.ts";
 import { type CommandRun as Run, runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
@@ -33,17 +34,6 @@ spec:
   volumes: [{ name: data, persistentVolumeClaim: { claimName: data } }]
 `;
 
-interface SummaryVolume {
-  name: string;
-  pvcRef?: { name: string; namespace: string };
-  capacityBytes: number;
-  availableBytes: number;
-  usedBytes: number;
-  inodes: number;
-  inodesFree: number;
-  inodesUsed: number;
-  time: string;
-}
 const underCi = process.env.CI === "true";
 const kubectlFound = spawnSync("sh", ["-c", "command -v kubectl"], { encoding: "utf8" }).status === 0;
 
@@ -122,10 +112,7 @@ describe("kubectl get --raw /metrics against kvol up", { skip: skipReasonOf() ??
         if (node === "") return undefined;
         const run = await kubectl(["get", "--raw", `/api/v1/nodes/${node}/proxy/stats/summary`]);
         assert.equal(run.status, 0, `kubectl get --raw of the node's stats/summary failed:\n${run.stderr}`);
-        const summary = JSON.parse(run.stdout) as {
-          node: { nodeName: string };
-          pods: Array<{ podRef: { name: string; namespace: string }; volume?: SummaryVolume[] }>;
-        };
+        const summary = JSON.parse(run.stdout) as Summary;
         assert.equal(summary.node.nodeName, node);
         return summary.pods.find((pod) => pod.podRef.name === "app")?.volume?.[0];
       },

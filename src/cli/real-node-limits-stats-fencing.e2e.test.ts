@@ -25,6 +25,7 @@ import { after, describe, it } from "node:test";
 import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { deviceMapperUnavailable } from "../csi/drivers/disk/device-mapper.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
+import type { Summary, VolumeStats } from "../kubelet/stats/stats-summary.ts";
 import { suiteSkip } from "../testing/requirements.ts";
 import { kubectlAgainst } from "./testing/kubectl-against.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
@@ -65,18 +66,6 @@ spec:
     volumeMounts: [{name: data, mountPath: /data}]
   volumes: [{name: data, persistentVolumeClaim: {claimName: ${name}}}]
 `;
-}
-
-interface SummaryVolume {
-  name: string;
-  pvcRef?: { name: string; namespace: string };
-  capacityBytes: number;
-  availableBytes: number;
-  usedBytes: number;
-  inodes: number;
-  inodesFree: number;
-  inodesUsed: number;
-  time: string;
 }
 
 interface NodeCondition {
@@ -120,13 +109,10 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     );
   }
 
-  async function summaryVolume(podName: string): Promise<SummaryVolume | undefined> {
+  async function summaryVolume(podName: string): Promise<VolumeStats | undefined> {
     const run = await kubectl(["get", "--raw", "/api/v1/nodes/node-1/proxy/stats/summary"]);
     assert.equal(run.status, 0, `kubectl get --raw …/stats/summary: ${run.stderr}`);
-    const summary = JSON.parse(run.stdout) as {
-      node: { nodeName: string };
-      pods: Array<{ podRef: { name: string }; volume?: SummaryVolume[] }>;
-    };
+    const summary = JSON.parse(run.stdout) as Summary;
     assert.equal(summary.node.nodeName, "node-1");
     return summary.pods.find((pod) => pod.podRef.name === podName)?.volume?.find((volume) => volume.name === "data");
   }

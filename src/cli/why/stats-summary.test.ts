@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { StaticTokenAuthenticator } from "../../apiserver/auth/token-authenticator.ts";
 import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-info.ts";
+import type { Summary } from "../../kubelet/stats/stats-summary.ts";
 import { runScenario } from "../../sim/runner/run-scenario.ts";
 import { loadScenarioFile } from "../../sim/scenario/load.ts";
 import { scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
@@ -18,16 +19,6 @@ const authenticator = new StaticTokenAuthenticator([
   { token: adminToken, user: { name: adminUserName, uid: "admin", groups: [adminGroup] } },
   { token: nodeToken, user: nodeUser("node-a") },
 ]);
-
-interface SummaryShape {
-  node: { nodeName: string; startTime: string; fs?: Record<string, number | string> };
-  pods: Array<{
-    podRef: { name: string; namespace: string; uid: string };
-    startTime: string;
-    containers: Array<{ name: string; startTime: string }>;
-    volume?: Array<Record<string, unknown>>;
-  }>;
-}
 
 async function get(url: string, path: string, token: string): Promise<{ status: number; text: string }> {
   const response = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
@@ -46,7 +37,7 @@ describe("the kubelet's stats/summary through the node proxy", () => {
           async (_api, url) => {
             const answer = await get(url, "/api/v1/nodes/node-a/proxy/stats/summary", adminToken);
             assert.equal(answer.status, 200, answer.text);
-            const summary = JSON.parse(answer.text) as SummaryShape;
+            const summary = JSON.parse(answer.text) as Summary;
             assert.equal(summary.node.nodeName, "node-a");
             assert.match(summary.node.startTime, rfc3339Seconds);
             assert.equal(typeof summary.node.fs?.capacityBytes, "number");
