@@ -13,15 +13,48 @@ const durationBeforeRetryFactor = 2;
 /** 2 min 2 s: the first doubling past two minutes (128 s) is clipped here. */
 export const maxDurationBeforeRetryMs = 122_000;
 
-/** The refusal returned while an operation is backing off; `operationName` says which operation. */
+/** What a refusal reports: the backoff's state when the attempt was refused. */
+interface RefusedAttempt {
+  operationName: string;
+  lastError: unknown;
+  lastErrorTimeMs: number;
+  durationBeforeRetryMs: number;
+}
+
+/**
+ * The refusal returned while an operation is backing off; `operationName` says which operation.
+ * A reconciler asks every 100 ms and mostly drops the answer, so the refusal carries no stack trace
+ * and its text is written only when someone reads it.
+ */
 export class ExponentialBackoffError extends Error {
   readonly operationName: string;
+  private readonly refused: RefusedAttempt;
+  private text: string | undefined;
 
-  constructor(operationName: string, message: string) {
-    super(message);
+  constructor(refused: RefusedAttempt) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super();
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "ExponentialBackoffError";
-    this.operationName = operationName;
+    this.operationName = refused.operationName;
+    this.refused = refused;
   }
+
+  override get message(): string {
+    this.text ??= refusalText(this.refused);
+    return this.text;
+  }
+}
+
+function refusalText(refused: RefusedAttempt): string {
+  const { operationName, lastError, lastErrorTimeMs, durationBeforeRetryMs } = refused;
+  return (
+    `Failed to create operation with name ${goQuote(operationName)}. ` +
+    `An operation with that name failed at ${formatGoTime(lastErrorTimeMs)}. ` +
+    `No retries permitted until ${formatGoTime(lastErrorTimeMs + durationBeforeRetryMs)} ` +
+    `(${formatGoDuration(durationBeforeRetryMs)}). Last error: ${goQuote(errorMessage(lastError))}.`
+  );
 }
 
 export class ExponentialBackoff {
@@ -54,13 +87,8 @@ export class ExponentialBackoff {
   /** The refusal for a new attempt at `nowMs`, or undefined when it is safe to retry. */
   retryError(operationName: string, nowMs: number): ExponentialBackoffError | undefined {
     if (this.safeToRetry(nowMs)) return undefined;
-    return new ExponentialBackoffError(
-      operationName,
-      `Failed to create operation with name ${goQuote(operationName)}. ` +
-        `An operation with that name failed at ${formatGoTime(this.lastErrorTimeMs)}. ` +
-        `No retries permitted until ${formatGoTime(this.retryPermittedAfterMs())} ` +
-        `(${formatGoDuration(this.durationBeforeRetryMs)}). Last error: ${goQuote(errorMessage(this.lastError))}.`,
-    );
+    const { lastError, lastErrorTimeMs, durationBeforeRetryMs } = this;
+    return new ExponentialBackoffError({ operationName, lastError, lastErrorTimeMs, durationBeforeRetryMs });
   }
 
   /**
