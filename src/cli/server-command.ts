@@ -4,7 +4,7 @@
  * `kvol node`, each authenticating as `system:node:<name>` with its own token:
  *
  *   kvol server --data-dir D --node-tokens node-a,node-b
- *   kvol node --server http://127.0.0.1:8080 --name node-a --token-file D/node-tokens/node-a
+ *   kvol node --server https://127.0.0.1:8080 --certificate-authority D/ca.crt --name node-a --token-file D/node-tokens/node-a
  *
  * A token can also be added later as a line of D/tokens.csv (`TOKEN,system:node:NAME,UID,"system:nodes"`);
  * the server reads the file again when it meets a token it does not know.
@@ -189,6 +189,7 @@ export async function runServerCommand(argv: readonly string[], io: CommandIo = 
         `leader election: candidate ${embedded.leaderIdentity} for the Leases kube-system/kube-controller-manager, kube-system/kube-scheduler and the CSI sidecars'\n`,
       );
     }
-    return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.url} --name ${example} --token-file ${tokenFile}\n`;
+    const trust = `--certificate-authority ${embedded.dataDir.caFile}`;
+    return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.kubeconfigUrl} ${trust} --name ${example} --token-file ${tokenFile}\n`;
   });
 }

@@ -16,9 +16,10 @@ import {
   opensslMissing,
 } from "../api/store/testing/etcd-test-certificates.ts";
 import { etcdBinary, startTestEtcd, type TestEtcd } from "../api/store/testing/etcd-test-server.ts";
+import { fetchTrusting } from "../testing/fetch-trusting.ts";
 import { suiteSkip } from "../testing/requirements.ts";
 import type { CommandIo } from "./command-io.ts";
-import { DataDir, plainHttpUrl } from "./embedded/data-dir.ts";
+import { DataDir } from "./embedded/data-dir.ts";
 import { parseServerArguments, runServerCommand } from "./server-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
@@ -110,15 +111,23 @@ describe("kvol server on etcd over TLS", { skip: suiteSkip("kvol server on etcd 
     ]);
     try {
       await waitFor("kvol server ready", () => /Ready: 0 node/.test(server.stdout()) || undefined, startTimeoutMs);
-      const url = plainHttpUrl(/^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
-      const answer = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}`,
-          "Content-Type": "application/json",
+      const url = /^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "";
+      const answer = await fetchTrusting(readFileSync(new DataDir(dir).caFile, "utf8"))(
+        `${url}/api/v1/namespaces/default/configmaps`,
+        {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}`,
+            "Content-Type": "application/json",
+          },
+          body: JSON.stringify({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "over-tls" },
+            data: { a: "b" },
+          }),
         },
-        body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "over-tls" }, data: { a: "b" } }),
-      });
+      );
       assert.equal(answer.status, 201, await answer.text());
     } finally {
       assert.equal(await server.stop(), 0, server.stderr());

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { etcdTestOptions, startTestEtcd } from "../api/store/testing/etcd-test-server.ts";
+import { fetchTrusting } from "../testing/fetch-trusting.ts";
 import type { CommandIo } from "./command-io.ts";
-import { DataDir, plainHttpUrl } from "./embedded/data-dir.ts";
+import { DataDir } from "./embedded/data-dir.ts";
 import { parseServerArguments, runServerCommand } from "./server-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
@@ -63,7 +64,8 @@ describe("kvol server --leader-elect", () => {
         await waitFor("kvol server ready", () => /Ready: 0 node/.test(server.stdout()) || undefined, startTimeoutMs);
         const identity = /leader election: candidate (\S+) for the Lease/.exec(server.stdout())?.[1];
         assert.equal(identity !== undefined, elected, server.stdout());
-        const url = plainHttpUrl(/^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "");
+        const url = /^API server: (\S+)$/m.exec(server.stdout())?.[1] ?? "";
+        const fetch = fetchTrusting(readFileSync(new DataDir(dir).caFile, "utf8"));
         const headers = { Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}` };
         const holder = async (lease = "kube-controller-manager") => {
           const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${lease}`;

@@ -31,12 +31,21 @@ interface NodeProcess {
   exited: Promise<number | null>;
 }
 
-function startNodeProcess(name: string, serverUrl: string, tokenFile: string, dataDir: string): NodeProcess {
+interface NodeAccess {
+  serverUrl: string;
+  caFile: string;
+  tokenFile: string;
+}
+
+function startNodeProcess(name: string, access: NodeAccess, dataDir: string): NodeProcess {
   const nodeDir = join(dataDir, "nodes", name);
   mkdirSync(nodeDir, { recursive: true });
   const log = openSync(join(nodeDir, "node.log"), "a");
   const script = process.argv[1] ?? "";
-  const args = ["node", "--host", "linux", "--server", serverUrl, "--name", name, "--token-file", tokenFile];
+  const args = [
+    ...["node", "--host", "linux", "--server", access.serverUrl, "--certificate-authority", access.caFile],
+    ...["--name", name, "--token-file", access.tokenFile],
+  ];
   // A process group of its own: a terminal's Ctrl-C reaches `kvol up` only, which stops each node once.
   const child = spawn(process.execPath, [...process.execArgv, script, ...args, "--data-dir", dataDir], {
     stdio: ["ignore", "pipe", log],
@@ -82,7 +91,8 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
       defaultStorage: true,
       bundledCsiControllersOutside: true,
       progress,
-      onListening: (started) => io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n`),
+      onListening: (started) =>
+        io.stdout(`API server: ${started.kubeconfigUrl}\nkubeconfig: ${started.kubeconfigPath}\n`),
     });
   } catch (error) {
     io.stderr(`kvol up: ${errorMessage(error)}\n`);
@@ -98,7 +108,9 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   try {
     for (let index = 0; index < parsed.nodeCount; index++) {
       const name = nodeNameFor(index);
-      const node = startNodeProcess(name, embedded.url, embedded.dataDir.ensureNodeToken(name), dataDir);
+      const tokenFile = embedded.dataDir.ensureNodeToken(name);
+      const access = { serverUrl: embedded.kubeconfigUrl, caFile: embedded.dataDir.caFile, tokenFile };
+      const node = startNodeProcess(name, access, dataDir);
       nodes.push(node);
       await progress.step(`${name} started on this machine`, () => nodeRunning(node, dataDir));
     }
