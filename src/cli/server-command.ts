@@ -50,9 +50,8 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --audit-log-path F append every write to the API (refused ones too) to file F, one
                      audit.k8s.io/v1 Event per line (level Metadata)
   --insecure-http-tokens
-                     accept bearer tokens over plain HTTP from other machines (by default only
-                     over HTTPS, or over plain HTTP from this machine: nodes on other machines
-                     then need this flag, or a TLS tunnel, to join with an http:// --server)
+                     accept bearer tokens over plain HTTP too (by default only over HTTPS: nodes
+                     join with --server https://… --certificate-authority D/ca.crt)
 ${fenceAfterUsage}
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log
