@@ -174,14 +174,14 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
   it("passes the kubelet's stats/summary through the node proxy, to administrators only", async () => {
     const summary = { node: { nodeName: "node-a", startTime: "2026-01-02T03:04:05Z" }, pods: [] };
     const path = "/api/v1/nodes/node-a/proxy/stats/summary";
-    const starting = await fetch(`${server.url}${path}`, { headers: admin });
+    const starting = await fetch(`${apiUrl}${path}`, { headers: admin });
     assert.equal(starting.status, 500);
     assert.match(await starting.text(), /the kubelet is starting/);
     kubelet.serveStatsSummary(async () => summary);
-    const answer = await fetch(`${server.url}${path}`, { headers: admin });
+    const answer = await fetch(`${apiUrl}${path}`, { headers: admin });
     assert.equal(answer.status, 200);
     assert.deepEqual(await answer.json(), summary);
-    const asNode = await fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${nodeToken}` } });
+    const asNode = await fetch(`${apiUrl}${path}`, { headers: { Authorization: `Bearer ${nodeToken}` } });
     assert.equal(asNode.status, 403);
   });
 

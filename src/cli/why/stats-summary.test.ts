@@ -10,7 +10,7 @@ import { StaticTokenAuthenticator } from "../../apiserver/auth/token-authenticat
 import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-info.ts";
 import { runScenario } from "../../sim/runner/run-scenario.ts";
 import { loadScenarioFile } from "../../sim/scenario/load.ts";
-import { scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
+import { type FetchFunction, scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
 
 const adminToken = "admin-token-0123456789";
 const nodeToken = "node-a-token-0123456789";
@@ -29,7 +29,12 @@ interface SummaryShape {
   }>;
 }
 
-async function get(url: string, path: string, token: string): Promise<{ status: number; text: string }> {
+async function get(
+  fetch: FetchFunction,
+  url: string,
+  path: string,
+  token: string,
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
   return { status: response.status, text: await response.text() };
 }
@@ -43,8 +48,8 @@ describe("the kubelet's stats/summary through the node proxy", () => {
       atEnd: (cluster) =>
         withClusterApi(
           cluster,
-          async (_api, url) => {
-            const answer = await get(url, "/api/v1/nodes/node-a/proxy/stats/summary", adminToken);
+          async (_api, url, fetch) => {
+            const answer = await get(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", adminToken);
             assert.equal(answer.status, 200, answer.text);
             const summary = JSON.parse(answer.text) as SummaryShape;
             assert.equal(summary.node.nodeName, "node-a");
@@ -74,7 +79,7 @@ describe("the kubelet's stats/summary through the node proxy", () => {
             assert.ok(inodesUsed >= 2 && inodesUsed < 100, `inodes used: ${inodesUsed}`);
             assert.equal(volume.inodesFree, 6553600 - inodesUsed);
 
-            const asNode = await get(url, "/api/v1/nodes/node-a/proxy/stats/summary", nodeToken);
+            const asNode = await get(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", nodeToken);
             assert.equal(asNode.status, 403);
             assert.match(asNode.text, /cannot get resource \\"nodes\/proxy\\"/);
           },

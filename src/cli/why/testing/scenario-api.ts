@@ -15,7 +15,7 @@ import type { Scenario } from "../../../sim/scenario/model.ts";
 import { fetchTrusting } from "../../../testing/fetch-trusting.ts";
 import { KubeApi } from "../../client/kube-api.ts";
 
-type FetchFunction = ReturnType<typeof fetchTrusting>;
+export type FetchFunction = ReturnType<typeof fetchTrusting>;
 
 import { clusterControllerStates } from "../../embedded/cluster-controller-states.ts";
 import { clusterKubelets } from "../../embedded/cluster-kubelets.ts";
