@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { DataDir } from "../src/cli/embedded/data-dir.ts";
-import { KvolProcess, startedCluster } from "../src/cli/testing/kvol-process.ts";
+import { KvolProcess, type StartedCluster, startedCluster } from "../src/cli/testing/kvol-process.ts";
 import { waitFor } from "../src/cli/testing/wait-for.ts";
 import { agentPidFileName } from "../src/cmd/linux-node-agent.ts";
 import { probeLinuxRuntime } from "../src/cri/linux/runtime-requirements.ts";
@@ -44,6 +44,7 @@ interface WatchEvent {
 
 /** Streams a watch, calling `onEvent` with the moment each event arrived, until `signal` aborts. */
 async function watch(
+  fetch: StartedCluster["fetch"],
   url: string,
   path: string,
   headers: Record<string, string>,
@@ -183,13 +184,15 @@ function claimAndPod(name: string): [string, object][] {
 
 interface Cluster {
   url: string;
+  /** Trusts the data directory's CA: tokens go over HTTPS only. */
+  fetch: StartedCluster["fetch"];
   headers: Record<string, string>;
   agentPid: number;
   dataDir: string;
 }
 
 async function clusterRound(cluster: Cluster, round: RoundWatch): Promise<void> {
-  const { url, headers, agentPid } = cluster;
+  const { url, fetch, headers, agentPid } = cluster;
   const base = `${url}/api/v1/namespaces/default`;
   round.mark("created", performance.now());
   for (const [resource, body] of claimAndPod(round.name)) {
@@ -232,14 +235,14 @@ async function main(): Promise<void> {
   const results: Array<{ raw: PhaseTimes; setup: PhaseTimes; teardown: PhaseTimes }> = [];
   let poller: NodeJS.Timeout | undefined;
   try {
-    const { url } = await startedCluster(up, startTimeoutMs);
+    const { url, fetch } = await startedCluster(up, startTimeoutMs);
     await up.waitForOutput(/Ready: 1 real node\(s\) on this machine/, startTimeoutMs);
     const headers = {
       Authorization: `Bearer ${new DataDir(dataDir).ensureAdminToken()}`,
       "Content-Type": "application/json",
     };
     const agentPid = Number(readFileSync(join(dataDir, "nodes", nodeName, agentPidFileName), "utf8"));
-    const cluster = { url, headers, agentPid, dataDir };
+    const cluster = { url, fetch, headers, agentPid, dataDir };
     let current = new RoundWatch("none");
     const watches = [
       ["/api/v1/namespaces/default/persistentvolumeclaims", (e: WatchEvent, at: number) => current.onClaim(e, at)],
@@ -247,7 +250,7 @@ async function main(): Promise<void> {
       ["/api/v1/persistentvolumes", (e: WatchEvent, at: number) => current.onVolume(e, at)],
       ["/apis/storage.k8s.io/v1/volumeattachments", (e: WatchEvent, at: number) => current.onAttachment(e, at)],
     ] as const;
-    const streams = watches.map(([path, onEvent]) => watch(url, path, headers, stop.signal, onEvent));
+    const streams = watches.map(([path, onEvent]) => watch(fetch, url, path, headers, stop.signal, onEvent));
     poller = setInterval(() => current.onMounts(mountPointsOf(agentPid), performance.now()), mountPollMs);
     // A first round builds the busybox image and warms every path; it is not counted.
     for (let index = 0; index <= rounds; index += 1) {

@@ -10,8 +10,10 @@ import { openStream } from "../kubelet/server/testing/stream-client.ts";
 import { Logger, MemorySink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { Rng } from "../runtime/rng.ts";
+import { fetchTrusting } from "../testing/fetch-trusting.ts";
 import { StaticTokenAuthenticator } from "./auth/token-authenticator.ts";
 import { type RunningApiServer, startApiServer } from "./server.ts";
+import { testTls } from "./testing/test-tls.ts";
 import { selfSignedCertificate } from "./tls/self-signed-certificate.ts";
 
 const adminToken = "admin-token";
@@ -63,6 +65,10 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
   const logger = new Logger({ clock, sink: new MemorySink(), level: "debug" });
   const store = createMemoryStore({ clock, random: new Rng(1).stream("store") });
   let server: RunningApiServer;
+  /** The server over TLS: tokens travel over TLS only. */
+  let apiUrl: string;
+  const serverTls = testTls(clock.now());
+  const fetch = fetchTrusting(serverTls.caPem);
   let kubelet: KubeletServer;
   let pod: Pod | undefined;
   const admin = { Authorization: `Bearer ${adminToken}` };
@@ -72,7 +78,8 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
       { token: adminToken, user: { name: "admin", uid: "", groups: ["system:masters"] } },
       { token: nodeToken, user: { name: "system:node:node-a", uid: "", groups: ["system:nodes"] } },
     ]);
-    server = await startApiServer({ store, clock, logger, port: 0, authenticator });
+    server = await startApiServer({ store, clock, logger, port: 0, authenticator, tls: serverTls.tls });
+    apiUrl = server.secureUrl ?? "";
     const tls = selfSignedCertificate({ commonName: "node-a@kubelet", hosts: ["127.0.0.1"], nowMs: clock.now() });
     kubelet = new KubeletServer({ token: nodeToken, tls, logger });
     const port = await kubelet.listen(0, "127.0.0.1");
@@ -89,13 +96,13 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
       },
     };
     await store.create(nodeType, node as KObject);
-    const created = await fetch(`${server.url}${pods}`, {
+    const created = await fetch(`${apiUrl}${pods}`, {
       method: "POST",
       headers: { ...admin, "Content-Type": "application/json" },
       body: JSON.stringify(testPod("default", "web", "node-a")),
     });
     pod = (await created.json()) as Pod;
-    await fetch(`${server.url}${pods}`, {
+    await fetch(`${apiUrl}${pods}`, {
       method: "POST",
       headers: { ...admin, "Content-Type": "application/json" },
       body: JSON.stringify(testPod("default", "pending")),
@@ -107,15 +114,15 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
   });
 
   it("serves pods/log from the kubelet's containerLogs, with tailLines and timestamps passed on", async () => {
-    const all = await fetch(`${server.url}${pods}/web/log`, { headers: admin });
+    const all = await fetch(`${apiUrl}${pods}/web/log`, { headers: admin });
     assert.equal(all.status, 200);
     assert.equal(await all.text(), "first\nsecond\n");
-    const last = await fetch(`${server.url}${pods}/web/log?tailLines=1&timestamps=true`, { headers: admin });
+    const last = await fetch(`${apiUrl}${pods}/web/log?tailLines=1&timestamps=true`, { headers: admin });
     assert.equal(await last.text(), "2026-01-02T03:04:06Z second\n");
   });
 
   it("runs exec through the kubelet over v5.channel.k8s.io: output, exit code, stdin until closed", async () => {
-    const url = (query: string) => `${server.url}${pods}/web/exec?${query}`;
+    const url = (query: string) => `${apiUrl}${pods}/web/exec?${query}`;
     const echo = await openStream(url("command=echo&command=hello&stdout=true&stderr=true"), admin);
     assert.ok("session" in echo);
     assert.equal(echo.session.protocol, "v5.channel.k8s.io");
@@ -140,7 +147,7 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
   });
 
   it("speaks v4.channel.k8s.io to a client that offers only it", async () => {
-    const answer = await openStream(`${server.url}${pods}/web/exec?command=echo&command=v4&stdout=true`, admin, [
+    const answer = await openStream(`${apiUrl}${pods}/web/exec?command=echo&command=v4&stdout=true`, admin, [
       "v4.channel.k8s.io",
     ]);
     assert.ok("session" in answer);
@@ -150,7 +157,7 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
 
   it("refuses with Kubernetes' words: no host assigned, unknown container, container not running", async () => {
     const refusal = async (path: string) => {
-      const answer = await openStream(`${server.url}${pods}/${path}`, admin);
+      const answer = await openStream(`${apiUrl}${pods}/${path}`, admin);
       assert.ok("refused" in answer);
       return { status: answer.refused.status, message: JSON.parse(answer.refused.body).message };
     };
@@ -167,14 +174,14 @@ describe("the API server reaches a node's kubelet for logs and exec", () => {
   it("passes the kubelet's stats/summary through the node proxy, to administrators only", async () => {
     const summary = { node: { nodeName: "node-a", startTime: "2026-01-02T03:04:05Z" }, pods: [] };
     const path = "/api/v1/nodes/node-a/proxy/stats/summary";
-    const starting = await fetch(`${server.url}${path}`, { headers: admin });
+    const starting = await fetch(`${apiUrl}${path}`, { headers: admin });
     assert.equal(starting.status, 500);
     assert.match(await starting.text(), /the kubelet is starting/);
     kubelet.serveStatsSummary(async () => summary);
-    const answer = await fetch(`${server.url}${path}`, { headers: admin });
+    const answer = await fetch(`${apiUrl}${path}`, { headers: admin });
     assert.equal(answer.status, 200);
     assert.deepEqual(await answer.json(), summary);
-    const asNode = await fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${nodeToken}` } });
+    const asNode = await fetch(`${apiUrl}${path}`, { headers: { Authorization: `Bearer ${nodeToken}` } });
     assert.equal(asNode.status, 403);
   });
 

@@ -43,10 +43,10 @@ describe("a busy mount on a real node", () => {
     if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url, kubeconfigPath } = await startedCluster(server, startTimeoutMs);
+    const { url, kubeconfigPath, caFile, fetch } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dir);
     const node = new KvolProcess([
-      ...["node", "--host", "linux", "--server", url, "--name", nodeName],
+      ...["node", "--host", "linux", "--server", url, "--certificate-authority", caFile, "--name", nodeName],
       ...["--token-file", data.nodeTokenFile(nodeName), "--data-dir", dir, "--csi-node-plugins", "none"],
     ]);
     processes.push(node);

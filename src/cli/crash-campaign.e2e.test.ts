@@ -24,7 +24,7 @@ import { Rng } from "../runtime/rng.ts";
 import { suiteSkip } from "../testing/requirements.ts";
 import { DataDir } from "./embedded/data-dir.ts";
 import { CrashLoad, type LoadApi, waitForConvergence } from "./testing/crash-load.ts";
-import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { KvolProcess, type StartedCluster, startedCluster } from "./testing/kvol-process.ts";
 import { sleepMs, waitFor } from "./testing/wait-for.ts";
 
 /** The machine is shared and loaded: patience, not a performance claim. */
@@ -53,10 +53,12 @@ function skipReason(title: string, needsEtcd: boolean): string | false {
 /** Requests to one server at a time; `url` changes when the server restarts. */
 class Api implements LoadApi {
   url = "";
+  /** Trusts the data directory's CA, which a restart keeps. */
+  fetch: StartedCluster["fetch"] = fetch;
   constructor(private readonly token: string) {}
 
   request(method: string, path: string, body?: unknown): Promise<Response> {
-    return fetch(`${this.url}${path}`, {
+    return this.fetch(`${this.url}${path}`, {
       method,
       headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -108,6 +110,7 @@ describe("crash campaign: kill -9 of kvol up (SQLite) under load", {
     const port = new URL(first.url).port;
     const api = new Api(new DataDir(dir).ensureAdminToken());
     api.url = first.url;
+    api.fetch = first.fetch;
     const rng = new Rng(seed).stream("crash-campaign/kvol-up");
     const load = new CrashLoad(seed, { storageClassName: "standard" }, maxPods);
     for (let round = 1; round <= kills; round++) {
@@ -168,11 +171,14 @@ describe("crash campaign: kill -9 of kvol server (etcd) under load", {
     const data = new DataDir(dir);
     const api = new Api(data.ensureAdminToken());
     api.url = first.url;
+    api.fetch = first.fetch;
     for (const name of nodeNames) {
       const node = new KvolProcess([
         "node",
         "--server",
         first.url,
+        "--certificate-authority",
+        first.caFile,
         "--name",
         name,
         "--token-file",

@@ -129,13 +129,17 @@ describe("kvol csi-driver: arguments", () => {
     [["hostpath.csi.kvol.io", "--endpoint", "unix:///x.sock", "--colour"], /Unknown option '--colour'/],
     [
       ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--server", "127.0.0.1:8080"],
-      /--server must be an http:\/\/ or https:\/\/ URL, got "127.0.0.1:8080"/,
+      /--server must be an https:\/\/ \(or http:\/\/\) URL, got "127.0.0.1:8080"/,
     ],
     [
       ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--server", "http://a:1", "--token-file", "token"],
       /--token-file must be an absolute path, got "token"/,
     ],
     [["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--token-file", "/token"], /--token-file needs --server/],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--certificate-authority", "/ca.crt"],
+      /--certificate-authority needs --server/,
+    ],
     [
       ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--s3-url", "http://127.0.0.1:9000"],
       /--s3-url, --s3-bucket and --s3-passwd-file go together; give all three/,

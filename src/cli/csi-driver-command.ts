@@ -11,7 +11,6 @@
  * the driver), calls in flight are answered, then the plugin stops.
  * Bad arguments print the usage and exit 2.
  */
-import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -29,13 +28,15 @@ import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { NodeDriverRegistrar } from "../volume/plugins/csi/registration/node-driver-registrar.ts";
+import { serverAccessFromFlags } from "./client/server-flags.ts";
 import { parseMaxVolumesPerNode } from "./max-volumes-flag.ts";
 
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
                        [--registration-dir DIR] [--capacity-limit 10Gi]
                        [--max-volumes-per-node N] [--fenceable]
-                       [--server URL [--token-file F]] [--kubelet-root-dir D]
+                       [--server URL [--certificate-authority F] [--token-file F]]
+                       [--kubelet-root-dir D]
                        [--s3-url URL --s3-bucket B --s3-passwd-file F]
 
 Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
@@ -59,8 +60,11 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
   --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
                       the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
                       does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses
-  --server            the API server (http://host:port), read by ${fuseDriverName} on start to
+  --server            the API server (https://host:port), read by ${fuseDriverName} on start to
                       re-establish the FUSE mounts a previous run served
+  --certificate-authority
+                      the CA file --server's certificate must chain to (kvol server's DATA/ca.crt;
+                      default: the system's)
   --token-file        a file holding the bearer token for --server
   --kubelet-root-dir  the kubelet's root directory, where those mounts are (default: /var/lib/kubelet)
   --s3-url, --s3-bucket, --s3-passwd-file
@@ -87,6 +91,8 @@ export interface CsiDriverArguments {
   /** The kubelet's plugins_registry directory: register with that node's kubelet. */
   registrationDir?: string;
   serverUrl?: string;
+  /** `--certificate-authority`: the CA file of an https:// server. */
+  caFile?: string;
   tokenFile?: string;
   kubeletRootDir?: string;
   s3?: S3fsOptions;
@@ -122,7 +128,13 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     return { error: errorMessage(error) };
   }
   if (values["node-id"] === "") return { error: "--node-id must not be empty" };
-  for (const flag of ["state-dir", "kubelet-root-dir", "token-file", "s3-passwd-file"] as const) {
+  for (const flag of [
+    "state-dir",
+    "kubelet-root-dir",
+    "token-file",
+    "certificate-authority",
+    "s3-passwd-file",
+  ] as const) {
     const value = values[flag];
     if (value !== undefined && !value.startsWith("/")) {
       return { error: `--${flag} must be an absolute path, got ${JSON.stringify(value)}` };
@@ -133,10 +145,10 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     return { error: `--registration-dir must be an absolute path, got ${JSON.stringify(registrationDir)}` };
   }
   if (values.server !== undefined && !/^https?:\/\/./.test(values.server)) {
-    return { error: `--server must be an http:// or https:// URL, got ${JSON.stringify(values.server)}` };
+    return { error: `--server must be an https:// (or http://) URL, got ${JSON.stringify(values.server)}` };
   }
-  if (values["token-file"] !== undefined && values.server === undefined) {
-    return { error: "--token-file needs --server" };
+  for (const flag of ["token-file", "certificate-authority"] as const) {
+    if (values[flag] !== undefined && values.server === undefined) return { error: `--${flag} needs --server` };
   }
   const s3 = s3OptionsOf(driverName, values);
   if (typeof s3 === "string") return { error: s3 };
@@ -159,6 +171,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
     ...(registrationDir === undefined ? {} : { registrationDir }),
     ...(values.server === undefined ? {} : { serverUrl: values.server }),
+    ...(values["certificate-authority"] === undefined ? {} : { caFile: values["certificate-authority"] }),
     ...(values["token-file"] === undefined ? {} : { tokenFile: values["token-file"] }),
     ...(values["kubelet-root-dir"] === undefined ? {} : { kubeletRootDir: values["kubelet-root-dir"] }),
     ...(s3 === undefined ? {} : { s3 }),
@@ -192,6 +205,7 @@ function parseArgsStrictly(argv: readonly string[]) {
       "state-dir": { type: "string" },
       "registration-dir": { type: "string" },
       server: { type: "string" },
+      "certificate-authority": { type: "string" },
       "token-file": { type: "string" },
       "kubelet-root-dir": { type: "string" },
       "s3-url": { type: "string" },
@@ -263,7 +277,7 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
     ...(args.stateDir === undefined ? {} : { stateDir: args.stateDir }),
     ...(args.serverUrl === undefined
       ? {}
-      : { api: recoveryApiFromClient(apiClientOf(args.serverUrl, args.tokenFile)) }),
+      : { api: recoveryApiFromClient(apiClientOf(args.serverUrl, args.tokenFile, args.caFile)) }),
     ...(args.kubeletRootDir === undefined ? {} : { kubeletRootDir: args.kubeletRootDir }),
     ...(args.capacityLimitBytes === undefined ? {} : { capacityLimitBytes: args.capacityLimitBytes }),
     ...(args.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: args.maxVolumesPerNode }),
@@ -300,15 +314,13 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
   }
 }
 
-function apiClientOf(url: string, tokenFile: string | undefined): HttpClient {
-  if (tokenFile === undefined) return new HttpClient({ url });
-  let token: string;
-  try {
-    token = readFileSync(tokenFile, "utf8").trim();
-  } catch (error) {
-    throw new Error(`cannot read --token-file ${tokenFile}: ${errorMessage(error)}`);
-  }
-  return new HttpClient({ url, bearerToken: token });
+function apiClientOf(url: string, tokenFile: string | undefined, caFile: string | undefined): HttpClient {
+  const access = serverAccessFromFlags({ server: url, "token-file": tokenFile, "certificate-authority": caFile });
+  return new HttpClient({
+    url,
+    ...(access?.token === undefined ? {} : { bearerToken: access.token }),
+    ...(access?.caPem === undefined ? {} : { caPem: access.caPem }),
+  });
 }
 
 type ParsedValues = ReturnType<typeof parseArgsStrictly>["values"];

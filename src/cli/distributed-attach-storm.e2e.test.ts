@@ -38,9 +38,10 @@ import { LinuxHost } from "../host/linux/linux-host.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { suiteSkip } from "../testing/requirements.ts";
+import { caFileName, caKeyFileName } from "./embedded/constants.ts";
 import { DataDir } from "./embedded/data-dir.ts";
 import { type AttachmentJson, DoubleAttachMonitor, readDiskRecords } from "./testing/double-attach-monitor.ts";
-import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { KvolProcess, type StartedCluster, startedCluster } from "./testing/kvol-process.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 120_000;
@@ -105,6 +106,7 @@ class FailoverApi {
   constructor(
     urls: readonly string[],
     private readonly token: string,
+    private readonly fetch: StartedCluster["fetch"],
   ) {
     this.urls = [...urls];
   }
@@ -113,7 +115,7 @@ class FailoverApi {
     let lastError: unknown;
     for (const url of this.urls) {
       try {
-        return await fetch(`${url}${path}`, {
+        return await this.fetch(`${url}${path}`, {
           method,
           headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -301,10 +303,12 @@ describe(suiteTitle, { skip }, () => {
     processes.push(serverA);
     const a = await startedCluster(serverA, startTimeoutMs);
     const dataA = new DataDir(dirA);
-    // Both servers accept the same tokens (docs/distributed.md copies the token file).
+    // Both servers accept the same tokens and serve certificates of one CA (docs/distributed.md copies the files).
     mkdirSync(dirB, { recursive: true, mode: 0o700 });
-    copyFileSync(dataA.tokenFile, join(dirB, "tokens.csv"));
-    chmodSync(join(dirB, "tokens.csv"), 0o600);
+    for (const file of ["tokens.csv", caFileName, caKeyFileName]) {
+      copyFileSync(join(dirA, file), join(dirB, file));
+      chmodSync(join(dirB, file), 0o600);
+    }
     const serverB = new KvolProcess(serverArgs(dirB));
     processes.push(serverB);
     const b = await startedCluster(serverB, startTimeoutMs);
@@ -314,7 +318,7 @@ describe(suiteTitle, { skip }, () => {
       [await identityOf(serverA), { kvol: serverA, url: a.url }],
       [await identityOf(serverB), { kvol: serverB, url: b.url }],
     ]);
-    const api = new FailoverApi([a.url, b.url], dataA.ensureAdminToken());
+    const api = new FailoverApi([a.url, b.url], dataA.ensureAdminToken(), a.fetch);
     const lease = () =>
       api.get<Lease>("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager");
     const leaderIdentity = await waitFor(
@@ -353,6 +357,8 @@ describe(suiteTitle, { skip }, () => {
         "linux",
         "--server",
         `${leader.url},${follower.url}`,
+        "--certificate-authority",
+        a.caFile,
         "--name",
         name,
         "--token-file",

@@ -15,6 +15,7 @@ import { after, describe, it } from "node:test";
 import { startTestEtcdCluster, type TestEtcdCluster } from "../api/store/testing/etcd-test-cluster.ts";
 import { etcdBinary } from "../api/store/testing/etcd-test-server.ts";
 import { suiteSkip } from "../testing/requirements.ts";
+import { caFileName, caKeyFileName } from "./embedded/constants.ts";
 import { DataDir } from "./embedded/data-dir.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
 import { waitFor } from "./testing/wait-for.ts";
@@ -64,10 +65,12 @@ describe("kvol distributed: two servers on a 3-member etcd, leader killed with k
     const serverA = new KvolProcess([...serverArgs(dirA), "--node-tokens", nodeNames.join(",")]);
     processes.push(serverA);
     const a = await startedCluster(serverA, startTimeoutMs);
-    // The servers share one token file, as the machines of docs/distributed.md do.
+    // The servers share one token file and one certificate authority, as the machines of docs/distributed.md do.
     const dataA = new DataDir(dirA);
-    copyFileSync(dataA.tokenFile, join(dirB, "tokens.csv"));
-    chmodSync(join(dirB, "tokens.csv"), 0o600);
+    for (const file of ["tokens.csv", caFileName, caKeyFileName]) {
+      copyFileSync(join(dirA, file), join(dirB, file));
+      chmodSync(join(dirB, file), 0o600);
+    }
     const serverB = new KvolProcess(serverArgs(dirB));
     processes.push(serverB);
     const b = await startedCluster(serverB, startTimeoutMs);
@@ -84,7 +87,7 @@ describe("kvol distributed: two servers on a 3-member etcd, leader killed with k
       let lastError: unknown;
       for (const url of apiUrls) {
         try {
-          return await fetch(`${url}${path}`, {
+          return await a.fetch(`${url}${path}`, {
             method,
             headers,
             ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -121,6 +124,8 @@ describe("kvol distributed: two servers on a 3-member etcd, leader killed with k
         "node",
         "--server",
         `${leader.url},${follower.url}`,
+        "--certificate-authority",
+        a.caFile,
         "--name",
         name,
         "--token-file",

@@ -20,7 +20,7 @@ import { isProcessAlive } from "../host/linux/process-state.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { requireOrSkip } from "../testing/requirements.ts";
 import { DataDir } from "./embedded/data-dir.ts";
-import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { KvolProcess, type StartedCluster, startedCluster } from "./testing/kvol-process.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 /** The machine is shared and loaded: these waits are patience, not performance claims. */
@@ -40,10 +40,11 @@ class Api {
   constructor(
     private readonly url: string,
     private readonly token: string,
+    private readonly fetch: StartedCluster["fetch"],
   ) {}
 
   async request(method: string, path: string, body?: object): Promise<{ status: number; json: ApiObject }> {
-    const response = await fetch(`${this.url}${path}`, {
+    const response = await this.fetch(`${this.url}${path}`, {
       method,
       headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -97,15 +98,17 @@ describe("an external CSI driver on a real node", () => {
       `${driverName}=unix://${csiSocket}`,
     ]);
     processes.push(server);
-    const { url } = await startedCluster(server, startTimeoutMs);
+    const { url, caFile, fetch } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dir);
-    const api = new Api(url, data.ensureAdminToken());
+    const api = new Api(url, data.ensureAdminToken(), fetch);
     const node = new KvolProcess([
       "node",
       "--host",
       "linux",
       "--server",
       url,
+      "--certificate-authority",
+      caFile,
       "--name",
       nodeName,
       "--token-file",
@@ -281,15 +284,17 @@ describe("the bundled CSI node plugins of a real node", () => {
     const name = `plugins-${process.pid}`;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", name]);
     processes.push(server);
-    const { url } = await startedCluster(server, startTimeoutMs);
+    const { url, caFile, fetch } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dir);
-    const api = new Api(url, data.ensureAdminToken());
+    const api = new Api(url, data.ensureAdminToken(), fetch);
     const nodeArgs = [
       "node",
       "--host",
       "linux",
       "--server",
       url,
+      "--certificate-authority",
+      caFile,
       "--name",
       name,
       "--token-file",

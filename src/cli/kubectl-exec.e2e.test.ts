@@ -175,9 +175,12 @@ describe("kubectl logs and exec on a simulated node joined with kvol node", { sk
     const nodeName = `sim-${process.pid}`;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url, kubeconfigPath } = await startedCluster(server, startTimeoutMs);
+    const { url, caFile, kubeconfigPath } = await startedCluster(server, startTimeoutMs);
     const tokenFile = new DataDir(dir).nodeTokenFile(nodeName);
-    const node = new KvolProcess(["node", "--server", url, "--name", nodeName, "--token-file", tokenFile]);
+    const node = new KvolProcess([
+      ...["node", "--server", url, "--certificate-authority", caFile],
+      ...["--name", nodeName, "--token-file", tokenFile],
+    ]);
     processes.push(node);
     await node.waitForOutput(new RegExp(`node ${nodeName} is running`), startTimeoutMs);
     const kubectl = kubectlFor(kubeconfigPath);

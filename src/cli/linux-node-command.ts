@@ -32,6 +32,7 @@ const maxSeed = 2 ** 31 - 1;
 
 interface LinuxNodeArguments {
   serverUrl: string;
+  caPem?: string;
   nodeName: string;
   token: string;
   logLevel: LogLevel;
@@ -93,6 +94,7 @@ export async function runLinuxNode(parsed: LinuxNodeArguments, io: CommandIo): P
   }
   const agent = new LinuxNodeAgent({
     serverUrl: parsed.serverUrl,
+    ...(parsed.caPem === undefined ? {} : { caPem: parsed.caPem }),
     token: parsed.token,
     nodeName: parsed.nodeName,
     paths,

@@ -19,8 +19,9 @@ import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
 import { requireOrSkip } from "../host/linux/private-mount-namespace.ts";
 import { isProcessAlive } from "../host/linux/process-state.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
+import { fetchTrusting } from "../testing/fetch-trusting.ts";
 import { DataDir } from "./embedded/data-dir.ts";
-import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { KvolProcess, type StartedCluster, startedCluster } from "./testing/kvol-process.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 60_000;
@@ -39,10 +40,11 @@ class Api {
   constructor(
     readonly url: string,
     private readonly token: string,
+    private readonly fetch: StartedCluster["fetch"],
   ) {}
 
   async request(method: string, path: string, body?: unknown): Promise<Response> {
-    return fetch(`${this.url}${path}`, {
+    return this.fetch(`${this.url}${path}`, {
       method,
       headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -194,10 +196,20 @@ describe("a real node's containers: env, and adoption after the agent is killed"
     const nodeName = `lifecycle-${process.pid}`;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url } = await startedCluster(server, startTimeoutMs);
+    const { url, caFile, fetch } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dir);
-    const api = new Api(url, data.ensureAdminToken());
-    const nodeArgs = ["node", "--host", "linux", "--server", url, "--name", nodeName];
+    const api = new Api(url, data.ensureAdminToken(), fetch);
+    const nodeArgs = [
+      "node",
+      "--host",
+      "linux",
+      "--server",
+      url,
+      "--certificate-authority",
+      caFile,
+      "--name",
+      nodeName,
+    ];
     const startNode = async (): Promise<KvolProcess> => {
       const node = new KvolProcess([...nodeArgs, "--token-file", data.nodeTokenFile(nodeName), "--data-dir", dir]);
       processes.push(node);
@@ -352,8 +364,8 @@ describe("Ctrl-C of kvol up --host linux --nodes 2", () => {
       },
       2 * startTimeoutMs,
     );
-    const url = (ready[1] ?? "").replace(/^https:/, "http:");
-    const api = new Api(url, new DataDir(dir).ensureAdminToken());
+    const data = new DataDir(dir);
+    const api = new Api(ready[1] ?? "", data.ensureAdminToken(), fetchTrusting(readFileSync(data.caFile, "utf8")));
     await api.create("/api/v1/namespaces/default/configmaps", { metadata: { name: "settings" }, data: { a: "1" } });
     const volumes = [
       { name: "scratch", emptyDir: {} },

@@ -41,7 +41,7 @@ describe("kvol node --host linux", () => {
     if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url } = await startedCluster(server, startTimeoutMs);
+    const { url, caFile, fetch } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dir);
     const node = new KvolProcess([
       "node",
@@ -49,6 +49,8 @@ describe("kvol node --host linux", () => {
       "linux",
       "--server",
       url,
+      "--certificate-authority",
+      caFile,
       "--name",
       nodeName,
       "--token-file",
@@ -177,7 +179,7 @@ describe("kvol up --host linux", () => {
     const probe = await probeLinuxRuntime();
     if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
     up = new KvolProcess(["up", "--host", "linux", "--nodes", "1", "--port", "0", "--data-dir", dir]);
-    const { url } = await startedCluster(up, startTimeoutMs);
+    const { url, fetch } = await startedCluster(up, startTimeoutMs);
     await up.waitForOutput(/Ready: 1 real node\(s\) on this machine/, startTimeoutMs);
     const headers = {
       Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}`,
@@ -239,7 +241,7 @@ describe("kvol node --host linux without root", () => {
     if (!requireOrSkip(t, reason)) return;
     const kvolBin = fileURLToPath(new URL("../../bin/kvol.js", import.meta.url));
     const nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"];
-    const args = ["node", "--host", "linux", "--server", "http://127.0.0.1:1", "--name", "n1", "--token", "t"];
+    const args = ["node", "--host", "linux", "--server", "https://127.0.0.1:1", "--name", "n1", "--token", "t"];
     const run = spawnSync(setpriv, [...nobody, process.execPath, kvolBin, ...args], { encoding: "utf8" });
     assert.equal(run.status, 1, run.stderr);
     assert.match(

@@ -1,6 +1,7 @@
 /**
- * The cluster as separate processes: `kvol server` and two `kvol node` agents joining it over HTTP
- * with their own tokens, until a pod with a claim runs on one of them.
+ * The cluster as separate processes: `kvol server` and two `kvol node` agents joining it over HTTPS
+ * with their own tokens (one given --server and --certificate-authority, the other the server's
+ * kubeconfig with its own token), until a pod with a claim runs on one of them.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -56,10 +57,13 @@ describe("kvol server and kvol node arguments", () => {
         () => parseNodeArguments(["--server", "http://h", "--name", "n1", "--token", "t", "--host", "vm"]),
         /--host must be sim or linux, got "vm"/,
       );
-      assert.throws(() => parseNodeArguments(["--name", "n1", "--token", "t"]), /--server is required/);
+      assert.throws(
+        () => parseNodeArguments(["--name", "n1", "--token", "t"]),
+        /--server \(or --kubeconfig\) is required/,
+      );
       assert.throws(
         () => parseNodeArguments(["--server", "127.0.0.1", "--name", "n", "--token", "t"]),
-        /must be an http/,
+        /--server must be an https:\/\/ \(or http:\/\/\) URL, got "127.0.0.1"/,
       );
       assert.throws(
         () => parseNodeArguments(["--server", "http://h", "--name", "n1"]),
@@ -120,15 +124,17 @@ describe("kvol server with two kvol node processes", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("runs a pod with a claim on a node agent that joined over HTTP", async () => {
+  it("runs a pod with a claim on a node agent that joined over HTTPS", async () => {
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeNames.join(",")]);
     processes.push(server);
-    const { url } = await startedCluster(server, startTimeoutMs);
+    const { url, caFile, kubeconfigPath, fetch } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dir);
-    for (const name of nodeNames) {
-      const node = new KvolProcess(["node", "--server", url, "--name", name, "--token-file", data.nodeTokenFile(name)]);
-      processes.push(node);
-    }
+    const [first = "", second = ""] = nodeNames;
+    const joins = [
+      ["--server", url, "--certificate-authority", caFile, "--name", first, "--token-file", data.nodeTokenFile(first)],
+      ["--kubeconfig", kubeconfigPath, "--name", second, "--token-file", data.nodeTokenFile(second)],
+    ];
+    for (const join of joins) processes.push(new KvolProcess(["node", ...join]));
     const headers = { Authorization: `Bearer ${data.ensureAdminToken()}`, "Content-Type": "application/json" };
     const get = async (path: string): Promise<Record<string, unknown>> =>
       (await (await fetch(`${url}${path}`, { headers })).json()) as Record<string, unknown>;

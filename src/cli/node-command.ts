@@ -1,17 +1,18 @@
 /**
- * `kvol node --server URL --name N (--token T | --token-file F)`: one simulated node — a machine
- * with a real kubelet — joining the API server at URL over HTTP as `system:node:N`, until Ctrl-C
+ * `kvol node --server URL --certificate-authority CA --name N (--token T | --token-file F)`, or
+ * `kvol node --kubeconfig F --name N`: one simulated node — a machine with a real kubelet — joining
+ * the API server at URL over HTTPS as `system:node:N`, until Ctrl-C
  * or SIGTERM. Its token comes from the server's token file (`kvol server --node-tokens N` writes
  * it to DATA/node-tokens/N). Node restriction applies: it may write only its own Node and Lease and
  * the status of the pods bound to it.
  */
-import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { defaultCsiNodePlugins } from "../cmd/linux-node-agent.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { Logger, type LogLevel, stderrSink } from "../runtime/logger.ts";
 import { RealClock } from "../runtime/real-clock.ts";
+import { serverAccessFromFlags, serverFlagOptions, serverFlagsUsage } from "./client/server-flags.ts";
 import { type CommandIo, exitFailure, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { RemoteNode } from "./embedded/remote-node.ts";
 import { runLinuxNode } from "./linux-node-command.ts";
@@ -20,22 +21,17 @@ import { StoppedBeforeStart, startUnlessStopped } from "./start-unless-stopped.t
 import { StepProgress } from "./step-progress.ts";
 
 export const nodeUsage = `Usage:
-  kvol node --server URL[,URL…] --name N (--token T | --token-file F) [--log-level L]
-            [--host sim|linux] [--data-dir D] [--root-dir R] [--csi-node-plugins NAMES|none]
+  kvol node (--kubeconfig F | --server URL[,URL…] [--certificate-authority CA]) --name N
+            [--token T | --token-file F] [--log-level L] [--host sim|linux]
+            [--data-dir D] [--root-dir R] [--csi-node-plugins NAMES|none]
             [--kubelet-port P] [--node-ip IP] [--max-volumes-per-node N] [--fenceable-disks]
 
 Runs one simulated node (a machine with a real kubelet) joined to the API server at URL, until
 Ctrl-C. It authenticates as system:node:N; \`kvol server --node-tokens N\` makes its token and
-writes it to DATA/node-tokens/N.
+writes it to DATA/node-tokens/N, and the server's certificate authority is DATA/ca.crt.
 
-  --server URL,…    the API server, e.g. http://127.0.0.1:8080 (kvol's server answers HTTP and
-                    HTTPS on one port; use http:// here, the certificate is self-signed; a server
-                    on another machine accepts the token over http:// only when started with
-                    --insecure-http-tokens); with several, comma-separated, the node moves to the
-                    next when one cannot be reached
+${serverFlagsUsage}
   --name N          the node's name
-  --token T         its bearer token
-  --token-file F    a file holding its bearer token
   --log-level L     debug, info, warn (default) or error: the kubelet's log on stderr
   --host H          sim (default): a simulated machine; linux: this machine, with real mounts and
                     containers (needs root), in a mount namespace of its own
@@ -65,6 +61,8 @@ writes it to DATA/node-tokens/N.
 
 export interface NodeArguments {
   serverUrl: string;
+  /** The certificate authority of an https:// server (PEM); the system's when absent. */
+  caPem?: string;
   nodeName: string;
   token: string;
   logLevel: LogLevel;
@@ -83,15 +81,6 @@ export interface NodeArguments {
 
 const maxPort = 65_535;
 const logLevels = new Set(["debug", "info", "warn", "error"]);
-
-function tokenFrom(token: string | undefined, tokenFile: string | undefined): string {
-  if (token !== undefined && tokenFile !== undefined) throw new Error("give --token or --token-file, not both");
-  if (token !== undefined) return token;
-  if (tokenFile === undefined) throw new Error("--token or --token-file is required");
-  const text = readFileSync(tokenFile, "utf8").trim();
-  if (text === "") throw new Error(`--token-file ${tokenFile} is empty`);
-  return text;
-}
 
 function hostKind(text: string | undefined): "sim" | "linux" {
   if (text === undefined || text === "sim" || text === "linux") return text ?? "sim";
@@ -118,10 +107,8 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
     allowPositionals: true,
     strict: true,
     options: {
-      server: { type: "string" },
+      ...serverFlagOptions,
       name: { type: "string" },
-      token: { type: "string" },
-      "token-file": { type: "string" },
       "log-level": { type: "string" },
       host: { type: "string" },
       "data-dir": { type: "string" },
@@ -136,10 +123,9 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
   });
   if (values.help) return { help: true };
   if (positionals.length > 0) throw new Error(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  if (values.server === undefined) throw new Error("--server is required");
-  for (const url of values.server.split(",")) {
-    if (!/^https?:\/\//.test(url.trim())) throw new Error(`--server must be an http:// or https:// URL, got "${url}"`);
-  }
+  const access = serverAccessFromFlags(values);
+  if (access === undefined) throw new Error("--server (or --kubeconfig) is required");
+  if (access.token === undefined) throw new Error("--token or --token-file is required (or a kubeconfig with a token)");
   if (values.name === undefined || values.name === "") throw new Error("--name is required");
   const host = hostKind(values.host);
   const maxVolumes = values["max-volumes-per-node"];
@@ -154,9 +140,10 @@ export function parseNodeArguments(argv: readonly string[]): NodeArguments | { h
   const logLevel = values["log-level"] ?? "warn";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   return {
-    serverUrl: values.server,
+    serverUrl: access.serverUrl,
+    ...(access.caPem === undefined ? {} : { caPem: access.caPem }),
     nodeName: values.name,
-    token: tokenFrom(values.token, values["token-file"]),
+    token: access.token,
     logLevel: logLevel as LogLevel,
     host,
     dataDir: values["data-dir"],

@@ -20,6 +20,7 @@ import { HttpClient } from "../api/client/http-client.ts";
 import { testPod } from "../api/client/testing/test-api.ts";
 import { createMemoryStore } from "../api/store/memory-store.ts";
 import { type RunningApiServer, startApiServer } from "../apiserver/server.ts";
+import { testTls } from "../apiserver/testing/test-tls.ts";
 import { killCgroup, removeCgroup } from "../cri/linux/container-cgroup.ts";
 import { fuseDriverName } from "../csi/drivers/common/constants.ts";
 import { type LocalS3Server, startLocalS3Server } from "../csi/drivers/fuse/testing/local-s3-server.ts";
@@ -249,7 +250,18 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
     const noCgroup2 = "no cgroup2 hierarchy is mounted (at /sys/fs/cgroup or /sys/fs/cgroup/unified)";
     if (!requireOrSkip(t, cgroup2Mount === undefined ? noCgroup2 : undefined) || cgroup2Mount === undefined) return;
     const store = createMemoryStore({ clock, random: new Rng(3).stream("store") });
-    server = await startApiServer({ store, clock, logger: new Logger({ clock, sink: new MemorySink() }), port: 0 });
+    // Over HTTPS, as kvol's clients speak to a server: the plugin trusts the CA given in --certificate-authority.
+    const { tls, caPem } = testTls(clock.now());
+    server = await startApiServer({
+      tls,
+      store,
+      clock,
+      logger: new Logger({ clock, sink: new MemorySink() }),
+      port: 0,
+    });
+    const serverUrl = server.secureUrl ?? "";
+    const caFile = join(scratch, "ca.crt");
+    await writeFile(caFile, caPem);
     const endpoint = unixEndpoint(join(scratch, "csi.sock"));
     const pluginArgs = [
       "--endpoint",
@@ -259,7 +271,9 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
       "--state-dir",
       join(scratch, "state"),
       "--server",
-      server.url,
+      serverUrl,
+      "--certificate-authority",
+      caFile,
       "--kubelet-root-dir",
       join(scratch, "kubelet"),
       ...variant.pluginArgs,
@@ -275,7 +289,7 @@ inPrivateMountNamespace(import.meta.filename, "seed 003 on a real node: fuse.csi
       createRequest("pvc-seed-003", { volumeCapabilities: [readWriteMany] }),
     );
     const volumeId = volume?.volumeId ?? "";
-    const api = new HttpClient({ url: server.url });
+    const api = new HttpClient({ url: serverUrl, caPem });
     await api.persistentVolumes.create({
       apiVersion: "v1",
       kind: "PersistentVolume",

@@ -4,7 +4,7 @@
  * `kvol node`, each authenticating as `system:node:<name>` with its own token:
  *
  *   kvol server --data-dir D --node-tokens node-a,node-b
- *   kvol node --server http://127.0.0.1:8080 --name node-a --token-file D/node-tokens/node-a
+ *   kvol node --server https://127.0.0.1:8080 --certificate-authority D/ca.crt --name node-a --token-file D/node-tokens/node-a
  *
  * A token can also be added later as a line of D/tokens.csv (`TOKEN,system:node:NAME,UID,"system:nodes"`);
  * the server reads the file again when it meets a token it does not know.
@@ -52,9 +52,8 @@ Starts the API server and every controller, without nodes, until Ctrl-C. Nodes j
   --audit-log-path F append every write to the API (refused ones too) to file F, one
                      audit.k8s.io/v1 Event per line (level Metadata)
   --insecure-http-tokens
-                     accept bearer tokens over plain HTTP from other machines (by default only
-                     over HTTPS, or over plain HTTP from this machine: nodes on other machines
-                     then need this flag, or a TLS tunnel, to join with an http:// --server)
+                     accept bearer tokens over plain HTTP too (by default only over HTTPS: nodes
+                     join with --server https://… --certificate-authority D/ca.crt)
 ${fenceAfterUsage}
   --fence-disks-dir D
                      the disks directory (--state-dir) of a disk.csi.kvol.io controller on this
@@ -204,6 +203,7 @@ export async function runServerCommand(argv: readonly string[], io: CommandIo = 
         `leader election: candidate ${embedded.leaderIdentity} for the Leases kube-system/kube-controller-manager, kube-system/kube-scheduler and the CSI sidecars'\n`,
       );
     }
-    return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.url} --name ${example} --token-file ${tokenFile}\n`;
+    const trust = `--certificate-authority ${embedded.dataDir.caFile}`;
+    return `${lines.join("")}Start a node:\n  kvol node --server ${embedded.kubeconfigUrl} ${trust} --name ${example} --token-file ${tokenFile}\n`;
   });
 }

@@ -85,7 +85,7 @@ describe("kvol server on etcd over TLS", { skip: suiteSkip("kvol server on etcd 
     try {
       await server.ready(startTimeoutMs);
       const url = server.url();
-      const answer = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
+      const answer = await server.fetch(`${url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
         headers: {
           Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}`,

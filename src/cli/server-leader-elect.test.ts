@@ -42,7 +42,7 @@ describe("kvol server --leader-elect", () => {
         const headers = { Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}` };
         const holder = async (lease = "kube-controller-manager") => {
           const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${lease}`;
-          const answer = await fetch(`${url}${leasePath}`, { headers });
+          const answer = await server.fetch(`${url}${leasePath}`, { headers });
           if (answer.status === 404) return undefined;
           return ((await answer.json()) as { spec?: { holderIdentity?: string } }).spec?.holderIdentity;
         };

@@ -37,7 +37,7 @@ describe("kvol up after SIGKILL", () => {
 
   it("keeps every acknowledged object", async () => {
     const first = start();
-    const { url } = await startedCluster(first, startTimeoutMs);
+    const { url, fetch } = await startedCluster(first, startTimeoutMs);
     await first.waitForOutput(/Ready: 1 node/, startTimeoutMs);
     const token = new DataDir(dir).ensureAdminToken();
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
@@ -76,13 +76,13 @@ describe("kvol up after SIGKILL", () => {
     const second = start();
     const restarted = await startedCluster(second, startTimeoutMs);
     await second.waitForOutput(/Ready: 1 node/, startTimeoutMs);
-    const list = (await (await fetch(`${restarted.url}${configMaps}`, { headers })).json()) as {
+    const list = (await (await restarted.fetch(`${restarted.url}${configMaps}`, { headers })).json()) as {
       items: { metadata: { name: string } }[];
     };
     const stored = new Set(list.items.map((item) => item.metadata.name));
     const lost = ackedAtKill.filter((name) => !stored.has(name));
     assert.deepEqual(lost, [], `acknowledged but lost after the restart (${ackedAtKill.length} acknowledged)`);
-    const nodes = (await (await fetch(`${restarted.url}/api/v1/nodes`, { headers })).json()) as {
+    const nodes = (await (await restarted.fetch(`${restarted.url}/api/v1/nodes`, { headers })).json()) as {
       items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[] } }[];
     };
     const node = nodes.items.find((item) => item.metadata.name === "node-1");

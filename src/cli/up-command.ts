@@ -36,8 +36,8 @@ import { runUpLinux } from "./up-linux-command.ts";
 export const auditLogUsage = `  --audit-log-path F  append every write to the API (create, update, patch, delete; refused ones
                   too) to file F, one audit.k8s.io/v1 Event per line (level Metadata)
   --insecure-http-tokens
-                  accept bearer tokens over plain HTTP from other machines (by default a token
-                  is accepted only over HTTPS, or over plain HTTP from this machine's loopback)`;
+                  accept bearer tokens over plain HTTP too (by default a token is accepted only
+                  over HTTPS, checked against DATA/ca.crt; over plain HTTP it gets a 401)`;
 
 export const upUsage = `Usage:
   kvol up [--nodes N] [--speed S] [--port P] [--address A] [--data-dir D | --ephemeral] [--etcd] [--verbose]

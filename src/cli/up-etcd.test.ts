@@ -3,13 +3,14 @@
  * stops etcd; starting again resumes from it. Without the binary, a refusal naming the package.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { etcdTestOptions } from "../api/store/testing/etcd-test-server.ts";
+import { fetchTrusting } from "../testing/fetch-trusting.ts";
 import type { CommandIo } from "./command-io.ts";
-import { DataDir, plainHttpUrl } from "./embedded/data-dir.ts";
+import { DataDir } from "./embedded/data-dir.ts";
 import { findEtcdBinary } from "./embedded/local-etcd.ts";
 import { waitFor } from "./testing/wait-for.ts";
 import { parseUpArguments, runUpCommand } from "./up-command.ts";
@@ -77,13 +78,13 @@ describe("kvol up --etcd", etcdTestOptions(), () => {
     const etcdUrl = /objects are kept in etcd at (http:\/\/127\.0\.0\.1:\d+)/.exec(first.stdout())?.[1];
     assert.ok(etcdUrl, first.stdout());
     assert.ok(existsSync(join(dir, "etcd", "member")), "etcd's data is in DATA/etcd");
-    const apiUrl = (run: ReturnType<typeof runUp>) =>
-      plainHttpUrl(/^API server: (\S+)$/m.exec(run.stdout())?.[1] ?? "");
+    const apiUrl = (run: ReturnType<typeof runUp>) => /^API server: (\S+)$/m.exec(run.stdout())?.[1] ?? "";
+    const trusted = fetchTrusting(readFileSync(new DataDir(dir).caFile, "utf8"));
     const headers = {
       Authorization: `Bearer ${new DataDir(dir).ensureAdminToken()}`,
       "Content-Type": "application/json",
     };
-    const created = await fetch(`${apiUrl(first)}/api/v1/namespaces/default/configmaps`, {
+    const created = await trusted(`${apiUrl(first)}/api/v1/namespaces/default/configmaps`, {
       method: "POST",
       headers,
       body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { k: "v" } }),
@@ -96,7 +97,10 @@ describe("kvol up --etcd", etcdTestOptions(), () => {
     const second = runUp(args);
     await waitFor("kvol up ready again", () => /Ready: 1 node/.test(second.stdout()) || undefined, startTimeoutMs);
     assert.match(second.stdout(), new RegExp(`objects are kept in etcd at ${etcdUrl}`));
-    const read = await fetch(`${apiUrl(second)}/api/v1/namespaces/default/configmaps/kept`, { headers });
+    const read = await fetchTrusting(readFileSync(new DataDir(dir).caFile, "utf8"))(
+      `${apiUrl(second)}/api/v1/namespaces/default/configmaps/kept`,
+      { headers },
+    );
     assert.equal(read.status, 200);
     assert.deepEqual(((await read.json()) as { data?: unknown }).data, { k: "v" });
     assert.equal(await second.stop(), 0);

@@ -33,10 +33,15 @@ interface NodeProcess {
   exited: Promise<number | null>;
 }
 
+interface NodeAccess {
+  serverUrl: string;
+  caFile: string;
+  tokenFile: string;
+}
+
 function startNodeProcess(
   name: string,
-  serverUrl: string,
-  tokenFile: string,
+  access: NodeAccess,
   dataDir: string,
   extraArgs: readonly string[],
 ): NodeProcess {
@@ -45,15 +50,8 @@ function startNodeProcess(
   const log = openSync(join(nodeDir, "node.log"), "a");
   const script = process.argv[1] ?? "";
   const args = [
-    "node",
-    "--host",
-    "linux",
-    "--server",
-    serverUrl,
-    "--name",
-    name,
-    "--token-file",
-    tokenFile,
+    ...["node", "--host", "linux", "--server", access.serverUrl, "--certificate-authority", access.caFile],
+    ...["--name", name, "--token-file", access.tokenFile],
     ...extraArgs,
   ];
   // A process group of its own: a terminal's Ctrl-C reaches `kvol up` only, which stops each node once.
@@ -110,7 +108,8 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
       bundledCsiControllersOutside: true,
       fencers: fencing.fencers,
       progress,
-      onListening: (started) => io.stdout(`API server: ${started.url}\nkubeconfig: ${started.kubeconfigPath}\n`),
+      onListening: (started) =>
+        io.stdout(`API server: ${started.kubeconfigUrl}\nkubeconfig: ${started.kubeconfigPath}\n`),
     });
   } catch (error) {
     io.stderr(`kvol up: ${errorMessage(error)}\n`);
@@ -134,7 +133,9 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   try {
     for (let index = 0; index < parsed.nodeCount; index++) {
       const name = nodeNameFor(index);
-      const node = startNodeProcess(name, embedded.url, embedded.dataDir.ensureNodeToken(name), dataDir, nodeArgs);
+      const tokenFile = embedded.dataDir.ensureNodeToken(name);
+      const access = { serverUrl: embedded.kubeconfigUrl, caFile: embedded.dataDir.caFile, tokenFile };
+      const node = startNodeProcess(name, access, dataDir, nodeArgs);
       nodes.push(node);
       await progress.step(`${name} started on this machine`, () => nodeRunning(node, dataDir));
     }

@@ -42,6 +42,8 @@ export const nodesCgroupDirName = "kvol";
 export const csiPluginsCgroupSuffix = "-csi-plugins";
 /** The node's token, for the plugins that read the API (mode 0600), in the plugins' directory. */
 const pluginTokenFileName = "token";
+/** The API server's certificate authority, for the same plugins, beside the token. */
+const pluginCaFileName = "ca.crt";
 /** Hex digits of the root directory's hash in a node's cgroup name. */
 const rootHashHexDigits = 8;
 
@@ -104,6 +106,8 @@ export async function requireLinuxNodeEnvironment(): Promise<LinuxRuntimeEnviron
 
 export interface LinuxNodeAgentOptions {
   serverUrl: string;
+  /** The certificate authority of an https:// server (PEM); the CSI node plugins get it as a file. */
+  caPem?: string;
   token: string;
   nodeName: string;
   paths: LinuxNodePaths;
@@ -145,7 +149,11 @@ export class LinuxNodeAgent {
     this.service = service;
     this.runtime = new CriContainerRuntime({ service, clock, podLogsDir: paths.podLogsDir });
     this.kubelet = new Kubelet({
-      client: new HttpClient({ url: options.serverUrl, bearerToken: options.token }),
+      client: new HttpClient({
+        url: options.serverUrl,
+        bearerToken: options.token,
+        ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
+      }),
       clock,
       rng: rng.stream("kubelet"),
       logger: options.logger,
@@ -164,7 +172,11 @@ export class LinuxNodeAgent {
       pluginsDir: paths.csiPluginsDir,
       stateDirOf: (driverName) => bundledDriverStateDir(paths.dataDir, driverName),
       cgroupDir: `${this.cgroupRoot}${csiPluginsCgroupSuffix}`,
-      apiAccess: { serverUrl: options.serverUrl, tokenFile: join(paths.csiPluginsDir, pluginTokenFileName) },
+      apiAccess: {
+        serverUrl: options.serverUrl,
+        tokenFile: join(paths.csiPluginsDir, pluginTokenFileName),
+        ...(options.caPem === undefined ? {} : { caFile: join(paths.csiPluginsDir, pluginCaFileName) }),
+      },
       ...(options.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: options.maxVolumesPerNode }),
       ...(options.fenceableDisks ? { fenceableDisks: true } : {}),
       kvolCommand: options.kvolCommand ?? thisKvolCommand(),
@@ -196,6 +208,9 @@ export class LinuxNodeAgent {
     await writeFile(join(this.options.paths.csiPluginsDir, pluginTokenFileName), `${this.options.token}\n`, {
       mode: 0o600,
     });
+    if (this.options.caPem !== undefined) {
+      await writeFile(join(this.options.paths.csiPluginsDir, pluginCaFileName), this.options.caPem, { mode: 0o600 });
+    }
     // Before the kubelet: a plugin left in another mount namespace is replaced before it is seen.
     await this.csiPlugins.start();
     await this.kubelet.start();

@@ -62,7 +62,7 @@ export interface NodeCsiPluginsOptions {
   /** Where each plugin gets a cgroup of its own, `<dir>/<driver>`; without it they share the agent's. */
   cgroupDir?: string;
   /** The API server, for the plugins that re-establish mounts on restart (fuse.csi.kvol.io). */
-  apiAccess?: { serverUrl: string; tokenFile: string };
+  apiAccess?: { serverUrl: string; tokenFile: string; caFile?: string };
   /** `--max-volumes-per-node` for every plugin: its NodeGetInfo max_volumes_per_node (each driver's default when absent). */
   maxVolumesPerNode?: number;
   /** disk.csi.kvol.io's plugin attaches through device-mapper devices (`--fenceable`), as its controller must. */
@@ -168,11 +168,15 @@ export class NodeCsiPlugins {
     return true;
   }
 
-  /** `--server`, `--token-file` and `--kubelet-root-dir` for a plugin that re-establishes its mounts. */
+  /** `--server`, `--certificate-authority`, `--token-file` and `--kubelet-root-dir` for a plugin that re-establishes its mounts. */
   private apiArguments(driverName: string): string[] {
     const access = this.options.apiAccess;
     if (access === undefined || driverName !== fuseDriverName) return [];
-    return ["--server", access.serverUrl, "--token-file", access.tokenFile, "--kubelet-root-dir", this.options.rootDir];
+    const ca = access.caFile === undefined ? [] : ["--certificate-authority", access.caFile];
+    return [
+      ...["--server", access.serverUrl, ...ca, "--token-file", access.tokenFile],
+      ...["--kubelet-root-dir", this.options.rootDir],
+    ];
   }
 
   /** `--max-volumes-per-node` and, for the disk driver, `--fenceable`, when the node was given them. */

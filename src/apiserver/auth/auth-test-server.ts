@@ -1,17 +1,21 @@
 /**
  * The fixture of the authentication and node restriction tests: a memory store served with token
- * authentication, a client per user (an administrator, two node agents, a user without a role),
- * and a raw `call` helper for exact status codes and Status bodies.
+ * authentication over TLS (tokens travel over TLS only), a client per user (an administrator, two
+ * node agents, a user without a role), and a raw `call` helper for exact status codes and Status
+ * bodies, each trusting the server's certificate authority.
  */
 import { HttpClient } from "../../api/client/http-client.ts";
 import type { KubeStore } from "../../api/store/kube-store.ts";
 import { createMemoryStore } from "../../api/store/memory-store.ts";
 import { Logger, MemorySink } from "../../runtime/logger.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
+import { RealClock } from "../../runtime/real-clock.ts";
 import { Rng } from "../../runtime/rng.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
+import { fetchTrusting } from "../../testing/fetch-trusting.ts";
 import type { AuditSink } from "../audit/audit-log.ts";
 import { type RunningApiServer, startApiServer } from "../server.ts";
+import { testTls } from "../testing/test-tls.ts";
 import type { ServerExtension } from "./access.ts";
 import { type Authenticator, StaticTokenAuthenticator } from "./token-authenticator.ts";
 import type { TokenEntry } from "./token-file.ts";
@@ -37,6 +41,9 @@ interface RawAnswer {
 export interface AuthTestServer {
   store: KubeStore;
   server: RunningApiServer;
+  /** The server's `https://` address, and the certificate authority its certificate chains to. */
+  secureUrl: string;
+  caPem: string;
   logs: MemorySink;
   admin: HttpClient;
   nodeA: HttpClient;
@@ -60,6 +67,8 @@ interface AuthTestServerOptions {
   audit?: AuditSink;
   /** A small window makes 410 Gone easy to reach. */
   historyWindowRevisions?: number;
+  /** `--insecure-http-tokens`: tokens accepted over plain HTTP too. */
+  insecureHttpTokens?: boolean;
 }
 
 export async function startAuthTestServer(options: AuthTestServerOptions = {}): Promise<AuthTestServer> {
@@ -71,7 +80,10 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
   });
   const logs = new MemorySink();
   const logger = new Logger({ clock, sink: logs, level: "debug" });
+  const { tls, caPem } = testTls(new RealClock().now());
   const server = await startApiServer({
+    tls,
+    ...(options.insecureHttpTokens === true ? { insecureHttpTokens: true } : {}),
     store,
     clock,
     logger,
@@ -81,6 +93,8 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.audit === undefined ? {} : { audit: options.audit }),
   });
+  const secureUrl = server.secureUrl ?? "";
+  const trustingFetch = fetchTrusting(caPem);
   const call = async (
     method: string,
     path: string,
@@ -96,16 +110,18 @@ export async function startAuthTestServer(options: AuthTestServerOptions = {}): 
       init.body = typeof body === "string" ? body : JSON.stringify(body);
       headers["Content-Type"] = contentType;
     }
-    const response = await fetch(`${server.url}${path}`, init);
+    const response = await trustingFetch(`${secureUrl}${path}`, init);
     const text = await response.text();
     return { status: response.status, body: text.startsWith("{") ? JSON.parse(text) : { text } };
   };
   return {
     store,
     server,
+    secureUrl,
+    caPem,
     logs,
-    admin: new HttpClient({ url: server.url, bearerToken: adminToken }),
-    nodeA: new HttpClient({ url: server.url, bearerToken: nodeATokenValue }),
+    admin: new HttpClient({ url: secureUrl, bearerToken: adminToken, caPem }),
+    nodeA: new HttpClient({ url: secureUrl, bearerToken: nodeATokenValue, caPem }),
     call,
     close: async () => {
       await server.close();

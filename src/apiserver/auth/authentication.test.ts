@@ -3,6 +3,7 @@ import { appendFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
+import { fetchTrusting } from "../../testing/fetch-trusting.ts";
 import {
   type AuthTestServer,
   adminToken,
@@ -44,11 +45,34 @@ describe("bearer token authentication", () => {
         code: 401,
       });
     }
-    const notBearer = await fetch(`${t.server.url}${namespaces}`, {
+    const notBearer = await fetchTrusting(t.caPem)(`${t.secureUrl}${namespaces}`, {
       headers: { Authorization: `Basic ${adminToken}` },
     });
     assert.equal(notBearer.status, 401);
     assert.equal(t.store.revision(), revision);
+  });
+
+  it("refuses a token over plain HTTP, from this machine too, saying how to connect; without a token the answer is as over TLS", async () => {
+    t = await startAuthTestServer();
+    const plain = await fetch(`${t.server.url}${namespaces}`, { headers: { Authorization: `Bearer ${adminToken}` } });
+    assert.equal(plain.status, 401);
+    const status = (await plain.json()) as { message: string; reason: string };
+    assert.equal(status.reason, "Unauthorized");
+    assert.equal(
+      status.message,
+      "bearer tokens are not accepted over plain HTTP: connect with https:// on the same port, trusting the server's certificate authority (the kubeconfig's server and certificate-authority-data, or --server https://… --certificate-authority DATA/ca.crt), or start the server with --insecure-http-tokens",
+    );
+    assert.equal((await fetch(`${t.server.url}/healthz`)).status, 200);
+    assert.equal((await fetch(`${t.server.url}${namespaces}`)).status, 401);
+    assert.equal((await t.call("GET", namespaces, adminToken)).status, 200, "the same token over TLS");
+  });
+
+  it("accepts a token over plain HTTP when started with --insecure-http-tokens", async () => {
+    t = await startAuthTestServer({ insecureHttpTokens: true });
+    const plain = await fetch(`${t.server.url}${namespaces}`, { headers: { Authorization: `Bearer ${adminToken}` } });
+    assert.equal(plain.status, 200);
+    const unknown = await fetch(`${t.server.url}${namespaces}`, { headers: { Authorization: "Bearer nobody-knows" } });
+    assert.equal(unknown.status, 401, "still authenticated");
   });
 
   it("serves an administrator's requests (200, 201)", async () => {

@@ -8,7 +8,7 @@ import { parseTokenFile } from "../../apiserver/auth/token-file.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
 import { loadClusterAccess } from "../client/kubeconfig.ts";
 import { waitFor } from "../testing/wait-for.ts";
-import { DataDir, isZombie, plainHttpUrl } from "./data-dir.ts";
+import { DataDir, isZombie } from "./data-dir.ts";
 
 describe("data directory", () => {
   let dir: string;
@@ -46,7 +46,6 @@ describe("data directory", () => {
     assert.equal(access.server, "https://127.0.0.1:6443");
     assert.equal(access.token, "tok");
     assert.equal(access.caPem, "-----BEGIN CERTIFICATE-----\nx\n");
-    assert.equal(plainHttpUrl("https://127.0.0.1:6443"), "http://127.0.0.1:6443");
   });
 
   it("refuses a directory a live process holds, and takes over one a dead process left", () => {

@@ -303,11 +303,3 @@ function kubeconfigText(url: string, token: string, caPem: string): string {
     preferences: {},
   });
 }
-
-/**
- * The plain-HTTP address of the same server: kvol's API server answers HTTP and HTTPS on one
- * port, and kvol's own clients use HTTP there (the kubeconfig names HTTPS for kubectl).
- */
-export function plainHttpUrl(server: string): string {
-  return server.replace(/^https:/, "http:");
-}

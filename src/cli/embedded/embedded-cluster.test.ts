@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { RealClock } from "../../runtime/real-clock.ts";
+import { fetchTrusting } from "../../testing/fetch-trusting.ts";
 import { capturedIo } from "../client/testing/cli-test-support.ts";
 import { runFaultCommand } from "../fault-command.ts";
 import { runSpeedCommand } from "../speed-command.ts";
@@ -32,10 +33,12 @@ describe("embedded cluster", () => {
   let dir: string;
   let embedded: EmbeddedCluster;
   let adminToken: string;
+  /** fetch trusting the cluster's CA: tokens travel over TLS only. */
+  let trusted: ReturnType<typeof fetchTrusting>;
   const output: string[] = [];
 
   async function call(method: string, path: string, body?: unknown, token = adminToken): Promise<Answer> {
-    const response = await fetch(`${embedded.url}${path}`, {
+    const response = await trusted(`${embedded.kubeconfigUrl}${path}`, {
       method,
       headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -58,6 +61,7 @@ describe("embedded cluster", () => {
       onListening: () => undefined,
     });
     adminToken = embedded.dataDir.ensureAdminToken();
+    trusted = fetchTrusting(readFileSync(embedded.dataDir.caFile, "utf8"));
   });
   after(async () => {
     await embedded.stop();
@@ -158,7 +162,7 @@ describe("embedded cluster", () => {
     // cluster's: at 1000×, 2.5 s of wall time is 41 minutes of the cluster's.
     assert.equal(await runSpeedCommand(["1000"], io), 0, io.stderr);
     const abort = new AbortController();
-    const watch = await fetch(`${embedded.url}/api/v1/namespaces/default/configmaps?watch=1`, {
+    const watch = await trusted(`${embedded.kubeconfigUrl}/api/v1/namespaces/default/configmaps?watch=1`, {
       headers: { Authorization: `Bearer ${adminToken}` },
       signal: abort.signal,
     });
@@ -197,7 +201,7 @@ describe("embedded cluster", () => {
       data: { key: `!${secretText}` },
     });
     assert.equal(refused.status, 422);
-    const patched = await fetch(`${embedded.url}/api/v1/namespaces/default/secrets/credentials`, {
+    const patched = await trusted(`${embedded.kubeconfigUrl}/api/v1/namespaces/default/secrets/credentials`, {
       method: "PATCH",
       headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/merge-patch+json" },
       body: JSON.stringify({ stringData: { other: secretText } }),

@@ -184,7 +184,7 @@ export class EmbeddedCluster {
 
   /** The web UI, the administrator's token in the fragment (the page keeps it; browsers never send a fragment). */
   get webUiUrl(): string {
-    return `${this.server.url}${uiPathPrefix}#token=${this.dataDir.ensureAdminToken()}`;
+    return `${this.kubeconfigUrl}${uiPathPrefix}#token=${this.dataDir.ensureAdminToken()}`;
   }
 
   /** The pace of the cluster's clock: virtual milliseconds per wall-clock millisecond. */
@@ -351,7 +351,7 @@ export class EmbeddedCluster {
         faultEndpoint(cluster, cluster.logger.with({ component: "kvol-fault" })),
         speedEndpoint(speedControl, cluster.logger.with({ component: "kvol-speed" })),
         uiEndpoint(),
-        whyEndpoint({ serverUrl: () => ownUrl, nowMs: () => real.now() }),
+        whyEndpoint({ serverUrl: () => ownUrl, serverCaPem: () => ca.certificatePem, nowMs: () => real.now() }),
         // The debug states are read in real time, as the page that shows them runs.
         liveStreamEndpoint({ feedClock: real }),
       ],
@@ -361,7 +361,7 @@ export class EmbeddedCluster {
       ...(audit === undefined ? {} : { audit }),
       ...(options.insecureHttpTokens === true ? { insecureHttpTokens: true } : {}),
     });
-    ownUrl = server.url;
+    ownUrl = server.secureUrl ?? server.url;
     undo.push(() => server.close());
     const listening = new URL(server.url);
     await reconcileKubernetesService(cluster.store, {

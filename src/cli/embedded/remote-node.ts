@@ -1,5 +1,5 @@
 /**
- * One simulated node joined to an API server over HTTP — what `kvol node` runs: a machine of its
+ * One simulated node joined to an API server over HTTPS — what `kvol node` runs: a machine of its
  * own simulated world (SimHost) with a real kubelet on it (SimNodeAgent), talking to the server
  * through HttpClient as `system:node:<name>`, on the wall clock. Its kubelet server (logs, and
  * exec running the simulated command) listens on a real port, reported in the Node's status.
@@ -26,6 +26,8 @@ const maxSeed = 2 ** 31 - 1;
 
 interface RemoteNodeOptions {
   serverUrl: string;
+  /** The certificate authority of an https:// server (PEM). */
+  caPem?: string;
   nodeName: string;
   token: string;
   clock: RealClock;
@@ -74,7 +76,11 @@ export class RemoteNode {
     }
     const agent = new SimNodeAgent({
       host: this.host,
-      client: new HttpClient({ url: options.serverUrl, bearerToken: options.token }),
+      client: new HttpClient({
+        url: options.serverUrl,
+        bearerToken: options.token,
+        ...(options.caPem === undefined ? {} : { caPem: options.caPem }),
+      }),
       clock: options.clock,
       rng: this.rng.stream(`node-agent/${options.nodeName}`),
       logger: options.logger,

@@ -2,8 +2,10 @@
  * `kvol server` run inside the test's own process (runServerCommand with a CommandIo that keeps
  * its output): wait until it serves, read its address and kubeconfig, stop it as SIGTERM would.
  */
+import { readFileSync } from "node:fs";
+import { fetchTrusting } from "../../testing/fetch-trusting.ts";
 import type { CommandIo } from "../command-io.ts";
-import { plainHttpUrl } from "../embedded/data-dir.ts";
+import { DataDir } from "../embedded/data-dir.ts";
 import { runServerCommand } from "../server-command.ts";
 import { waitFor } from "./wait-for.ts";
 
@@ -14,11 +16,19 @@ export interface InProcessServer {
   running: Promise<number>;
   /** Resolves once the server printed that it is ready. */
   ready(timeoutMs: number): Promise<void>;
-  /** The plain-HTTP address of the printed (HTTPS) one, for tests without its certificate authority. */
+  /** The printed `https://` address. */
   url(): string;
+  /** `fetch` trusting the data directory's CA (`ca.crt`), for requests to url(). */
+  fetch(input: string | URL, init?: RequestInit): Promise<Response>;
   kubeconfigPath(): string;
   /** Asks it to stop (SIGTERM) and resolves with its exit status. */
   stop(): Promise<number>;
+}
+
+function dataDirOf(args: readonly string[]): string {
+  const dir = args[args.indexOf("--data-dir") + 1];
+  if (!args.includes("--data-dir") || dir === undefined) throw new Error("runServerInProcess needs --data-dir");
+  return dir;
 }
 
 export function runServerInProcess(args: readonly string[]): InProcessServer {
@@ -42,7 +52,8 @@ export function runServerInProcess(args: readonly string[]): InProcessServer {
     ready: async (timeoutMs) => {
       await waitFor("kvol server ready", () => /Ready: 0 node/.test(stdout) || undefined, timeoutMs);
     },
-    url: () => plainHttpUrl(/^API server: (\S+)$/m.exec(stdout)?.[1] ?? ""),
+    url: () => /^API server: (\S+)$/m.exec(stdout)?.[1] ?? "",
+    fetch: (input, init) => fetchTrusting(readFileSync(new DataDir(dataDirOf(args)).caFile, "utf8"))(input, init),
     kubeconfigPath: () => /^kubeconfig: (\S+)$/m.exec(stdout)?.[1] ?? "",
     stop: async () => {
       stop("SIGTERM");

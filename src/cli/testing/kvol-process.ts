@@ -3,8 +3,11 @@
  * output collected, a way to wait for a line, and a clean or brutal end.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { plainHttpUrl } from "../embedded/data-dir.ts";
+import { fetchTrusting } from "../../testing/fetch-trusting.ts";
+import { caFileName } from "../embedded/constants.ts";
 import { waitFor } from "./wait-for.ts";
 
 const kvolBin = fileURLToPath(new URL("../../../bin/kvol.js", import.meta.url));
@@ -68,16 +71,24 @@ export class KvolProcess {
   }
 }
 
-/**
- * The address and kubeconfig path `kvol up` and `kvol server` print first: `url` is the plain-HTTP
- * form of the printed (kubeconfig's HTTPS) address, which the same port answers, for tests that
- * call the server without its certificate authority.
- */
-export async function startedCluster(
-  kvol: KvolProcess,
-  timeoutMs: number,
-): Promise<{ url: string; kubeconfigUrl: string; kubeconfigPath: string }> {
+export interface StartedCluster {
+  /** The API server's `https://` address (the kubeconfig's). */
+  url: string;
+  kubeconfigUrl: string;
+  kubeconfigPath: string;
+  /** The certificate authority the server's certificate chains to, and its file (DATA/ca.crt). */
+  caPem: string;
+  caFile: string;
+  /** `fetch` trusting that CA: bearer tokens go over TLS only. */
+  fetch: (input: string | URL, init?: RequestInit) => Promise<Response>;
+}
+
+/** The address and kubeconfig path `kvol up` and `kvol server` print first, and their CA. */
+export async function startedCluster(kvol: KvolProcess, timeoutMs: number): Promise<StartedCluster> {
   const match = await kvol.waitForOutput(/API server: (\S+)\nkubeconfig: (\S+)\n/, timeoutMs);
   const kubeconfigUrl = match[1] ?? "";
-  return { url: plainHttpUrl(kubeconfigUrl), kubeconfigUrl, kubeconfigPath: match[2] ?? "" };
+  const kubeconfigPath = match[2] ?? "";
+  const caFile = join(dirname(kubeconfigPath), caFileName);
+  const caPem = readFileSync(caFile, "utf8");
+  return { url: kubeconfigUrl, kubeconfigUrl, kubeconfigPath, caPem, caFile, fetch: fetchTrusting(caPem) };
 }

@@ -7,6 +7,7 @@ import {
   startAuthTestServer,
 } from "../../apiserver/auth/auth-test-server.ts";
 import { RealClock } from "../../runtime/real-clock.ts";
+import { fetchTrusting } from "../../testing/fetch-trusting.ts";
 import { liveStreamEndpoint } from "./live-stream-endpoint.ts";
 import type { LiveLine } from "./live-stream-protocol.ts";
 
@@ -35,7 +36,8 @@ interface Stream {
 
 async function openStream(t: AuthTestServer, token: string, query: string): Promise<Stream> {
   const abort = new AbortController();
-  const response = await fetch(`${t.server.url}/apis/kvol.io/v1alpha1/livestream?${query}`, {
+  // Over TLS, trusting the test server's CA: tokens travel over TLS only.
+  const response = await fetchTrusting(t.caPem)(`${t.secureUrl}/apis/kvol.io/v1alpha1/livestream?${query}`, {
     headers: { Authorization: `Bearer ${token}` },
     signal: abort.signal,
   });

@@ -14,11 +14,16 @@ describe("the web UI's endpoints on an API server with tokens", () => {
   let fixture: AuthTestServer;
   before(async () => {
     let url = "";
+    let caPem = "";
     const clock = new RealClock();
     fixture = await startAuthTestServer({
-      extensions: [uiEndpoint(), whyEndpoint({ serverUrl: () => url, nowMs: () => clock.now() })],
+      extensions: [
+        uiEndpoint(),
+        whyEndpoint({ serverUrl: () => url, serverCaPem: () => caPem, nowMs: () => clock.now() }),
+      ],
     });
-    url = fixture.server.url;
+    url = fixture.secureUrl;
+    caPem = fixture.caPem;
     const pod = {
       apiVersion: "v1",
       kind: "Pod",

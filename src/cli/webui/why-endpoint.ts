@@ -3,7 +3,7 @@
  *
  *   GET /apis/kvol.io/v1alpha1/why?kind=pod&namespace=NS&name=NAME   the report as `kvol why -o json` prints it
  *
- * The report is told by the same code as the command, reading the API server over HTTP with the
+ * The report is told by the same code as the command, reading the API server over HTTPS with the
  * caller's own credentials: it sees exactly what the caller may read (a user who may not read the
  * debug endpoints gets the chain told from objects and events, with those listed as not read).
  */
@@ -28,6 +28,8 @@ const kindsByWord: Readonly<Record<string, WhyKind>> = {
 export interface WhyEndpointOptions {
   /** The API server's own address (known once it listens), read back over HTTP as a client would. */
   serverUrl: () => string;
+  /** The certificate authority of that address when it is `https://` (PEM). */
+  serverCaPem?: () => string;
   /** This machine's clock, for a cluster whose clock cannot be read. */
   nowMs: () => number;
 }
@@ -51,7 +53,12 @@ export function whyEndpoint(options: WhyEndpointOptions): ServerExtension {
       const name = query.get("name") ?? "";
       if (name === "") throw badRequest("name: the name of the object is required");
       const token = bearerToken(request);
-      const api = new KubeApi({ server: options.serverUrl(), ...(token === undefined ? {} : { token }) });
+      const caPem = options.serverCaPem?.();
+      const api = new KubeApi({
+        server: options.serverUrl(),
+        ...(token === undefined ? {} : { token }),
+        ...(caPem === undefined ? {} : { caPem }),
+      });
       try {
         const { report, nowMs } = await whyReport(
           api,

@@ -12,6 +12,8 @@ import { runScenario } from "../../sim/runner/run-scenario.ts";
 import { loadScenarioFile } from "../../sim/scenario/load.ts";
 import { scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
 
+type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
+
 const adminToken = "admin-token-0123456789";
 const nodeToken = "node1-token-0123456789";
 const authenticator = new StaticTokenAuthenticator([
@@ -19,7 +21,12 @@ const authenticator = new StaticTokenAuthenticator([
   { token: nodeToken, user: nodeUser("node1") },
 ]);
 
-async function get(url: string, path: string, token: string): Promise<{ status: number; text: string }> {
+async function get(
+  url: string,
+  path: string,
+  token: string,
+  fetch: FetchFunction,
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
   return { status: response.status, text: await response.text() };
 }
@@ -31,8 +38,8 @@ describe("the kubelet's /metrics through the node proxy", () => {
       atEnd: (cluster) =>
         withClusterApi(
           cluster,
-          async (_api, url) => {
-            const metrics = await get(url, "/api/v1/nodes/node1/proxy/metrics", adminToken);
+          async (_api, url, fetch) => {
+            const metrics = await get(url, "/api/v1/nodes/node1/proxy/metrics", adminToken, fetch);
             assert.equal(metrics.status, 200);
             assert.match(metrics.text, /^# TYPE storage_operation_duration_seconds histogram$/m);
             assert.match(
@@ -46,7 +53,7 @@ describe("the kubelet's /metrics through the node proxy", () => {
             );
             assert.doesNotMatch(metrics.text, /state="actual_state_of_world"/);
 
-            const asNode = await get(url, "/api/v1/nodes/node1/proxy/metrics", nodeToken);
+            const asNode = await get(url, "/api/v1/nodes/node1/proxy/metrics", nodeToken, fetch);
             assert.equal(asNode.status, 403);
             assert.match(asNode.text, /cannot get resource \\"nodes\/proxy\\"/);
           },
@@ -61,10 +68,10 @@ describe("the kubelet's /metrics through the node proxy", () => {
       atEnd: (cluster) =>
         withClusterApi(
           cluster,
-          async (_api, url) => {
-            const pod = await get(url, "/api/v1/namespaces/default/pods/csi-s3-test-nginx", adminToken);
+          async (_api, url, fetch) => {
+            const pod = await get(url, "/api/v1/namespaces/default/pods/csi-s3-test-nginx", adminToken, fetch);
             assert.equal((JSON.parse(pod.text) as { status?: { phase?: string } }).status?.phase, "Running");
-            const metrics = await get(url, "/api/v1/nodes/node-a/proxy/metrics", adminToken);
+            const metrics = await get(url, "/api/v1/nodes/node-a/proxy/metrics", adminToken, fetch);
             assert.equal(metrics.status, 200);
             assert.match(
               metrics.text,

@@ -11,7 +11,7 @@ import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-i
 import type { Summary } from "../../kubelet/stats/stats-summary.ts";
 import { runScenario } from "../../sim/runner/run-scenario.ts";
 import { loadScenarioFile } from "../../sim/scenario/load.ts";
-import { scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
+import { type FetchFunction, scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
 
 const adminToken = "admin-token-0123456789";
 const nodeToken = "node-a-token-0123456789";
@@ -20,7 +20,12 @@ const authenticator = new StaticTokenAuthenticator([
   { token: nodeToken, user: nodeUser("node-a") },
 ]);
 
-async function get(url: string, path: string, token: string): Promise<{ status: number; text: string }> {
+async function get(
+  fetch: FetchFunction,
+  url: string,
+  path: string,
+  token: string,
+): Promise<{ status: number; text: string }> {
   const response = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
   return { status: response.status, text: await response.text() };
 }
@@ -34,8 +39,8 @@ describe("the kubelet's stats/summary through the node proxy", () => {
       atEnd: (cluster) =>
         withClusterApi(
           cluster,
-          async (_api, url) => {
-            const answer = await get(url, "/api/v1/nodes/node-a/proxy/stats/summary", adminToken);
+          async (_api, url, fetch) => {
+            const answer = await get(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", adminToken);
             assert.equal(answer.status, 200, answer.text);
             const summary = JSON.parse(answer.text) as Summary;
             assert.equal(summary.node.nodeName, "node-a");
@@ -65,7 +70,7 @@ describe("the kubelet's stats/summary through the node proxy", () => {
             assert.ok(inodesUsed >= 2 && inodesUsed < 100, `inodes used: ${inodesUsed}`);
             assert.equal(volume.inodesFree, 6553600 - inodesUsed);
 
-            const asNode = await get(url, "/api/v1/nodes/node-a/proxy/stats/summary", nodeToken);
+            const asNode = await get(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", nodeToken);
             assert.equal(asNode.status, 403);
             assert.match(asNode.text, /cannot get resource \\"nodes\/proxy\\"/);
           },

@@ -93,11 +93,14 @@ export async function startServerWithNodes(dataDir: string, nodeNames: readonly 
       nodeNames.join(","),
     ]);
     processes.push(server);
-    const { url, kubeconfigPath } = await startedCluster(server, startTimeoutMs);
+    const { url, caFile, kubeconfigPath } = await startedCluster(server, startTimeoutMs);
     const data = new DataDir(dataDir);
     const nodes = nodeNames.map((name) => {
-      // kvol node speaks plain HTTP to its server (from this machine: its loopback address).
-      const node = new KvolProcess(["node", "--server", url, "--name", name, "--token-file", data.nodeTokenFile(name)]);
+      // kvol node sends its token over HTTPS only, trusting the data directory's CA.
+      const node = new KvolProcess([
+        ...["node", "--server", url, "--certificate-authority", caFile],
+        ...["--name", name, "--token-file", data.nodeTokenFile(name)],
+      ]);
       processes.push(node);
       return node;
     });

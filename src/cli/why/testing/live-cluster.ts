@@ -31,7 +31,7 @@ export class LiveCluster {
     readonly dir: string,
     readonly kvol: KvolProcess,
     readonly env: NodeJS.ProcessEnv,
-    /** The API server over plain HTTP (the same port as the kubeconfig's HTTPS address). */
+    /** The API server's `https://` address (the kubeconfig's). */
     readonly url: string,
   ) {}
 

@@ -6,11 +6,17 @@
 import { join } from "node:path";
 import type { Authenticator } from "../../../apiserver/auth/token-authenticator.ts";
 import { startApiServer } from "../../../apiserver/server.ts";
+import { testTls } from "../../../apiserver/testing/test-tls.ts";
 import type { Cluster } from "../../../cmd/cluster.ts";
+import { RealClock } from "../../../runtime/real-clock.ts";
 import { runScenario } from "../../../sim/runner/run-scenario.ts";
 import { loadScenarioFile, parseScenario } from "../../../sim/scenario/load.ts";
 import type { Scenario } from "../../../sim/scenario/model.ts";
+import { fetchTrusting } from "../../../testing/fetch-trusting.ts";
 import { KubeApi } from "../../client/kube-api.ts";
+
+export type FetchFunction = ReturnType<typeof fetchTrusting>;
+
 import { clusterControllerStates } from "../../embedded/cluster-controller-states.ts";
 import { clusterKubelets } from "../../embedded/cluster-kubelets.ts";
 
@@ -21,14 +27,19 @@ export function scenarioPath(file: string): string {
   return join(scenariosDir, file);
 }
 
-/** Serves `cluster` over HTTP on a free port while `body` runs (with `authenticator`, requests need a token). */
+/**
+ * Serves `cluster` on a free port while `body` runs: over HTTP, or with `authenticator` over HTTPS
+ * (requests need a token, which travels over TLS only; `fetch` trusts the server's CA).
+ */
 export async function withClusterApi<T>(
   cluster: Cluster,
-  body: (api: KubeApi, url: string) => Promise<T>,
+  body: (api: KubeApi, url: string, fetch: FetchFunction) => Promise<T>,
   authenticator?: Authenticator,
 ): Promise<T> {
+  const trust = authenticator === undefined ? undefined : testTls(new RealClock().now());
   const server = await startApiServer({
     ...(authenticator === undefined ? {} : { authenticator }),
+    ...(trust === undefined ? {} : { tls: trust.tls }),
     store: cluster.store,
     clock: cluster.clock,
     logger: cluster.logger.with({ component: "kube-apiserver" }),
@@ -37,7 +48,10 @@ export async function withClusterApi<T>(
     controllerStates: clusterControllerStates(cluster),
   });
   try {
-    return await body(new KubeApi({ server: server.url }), server.url);
+    const url = server.secureUrl ?? server.url;
+    const caPem = trust?.caPem;
+    const api = new KubeApi({ server: url, ...(caPem === undefined ? {} : { caPem }) });
+    return await body(api, url, caPem === undefined ? fetch : fetchTrusting(caPem));
   } finally {
     await server.close();
   }
