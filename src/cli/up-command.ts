@@ -133,7 +133,7 @@ export interface ClusterArguments {
   maxVolumesPerNode?: number;
   /** `--audit-log-path`: where every write to the API is recorded, one audit.k8s.io/v1 Event a line. */
   auditLogPath?: string;
-  /** `--insecure-http-tokens`: accept bearer tokens over plain HTTP from other machines, not only over TLS or loopback. */
+  /** `--insecure-http-tokens`: accept bearer tokens over plain HTTP too, from loopback as from other machines; by default only over TLS. */
   insecureHttpTokens?: boolean;
   /** `kvol up --csi-capacity-limit`: the bundled drivers' pools, in bytes. */
   csiCapacityLimitBytes?: number;
