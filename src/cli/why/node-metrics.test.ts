@@ -10,9 +10,7 @@ import { StaticTokenAuthenticator } from "../../apiserver/auth/token-authenticat
 import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-info.ts";
 import { runScenario } from "../../sim/runner/run-scenario.ts";
 import { loadScenarioFile } from "../../sim/scenario/load.ts";
-import { scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
-
-type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
+import { getWithToken, scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
 
 const adminToken = "admin-token-0123456789";
 const nodeToken = "node1-token-0123456789";
@@ -20,16 +18,6 @@ const authenticator = new StaticTokenAuthenticator([
   { token: adminToken, user: { name: adminUserName, uid: "admin", groups: [adminGroup] } },
   { token: nodeToken, user: nodeUser("node1") },
 ]);
-
-async function get(
-  url: string,
-  path: string,
-  token: string,
-  fetch: FetchFunction,
-): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
-  return { status: response.status, text: await response.text() };
-}
 
 describe("the kubelet's /metrics through the node proxy", () => {
   it("counts seed 002's failed NFS mounts and the volumes wanted but not mounted, for administrators only", async () => {
@@ -39,7 +27,7 @@ describe("the kubelet's /metrics through the node proxy", () => {
         withClusterApi(
           cluster,
           async (_api, url, fetch) => {
-            const metrics = await get(url, "/api/v1/nodes/node1/proxy/metrics", adminToken, fetch);
+            const metrics = await getWithToken(fetch, url, "/api/v1/nodes/node1/proxy/metrics", adminToken);
             assert.equal(metrics.status, 200);
             assert.match(metrics.text, /^# TYPE storage_operation_duration_seconds histogram$/m);
             assert.match(
@@ -53,7 +41,7 @@ describe("the kubelet's /metrics through the node proxy", () => {
             );
             assert.doesNotMatch(metrics.text, /state="actual_state_of_world"/);
 
-            const asNode = await get(url, "/api/v1/nodes/node1/proxy/metrics", nodeToken, fetch);
+            const asNode = await getWithToken(fetch, url, "/api/v1/nodes/node1/proxy/metrics", nodeToken);
             assert.equal(asNode.status, 403);
             assert.match(asNode.text, /cannot get resource \\"nodes\/proxy\\"/);
           },
@@ -69,9 +57,9 @@ describe("the kubelet's /metrics through the node proxy", () => {
         withClusterApi(
           cluster,
           async (_api, url, fetch) => {
-            const pod = await get(url, "/api/v1/namespaces/default/pods/csi-s3-test-nginx", adminToken, fetch);
+            const pod = await getWithToken(fetch, url, "/api/v1/namespaces/default/pods/csi-s3-test-nginx", adminToken);
             assert.equal((JSON.parse(pod.text) as { status?: { phase?: string } }).status?.phase, "Running");
-            const metrics = await get(url, "/api/v1/nodes/node-a/proxy/metrics", adminToken, fetch);
+            const metrics = await getWithToken(fetch, url, "/api/v1/nodes/node-a/proxy/metrics", adminToken);
             assert.equal(metrics.status, 200);
             assert.match(
               metrics.text,

@@ -11,7 +11,7 @@ import { adminGroup, adminUserName, nodeUser } from "../../apiserver/auth/user-i
 import type { Summary } from "../../kubelet/stats/stats-summary.ts";
 import { runScenario } from "../../sim/runner/run-scenario.ts";
 import { loadScenarioFile } from "../../sim/scenario/load.ts";
-import { type FetchFunction, scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
+import { getWithToken, scenarioPath, withClusterApi } from "./testing/scenario-api.ts";
 
 const adminToken = "admin-token-0123456789";
 const nodeToken = "node-a-token-0123456789";
@@ -19,16 +19,6 @@ const authenticator = new StaticTokenAuthenticator([
   { token: adminToken, user: { name: adminUserName, uid: "admin", groups: [adminGroup] } },
   { token: nodeToken, user: nodeUser("node-a") },
 ]);
-
-async function get(
-  fetch: FetchFunction,
-  url: string,
-  path: string,
-  token: string,
-): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
-  return { status: response.status, text: await response.text() };
-}
 
 const rfc3339Seconds = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
@@ -40,7 +30,7 @@ describe("the kubelet's stats/summary through the node proxy", () => {
         withClusterApi(
           cluster,
           async (_api, url, fetch) => {
-            const answer = await get(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", adminToken);
+            const answer = await getWithToken(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", adminToken);
             assert.equal(answer.status, 200, answer.text);
             const summary = JSON.parse(answer.text) as Summary;
             assert.equal(summary.node.nodeName, "node-a");
@@ -70,7 +60,7 @@ describe("the kubelet's stats/summary through the node proxy", () => {
             assert.ok(inodesUsed >= 2 && inodesUsed < 100, `inodes used: ${inodesUsed}`);
             assert.equal(volume.inodesFree, 6553600 - inodesUsed);
 
-            const asNode = await get(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", nodeToken);
+            const asNode = await getWithToken(fetch, url, "/api/v1/nodes/node-a/proxy/stats/summary", nodeToken);
             assert.equal(asNode.status, 403);
             assert.match(asNode.text, /cannot get resource \\"nodes\/proxy\\"/);
           },

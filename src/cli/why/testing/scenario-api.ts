@@ -92,3 +92,14 @@ async function atTime<T>(
   if (answer === undefined) throw new Error(`scenario ${file} ended before ${untilMs} ms without reaching its end`);
   return answer.value;
 }
+
+/** GET `path` from the scenario's API server with a bearer token: the status and the body's text. */
+export async function getWithToken(
+  fetch: FetchFunction,
+  url: string,
+  path: string,
+  token: string,
+): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+  return { status: response.status, text: await response.text() };
+}
