@@ -62,7 +62,7 @@ interface ApiServerOptions {
   metrics?: Metrics;
   /** Where every write is recorded (`--audit-log-path`); none: no audit log. */
   audit?: AuditSink;
-  /** Accept bearer tokens over plain HTTP from other machines (`--insecure-http-tokens`); else only over TLS or from loopback. */
+  /** Accept bearer tokens over plain HTTP (`--insecure-http-tokens`); else only over TLS. */
   insecureHttpTokens?: boolean;
 }
 

@@ -53,7 +53,7 @@ export interface AccessOptions {
   /** Absent: every request is served as an administrator's (tests, a server on a private socket). */
   authenticator?: Authenticator;
   authorizer: ServerAuthorizer;
-  /** Accept bearer tokens over plain HTTP from other machines too (`--insecure-http-tokens`). */
+  /** Accept bearer tokens over plain HTTP (`--insecure-http-tokens`); else only over TLS. */
   insecureHttpTokens?: boolean;
   /** The audit log of writes; none: not audited. */
   audit?: AuditSink;

@@ -92,7 +92,7 @@ interface EmbeddedClusterOptions {
   eventTtlSeconds?: number;
   /** Where every write to the API is recorded (`--audit-log-path`); none: no audit log. */
   auditLogPath?: string;
-  /** Accept bearer tokens over plain HTTP from other machines (`--insecure-http-tokens`). */
+  /** Accept bearer tokens over plain HTTP (`--insecure-http-tokens`); else only over TLS. */
   insecureHttpTokens?: boolean;
   /** `kvol up --csi-capacity-limit`: the bundled drivers' pools (what GetCapacity reports), in bytes. */
   csiCapacityLimitBytes?: number;
