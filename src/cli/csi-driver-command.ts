@@ -19,7 +19,7 @@ import { HttpClient } from "../api/client/http-client.ts";
 import { bundledDriverNames, createBundledDriver } from "../csi/drivers/bundled-drivers.ts";
 import { capacityLimitDrivers, parseCapacityLimit } from "../csi/drivers/common/capacity-limit.ts";
 import { diskDriverName, fuseDriverName } from "../csi/drivers/common/constants.ts";
-import { deviceMapperUnavailable } from "../csi/drivers/disk/device-mapper.ts";
+import { loopFenceToolsMissing } from "../csi/drivers/disk/loop-fence.ts";
 import { type S3fsOptions, s3fsCommand } from "../csi/drivers/fuse/fuse-program.ts";
 import { recoveryApiFromClient } from "../csi/drivers/fuse/recovery-api.ts";
 import { socketPathOf } from "../csi/grpc/endpoint.ts";
@@ -53,10 +53,10 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
                       NodeGetInfo's max_volumes_per_node: how many of the driver's volumes the node
                       may have; the kubelet writes it to the CSINode's allocatable count, which the
                       scheduler obeys (default 16 for ${diskDriverName}, 0 = no limit for the others)
-  --fenceable         ${diskDriverName}: attach each disk to each node through a device-mapper device,
-                      /dev/mapper/kvol-<node>-<disk> over its loop device, which node fencing switches
-                      to the error target (docs/fencing.md); needs the kernel's device-mapper driver and
-                      dmsetup, and must be given to the controller and every node plugin alike
+  --fenceable         ${diskDriverName}: attach each disk to each node through the node's own loop
+                      device, over STATE-DIR/nodes/<node>/<disk>.img, whose offset node fencing moves
+                      past the disk's end so every I/O fails (docs/fencing.md); needs losetup, perl
+                      and the loop driver, and must be given to the controller and every node plugin alike
   --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
                       the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
                       does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses
@@ -100,7 +100,7 @@ export interface CsiDriverArguments {
   capacityLimitBytes?: number;
   /** `--max-volumes-per-node`: NodeGetInfo's max_volumes_per_node. */
   maxVolumesPerNode?: number;
-  /** `--fenceable`: disk.csi.kvol.io attaches through device-mapper devices. */
+  /** `--fenceable`: disk.csi.kvol.io attaches a loop device per disk and node. */
   fenceable?: boolean;
 }
 
@@ -162,7 +162,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     return { error: errorMessage(error) };
   }
   if (values.fenceable && driverName !== diskDriverName) {
-    return { error: `--fenceable is for ${diskDriverName} only (the driver whose disks device-mapper can fence)` };
+    return { error: `--fenceable is for ${diskDriverName} only (the driver whose disks node fencing can fence)` };
   }
   return {
     driverName,
@@ -264,8 +264,8 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
     );
   }
   if (args.fenceable) {
-    const missing = await deviceMapperUnavailable(host);
-    if (missing !== undefined) throw new Error(`--fenceable needs device-mapper, and ${missing}`);
+    const missing = await loopFenceToolsMissing(host);
+    if (missing !== undefined) throw new Error(`--fenceable needs loop devices it can fence, and ${missing}`);
   }
   const driver = createBundledDriver(args.driverName, {
     host,

@@ -49,9 +49,9 @@ ${serverFlagsUsage}
                     NodeGetInfo with (kvol csi-driver --max-volumes-per-node; default 16 for
                     disk.csi.kvol.io, no limit for the others): the kubelet writes it to the node's
                     CSINode, and the scheduler places no pod that would go over it
-  --fenceable-disks with --host linux: disk.csi.kvol.io's node plugin uses the device-mapper devices
-                    its controller attaches disks through (kvol csi-driver --fenceable), so node
-                    fencing can cut this node off its disks (docs/fencing.md)
+  --fenceable-disks with --host linux: disk.csi.kvol.io's node plugin uses this node's own loop
+                    device of each disk, as its controller attaches them (kvol csi-driver
+                    --fenceable), so node fencing can cut this node off its disks (docs/fencing.md)
   --kubelet-port P  the port of the node's kubelet server (HTTPS; the API server reaches it for
                     kubectl logs, exec and attach; the kubelet's --port, 10250 in Kubernetes);
                     default 0, a free port, reported in the Node's status
@@ -73,7 +73,7 @@ export interface NodeArguments {
   csiNodePlugins?: readonly string[];
   /** `--max-volumes-per-node`: the bundled node plugins' NodeGetInfo max_volumes_per_node. */
   maxVolumesPerNode?: number;
-  /** `--fenceable-disks`: disk.csi.kvol.io's plugin attaches through device-mapper. */
+  /** `--fenceable-disks`: disk.csi.kvol.io's plugin attaches a loop device per disk and node. */
   fenceableDisks?: boolean;
   kubeletPort: number;
   nodeIp: string | undefined;

@@ -1,18 +1,19 @@
 /**
- * Three things of a real node, through kubectl, on one `kvol up --host linux --nodes 1
- * --max-volumes-per-node 2 --fence-after 20s`:
+ * Three things of real nodes, through kubectl, on one `kvol up --host linux --nodes 2
+ * --max-volumes-per-node 2 --fence-after 20s` (node-2 cordoned until the fencing case):
  *
  * - volume limits: the node's `kvol csi-driver` plugins answer NodeGetInfo with
  *   max_volumes_per_node 2, the kubelet copies it into the CSINode (`allocatable.count: 2`), and a
  *   third pod with a disk claim stays Pending with the scheduler's FailedScheduling
- *   `0/1 nodes are available: 1 node(s) exceed max volume count.`;
+ *   `0/2 nodes are available: 1 node(s) exceed max volume count, 1 node(s) were unschedulable.`;
  * - the kubelet's Summary API: `kubectl get --raw /api/v1/nodes/node-1/proxy/stats/summary` shows
  *   a Running pod's claim volume with its ext4's space and inodes, and the bytes a `dd` in the pod wrote;
- * - node fencing of the real disks: the node agent is frozen (SIGSTOP: the node stops reporting
- *   while its containers keep running, the case fencing is for); on a kernel without device-mapper
- *   the Node gets `StorageFenced=False`, reason `FencingRefused`, naming the missing driver; with
- *   device-mapper the node is fenced (`StorageFenced=True`, `NodeFenced`) and tainted out-of-service.
- *   Only the branch this machine's kernel allows runs; the other skips with the reason printed.
+ * - node fencing of the real disks: a StatefulSet's pod appends fsynced records to its claim on
+ *   node-1, and node-1's agent is frozen (SIGSTOP: the node stops reporting while its containers
+ *   keep writing, the case fencing is for); node-1's loop devices are fenced (`StorageFenced=True`,
+ *   `NodeFenced`, the fenced-at annotation) and tainted out-of-service, the pod moves to node-2 and
+ *   runs there with the records, and no record of the old container lands after the new one's
+ *   first (never two writers); thawed, node-1 tears down its stale mounts and is unfenced.
  *
  * Needs root and kubectl (skipped with the reason elsewhere; under CI=true it must run).
  */
@@ -23,9 +24,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { probeLinuxRuntime } from "../cri/linux/runtime-requirements.ts";
-import { deviceMapperUnavailable } from "../csi/drivers/disk/device-mapper.ts";
-import { LinuxHost } from "../host/linux/linux-host.ts";
 import type { Summary, VolumeStats } from "../kubelet/stats/stats-summary.ts";
+import { RealClock } from "../runtime/real-clock.ts";
 import { suiteSkip } from "../testing/requirements.ts";
 import { kubectlAgainst } from "./testing/kubectl-against.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
@@ -45,6 +45,40 @@ function skipReason(): string | undefined {
   if (kubectl === "") return "no kubectl on the PATH (install kubernetes-client)";
   return undefined;
 }
+
+/** One replica appending `<token> <n>` records, each fsynced (dd conv=fsync), the token the container's own. */
+const writerStatefulSet = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  replicas: 1
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: writer
+        image: busybox
+        command:
+        - sh
+        - -c
+        - |
+          t=$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+          i=0
+          while true; do
+            i=$((i+1))
+            echo "$t $i" | dd of=/data/log oflag=append conv=notrunc,fsync 2>/dev/null || exit 1
+            sleep 0.2
+          done
+        volumeMounts: [{name: data, mountPath: /data}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 64Mi}}
+`;
 
 function claimAndPod(name: string): string {
   return `apiVersion: v1
@@ -117,18 +151,19 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     return summary.pods.find((pod) => pod.podRef.name === podName)?.volume?.find((volume) => volume.name === "data");
   }
 
-  it("starts kvol up --host linux --nodes 1 --max-volumes-per-node 2 --fence-after 20s", {
+  it("starts kvol up --host linux --nodes 2 --max-volumes-per-node 2 --fence-after 20s, node-2 cordoned", {
     timeout: caseTimeoutMs,
   }, async () => {
     const probe = await probeLinuxRuntime();
     if ("problems" in probe) assert.fail(probe.problems.join("; "));
     up = new KvolProcess([
-      ...["up", "--host", "linux", "--nodes", "1", "--port", "0", "--data-dir", dir],
+      ...["up", "--host", "linux", "--nodes", "2", "--port", "0", "--data-dir", dir],
       // 20 s: two Lease renewals, so a live kubelet late by a few seconds on a loaded machine is not taken for silent.
       ...["--max-volumes-per-node", "2", "--fence-after", "20s"],
     ]);
     kubeconfig = (await startedCluster(up, startTimeoutMs)).kubeconfigPath;
-    await up.waitForOutput(/Ready: 1 real node\(s\) on this machine/, startTimeoutMs);
+    await up.waitForOutput(/Ready: 2 real node\(s\) on this machine/, startTimeoutMs);
+    await kubectlOk(["cordon", "node-2"]);
   });
 
   it("writes each plugin's max_volumes_per_node into the CSINode, and a third pod exceeds the node's volume count", {
@@ -167,7 +202,10 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
       },
       podTimeoutMs,
     );
-    assert.match(message, /^0\/1 nodes are available: 1 node\(s\) exceed max volume count\./);
+    assert.match(
+      message,
+      /^0\/2 nodes are available: 1 node\(s\) exceed max volume count, 1 node\(s\) were unschedulable\./,
+    );
     assert.equal((await kubectlOk(["get", "pod", "third", "-o", "jsonpath={.spec.nodeName}"])).trim(), "");
   });
 
@@ -212,8 +250,44 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     assert.equal(grown.inodesUsed, before.inodesUsed + 1);
   });
 
-  async function freezeNode(): Promise<void> {
-    for (const name of ["first", "second"]) await running(name);
+  async function nodeOf(podName: string): Promise<string> {
+    return (await kubectlOk(["get", "pod", podName, "-o", "jsonpath={.spec.nodeName}"])).trim();
+  }
+
+  async function fencedCondition(status: "True" | "False"): Promise<NodeCondition> {
+    return waitFor(
+      `StorageFenced=${status} on node-1`,
+      async () => {
+        const node = await jsonOf<{ status?: { conditions?: NodeCondition[] } }>(["get", "node", "node-1"]);
+        const condition = node?.status?.conditions?.find((candidate) => candidate.type === "StorageFenced");
+        return condition?.status === status ? condition : undefined;
+      },
+      fenceTimeoutMs,
+    );
+  }
+
+  /** The writer's records as the claim holds them: `<container token> <n>` lines. */
+  async function records(podName: string): Promise<string[]> {
+    const run = await kubectl(["exec", podName, "--", "cat", "/data/log"]);
+    assert.equal(run.status, 0, `kubectl exec ${podName} cat /data/log: ${run.stderr}`);
+    return run.stdout.split("\n").filter((line) => line !== "");
+  }
+
+  it("fences a frozen node's loop devices, moves its StatefulSet's pod to node-2, never two writers, and unfences it once back", {
+    timeout: caseTimeoutMs,
+  }, async () => {
+    const clock = new RealClock();
+    // node-1 takes two disks: first's and second's make room for web-0's.
+    await kubectlOk(["delete", "pod", "first", "second", "third", "--timeout=240s"]);
+    await kubectlOk(["apply", "-f", "-"], writerStatefulSet);
+    await running("web-0");
+    assert.equal(await nodeOf("web-0"), "node-1");
+    await waitFor(
+      "web-0's first records",
+      async () => ((await records("web-0")).length >= 5 ? true : undefined),
+      podTimeoutMs,
+    );
+    await kubectlOk(["uncordon", "node-2"]);
     const before = await jsonOf<{ status?: { conditions?: NodeCondition[] } }>(["get", "node", "node-1"]);
     assert.equal(
       before?.status?.conditions?.find((condition) => condition.type === "StorageFenced"),
@@ -224,56 +298,67 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     assert.ok(existsSync(pidFile), `${pidFile} is missing`);
     frozenPid = Number(readFileSync(pidFile, "utf8").trim());
     process.kill(frozenPid, "SIGSTOP");
-  }
+    const frozenAtMs = clock.now();
 
-  async function storageFenced(): Promise<NodeCondition> {
-    return waitFor(
-      "the node-fencing controller's StorageFenced condition on node-1",
-      async () =>
-        (
-          await jsonOf<{ status?: { conditions?: NodeCondition[] } }>(["get", "node", "node-1"])
-        )?.status?.conditions?.find((condition) => condition.type === "StorageFenced"),
-      fenceTimeoutMs,
-    );
-  }
-
-  it("refuses to fence the frozen node on a kernel without device-mapper, saying so on the Node", {
-    timeout: caseTimeoutMs,
-  }, async (t) => {
-    const missing = await deviceMapperUnavailable(new LinuxHost({ nodeName: "test" }));
-    if (missing === undefined) {
-      t.skip("this kernel has device-mapper: the real disks are fenced, not refused (the next case)");
-      return;
-    }
-    assert.match(up?.stderr ?? "", /--fence-after: the real disks cannot be fenced on this machine/);
-    await freezeNode();
-    const condition = await storageFenced();
-    assert.equal(condition.status, "False");
-    assert.equal(condition.reason, "FencingRefused");
-    assert.equal(
-      condition.message,
-      `Node node-1 has stopped reporting but was not fenced: disk.csi.kvol.io (device-mapper) cannot fence: ${missing}`,
-    );
-  });
-
-  it("fences the frozen node's disks through device-mapper where the kernel has it", {
-    timeout: caseTimeoutMs,
-  }, async (t) => {
-    const missing = await deviceMapperUnavailable(new LinuxHost({ nodeName: "test" }));
-    if (missing !== undefined) {
-      console.log(`skipping the device-mapper fence of a real node: ${missing}`);
-      t.skip(missing);
-      return;
-    }
-    await freezeNode();
-    const condition = await storageFenced();
-    assert.equal(condition.status, "True", condition.message);
-    assert.equal(condition.reason, "NodeFenced");
-    const taints = await jsonOf<{ spec?: { taints?: { key: string; effect: string }[] } }>(["get", "node", "node-1"]);
+    const fenced = await fencedCondition("True");
+    const fencedAtMs = clock.now();
+    assert.equal(fenced.reason, "NodeFenced", fenced.message);
+    assert.match(fenced.message ?? "", /now fail\(s\) every I\/O \(loop device's offset moved past the disk's end\)/);
+    const node = await jsonOf<{
+      metadata?: { annotations?: Record<string, string> };
+      spec?: { taints?: { key: string; effect: string }[] };
+    }>(["get", "node", "node-1"]);
     assert.ok(
-      taints?.spec?.taints?.some(
+      node?.spec?.taints?.some(
         (taint) => taint.key === "node.kubernetes.io/out-of-service" && taint.effect === "NoExecute",
       ),
+    );
+    assert.match(node?.metadata?.annotations?.["fencing.kvol.io/fenced-at"] ?? "", /^\d{4}-\d\d-\d\dT/);
+    assert.equal(node?.metadata?.annotations?.["fencing.kvol.io/fenced-storage"], "disk.csi.kvol.io (loop device)");
+    const events = await jsonOf<{ items: { reason?: string }[] }>([
+      ...["get", "events", "--field-selector", "involvedObject.name=node-1"],
+    ]);
+    assert.ok(events?.items.some((event) => event.reason === "NodeFenced"));
+
+    await waitFor(
+      "web-0 Running on node-2",
+      async () => ((await nodeOf("web-0").catch(() => "")) === "node-2" ? true : undefined),
+      podTimeoutMs,
+    );
+    await running("web-0");
+    const movedAtMs = clock.now();
+    console.log(
+      `node-1 frozen → fenced in ${((fencedAtMs - frozenAtMs) / 1000).toFixed(1)} s → web-0 Running on node-2 ${((movedAtMs - fencedAtMs) / 1000).toFixed(1)} s later`,
+    );
+    // The old container is still writing on the frozen node; the new one writes too. Give both time.
+    const lines = await waitFor(
+      "20 records of the new container",
+      async () => {
+        const all = await records("web-0");
+        const tokens = [...new Set(all.map((line) => line.split(" ")[0]))];
+        return tokens.length === 2 && all.filter((line) => line.startsWith(`${tokens[1]} `)).length >= 20
+          ? all
+          : undefined;
+      },
+      podTimeoutMs,
+    );
+    const [oldToken, newToken] = [...new Set(lines.map((line) => line.split(" ")[0]))];
+    const firstNew = lines.findIndex((line) => line.startsWith(`${newToken} `));
+    assert.ok(firstNew >= 5, "the new container reads the old one's records");
+    assert.deepEqual(
+      lines.slice(firstNew).filter((line) => line.startsWith(`${oldToken} `)),
+      [],
+      "no record of the old container after the new one's first",
+    );
+
+    process.kill(frozenPid, "SIGCONT");
+    frozenPid = undefined;
+    const unfenced = await fencedCondition("False");
+    assert.equal(unfenced.reason, "NodeUnfenced", unfenced.message);
+    const taints = await jsonOf<{ spec?: { taints?: { key: string }[] } }>(["get", "node", "node-1"]);
+    assert.equal(
+      taints?.spec?.taints?.some((taint) => taint.key === "node.kubernetes.io/out-of-service") ?? false,
+      false,
     );
   });
 });

@@ -58,7 +58,7 @@ ${fenceAfterUsage}
   --fence-disks-dir D
                      the disks directory (--state-dir) of a disk.csi.kvol.io controller on this
                      machine started with --fenceable (its nodes with kvol node --fenceable-disks):
-                     the node-fencing controller fences those disks through device-mapper; without
+                     the node-fencing controller fences those disks' loop devices; without
                      it, a silent node holding one is refused fencing (docs/fencing.md)
   --log-level L      debug, info (default), warn or error
   --verbose          print the log on stderr as well as in D/kvol.log

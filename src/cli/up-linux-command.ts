@@ -9,11 +9,13 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { disksDirName } from "../cmd/bundled-driver-state-dir.ts";
 import { requireLinuxNodeEnvironment } from "../cmd/linux-node-agent.ts";
-import { realDiskFencing } from "../cmd/real-disk-fencing.ts";
-import { releaseDiskDmDevices, releaseDiskLoopDevices } from "../cmd/release-disk-loop-devices.ts";
+import { type RealDiskFencing, realDiskFencing } from "../cmd/real-disk-fencing.ts";
+import { releaseDiskLoopDevices } from "../cmd/release-disk-loop-devices.ts";
 import { diskDriverName } from "../csi/drivers/common/constants.ts";
 import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
@@ -78,6 +80,16 @@ function nodeRunning(node: NodeProcess, dataDir: string): Promise<void> {
   });
 }
 
+/** realDiskFencing with its probe in a scratch directory of its own, removed after. */
+async function probedDiskFencing(host: LinuxHost, fenceAfterMs: number | undefined): Promise<RealDiskFencing> {
+  const probeDir = await mkdtemp(join(tmpdir(), "kvol-fence-probe-"));
+  try {
+    return await realDiskFencing(host, fenceAfterMs, probeDir);
+  } finally {
+    await rm(probeDir, { recursive: true, force: true });
+  }
+}
+
 function warnOf(io: CommandIo): (message: string) => void {
   return (message) => io.stderr(`kvol up: ${message}\n`);
 }
@@ -90,7 +102,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
     return exitFailure;
   }
   const host = new LinuxHost({ nodeName: "kvol-up" });
-  const fencing = await realDiskFencing(host, parsed.fenceAfterMs);
+  const fencing = await probedDiskFencing(host, parsed.fenceAfterMs);
   if (fencing.unavailable !== undefined) {
     io.stderr(
       `kvol up: --fence-after: the real disks cannot be fenced on this machine (${fencing.unavailable}); ` +
@@ -141,7 +153,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
     }
   } catch (error) {
     io.stderr(`kvol up: ${errorMessage(error)}\n`);
-    await stopAll(nodes, controllers, embedded, warnOf(io), fencing.fenceable);
+    await stopAll(nodes, controllers, embedded, warnOf(io));
     return exitFailure;
   }
   io.stdout(
@@ -150,7 +162,7 @@ export async function runUpLinux(parsed: ClusterArguments, io: CommandIo): Promi
   );
   const signal = await stop;
   await progress.step(`stopping (${signal}): nodes, then the control plane`, () =>
-    stopAll(nodes, controllers, embedded, warnOf(io), fencing.fenceable),
+    stopAll(nodes, controllers, embedded, warnOf(io)),
   );
   return exitOk;
 }
@@ -160,23 +172,14 @@ async function stopAll(
   controllers: BundledCsiControllers,
   embedded: EmbeddedCluster,
   warn: (message: string) => void,
-  fenceableDisks: boolean,
 ): Promise<void> {
   const dataDir = embedded.dataDir.path;
   for (const node of nodes) if (node.child.exitCode === null) node.child.kill("SIGTERM");
   await Promise.all(nodes.map((node) => node.exited));
   await controllers.stop();
   const host = new LinuxHost({ nodeName: "kvol-up" });
-  if (fenceableDisks) {
-    // The device-mapper devices over the loop devices go first: they hold them open.
-    const removed = await releaseDiskDmDevices(
-      host,
-      join(dataDir, disksDirName),
-      nodes.map((node) => node.name),
-    );
-    if (removed.length > 0)
-      warn(`removed the device-mapper devices of ${removed.length} disk attachment(s) still in place`);
-  }
+  // A fenceable disk's loop devices (one per node, over the nodes' links) share its file's inode:
+  // releasing the devices over the file releases them all.
   const released = await releaseDiskLoopDevices(host, join(dataDir, disksDirName));
   if (released.length > 0) warn(`released the loop devices of ${released.length} disk(s) still attached`);
   await embedded.stop();

@@ -64,7 +64,7 @@ export interface ControllerWiring {
 export interface FencingWiring {
   /** Fence every node holding volumes after this much silence; absent, only StorageClasses that ask. */
   fenceAfterMs?: number;
-  /** Fencers besides the simulated world's (a real disk backend's device-mapper fence). */
+  /** Fencers besides the simulated world's (a real disk backend's loop-device fence). */
   fencers?: readonly StorageFencer[];
 }
 

@@ -120,7 +120,7 @@ export interface LinuxNodeAgentOptions {
   csiNodePlugins?: readonly string[];
   /** `kvol node --max-volumes-per-node`: every bundled plugin's NodeGetInfo max_volumes_per_node. */
   maxVolumesPerNode?: number;
-  /** `kvol node --fenceable-disks`: disk.csi.kvol.io's plugin attaches through device-mapper. */
+  /** `kvol node --fenceable-disks`: disk.csi.kvol.io's plugin attaches a loop device per disk and node. */
   fenceableDisks?: boolean;
   /** How to run kvol for the plugins' processes (default: the way this process was run). */
   kvolCommand?: readonly string[];

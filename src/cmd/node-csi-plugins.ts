@@ -65,7 +65,7 @@ export interface NodeCsiPluginsOptions {
   apiAccess?: { serverUrl: string; tokenFile: string; caFile?: string };
   /** `--max-volumes-per-node` for every plugin: its NodeGetInfo max_volumes_per_node (each driver's default when absent). */
   maxVolumesPerNode?: number;
-  /** disk.csi.kvol.io's plugin attaches through device-mapper devices (`--fenceable`), as its controller must. */
+  /** disk.csi.kvol.io's plugin attaches a loop device per disk and node (`--fenceable`), as its controller must. */
   fenceableDisks?: boolean;
   /** The command that runs kvol: program and leading arguments (this process's node, tsx and script). */
   kvolCommand: readonly string[];

@@ -98,7 +98,7 @@ interface EmbeddedClusterOptions {
   csiCapacityLimitBytes?: number;
   /** `--fence-after`: kvol's node fencing for every node holding volumes; off when absent. */
   fenceAfterMs?: number;
-  /** Fencers besides the simulated world's, over the data directory (`kvol up --host linux`: the real disks' device-mapper fence). */
+  /** Fencers besides the simulated world's, over the data directory (`kvol up --host linux`: the real disks' loop-device fence). */
   fencers?: (dataDirPath: string) => readonly StorageFencer[];
   /**
    * With `defaultStorage`, the bundled drivers' controllers run as `kvol csi-driver` processes the

@@ -5,7 +5,7 @@
  * covered by a fencer that confirms; otherwise it records why it did not fence.
  *
  * Implementations: the simulated world's (cloud disks, RBD: `cmd/sim-storage-fencer.ts`) and the
- * real disk driver's device-mapper fence (`csi/drivers/disk/dm-fencer.ts`).
+ * real disk driver's loop-device fence (`csi/drivers/disk/loop-fencer.ts`).
  */
 import type { PersistentVolume } from "../../api/objects.ts";
 
@@ -26,7 +26,7 @@ export interface StorageFencer {
   /** Cuts the node off; idempotent. Resolves with the storage's confirmation. */
   fence(nodeName: string): Promise<FenceResult>;
   /**
-   * What of this storage the node still holds (an RBD mapping, an attached disk, a device-mapper
+   * What of this storage the node still holds (an RBD mapping, an attached disk, the node's own loop
    * device), as the storage sees it. Unfencing waits until it is nothing: a kubelet that restarted
    * may have forgotten a stale mount its `volumesInUse` no longer names, and lifting the fence
    * under it would make it a second writer.

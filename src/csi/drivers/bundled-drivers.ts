@@ -57,8 +57,8 @@ interface BundledDriverContext {
   /** NodeGetInfo's max_volumes_per_node (0: no limit); each driver has its default (disk 16, the others 0). */
   maxVolumesPerNode?: number;
   /**
-   * disk.csi.kvol.io on a LinuxHost: attach each disk through a device-mapper device per node, which
-   * node fencing can switch to the error target (LoopDiskBackend's `fenceable`).
+   * disk.csi.kvol.io on a LinuxHost: attach each disk through a loop device per node, which node
+   * fencing can make fail every I/O (LoopDiskBackend's `fenceable`).
    */
   fenceableDisks?: boolean;
 }

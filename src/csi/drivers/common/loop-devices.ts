@@ -18,9 +18,13 @@ export async function loopDevicesOf(host: Host, file: string): Promise<string[]>
     .filter((device) => loopDevicePathPattern.test(device));
 }
 
-/** The loop device over `file`, attaching one when there is none yet. */
-export async function ensureLoopDevice(host: Host, file: string): Promise<string> {
-  const [existing] = await loopDevicesOf(host, file);
+/**
+ * The loop device over `file`, attaching one when there is none yet. With `reuse: false` a new one
+ * is always bound: the caller found none of its own (`losetup -j` matches the inode, so a hard
+ * link's devices and the file's are the same to it).
+ */
+export async function ensureLoopDevice(host: Host, file: string, options?: { reuse?: boolean }): Promise<string> {
+  const [existing] = options?.reuse === false ? [] : await loopDevicesOf(host, file);
   if (existing !== undefined) return existing;
   const args = ["-f", "--show", file];
   const result = await host.run(losetupCommand, args);
@@ -33,10 +37,16 @@ export async function ensureLoopDevice(host: Host, file: string): Promise<string
 
 /** Detaches every loop device over `file`. */
 export async function detachLoopDevices(host: Host, file: string): Promise<void> {
-  for (const device of await loopDevicesOf(host, file)) {
-    const result = await host.run(losetupCommand, ["-d", device]);
-    if (result.exitCode !== 0) throw losetupFailure(["-d", device], result.exitCode, result.output);
-  }
+  for (const device of await loopDevicesOf(host, file)) await releaseLoopDevice(host, device);
+}
+
+/**
+ * Detaches loop device `device` (`losetup -d`). One still held open — a mount on it — is released
+ * by the kernel when its last holder lets it go (autoclear), and is listed until then.
+ */
+export async function releaseLoopDevice(host: Host, device: string): Promise<void> {
+  const result = await host.run(losetupCommand, ["-d", device]);
+  if (result.exitCode !== 0) throw losetupFailure(["-d", device], result.exitCode, result.output);
 }
 
 /** Makes every loop device over `file` re-read its size (`losetup -c`), after the file grew. */

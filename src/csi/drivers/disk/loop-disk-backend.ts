@@ -10,11 +10,16 @@
  * - One loop device per disk, whatever the number of nodes: the loop devices are the machine's, so
  *   every node on it (`kvol up --host linux --nodes N`, each node a mount namespace) sees the same
  *   device; a multi-attach disk's attachments share it, and the last detach releases it.
+ * - Fenceable (node fencing's mode): one loop device per disk and node instead, each bound over the
+ *   node's hard link of the disk's file (`<disksDir>/nodes/<node>/<id>.img`, node-loop-devices.ts),
+ *   so `fenceNode` can make one node's devices fail every I/O (loop-fence.ts) and leave the other
+ *   nodes' alone.
  * - Crash-safe: attach makes the loop device first and then records the attachment; an attach
- *   killed in between left a loop device that `losetup -j` finds and the next attach reuses, so
- *   there are never two loop devices over one file. Detach releases the loop device first and
- *   then records it; a detach killed in between is finished by the retry. A detach or delete of a
- *   disk with no recorded attachment releases a loop device such an interrupted attach left.
+ *   killed in between left a loop device that `losetup -j` finds (fenceable: by its node link) and
+ *   the next attach reuses, so there are never two loop devices over one file (fenceable: for one
+ *   node). Detach releases the loop device first and then records it; a detach killed in between
+ *   is finished by the retry. A detach or delete of a disk with no recorded attachment releases a
+ *   loop device such an interrupted attach left; delete removes the node links too.
  * - A disk's zone is recorded and reported as its topology, not enforced: every node on the machine
  *   reaches every disk, so there is no zone to mismatch (the simulated cloud's ZoneMismatch).
  * - Read-only attachments are recorded, and the device stays read-write: read-only is enforced by
@@ -29,22 +34,21 @@
  * one. A node on another machine cannot use these disks: it sees neither the files nor the loop
  * devices (docs/real-nodes.md says what to do instead).
  */
-import type { Host } from "../../../host/host.ts";
+import { type Host, isHostError } from "../../../host/host.ts";
 import { CloudDiskError, checkExclusiveAttach, type DiskContentSource } from "../../../host/sim/world/disk-provider.ts";
 import type { Clock } from "../../../runtime/clock.ts";
-import { detachLoopDevices, ensureLoopDevice, loopDevicesOf, refreshLoopDeviceSizes } from "../common/loop-devices.ts";
 import {
-  deviceTable,
-  ensureLinearDevice,
-  fenceableDeviceName,
-  fenceableDevicePath,
-  removeDevice,
-  switchToError,
-  switchToLinear,
-} from "./device-mapper.ts";
+  detachLoopDevices,
+  ensureLoopDevice,
+  loopDevicesOf,
+  refreshLoopDeviceSizes,
+  releaseLoopDevice,
+} from "../common/loop-devices.ts";
 import type { DiskAttachmentView, DiskBackend, DiskView, SnapshotView } from "./disk-backend.ts";
 import { DiskStateFiles, withAttachments } from "./disk-state-file.ts";
 import { copyImage, LoopDiskSnapshots } from "./loop-disk-snapshots.ts";
+import { fenceOffsetBytes, isFenced, type LoopDeviceState, loopDeviceState, setLoopOffset } from "./loop-fence.ts";
+import { nodeLinksDir, nodeLinksDirName, nodeLoopDevices } from "./node-loop-devices.ts";
 
 interface LoopDiskBackendOptions {
   host: Host;
@@ -53,9 +57,9 @@ interface LoopDiskBackendOptions {
   /** Dates snapshots; without it the backend refuses to take them. */
   clock?: Clock;
   /**
-   * Attach through a device-mapper device per disk and node (`/dev/mapper/kvol-<node>-<disk>`, a
-   * linear table over the loop device) so node fencing can switch it to the error target
-   * (`fenceNode`). Needs dmsetup and the kernel's dm driver. Off by default.
+   * Attach through a loop device per disk and node, over the node's hard link of the disk's file,
+   * so node fencing can make one node's devices fail every I/O (`fenceNode`). Needs the loop
+   * driver and perl (loop-fence.ts). Off by default.
    */
   fenceable?: boolean;
 }
@@ -188,9 +192,36 @@ export class LoopDiskBackend implements DiskBackend {
       }
       const image = this.files.imagePath(id);
       await detachLoopDevices(this.host, image);
+      await this.removeNodeLinks(id);
       await this.files.remove(id);
       await this.host.unlink(image);
     });
+  }
+
+  /** Removes disk `id`'s link in every node's directory (fenceable attachments made them). */
+  private async removeNodeLinks(id: string): Promise<void> {
+    for (const nodeName of await this.linkedNodes()) {
+      try {
+        await this.host.unlink(this.nodeLink(id, nodeName));
+      } catch (error) {
+        if (!isHostError(error, "ENOENT")) throw error;
+      }
+    }
+  }
+
+  /** The nodes that have a directory of links. */
+  private async linkedNodes(): Promise<string[]> {
+    try {
+      return await this.host.readdir(`${this.disksDir}/${nodeLinksDirName}`);
+    } catch (error) {
+      if (isHostError(error, "ENOENT")) return [];
+      throw error;
+    }
+  }
+
+  /** Node `nodeName`'s hard link of disk `id`'s file. */
+  private nodeLink(id: string, nodeName: string): string {
+    return `${nodeLinksDir(this.disksDir, nodeName)}/${id}.img`;
   }
 
   /**
@@ -210,7 +241,7 @@ export class LoopDiskBackend implements DiskBackend {
     });
   }
 
-  /** Attaches the disk to `nodeName`; resolves with the loop device's path (fenceable: its dm device's). */
+  /** Attaches the disk to `nodeName`; resolves with the loop device's path (fenceable: the node's own). */
   attach(id: string, nodeName: string, options: { readOnly?: boolean }): Promise<string> {
     return this.serially(id, async () => {
       const disk = await this.existing(id);
@@ -225,60 +256,93 @@ export class LoopDiskBackend implements DiskBackend {
     });
   }
 
-  /** The device a node uses: the loop device, or the dm device over it when fenceable. */
+  /** The device a node uses: the disk's shared loop device, or (fenceable) the node's own. */
   private async nodeDevice(id: string, nodeName: string): Promise<string> {
-    const loop = await ensureLoopDevice(this.host, this.files.imagePath(id));
-    if (!this.fenceable) return loop;
-    return ensureLinearDevice(this.host, fenceableDeviceName(id, nodeName), loop);
+    const image = this.files.imagePath(id);
+    if (!this.fenceable) return ensureLoopDevice(this.host, image);
+    const link = await this.ensureNodeLink(id, nodeName);
+    const [existing] = await nodeLoopDevices(this.host, image, link);
+    return existing ?? ensureLoopDevice(this.host, link, { reuse: false });
+  }
+
+  /** Makes node `nodeName`'s hard link of disk `id`'s file unless it is there; returns its path. */
+  private async ensureNodeLink(id: string, nodeName: string): Promise<string> {
+    const link = this.nodeLink(id, nodeName);
+    try {
+      await this.host.stat(link);
+      return link;
+    } catch (error) {
+      if (!isHostError(error, "ENOENT")) throw error;
+    }
+    await this.host.mkdir(nodeLinksDir(this.disksDir, nodeName), 0o700, { recursive: true });
+    const linked = await this.host.run("ln", [this.files.imagePath(id), link]);
+    if (linked.exitCode !== 0)
+      throw new Error(`ln ${this.files.imagePath(id)} ${link} failed: ${linked.output.trim()}`);
+    return link;
+  }
+
+  /** The loop devices of `nodeName` over disk `id` (fenceable: its own, bound over its link). */
+  private nodeDevices(id: string, nodeName: string): Promise<string[]> {
+    return nodeLoopDevices(this.host, this.files.imagePath(id), this.nodeLink(id, nodeName));
   }
 
   /**
-   * Fences `nodeName`: the dm device of every disk attached to it is switched to the error target,
-   * so every read and write the node makes on those disks fails with EIO. Returns the devices, each
-   * with its live table, so the caller can confirm. Only for a fenceable backend.
+   * Fences `nodeName`: every loop device it has over a disk gets the fence's offset, past the
+   * disk's end, so every read and write the node makes on it fails with EIO (loop-fence.ts) —
+   * devices of attachments and any an interrupted attach left. Returns each device's state read
+   * back, so the caller can confirm. Only for a fenceable backend.
    */
-  async fenceNode(nodeName: string): Promise<Array<{ device: string; table: string | undefined }>> {
-    if (!this.fenceable) throw new Error("these disks are not attached through device-mapper: they cannot be fenced");
-    const fenced: Array<{ device: string; table: string | undefined }> = [];
+  async fenceNode(nodeName: string): Promise<LoopDeviceState[]> {
+    if (!this.fenceable)
+      throw new Error("these disks are not attached through a loop device per node: they cannot be fenced");
+    const fenced: LoopDeviceState[] = [];
     for (const disk of await this.list()) {
-      if (!disk.attachments.has(nodeName)) continue;
-      const name = fenceableDeviceName(disk.id, nodeName);
-      await this.serially(disk.id, () => switchToError(this.host, name));
-      fenced.push({ device: fenceableDevicePath(name), table: await deviceTable(this.host, name) });
+      await this.serially(disk.id, async () => {
+        for (const device of await this.nodeDevices(disk.id, nodeName)) {
+          await setLoopOffset(this.host, device, fenceOffsetBytes);
+          fenced.push(
+            (await loopDeviceState(this.host, device)) ?? { device, sizeSectors: -1, offsetBytes: "unbound" },
+          );
+        }
+      });
     }
     return fenced;
   }
 
-  /** Lifts `fenceNode`: the linear tables are swapped back in. */
+  /** Lifts `fenceNode` from the node's devices still bound: their offset goes back to 0. */
   async unfenceNode(nodeName: string): Promise<void> {
+    if (!this.fenceable) return;
     for (const disk of await this.list()) {
-      if (!disk.attachments.has(nodeName)) continue;
-      const name = fenceableDeviceName(disk.id, nodeName);
       await this.serially(disk.id, async () => {
-        const [loop] = await loopDevicesOf(this.host, this.files.imagePath(disk.id));
-        if (loop !== undefined && (await deviceTable(this.host, name)) !== undefined) {
-          await switchToLinear(this.host, name, loop);
+        for (const device of await this.nodeDevices(disk.id, nodeName)) {
+          if (isFenced(await loopDeviceState(this.host, device))) await setLoopOffset(this.host, device, "0");
         }
       });
     }
   }
 
-  /** The dm devices of disks still attached to `nodeName` (what a fenced node still holds). */
+  /**
+   * The loop devices `nodeName` still has over a disk (what a fenced node still holds): a detached
+   * one stays until the node's stale mount lets it go.
+   */
   async devicesHeldBy(nodeName: string): Promise<string[]> {
     if (!this.fenceable) return [];
     const held: string[] = [];
-    for (const disk of await this.list()) {
-      const name = fenceableDeviceName(disk.id, nodeName);
-      if ((await deviceTable(this.host, name)) !== undefined) held.push(fenceableDevicePath(name));
-    }
+    for (const disk of await this.list()) held.push(...(await this.nodeDevices(disk.id, nodeName)));
     return held;
   }
 
-  /** Detaches from `nodeName` (its dm device first); the loop device goes with the disk's last attachment. */
+  /**
+   * Detaches from `nodeName`. Fenceable: its own loop devices are released first — one still held
+   * by a fenced node's stale mount goes when it is let go (the kernel's autoclear) — and with the
+   * disk's last attachment every loop device over it (any an interrupted attach left).
+   */
   detach(id: string, nodeName: string): Promise<void> {
     return this.serially(id, async () => {
       const disk = await this.existing(id);
-      if (this.fenceable) await removeDevice(this.host, fenceableDeviceName(id, nodeName));
+      if (this.fenceable) {
+        for (const device of await this.nodeDevices(id, nodeName)) await releaseLoopDevice(this.host, device);
+      }
       const others = [...disk.attachments.values()].filter((attachment) => attachment.nodeName !== nodeName);
       if (others.length === 0) await detachLoopDevices(this.host, this.files.imagePath(id));
       if (disk.attachments.has(nodeName)) await this.files.write(withAttachments(disk, others));
