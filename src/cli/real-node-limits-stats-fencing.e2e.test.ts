@@ -303,7 +303,10 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     const fenced = await fencedCondition("True");
     const fencedAtMs = clock.now();
     assert.equal(fenced.reason, "NodeFenced", fenced.message);
-    assert.match(fenced.message ?? "", /now fail\(s\) every I\/O \(loop device's offset moved past the disk's end\)/);
+    assert.match(
+      fenced.message ?? "",
+      /^Node node-1 has not reported for \d+s; its access to disk\.csi\.kvol\.io \(loop device\) is fenced and it is tainted node\.kubernetes\.io\/out-of-service$/,
+    );
     const node = await jsonOf<{
       metadata?: { annotations?: Record<string, string> };
       spec?: { taints?: { key: string; effect: string }[] };
