@@ -64,6 +64,9 @@ interface LoopDiskBackendOptions {
   fenceable?: boolean;
 }
 
+/** The file in a node's links directory that says the node is fenced. */
+const fenceMarkName = "fenced";
+
 export class LoopDiskBackend implements DiskBackend {
   private readonly files: DiskStateFiles;
   private readonly snapshots: LoopDiskSnapshots;
@@ -262,7 +265,26 @@ export class LoopDiskBackend implements DiskBackend {
     if (!this.fenceable) return ensureLoopDevice(this.host, image);
     const link = await this.ensureNodeLink(id, nodeName);
     const [existing] = await nodeLoopDevices(this.host, image, link);
-    return existing ?? ensureLoopDevice(this.host, link, { reuse: false });
+    const device = existing ?? (await ensureLoopDevice(this.host, link, { reuse: false }));
+    // Checked after binding: a fence in another process marks the node before it looks for devices,
+    // so a device bound meanwhile is either found by the fence or fenced here.
+    if (await this.isMarkedFenced(nodeName)) await setLoopOffset(this.host, device, fenceOffsetBytes);
+    return device;
+  }
+
+  /** The mark of a fenced node (`nodes/<node>/fenced`), which every process sharing the disks sees. */
+  private fenceMark(nodeName: string): string {
+    return `${nodeLinksDir(this.disksDir, nodeName)}/${fenceMarkName}`;
+  }
+
+  private async isMarkedFenced(nodeName: string): Promise<boolean> {
+    try {
+      await this.host.stat(this.fenceMark(nodeName));
+      return true;
+    } catch (error) {
+      if (isHostError(error, "ENOENT")) return false;
+      throw error;
+    }
   }
 
   /** Makes node `nodeName`'s hard link of disk `id`'s file unless it is there; returns its path. */
@@ -289,12 +311,15 @@ export class LoopDiskBackend implements DiskBackend {
   /**
    * Fences `nodeName`: every loop device it has over a disk gets the fence's offset, past the
    * disk's end, so every read and write the node makes on it fails with EIO (loop-fence.ts) —
-   * devices of attachments and any an interrupted attach left. Returns each device's state read
-   * back, so the caller can confirm. Only for a fenceable backend.
+   * devices of attachments and any an interrupted attach left. The node is marked fenced first, so
+   * a device an attach binds for it later (in this process or another) is fenced at birth. Returns
+   * each device's state read back, so the caller can confirm. Only for a fenceable backend.
    */
   async fenceNode(nodeName: string): Promise<LoopDeviceState[]> {
     if (!this.fenceable)
       throw new Error("these disks are not attached through a loop device per node: they cannot be fenced");
+    await this.host.mkdir(nodeLinksDir(this.disksDir, nodeName), 0o700, { recursive: true });
+    await this.host.writeFile(this.fenceMark(nodeName), "fenced\n");
     const fenced: LoopDeviceState[] = [];
     for (const disk of await this.list()) {
       await this.serially(disk.id, async () => {
@@ -309,9 +334,14 @@ export class LoopDiskBackend implements DiskBackend {
     return fenced;
   }
 
-  /** Lifts `fenceNode` from the node's devices still bound: their offset goes back to 0. */
+  /** Lifts `fenceNode`: the mark goes, and the node's devices still bound get their offset back (0). */
   async unfenceNode(nodeName: string): Promise<void> {
     if (!this.fenceable) return;
+    try {
+      await this.host.unlink(this.fenceMark(nodeName));
+    } catch (error) {
+      if (!isHostError(error, "ENOENT")) throw error;
+    }
     for (const disk of await this.list()) {
       await this.serially(disk.id, async () => {
         for (const device of await this.nodeDevices(disk.id, nodeName)) {

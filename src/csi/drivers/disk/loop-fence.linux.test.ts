@@ -250,6 +250,17 @@ inPrivateMountNamespace(import.meta.filename, title, () => {
       [[leftover, 0]],
     );
     assert.equal(sectors(deviceD), 16 * 2048, "node-d's device keeps its 16 MiB");
+    // An attach for the fenced node (another disk; in kvol up, the CSI controller's process) gets a fenced device.
+    await disks.createDisk("late-1", 16 * mebibyteBytes, {});
+    const late = await disks.attach("late-1", "node-c", {});
+    assert.equal(sectors(late), 0, "a device bound for a fenced node is fenced at birth");
+    assert.deepEqual((await disks.devicesHeldBy("node-c")).sort(), [leftover, late].sort());
+    await disks.detach("late-1", "node-c");
+    await disks.deleteDisk("late-1");
+    await disks.detach("shared-1", "node-c");
+    await disks.unfenceNode("node-c");
+    const after = await disks.attach("shared-1", "node-c", {});
+    assert.equal(sectors(after), 16 * 2048, "once unfenced, node-c's new device works");
     await disks.detach("shared-1", "node-c");
     await disks.detach("shared-1", "node-d");
     assert.deepEqual(await disks.loopDevicesOf("shared-1"), []);
