@@ -1,6 +1,7 @@
 /**
  * The HTTP path: pod creates through the API server and the HTTP client (server and client in this
- * one process, so both costs count), against creates through the in-process client on the same
+ * one process, so both costs count) over TLS, as every kvol client speaks to `kvol up` and `kvol
+ * server` (a serving certificate signed by a CA the client verifies against), against creates through the in-process client on the same
  * kind of SQLite store, one at a time and 16 in flight. Each measurement starts from a fresh store
  * file, so both sides pay the same fsync per commit. The four measurements alternate over several
  * rounds and each figure is the median of its rounds, so a change in the machine's load during the
@@ -14,6 +15,7 @@ import { HttpClient } from "../src/api/client/http-client.ts";
 import { InProcessClient } from "../src/api/client/in-process-client.ts";
 import { openSqliteStore } from "../src/api/store/sqlite-store.ts";
 import { startApiServer } from "../src/apiserver/server.ts";
+import { testTls } from "../src/apiserver/testing/test-tls.ts";
 import { Logger, type LogSink } from "../src/runtime/logger.ts";
 import { RealClock } from "../src/runtime/real-clock.ts";
 import { Rng } from "../src/runtime/rng.ts";
@@ -57,9 +59,10 @@ async function httpRate(path: string, concurrency: number): Promise<number> {
   const clock = new RealClock();
   const store = openSqliteStore({ path, clock, random: new Rng(1) });
   const logger = new Logger({ clock, sink: discard });
-  const server = await startApiServer({ store, clock, logger, port: 0 });
+  const { tls, caPem } = testTls(clock.now());
+  const server = await startApiServer({ store, clock, logger, port: 0, tls });
   try {
-    const client = new HttpClient({ url: server.url });
+    const client = new HttpClient({ url: server.secureUrl ?? server.url, caPem });
     return await ratePerSecond(httpCreates, () => createPods(client, httpCreates, concurrency));
   } finally {
     await server.close();
@@ -99,9 +102,9 @@ export async function httpStoreBenchmarks(): Promise<Row[]> {
     const httpMany = median(figures.httpMany);
     const many = `${manyInFlight} in flight`;
     return [
-      row("pod creates over HTTP, 1 at a time", httpOne, "in-process client, 1 at a time", inProcessOne),
-      row(`pod creates over HTTP, ${many}`, httpMany, "in-process client, 1 at a time", inProcessOne),
-      row(`pod creates over HTTP, ${many}`, httpMany, `in-process client, ${many}`, inProcessMany),
+      row("pod creates over HTTPS, 1 at a time", httpOne, "in-process client, 1 at a time", inProcessOne),
+      row(`pod creates over HTTPS, ${many}`, httpMany, "in-process client, 1 at a time", inProcessOne),
+      row(`pod creates over HTTPS, ${many}`, httpMany, `in-process client, ${many}`, inProcessMany),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

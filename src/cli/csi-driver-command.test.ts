@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
@@ -83,29 +83,50 @@ describe("kvol csi-driver: arguments", () => {
     });
   });
 
-  it("takes the API server, its token file and the kubelet's root directory for fuse.csi.kvol.io", () => {
-    assert.deepEqual(
-      parseCsiDriverArguments([
-        "fuse.csi.kvol.io",
-        "--endpoint",
-        "unix:///run/csi/csi.sock",
-        "--node-id=node-1",
-        "--server",
-        "https://10.0.0.1:6443",
-        "--token-file",
-        "/var/run/secrets/token",
-        "--kubelet-root-dir",
-        "/srv/kubelet",
-      ]),
-      {
-        driverName: "fuse.csi.kvol.io",
-        endpoint: "unix:///run/csi/csi.sock",
-        nodeId: "node-1",
-        serverUrl: "https://10.0.0.1:6443",
-        tokenFile: "/var/run/secrets/token",
-        kubeletRootDir: "/srv/kubelet",
-      },
-    );
+  it("takes the API server as kvol node does: --server with its CA and token file, or a kubeconfig", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvol-csi-args-"));
+    try {
+      const caPem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+      writeFileSync(join(dir, "ca.crt"), caPem);
+      writeFileSync(join(dir, "token"), "plugin-token\n");
+      writeFileSync(
+        join(dir, "kubeconfig"),
+        `apiVersion: v1
+kind: Config
+clusters: [{ name: kvol, cluster: { server: "https://10.0.0.2:8080", certificate-authority: ca.crt } }]
+users: [{ name: admin, user: { token: admin-token } }]
+contexts: [{ name: kvol, context: { cluster: kvol, user: admin } }]
+current-context: kvol
+`,
+      );
+      const base = ["fuse.csi.kvol.io", "--endpoint", "unix:///run/csi/csi.sock", "--node-id=node-1"];
+      assert.deepEqual(
+        parseCsiDriverArguments([
+          ...base,
+          ...["--server", "https://10.0.0.1:6443", "--certificate-authority", join(dir, "ca.crt")],
+          ...["--token-file", join(dir, "token"), "--kubelet-root-dir", "/srv/kubelet"],
+        ]),
+        {
+          driverName: "fuse.csi.kvol.io",
+          endpoint: "unix:///run/csi/csi.sock",
+          nodeId: "node-1",
+          server: { serverUrl: "https://10.0.0.1:6443", token: "plugin-token", caPem },
+          kubeletRootDir: "/srv/kubelet",
+        },
+      );
+      const fromKubeconfig = parseCsiDriverArguments([...base, "--kubeconfig", join(dir, "kubeconfig")]);
+      assert.deepEqual("server" in fromKubeconfig && fromKubeconfig.server, {
+        serverUrl: "https://10.0.0.2:8080",
+        token: "admin-token",
+        caPem,
+      });
+      const overridden = parseCsiDriverArguments([...base, "--kubeconfig", join(dir, "kubeconfig"), "--token", "t2"]);
+      assert.equal("server" in overridden && overridden.server?.token, "t2");
+      const missing = parseCsiDriverArguments([...base, "--server", "https://h:1", "--token-file", join(dir, "none")]);
+      assert.match("error" in missing ? missing.error : "", /^cannot read --token-file .*none: ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   const badArguments: Array<[string[], RegExp]> = [
@@ -130,13 +151,34 @@ describe("kvol csi-driver: arguments", () => {
       /--server must be an https:\/\/ \(or http:\/\/\) URL, got "127.0.0.1:8080"/,
     ],
     [
-      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--server", "http://a:1", "--token-file", "token"],
-      /--token-file must be an absolute path, got "token"/,
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--token-file", "/token"],
+      /--token-file needs --server \(or --kubeconfig\)/,
     ],
-    [["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--token-file", "/token"], /--token-file needs --server/],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--token", "t"],
+      /--token needs --server \(or --kubeconfig\)/,
+    ],
     [
       ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--certificate-authority", "/ca.crt"],
       /--certificate-authority needs --server/,
+    ],
+    [
+      [
+        "fuse.csi.kvol.io",
+        "--endpoint",
+        "unix:///x.sock",
+        "--server",
+        "https://a:1",
+        "--token",
+        "t",
+        "--token-file",
+        "/t",
+      ],
+      /give --token or --token-file, not both/,
+    ],
+    [
+      ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--kubeconfig", "/nonexistent/kubeconfig"],
+      /\/nonexistent\/kubeconfig/,
     ],
     [
       ["fuse.csi.kvol.io", "--endpoint", "unix:///x.sock", "--s3-url", "http://127.0.0.1:9000"],

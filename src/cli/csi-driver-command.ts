@@ -5,8 +5,9 @@
  * container does in a cluster. With `--registration-dir` (the kubelet's `plugins_registry/`) it also
  * runs node-driver-registrar's part, so the node's kubelet registers it; a refusal by the kubelet
  * ends the process with status 1, as the registrar container ends.
- * With `--server`, fuse.csi.kvol.io reads from the API, when it starts, which mounts it served on
- * this node, and re-establishes those whose FUSE daemon died with a previous run (seed 003).
+ * With `--kubeconfig` or `--server` (the connection flags `kvol node` takes, server-flags.ts),
+ * fuse.csi.kvol.io reads from the API, when it starts, which mounts it served on this node, and
+ * re-establishes those whose FUSE daemon died with a previous run (seed 003).
  * SIGTERM or SIGINT stop it cleanly: the registration socket goes first (the kubelet deregisters
  * the driver), calls in flight are answered, then the plugin stops.
  * Bad arguments print the usage and exit 2.
@@ -28,14 +29,20 @@ import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { RealClock } from "../runtime/real-clock.ts";
 import { NodeDriverRegistrar } from "../volume/plugins/csi/registration/node-driver-registrar.ts";
-import { serverAccessFromFlags } from "./client/server-flags.ts";
+import {
+  type ServerAccess,
+  serverAccessFromFlags,
+  serverFlagOptions,
+  serverFlagsUsage,
+} from "./client/server-flags.ts";
 import { parseMaxVolumesPerNode } from "./max-volumes-flag.ts";
 
 export const csiDriverUsage = `Usage:
   kvol csi-driver NAME --endpoint unix:///path/csi.sock [--node-id N] [--state-dir D]
                        [--registration-dir DIR] [--capacity-limit 10Gi]
                        [--max-volumes-per-node N] [--fenceable]
-                       [--server URL [--certificate-authority F] [--token-file F]]
+                       [--kubeconfig F | --server URL[,URL…] [--certificate-authority CA]]
+                       [--token T | --token-file F]
                        [--kubelet-root-dir D]
                        [--s3-url URL --s3-bucket B --s3-passwd-file F]
 
@@ -60,12 +67,9 @@ Runs a bundled CSI driver on a Unix socket until SIGTERM or SIGINT.
   --registration-dir  the kubelet's plugins_registry directory (<root-dir>/plugins_registry): serve
                       the plugin registration API on DIR/NAME-reg.sock there, as node-driver-registrar
                       does, so that node's kubelet registers the driver; exits 1 if the kubelet refuses
-  --server            the API server (https://host:port), read by ${fuseDriverName} on start to
-                      re-establish the FUSE mounts a previous run served
-  --certificate-authority
-                      the CA file --server's certificate must chain to (kvol server's DATA/ca.crt;
-                      default: the system's)
-  --token-file        a file holding the bearer token for --server
+  The API server, read by ${fuseDriverName} on start to re-establish the FUSE mounts a previous
+  run served (none by default):
+${serverFlagsUsage}
   --kubelet-root-dir  the kubelet's root directory, where those mounts are (default: /var/lib/kubelet)
   --s3-url, --s3-bucket, --s3-passwd-file
                       ${fuseDriverName} serves each volume from a prefix of this bucket with s3fs
@@ -90,10 +94,8 @@ export interface CsiDriverArguments {
   stateDir?: string;
   /** The kubelet's plugins_registry directory: register with that node's kubelet. */
   registrationDir?: string;
-  serverUrl?: string;
-  /** `--certificate-authority`: the CA file of an https:// server. */
-  caFile?: string;
-  tokenFile?: string;
+  /** The API server, its CA and token, from `--kubeconfig` / `--server` and the flags beside them. */
+  server?: ServerAccess;
   kubeletRootDir?: string;
   s3?: S3fsOptions;
   /** `--capacity-limit`, in bytes. */
@@ -128,13 +130,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     return { error: errorMessage(error) };
   }
   if (values["node-id"] === "") return { error: "--node-id must not be empty" };
-  for (const flag of [
-    "state-dir",
-    "kubelet-root-dir",
-    "token-file",
-    "certificate-authority",
-    "s3-passwd-file",
-  ] as const) {
+  for (const flag of ["state-dir", "kubelet-root-dir", "s3-passwd-file"] as const) {
     const value = values[flag];
     if (value !== undefined && !value.startsWith("/")) {
       return { error: `--${flag} must be an absolute path, got ${JSON.stringify(value)}` };
@@ -144,11 +140,15 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
   if (registrationDir !== undefined && !registrationDir.startsWith("/")) {
     return { error: `--registration-dir must be an absolute path, got ${JSON.stringify(registrationDir)}` };
   }
-  if (values.server !== undefined && !/^https?:\/\/./.test(values.server)) {
-    return { error: `--server must be an https:// (or http://) URL, got ${JSON.stringify(values.server)}` };
+  let server: ServerAccess | undefined;
+  try {
+    server = serverAccessFromFlags(values);
+  } catch (error) {
+    return { error: errorMessage(error) };
   }
-  for (const flag of ["token-file", "certificate-authority"] as const) {
-    if (values[flag] !== undefined && values.server === undefined) return { error: `--${flag} needs --server` };
+  for (const flag of ["token", "token-file"] as const) {
+    if (values[flag] !== undefined && server === undefined)
+      return { error: `--${flag} needs --server (or --kubeconfig)` };
   }
   const s3 = s3OptionsOf(driverName, values);
   if (typeof s3 === "string") return { error: s3 };
@@ -170,9 +170,7 @@ export function parseCsiDriverArguments(argv: readonly string[]): CsiDriverArgum
     nodeId: values["node-id"] ?? hostname(),
     ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
     ...(registrationDir === undefined ? {} : { registrationDir }),
-    ...(values.server === undefined ? {} : { serverUrl: values.server }),
-    ...(values["certificate-authority"] === undefined ? {} : { caFile: values["certificate-authority"] }),
-    ...(values["token-file"] === undefined ? {} : { tokenFile: values["token-file"] }),
+    ...(server === undefined ? {} : { server }),
     ...(values["kubelet-root-dir"] === undefined ? {} : { kubeletRootDir: values["kubelet-root-dir"] }),
     ...(s3 === undefined ? {} : { s3 }),
     ...(capacityLimit === undefined ? {} : { capacityLimitBytes: capacityLimit }),
@@ -204,9 +202,7 @@ function parseArgsStrictly(argv: readonly string[]) {
       "node-id": { type: "string" },
       "state-dir": { type: "string" },
       "registration-dir": { type: "string" },
-      server: { type: "string" },
-      "certificate-authority": { type: "string" },
-      "token-file": { type: "string" },
+      ...serverFlagOptions,
       "kubelet-root-dir": { type: "string" },
       "s3-url": { type: "string" },
       "s3-bucket": { type: "string" },
@@ -275,9 +271,7 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
     ...(args.s3 === undefined ? {} : { s3: args.s3 }),
     onWarning: warn,
     ...(args.stateDir === undefined ? {} : { stateDir: args.stateDir }),
-    ...(args.serverUrl === undefined
-      ? {}
-      : { api: recoveryApiFromClient(apiClientOf(args.serverUrl, args.tokenFile, args.caFile)) }),
+    ...(args.server === undefined ? {} : { api: recoveryApiFromClient(apiClientOf(args.server)) }),
     ...(args.kubeletRootDir === undefined ? {} : { kubeletRootDir: args.kubeletRootDir }),
     ...(args.capacityLimitBytes === undefined ? {} : { capacityLimitBytes: args.capacityLimitBytes }),
     ...(args.maxVolumesPerNode === undefined ? {} : { maxVolumesPerNode: args.maxVolumesPerNode }),
@@ -314,12 +308,11 @@ async function serveUntilStopped(args: CsiDriverArguments, io: CommandIo): Promi
   }
 }
 
-function apiClientOf(url: string, tokenFile: string | undefined, caFile: string | undefined): HttpClient {
-  const access = serverAccessFromFlags({ server: url, "token-file": tokenFile, "certificate-authority": caFile });
+function apiClientOf(access: ServerAccess): HttpClient {
   return new HttpClient({
-    url,
-    ...(access?.token === undefined ? {} : { bearerToken: access.token }),
-    ...(access?.caPem === undefined ? {} : { caPem: access.caPem }),
+    url: access.serverUrl,
+    ...(access.token === undefined ? {} : { bearerToken: access.token }),
+    ...(access.caPem === undefined ? {} : { caPem: access.caPem }),
   });
 }
 

@@ -17,6 +17,7 @@ import { LinuxHost } from "../host/linux/linux-host.ts";
 import { errorMessage } from "../runtime/error-message.ts";
 import { type CommandIo, exitOk, exitUsage, processIo } from "./command-io.ts";
 import { defaultApiPort } from "./embedded/constants.ts";
+import { tlsSanUsage } from "./embedded/tls-san-flag.ts";
 import { type ClusterArguments, clusterArguments, clusterOptionSpecs, runCluster } from "./up-command.ts";
 
 export const serverUsage = `Usage:
@@ -25,13 +26,14 @@ export const serverUsage = `Usage:
               [--csi-controller NAME=unix:///path …]
               [--leader-elect=true|false] [--event-ttl 1h0m0s] [--audit-log-path F]
               [--insecure-http-tokens]
-              [--fence-after 15s] [--fence-disks-dir D]
+              [--fence-after 15s] [--fence-disks-dir D] [--tls-san NAME,…]
 
 Starts the API server and every controller, without nodes, until Ctrl-C. Nodes join with
 \`kvol node\`, each with its own token.
 
   --port P           the API server's port (default ${defaultApiPort}; 0 picks a free one)
   --address A        the address to listen on (default 127.0.0.1; 0.0.0.0 for other machines)
+${tlsSanUsage.replaceAll("\n                  ", "\n                     ")}
   --data-dir D       where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral        keep the objects in memory only
   --etcd-servers U,… keep the objects in this etcd cluster (client URLs, http://HOST:2379, or

@@ -89,6 +89,16 @@ describe("kvol up arguments", () => {
     );
   });
 
+  it("reads --tls-san names and addresses for the serving certificate, and names a bad one", () => {
+    const parsed = parseUpArguments(["--ephemeral", "--tls-san", "kvol.example.com,10.0.0.5", "--tls-san", "fd00::5"]);
+    assert.deepEqual("tlsSans" in parsed && parsed.tlsSans, ["kvol.example.com", "10.0.0.5", "fd00::5"]);
+    assert.equal("tlsSans" in parseUpArguments(["--ephemeral"]), false);
+    assert.throws(
+      () => parseUpArguments(["--tls-san", "kvol.example.com:6443"]),
+      /^Error: --tls-san: "kvol.example.com:6443" is not a valid IP address, DNS name or DNS name with a leading wildcard label \(\*\.example\.com\)$/,
+    );
+  });
+
   it("reads --speed, refuses a speed out of range, and refuses any speed with real nodes", () => {
     assert.equal((parseUpArguments(["--speed", "60"]) as ClusterArguments).speed, 60);
     assert.equal((parseUpArguments(["--speed", "0.5"]) as ClusterArguments).speed, 0.5);

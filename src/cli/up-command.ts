@@ -25,6 +25,7 @@ import { type CsiControllerEndpoint, parseCsiControllerFlags } from "./embedded/
 import { defaultDataDir } from "./embedded/data-dir.ts";
 import { EmbeddedCluster } from "./embedded/embedded-cluster.ts";
 import { checkDataDir, checkListenAddress } from "./embedded/preflight.ts";
+import { parseTlsSanFlags, tlsSanUsage } from "./embedded/tls-san-flag.ts";
 import { maxSpeed, minSpeed } from "./embedded/wall-clock-pacer.ts";
 import { eventTtlUsage, parseEventTtlFlag } from "./event-ttl-flag.ts";
 import { parseMaxVolumesPerNode } from "./max-volumes-flag.ts";
@@ -45,7 +46,7 @@ export const upUsage = `Usage:
           [--max-volumes-per-node N]
           [--audit-log-path F]
           [--csi-capacity-limit 10Gi]
-          [--fence-after 15s]
+          [--fence-after 15s] [--tls-san NAME,…]
 
 Starts an API server, every controller and N simulated nodes (each with a real kubelet) in this
 process, and runs until Ctrl-C. kubectl and client libraries work against it unchanged.
@@ -55,6 +56,7 @@ process, and runs until Ctrl-C. kubectl and client libraries work against it unc
                   every Kubernetes timer keeps its proportions; \`kvol speed S\` changes it later
   --port P        the API server's port (default ${defaultApiPort}; 0 picks a free one)
   --address A     the address to listen on (default ${defaultListenHost})
+${tlsSanUsage}
   --data-dir D    where the store, tokens, kubeconfig and log live (default $KVOL_DATA_DIR or ~/.kvol)
   --ephemeral     keep the objects in memory only; nothing is kept after stopping
   --etcd          keep the objects in a local etcd started with the cluster (the machine's etcd
@@ -141,6 +143,8 @@ export interface ClusterArguments {
   fenceAfterMs?: number;
   /** Fencers besides the simulated world's, over the data directory (`kvol server --fence-disks-dir`). */
   fencers?: (dataDirPath: string) => readonly StorageFencer[];
+  /** `--tls-san`: more DNS names and IP addresses in the API server's serving certificate. */
+  tlsSans?: readonly string[];
 }
 
 const logLevels = new Set(["debug", "info", "warn", "error"]);
@@ -167,6 +171,7 @@ export const clusterOptionSpecs = {
   "audit-log-path": { type: "string" },
   "insecure-http-tokens": { type: "boolean" },
   "fence-after": { type: "string" },
+  "tls-san": { type: "string", multiple: true },
 } as const;
 
 /** The options `kvol up` and `kvol server` share; throws an Error naming the bad one. */
@@ -182,11 +187,13 @@ export function clusterArguments(values: {
   "audit-log-path"?: string | undefined;
   "insecure-http-tokens"?: boolean | undefined;
   "fence-after"?: string | undefined;
+  "tls-san"?: string[] | undefined;
 }): Omit<ClusterArguments, "nodeCount" | "speed"> {
   const logLevel = values["log-level"] ?? "info";
   if (!logLevels.has(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
   const ephemeral = values.ephemeral ?? false;
   const csiControllers = parseCsiControllerFlags(values["csi-controller"]);
+  const tlsSans = parseTlsSanFlags(values["tls-san"]);
   return {
     port: integerOption("port", values.port, defaultApiPort, 65_535),
     host: values.address ?? defaultListenHost,
@@ -201,6 +208,7 @@ export function clusterArguments(values: {
     ...(values["fence-after"] === undefined
       ? {}
       : { fenceAfterMs: parseFenceAfter(values["fence-after"], "--fence-after") }),
+    ...(tlsSans.length === 0 ? {} : { tlsSans }),
   };
 }
 

@@ -69,6 +69,8 @@ interface EmbeddedClusterOptions {
   nodeCount: number;
   port: number;
   host: string;
+  /** `--tls-san`: names and addresses the serving certificate holds besides `servingHosts(host)`. */
+  tlsSans?: readonly string[];
   logLevel: LogLevel;
   /** Log lines also go to stderr. */
   verbose: boolean;
@@ -329,7 +331,7 @@ export class EmbeddedCluster {
       : real.every(clockSaveIntervalMs, () => dataDir.saveClock(clock.now()));
     undo.push(async () => clockSaver?.cancel());
     const ca = loadOrCreateCa(dataDir, real.now());
-    const tls = servingCertificate(ca, options.host, real.now());
+    const tls = servingCertificate(ca, options.host, real.now(), options.tlsSans);
     const audit =
       options.auditLogPath === undefined
         ? undefined

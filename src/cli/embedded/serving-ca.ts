@@ -2,7 +2,8 @@
  * The API server's certificates, as kubeadm lays them out: a certificate authority kept in the
  * data directory (`ca.crt`, `ca.key`: made once, ten years), and a serving certificate it signs at
  * every start for the names clients use (`localhost`, `127.0.0.1`, `::1`, this machine's host name,
- * the listen address — or every address of this machine when listening on all of them). The CA
+ * the listen address — or every address of this machine when listening on all of them — and those
+ * given with `--tls-san`, so a changed list takes effect at the next start). The CA
  * file handed to kubectl, `kvol node` and the other clients thus stays valid across restarts, and
  * two `kvol server` replicas given the same two files serve certificates one CA file trusts.
  */
@@ -72,11 +73,16 @@ export function servingHosts(listenHost: string): string[] {
   return [...hosts];
 }
 
-/** A serving certificate signed by `ca` for every name of `servingHosts(listenHost)`. */
-export function servingCertificate(ca: ServingCertificate, listenHost: string, nowMs: number): ServingCertificate {
+/** A serving certificate signed by `ca` for every name of `servingHosts(listenHost)` and the `--tls-san` names. */
+export function servingCertificate(
+  ca: ServingCertificate,
+  listenHost: string,
+  nowMs: number,
+  extraSans: readonly string[] = [],
+): ServingCertificate {
   return signedServingCertificate({
     commonName: certificateCommonName,
-    hosts: servingHosts(listenHost),
+    hosts: [...new Set([...servingHosts(listenHost), ...extraSans])],
     nowMs,
     issuer: ca,
   });

@@ -64,6 +64,11 @@ export class KvolProcess {
     return found;
   }
 
+  /** Resolves with the exit status once the process ends by itself (null when killed by a signal). */
+  exitStatus(): Promise<number | null> {
+    return this.exited;
+  }
+
   /** Sends `signal` and resolves with the exit status (null when killed by the signal). */
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
     if (this.running) this.child.kill(signal);

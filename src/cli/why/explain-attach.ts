@@ -4,7 +4,8 @@
  * controller's debug state, the VolumeAttachments, the nodes and the pods that hold the volume.
  */
 import type { AttachDetachActualVolume, AttachDetachControllerDebugState } from "../../api/debug/debug-state.ts";
-import type { Pod, VolumeAttachment } from "../../api/objects.ts";
+import type { Event, Pod, VolumeAttachment } from "../../api/objects.ts";
+import { causeFirstSeenMs } from "./cause-since.ts";
 import { type Chain, clockTime, firstLine, timeMs } from "./chain.ts";
 import { addNodeLink, hasOutOfServiceTaint, isReady, outOfServiceCommand } from "./explain-node.ts";
 import { knownOperationDiagnosis } from "./operation-diagnosis.ts";
@@ -41,7 +42,8 @@ export async function explainAttach(chain: Chain, question: AttachQuestion): Pro
   const operation = state.operations.find(
     (candidate) => candidate.volumeName === question.volumeName && candidate.lastError !== undefined,
   );
-  const events = (await podEvents(chain, question.pod)).filter((event) => event.reason === "FailedAttachVolume");
+  const allEvents = await podEvents(chain, question.pod);
+  const events = allEvents.filter((event) => event.reason === "FailedAttachVolume");
   const evidence = newEvidence(
     chain,
     events.slice(-1).map((event) => chain.eventEvidence(event)),
@@ -54,7 +56,7 @@ export async function explainAttach(chain: Chain, question: AttachQuestion): Pro
     chain.add(
       question.label,
       `not attached to node ${question.nodeName}: attach failing: ${firstLine(operation.lastError)}`,
-      timeMs(operation.lastErrorTime),
+      causeFirstSeenMs(allEvents, operation.lastError),
       evidence,
     );
     const known = knownOperationDiagnosis(operation.lastError, question.nodeName);
@@ -65,7 +67,7 @@ export async function explainAttach(chain: Chain, question: AttachQuestion): Pro
     );
     return true;
   }
-  await explainAttachFromObjects(chain, question, evidence);
+  await explainAttachFromObjects(chain, question, evidence, allEvents);
   return true;
 }
 
@@ -74,6 +76,7 @@ async function explainAttachFromObjects(
   chain: Chain,
   question: AttachQuestion,
   evidence: string[] = [],
+  podEventList?: readonly Event[],
 ): Promise<boolean> {
   const attachment = await volumeAttachmentOf(chain, question);
   if (attachment?.status?.attached === true) return false;
@@ -82,7 +85,7 @@ async function explainAttachFromObjects(
     chain.add(
       `volumeattachment ${attachment?.metadata?.name}`,
       `attach failing: ${error.message}`,
-      timeMs(error.time),
+      causeFirstSeenMs(podEventList ?? (await podEvents(chain, question.pod)), error.message),
       evidence,
     );
     chain.todo(

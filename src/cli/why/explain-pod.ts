@@ -6,7 +6,8 @@
 
 import type { Volume } from "kubernetes-types/core/v1.js";
 import type { KubeletVolumeManagerDebugState, OperationDebugState } from "../../api/debug/debug-state.ts";
-import type { Pod } from "../../api/objects.ts";
+import type { Event, Pod } from "../../api/objects.ts";
+import { causeFirstSeenMs } from "./cause-since.ts";
 import { type Chain, clockTime, timeMs } from "./chain.ts";
 import { explainAttach } from "./explain-attach.ts";
 import { explainClaim } from "./explain-claim.ts";
@@ -14,6 +15,11 @@ import { addNodeLink, isReady, outOfServiceCommand } from "./explain-node.ts";
 import { explainVolumeLimit, isVolumeLimitVerdict } from "./explain-volume-limit.ts";
 import { diagnoseOperationError } from "./operation-diagnosis.ts";
 import { lastSeenMs } from "./why-reader.ts";
+
+/** The events about the pod, oldest first. */
+function podEvents(chain: Chain, pod: Pod): Promise<Event[]> {
+  return chain.reader.events("Pod", pod.metadata?.namespace ?? "", pod.metadata?.name ?? "");
+}
 
 function podRef(pod: Pod): string {
   return `${pod.metadata?.namespace ?? ""}/${pod.metadata?.name ?? ""}`;
@@ -168,7 +174,8 @@ async function explainOnNode(
     if (await explainAttach(chain, question)) return true;
   }
   if (kubelet === undefined) return false;
-  if (explainKubeletMount(chain, kubelet, pod, volumeName, label)) return true;
+  const events = await podEvents(chain, pod);
+  if (explainKubeletMount(chain, kubelet, pod, events, volumeName, label)) return true;
   if (desired === undefined || mounted !== undefined) return false;
   // Wanted but neither mounted nor being mounted: the kubelet's reconciler starts it on its next pass.
   chain.add(label, `not yet mounted on node ${nodeName}: the kubelet has not started mounting it`, undefined, [
@@ -202,6 +209,7 @@ function explainKubeletMount(
   chain: Chain,
   kubelet: KubeletVolumeManagerDebugState,
   pod: Pod,
+  events: readonly Event[],
   volumeName: string,
   label: string,
 ): boolean {
@@ -229,7 +237,7 @@ function explainKubeletMount(
   if (operation?.lastError !== undefined) {
     const diagnosis = diagnoseOperationError(operation.lastError, nodeName);
     const state = uncertain ? `${diagnosis.state} (mount uncertain: it may or may not be mounted)` : diagnosis.state;
-    chain.add(label, `not mounted on node ${nodeName}: ${state}`, timeMs(operation.lastErrorTime), [
+    chain.add(label, `not mounted on node ${nodeName}: ${state}`, causeFirstSeenMs(events, operation.lastError), [
       ...operationEvidence(chain, operation),
       ...uncertainEvidence,
     ]);
@@ -285,12 +293,9 @@ async function addKubeletEvidence(
   const operation = kubelet?.operations.find(
     (candidate) => candidate.volumeName === desired?.volumeName && candidate.lastError !== undefined,
   );
-  chain.add(
-    label,
-    state,
-    timeMs(operation?.lastErrorTime),
-    operation === undefined ? [] : operationEvidence(chain, operation),
-  );
+  const since =
+    operation?.lastError === undefined ? undefined : causeFirstSeenMs(await podEvents(chain, pod), operation.lastError);
+  chain.add(label, state, since, operation === undefined ? [] : operationEvidence(chain, operation));
 }
 
 async function explainTerminating(chain: Chain, pod: Pod, evidence: string[]): Promise<void> {
@@ -329,7 +334,7 @@ async function explainTerminating(chain: Chain, pod: Pod, evidence: string[]): P
   chain.add(
     `volume "${spec ?? failing.volumeName}"`,
     `teardown failing: ${diagnosis.state}`,
-    timeMs(failing.lastErrorTime),
+    causeFirstSeenMs(await podEvents(chain, pod), failing.lastError),
     operationEvidence(chain, failing),
   );
   for (const busy of kubelet.busyMounts) {

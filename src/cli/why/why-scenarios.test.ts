@@ -85,6 +85,17 @@ describe("kvol why on the seed incidents", () => {
     ]);
   });
 
+  it("seed 002: the failing mount's age counts from its first failure, not from the last retry", async () => {
+    const text = await atScenarioTime("002-nfs-helper-missing.yaml", 123_000, async (api, cluster) =>
+      whyText(api, cluster, "Pod", "ops-test", await livePod(cluster, "ops-test", "node1-nfs-test-")),
+    );
+    assertLines(text, [
+      // The first FailedMount came at 0s, the last retry at 1m5s: stuck on exit status 32 for 2m3s.
+      "pv nfs211: not mounted on node node1: mount failed: exit status 32: node node1 has no /sbin/mount.nfs helper (for 2m3s)",
+      "kubelet: volume_mount failed 58s ago; no retries permitted until 00:02:08 (durationBeforeRetry 1m4s)",
+    ]);
+  });
+
   it("missing secret and configMap", async () => {
     const text = await atScenarioTime("009-missing-secret-and-configmap.yaml", minuteMs, async (api, cluster) =>
       whyText(api, cluster, "Pod", "default", "app"),
