@@ -22,6 +22,20 @@ export function updatePodCondition(
   nowMs: number,
 ): ConditionUpdate {
   const conditions = [...(status?.conditions ?? [])];
+  const changed = setPodCondition(conditions, condition, nowMs);
+  return { status: { ...status, conditions }, changed };
+}
+
+/**
+ * updatePodCondition on a conditions array the caller owns, changed in place; returns whether the
+ * condition changed. For a writer setting several conditions at once (the kubelet sets five per
+ * status), which would otherwise copy the status and its conditions once per condition.
+ */
+export function setPodCondition(
+  conditions: PodCondition[],
+  condition: Omit<PodCondition, "lastTransitionTime">,
+  nowMs: number,
+): boolean {
   const index = conditions.findIndex((existing) => existing.type === condition.type);
   const old = index >= 0 ? conditions[index] : undefined;
   const lastTransitionTime =
@@ -29,16 +43,16 @@ export function updatePodCondition(
       ? old.lastTransitionTime
       : formatRfc3339(nowMs);
   const next: PodCondition = { ...condition, lastTransitionTime };
-  const changed =
+  if (index >= 0) conditions[index] = next;
+  else conditions.push(next);
+  return (
     old === undefined ||
     old.status !== next.status ||
     old.reason !== next.reason ||
     old.message !== next.message ||
     old.lastProbeTime !== next.lastProbeTime ||
-    old.lastTransitionTime !== next.lastTransitionTime;
-  if (index >= 0) conditions[index] = next;
-  else conditions.push(next);
-  return { status: { ...status, conditions }, changed };
+    old.lastTransitionTime !== next.lastTransitionTime
+  );
 }
 
 /** The condition of `type`, or undefined. */

@@ -20,8 +20,24 @@ export class Metrics {
   private readonly registry = new Registry();
   private readonly metrics = new Map<string, Counter | Gauge | Histogram>();
 
-  counter(spec: MetricSpec): Counter {
-    return this.getOrAdd(spec.name, Counter, () => new Counter({ ...this.base(spec) }));
+  /** A counter; `collect` (when given) runs at each scrape, to add counts the component kept itself. */
+  counter(spec: MetricSpec & { collect?: (counter: Counter) => void }): Counter {
+    const collect = spec.collect;
+    return this.getOrAdd(
+      spec.name,
+      Counter,
+      () =>
+        new Counter({
+          ...this.base(spec),
+          ...(collect === undefined
+            ? {}
+            : {
+                collect(this: Counter) {
+                  collect(this);
+                },
+              }),
+        }),
+    );
   }
 
   /** A gauge; `collect` (when given) sets its values at each scrape from the component's state. */

@@ -13,42 +13,78 @@ import type { Metrics } from "./metrics.ts";
 /** component-base's buckets for both durations: 1 µs to 1,000 s, ×10 each (ExponentialBuckets(10e-7, 10, 10)). */
 const durationBucketsSeconds = [1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10, 100, 1000] as const;
 
-/** The queues of each registry, read by the in-progress gauges at each scrape (one gauge serves them all). */
+/** The queues of each registry, read at each scrape by the gauges and counter below (one metric serves them all). */
 const queuesByRegistry = new WeakMap<Metrics, Set<WorkQueueMetrics<unknown>>>();
 
-function inProgressGauges(metrics: Metrics): Set<WorkQueueMetrics<unknown>> {
+/**
+ * The metrics read from the queues at each scrape. Depth and adds change at every key a queue
+ * takes (several per pod in a simulation): a labelled prom-client update hashes its labels each
+ * time, so the queue counts them in plain numbers and the scrape reports them — the same values a
+ * scrape saw when each change was written through.
+ */
+function scrapedQueues(metrics: Metrics): Set<WorkQueueMetrics<unknown>> {
   let queues = queuesByRegistry.get(metrics);
   if (queues !== undefined) return queues;
   const registered = new Set<WorkQueueMetrics<unknown>>();
   queues = registered;
   queuesByRegistry.set(metrics, registered);
-  const each = (gauge: Gauge, value: (queue: WorkQueueMetrics<unknown>) => number) => {
-    for (const queue of registered) gauge.set(queue.labels, value(queue));
-  };
+  const labelNames = ["name"];
   metrics.gauge({
-    name: "workqueue_unfinished_work_seconds",
-    help: "How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
-    labelNames: ["name"],
-    collect: (gauge) => each(gauge, (queue) => queue.unfinishedWorkSeconds()),
+    name: "workqueue_depth",
+    help: "Current depth of workqueue",
+    labelNames,
+    collect: (gauge) => eachQueue(registered, gauge, (queue) => queue.depth()),
   });
-  metrics.gauge({
-    name: "workqueue_longest_running_processor_seconds",
-    help: "How many seconds has the longest running processor for workqueue been running.",
-    labelNames: ["name"],
-    collect: (gauge) => each(gauge, (queue) => queue.longestRunningProcessorSeconds()),
+  metrics.counter({
+    name: "workqueue_adds_total",
+    help: "Total number of adds handled by workqueue",
+    labelNames,
+    collect: (counter) => {
+      for (const queue of registered) {
+        const adds = queue.takeUncountedAdds();
+        if (adds > 0) counter.inc(queue.labels, adds);
+      }
+    },
   });
   return registered;
 }
 
+/** The gauges of work in progress, registered after the queue's other metrics (the exposition's order). */
+function addInProgressGauges(metrics: Metrics, registered: Set<WorkQueueMetrics<unknown>>): void {
+  const labelNames = ["name"];
+  metrics.gauge({
+    name: "workqueue_unfinished_work_seconds",
+    help: "How many seconds of work has done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+    labelNames,
+    collect: (gauge) => eachQueue(registered, gauge, (queue) => queue.unfinishedWorkSeconds()),
+  });
+  metrics.gauge({
+    name: "workqueue_longest_running_processor_seconds",
+    help: "How many seconds has the longest running processor for workqueue been running.",
+    labelNames,
+    collect: (gauge) => eachQueue(registered, gauge, (queue) => queue.longestRunningProcessorSeconds()),
+  });
+}
+
+function eachQueue(
+  queues: Set<WorkQueueMetrics<unknown>>,
+  gauge: Gauge,
+  value: (queue: WorkQueueMetrics<unknown>) => number,
+): void {
+  for (const queue of queues) gauge.set(queue.labels, value(queue));
+}
+
 export class WorkQueueMetrics<K> {
   readonly labels: { name: string };
-  private readonly depth: Gauge;
-  private readonly adds: Counter;
   private readonly retries: Counter;
   private readonly queueDuration: Histogram;
   private readonly workDuration: Histogram;
   private readonly addedAtMs = new Map<K, number>();
   private readonly startedAtMs = new Map<K, number>();
+  /** Keys added and not yet handed out: workqueue_depth. */
+  private depthCount = 0;
+  /** Adds since the last scrape added them to workqueue_adds_total. */
+  private uncountedAdds = 0;
 
   constructor(
     metrics: Metrics,
@@ -56,13 +92,8 @@ export class WorkQueueMetrics<K> {
     private readonly nowMs: () => number,
   ) {
     this.labels = { name };
+    const queues = scrapedQueues(metrics);
     const labelNames = ["name"];
-    this.depth = metrics.gauge({ name: "workqueue_depth", help: "Current depth of workqueue", labelNames });
-    this.adds = metrics.counter({
-      name: "workqueue_adds_total",
-      help: "Total number of adds handled by workqueue",
-      labelNames,
-    });
     this.retries = metrics.counter({
       name: "workqueue_retries_total",
       help: "Total number of retries handled by workqueue",
@@ -80,8 +111,20 @@ export class WorkQueueMetrics<K> {
       labelNames,
       bucketsSeconds: durationBucketsSeconds,
     });
-    this.depth.set(this.labels, 0);
-    inProgressGauges(metrics).add(this as WorkQueueMetrics<unknown>);
+    if (queues.size === 0) addInProgressGauges(metrics, queues);
+    queues.add(this as WorkQueueMetrics<unknown>);
+  }
+
+  /** workqueue_depth: keys added and not yet handed out. */
+  depth(): number {
+    return this.depthCount;
+  }
+
+  /** The adds not yet reported to workqueue_adds_total; reporting them is the caller's. */
+  takeUncountedAdds(): number {
+    const adds = this.uncountedAdds;
+    this.uncountedAdds = 0;
+    return adds;
   }
 
   /** The seconds every key being processed has been at it, summed. */
@@ -101,13 +144,13 @@ export class WorkQueueMetrics<K> {
   }
 
   added(key: K, nowMs: number): void {
-    this.adds.inc(this.labels);
-    this.depth.inc(this.labels);
+    this.uncountedAdds++;
+    this.depthCount++;
     if (!this.addedAtMs.has(key)) this.addedAtMs.set(key, nowMs);
   }
 
   handedOut(key: K, nowMs: number): void {
-    this.depth.dec(this.labels);
+    this.depthCount--;
     this.startedAtMs.set(key, nowMs);
     const addedAtMs = this.addedAtMs.get(key);
     if (addedAtMs === undefined) return;

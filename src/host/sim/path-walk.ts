@@ -11,6 +11,7 @@
  */
 import { posix } from "node:path";
 import { HostError } from "../host.ts";
+import { entryIno } from "./directory-entries.ts";
 import type { Inode, SimFilesystem } from "./filesystem.ts";
 import type { MountEntry, MountTable } from "./mount-table.ts";
 import { maxSymlinkFollowsCount } from "./sim-constants.ts";
@@ -49,12 +50,30 @@ export function inodeAt(location: Location): Inode {
   return filesystemOf(location).inode(location.ino);
 }
 
-/** A path with an empty, `.` or `..` component, or a trailing slash: only those need normalising. */
-const unnormalized = /\/\.{0,2}(?:\/|$)/;
+/**
+ * Whether a path has an empty, `.` or `..` component, or a trailing slash: only those need
+ * normalising. A scan rather than a regular expression, as every system call asks.
+ */
+function needsNormalizing(path: string): boolean {
+  const length = path.length;
+  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+    if (i + 1 === length) return true;
+    const next = path.charCodeAt(i + 1);
+    if (next === slash) return true;
+    if (next !== dot) continue;
+    const after = i + 2 === length ? slash : path.charCodeAt(i + 2);
+    if (after === slash) return true;
+    if (after === dot && (i + 3 === length || path.charCodeAt(i + 3) === slash)) return true;
+  }
+  return false;
+}
+
+const slash = 0x2f;
+const dot = 0x2e;
 
 export function requireAbsolute(path: string, syscall: string): string {
   if (!path.startsWith("/")) throw new HostError("EINVAL", syscall, path, "path must be absolute");
-  return path === "/" || !unnormalized.test(path) ? path : posix.normalize(path);
+  return path === "/" || !needsNormalizing(path) ? path : posix.normalize(path);
 }
 
 export class PathWalker {
@@ -67,58 +86,63 @@ export class PathWalker {
   /**
    * Resolves a whole path. Errors name `path` as the caller gave it, as Go's os errors do.
    *
-   * Every syscall walks its path, so the loop allocates nothing per component: the position is kept
-   * in locals, and the canonical path of a component is not built as it is passed — it is the
-   * components consumed so far (the walked path is normalised, and a symlink restarts the walk on
-   * its normalised target), joined once where it is needed: at a symlink and at the end.
+   * Every syscall walks its path (a pod's life makes about a hundred), so the loop allocates nothing
+   * per component but the component's name: the walked path is scanned in place rather than split,
+   * the current directory's inode is kept rather than looked up again, and the canonical path of a
+   * component is a prefix of the walked path (which is normalised, and a symlink restarts the walk
+   * on its normalised target), cut where it is needed: at a mount, a symlink and the end.
    */
   async walk(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Promise<Location> {
-    const normalized = requireAbsolute(path, syscall);
-    let pending = components(normalized);
-    let next = 0;
-    let mount = this.mounts.root;
-    let ino = mount.rootIno;
-    ({ mount, ino } = this.topmost(mount, ino, "/"));
+    // The walked path without its trailing slash (which names no component): "" for the root.
+    let walked = withoutTrailingSlash(requireAbsolute(path, syscall));
+    // Where the next component starts (after its slash); the walk ends when it passes the end.
+    let start = 1;
+    let { mount, ino } = this.topmost(this.mounts.root, this.mounts.root.rootIno, "/");
+    let inode = mount.superblock.fs.inode(ino);
     // Only a filesystem that can be unreachable (FUSE, NFS, a device) has a check; the others cost no await.
     if (mount.superblock.accessCheck !== undefined) await this.checkAccess(mount, cancellation, syscall, path);
     let follows = 0;
     // Each pass consumes one component or follows one link; links are capped, so the loop is bounded.
-    while (next < pending.length) {
-      const name = pending[next] as string;
-      const isLast = next === pending.length - 1;
-      const fs = mount.superblock.fs;
-      if (fs.inode(ino).type !== "directory") throw new HostError("ENOTDIR", syscall, path);
-      const childIno = fs.lookup(ino, name);
+    while (start < walked.length) {
+      const slashAt = walked.indexOf("/", start);
+      const end = slashAt === -1 ? walked.length : slashAt;
+      const name = walked.slice(start, end);
+      const isLast = end === walked.length;
+      if (inode.type !== "directory") throw new HostError("ENOTDIR", syscall, path);
+      const childIno = entryIno(inode.entries, name);
       if (childIno === undefined) throw new HostError("ENOENT", syscall, path);
       let childMount = mount;
       let childInode = childIno;
       if (this.mounts.isCovered(mount, childIno)) {
-        ({ mount: childMount, ino: childInode } = this.topmost(mount, childIno, pathOf(pending, next + 1)));
+        ({ mount: childMount, ino: childInode } = this.topmost(mount, childIno, walked.slice(0, end)));
       }
       if (childMount !== mount && !(isLast && options.skipFinalAccessCheck)) {
         await this.checkAccess(childMount, cancellation, syscall, path);
       }
-      const inode = childMount.superblock.fs.inode(childInode);
-      if (inode.type === "symlink" && (!isLast || options.followLast)) {
+      const child = childMount.superblock.fs.inode(childInode);
+      if (child.type === "symlink" && (!isLast || options.followLast)) {
         follows++;
         if (follows > maxSymlinkFollowsCount) throw new HostError("ELOOP", syscall, path);
-        const linkDirectory = pathOf(pending, next);
-        const target = posix.normalize(
-          posix.isAbsolute(inode.target) ? inode.target : posix.join(linkDirectory, inode.target),
+        const linkDirectory = start === 1 ? "/" : walked.slice(0, start - 1);
+        const target = withoutTrailingSlash(
+          posix.normalize(posix.isAbsolute(child.target) ? child.target : posix.join(linkDirectory, child.target)),
         );
-        pending = [...components(target), ...pending.slice(next + 1)];
-        next = 0;
+        // The rest of the walked path is normalised already, so the joined path is too.
+        walked = isLast ? target : `${target}${walked.slice(end)}`;
+        start = 1;
         ({ mount, ino } = this.topmost(this.mounts.root, this.mounts.root.rootIno, "/"));
+        inode = mount.superblock.fs.inode(ino);
         continue;
       }
       mount = childMount;
       ino = childInode;
-      next++;
+      inode = child;
+      start = end + 1;
       if (!isLast && mount.superblock.accessCheck !== undefined) {
         await this.checkAccess(mount, cancellation, syscall, path);
       }
     }
-    return { mount, ino, path: pathOf(pending, next) };
+    return { mount, ino, path: walked === "" ? "/" : walked };
   }
 
   /** Resolves the directory holding the last component (following links on the way) without touching the entry. */
@@ -161,19 +185,11 @@ export class PathWalker {
   }
 }
 
-function components(normalizedAbsolute: string): string[] {
-  // posix.normalize keeps a trailing slash ("/a/" stays "/a/"): it names no component.
-  const end = normalizedAbsolute.endsWith("/") ? -1 : undefined;
-  const inner = normalizedAbsolute.slice(1, end);
-  return inner === "" ? [] : inner.split("/");
+/** A normalised absolute path without its trailing slash (posix.normalize keeps one): "" for the root. */
+function withoutTrailingSlash(normalizedAbsolute: string): string {
+  return normalizedAbsolute.endsWith("/") ? normalizedAbsolute.slice(0, -1) : normalizedAbsolute;
 }
 
 function joinPath(dir: string, name: string): string {
   return dir === "/" ? `/${name}` : `${dir}/${name}`;
-}
-
-/** The canonical path of the first `count` components of a walk. */
-function pathOf(components: readonly string[], count: number): string {
-  if (count === 0) return "/";
-  return `/${(count === components.length ? components : components.slice(0, count)).join("/")}`;
 }

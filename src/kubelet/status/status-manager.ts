@@ -7,12 +7,11 @@
  */
 import type { Pod, PodStatus } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../api/client/client.ts";
-import { clone } from "../../api/client/copy.ts";
 import { jsonEqual } from "../../api/client/merge-patch.ts";
 import { retryOnConflict } from "../../api/client/retry-on-conflict.ts";
 import { isNotFound } from "../../api/errors.ts";
 import { objectKey } from "../../api/objects.ts";
-import { updatePodCondition } from "../../api/pod-conditions.ts";
+import { setPodCondition } from "../../api/pod-conditions.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { type GeneratedPodStatus, kubeletConditionTypes } from "./generate-pod-status.ts";
@@ -25,16 +24,16 @@ interface StatusManagerOptions {
 
 /** The stored status with the kubelet-owned fields replaced by `generated`. */
 function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
-  let status: PodStatus = {
-    ...stored,
-    conditions: (stored?.conditions ?? []).filter(
-      (condition) =>
-        !kubeletConditionTypes.has(condition.type) || generated.conditions.some((g) => g.type === condition.type),
-    ),
-  };
-  for (const condition of generated.conditions) status = updatePodCondition(status, condition, nowMs).status;
+  // One new conditions array, the generated conditions set in it in place (a status and its
+  // conditions copied once per condition was most of this function's cost).
+  const conditions = (stored?.conditions ?? []).filter(
+    (condition) =>
+      !kubeletConditionTypes.has(condition.type) || generated.conditions.some((g) => g.type === condition.type),
+  );
+  for (const condition of generated.conditions) setPodCondition(conditions, condition, nowMs);
   return {
-    ...status,
+    ...stored,
+    conditions,
     phase: generated.phase,
     hostIP: generated.hostIP,
     hostIPs: [{ ip: generated.hostIP }],
@@ -102,9 +101,9 @@ export class StatusManager {
       if (current.metadata?.uid !== uid) return;
       const status = mergePodStatus(current.status, generated, this.clock.now());
       if (jsonEqual(status, current.status)) return;
-      const updated = clone(current);
-      updated.status = status;
-      await this.client.pods.updateStatus(updated);
+      // The stored pod is frozen and shared: a spread with the new status is the write (the store
+      // copies only what is not frozen), where a deep copy of the whole pod was garbage at once.
+      await this.client.pods.updateStatus({ ...current, status });
     });
   }
 }

@@ -126,13 +126,17 @@ export class Reconciler {
   private async detachPass(): Promise<boolean> {
     const { asw, dsw } = this.options;
     const unwanted = asw.attachedVolumesWhere((volumeName, nodeName) => !dsw.volumeExists(volumeName, nodeName));
-    for (const attached of unwanted) await this.considerDetach(attached);
+    for (const attached of unwanted) {
+      // Checked here rather than in considerDetach: a volume waiting for its unmount costs no await,
+      // and during a mass deletion thousands of them wait, pass after pass.
+      if (this.stillWaitsForUnmount(attached)) continue;
+      await this.considerDetach(attached);
+    }
     return unwanted.length === 0;
   }
 
   private async considerDetach(attached: AttachedVolumeOnNode): Promise<void> {
     const { asw, executor, logger } = this.options;
-    if (this.stillWaitsForUnmount(attached)) return;
     const key = attachDetachKey(attached.volumeName, attached.volumeSpec, attached.nodeName);
     if (!executor.isOperationSafeToRetry(key.volumeName, key.podName, key.nodeName, OperationName.detach)) return;
     // The operation may have ended between listing and the check above: look again.
