@@ -25,9 +25,17 @@ export class SchedulerCache {
   /** Pod key → the pod (by uid) and the node it was assumed onto, until its binding lands or fails. */
   private readonly assumed = new Map<string, { uid: string; nodeName: string }>();
   private readonly assumedPerNode = new Map<string, number>();
+  private readonly onNodeChanged: (nodeName: string) => void;
 
-  constructor(pods: SharedInformer<Pod>) {
+  /** `onNodeChanged` hears of every pod assumed onto a node or forgotten, for caches of what a node holds. */
+  constructor(
+    pods: SharedInformer<Pod>,
+    onNodeChanged: (nodeName: string) => void = () => {
+      // Nobody caches per node.
+    },
+  ) {
     this.pods = pods;
+    this.onNodeChanged = onNodeChanged;
     if (!pods.indexer.hasIndex(activePodsByNodeIndex)) {
       pods.addIndexers({ [activePodsByNodeIndex]: activePodNode });
     }
@@ -70,10 +78,16 @@ export class SchedulerCache {
     this.forget(podKey);
     this.assumed.set(podKey, { uid, nodeName });
     this.assumedPerNode.set(nodeName, (this.assumedPerNode.get(nodeName) ?? 0) + 1);
+    this.onNodeChanged(nodeName);
   }
 
   isAssumed(podKey: string): boolean {
     return this.assumed.has(podKey);
+  }
+
+  /** The node the pod is assumed onto, if it is. */
+  assumedNode(podKey: string): string | undefined {
+    return this.assumed.get(podKey)?.nodeName;
   }
 
   /**
@@ -88,6 +102,7 @@ export class SchedulerCache {
     const remaining = (this.assumedPerNode.get(nodeName) ?? 1) - 1;
     if (remaining > 0) this.assumedPerNode.set(nodeName, remaining);
     else this.assumedPerNode.delete(nodeName);
+    this.onNodeChanged(nodeName);
   }
 
   /** Binary search: the index of `name`, or where it would go. */

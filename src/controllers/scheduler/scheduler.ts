@@ -117,6 +117,8 @@ export class Scheduler implements Controller {
   private readonly assumedVolumes = new AssumeCache<PersistentVolume>();
   private readonly assumedClaims = new AssumeCache<PersistentVolumeClaim>();
   private readonly view: VolumeView;
+  /** NodeVolumeLimits, with each node's counts cached: every handler below reports what it changes. */
+  private readonly volumeLimits: VolumeLimits;
   private readonly placement: PodPlacement;
   private readonly binder: VolumeBinder;
   private readonly bindingCycles = new Set<Promise<void>>();
@@ -154,14 +156,19 @@ export class Scheduler implements Controller {
       maxInUnschedulableMs: timers.schedulerMaxInUnschedulablePodsMs,
       maxPods: options.maxPendingPods ?? defaultMaxPendingPods,
     });
-    this.cache = new SchedulerCache(this.pods);
+    this.cache = new SchedulerCache(this.pods, (nodeName) => this.volumeLimits.nodeChanged(nodeName));
     this.view = this.volumeView();
+    this.volumeLimits = new VolumeLimits(
+      this.volumeLimitsView(),
+      context.rng.stream("scheduler/volume-limits").hex(16),
+      { cached: true },
+    );
     this.placement = new PodPlacement({
       nodes: this.nodes.lister,
       nodeNames: () => this.cache.sortedNodeNames(),
       podCount: (nodeName) => this.cache.podCount(nodeName),
       volumes: this.view,
-      volumeLimits: new VolumeLimits(this.volumeLimitsView(), context.rng.stream("scheduler/volume-limits").hex(16)),
+      volumeLimits: this.volumeLimits,
     });
     this.binder = new VolumeBinder({
       client: context.client,
@@ -263,6 +270,7 @@ export class Scheduler implements Controller {
         onUpdate: (old, volume) => this.wake(podsHelpedByVolume(this.pods.indexer, volume, old)),
       }),
       this.classes.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
+      ...this.volumeLimitsHandlers(),
       // Published capacity and a driver's storageCapacity switch can make room (VolumeBinding's events).
       this.capacities.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
       this.csiDrivers.addEventHandler({ onAdd: moveAll, onUpdate: moveAll }),
@@ -272,16 +280,61 @@ export class Scheduler implements Controller {
     ];
   }
 
+  /** What NodeVolumeLimits' cached counts are computed from: each change drops the counts that read it. */
+  private volumeLimitsHandlers(): HandlerRegistration[] {
+    const limits = this.volumeLimits;
+    const claimChanged = (claim: PersistentVolumeClaim) => limits.claimChanged(objectKey(claim));
+    const volumeChanged = (volume: PersistentVolume) => limits.volumeChanged(volume.metadata?.name ?? "");
+    const attachmentChanged = (attachment: VolumeAttachment) => limits.nodeChanged(attachment.spec?.nodeName ?? "");
+    return [
+      this.claims.addEventHandler({
+        onAdd: claimChanged,
+        onUpdate: (_old, claim) => claimChanged(claim),
+        onDelete: claimChanged,
+      }),
+      this.volumes.addEventHandler({
+        onAdd: volumeChanged,
+        onUpdate: (_old, volume) => volumeChanged(volume),
+        onDelete: volumeChanged,
+      }),
+      this.classes.addEventHandler({
+        onAdd: () => limits.storageClassChanged(),
+        onUpdate: () => limits.storageClassChanged(),
+        onDelete: () => limits.storageClassChanged(),
+      }),
+      this.attachments.addEventHandler({
+        onAdd: attachmentChanged,
+        onUpdate: (old, attachment) => {
+          attachmentChanged(old);
+          attachmentChanged(attachment);
+        },
+        onDelete: attachmentChanged,
+      }),
+    ];
+  }
+
+  /** A pod event can move the pod on or off a node, bound or assumed: those nodes' volume counts are redone. */
+  private podNodesChanged(oldPod: Pod | undefined, newPod: Pod): void {
+    const oldNode = oldPod?.spec?.nodeName;
+    const newNode = newPod.spec?.nodeName;
+    if (oldNode) this.volumeLimits.nodeChanged(oldNode);
+    if (newNode && newNode !== oldNode) this.volumeLimits.nodeChanged(newNode);
+    const assumedNode = this.cache.assumedNode(objectKey(newPod));
+    if (assumedNode !== undefined) this.volumeLimits.nodeChanged(assumedNode);
+  }
+
   private wake(pods: WokenPods): void {
     if (pods === "all") this.queue.moveAllToActiveOrBackoff();
     else this.queue.movePodsToActiveOrBackoff(pods);
   }
 
   private podAdded(pod: Pod): void {
+    this.podNodesChanged(undefined, pod);
     if (this.isPendingForUs(pod)) this.queue.add(objectKey(pod));
   }
 
   private podUpdated(oldPod: Pod, newPod: Pod): void {
+    this.podNodesChanged(oldPod, newPod);
     const key = objectKey(newPod);
     if (newPod.spec?.nodeName) this.cache.forget(key);
     if (!this.isPendingForUs(newPod)) {
@@ -294,6 +347,7 @@ export class Scheduler implements Controller {
   }
 
   private podDeleted(pod: Pod): void {
+    this.podNodesChanged(undefined, pod);
     const key = objectKey(pod);
     this.queue.delete(key);
     this.cache.forget(key);
@@ -352,11 +406,13 @@ export class Scheduler implements Controller {
       staticBindings: podVolumes.staticBindings.map(({ volume, claim }) => {
         const bound = volumeBoundToClaim(volume, claim);
         this.assumedVolumes.assume(bound.metadata?.name ?? "", bound);
+        this.volumeLimits.volumeChanged(bound.metadata?.name ?? "");
         return { volume: bound, claim };
       }),
       dynamicProvisions: podVolumes.dynamicProvisions.map((claim) => {
         const selected = claimWithSelectedNode(claim, nodeName);
         this.assumedClaims.assume(objectKey(selected), selected);
+        this.volumeLimits.claimChanged(objectKey(selected));
         return selected;
       }),
     };
@@ -364,8 +420,14 @@ export class Scheduler implements Controller {
 
   /** Unreserve: forget the volume decisions of a pod whose binding failed. */
   private revertVolumes(podVolumes: PodVolumes): void {
-    for (const { volume } of podVolumes.staticBindings) this.assumedVolumes.restore(volume.metadata?.name ?? "");
-    for (const claim of podVolumes.dynamicProvisions) this.assumedClaims.restore(objectKey(claim));
+    for (const { volume } of podVolumes.staticBindings) {
+      this.assumedVolumes.restore(volume.metadata?.name ?? "");
+      this.volumeLimits.volumeChanged(volume.metadata?.name ?? "");
+    }
+    for (const claim of podVolumes.dynamicProvisions) {
+      this.assumedClaims.restore(objectKey(claim));
+      this.volumeLimits.claimChanged(objectKey(claim));
+    }
   }
 
   private async bindingCycle(queued: QueuedPod, pod: Pod, nodeName: string, podVolumes: PodVolumes): Promise<void> {

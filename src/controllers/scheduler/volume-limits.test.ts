@@ -152,4 +152,84 @@ describe("NodeVolumeLimits", () => {
     assert.deepEqual(limitsFor(full).reasons(pod("plain", []), "node-a"), []);
     assert.deepEqual(limitsFor(full).reasons(pod("two", ["a"]), "node-a"), [], "only volumes it adds are counted");
   });
+
+  describe("with each node's counts cached between pods", () => {
+    /** A world the test changes, and a cached VolumeLimits told of each change as the scheduler tells it. */
+    function cachedWorld() {
+      const claims = new Map<string, PersistentVolumeClaim>();
+      const volumes = new Map<string, PersistentVolume>();
+      const podsOn: Pod[] = [];
+      const attachments: VolumeAttachment[] = [];
+      const limits = new VolumeLimits(
+        {
+          csiNode: () => csiNode({ [disk]: 2 }),
+          podsOnNode: () => podsOn,
+          attachmentsOnNode: () => attachments,
+          claim: (_namespace, name) => claims.get(name),
+          volume: (name) => volumes.get(name),
+          storageClassProvisioner: (name) => (name === "fast" ? disk : undefined),
+        },
+        "0123456789abcdef",
+        { cached: true },
+      );
+      const bind = (name: string) => {
+        const { claim, volume } = boundClaim(name);
+        claims.set(name, claim);
+        volumes.set(volume.metadata?.name ?? "", volume);
+        limits.claimChanged(`default/${name}`);
+        limits.volumeChanged(volume.metadata?.name ?? "");
+      };
+      return { claims, volumes, podsOn, attachments, limits, bind };
+    }
+
+    it("sees a pod bound to the node once told, and frees its room when it leaves", () => {
+      const world = cachedWorld();
+      for (const name of ["a", "b", "c"]) world.bind(name);
+      world.podsOn.push(Object.freeze(pod("one", ["a"], "node-a")));
+      const three = Object.freeze(pod("three", ["c"]));
+      assert.deepEqual(world.limits.reasons(three, "node-a"), [], "one volume of two on the node");
+      world.podsOn.push(Object.freeze(pod("two", ["b"], "node-a")));
+      world.limits.nodeChanged("node-a");
+      assert.deepEqual(world.limits.reasons(three, "node-a"), exceeded);
+      world.podsOn.splice(0, 1);
+      world.limits.nodeChanged("node-a");
+      assert.deepEqual(world.limits.driverCounts(three, "node-a"), [{ driver: disk, attached: 1, added: 1, limit: 2 }]);
+    });
+
+    it("recounts a claim that gets its volume, so a VolumeAttachment of that volume is not counted twice", () => {
+      const world = cachedWorld();
+      world.bind("c");
+      world.claims.set("a", { metadata: { name: "a", namespace: "default" }, spec: { storageClassName: "fast" } });
+      world.podsOn.push(Object.freeze(pod("one", ["a"], "node-a")));
+      // The volume is provisioned and attached before the claim's binding lands.
+      const { volume } = boundClaim("a");
+      world.volumes.set(volume.metadata?.name ?? "", volume);
+      world.attachments.push(attachment(volume.metadata?.name ?? ""));
+      world.limits.nodeChanged("node-a");
+      const three = Object.freeze(pod("three", ["c"]));
+      // Unbound, claim a is a placeholder and its volume's attachment a second volume: 2 + 1 > 2.
+      assert.deepEqual(world.limits.reasons(three, "node-a"), exceeded);
+      world.bind("a");
+      assert.deepEqual(world.limits.driverCounts(three, "node-a"), [{ driver: disk, attached: 1, added: 1, limit: 2 }]);
+    });
+
+    it("counts a pod evaluated on the node it is already counted on apart from itself", () => {
+      const world = cachedWorld();
+      for (const name of ["a", "b"]) world.bind(name);
+      const one = Object.freeze(pod("one", ["a"], "node-a"));
+      world.podsOn.push(one, Object.freeze(pod("two", ["b"], "node-a")));
+      assert.deepEqual(world.limits.driverCounts(Object.freeze(pod("three", ["a"])), "node-a"), []);
+      assert.deepEqual(world.limits.driverCounts(one, "node-a"), [{ driver: disk, attached: 1, added: 1, limit: 2 }]);
+    });
+
+    it("resolves the same pod's claims again once a claim changes", () => {
+      const world = cachedWorld();
+      world.bind("a");
+      world.podsOn.push(Object.freeze(pod("one", ["a"], "node-a")));
+      const three = Object.freeze(pod("three", ["c"]));
+      assert.deepEqual(world.limits.driverCounts(three, "node-a"), [], "claim c does not exist yet");
+      world.bind("c");
+      assert.deepEqual(world.limits.driverCounts(three, "node-a"), [{ driver: disk, attached: 1, added: 1, limit: 2 }]);
+    });
+  });
 });

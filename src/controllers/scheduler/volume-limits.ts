@@ -15,6 +15,7 @@
  */
 import type { CSINode, PersistentVolume, PersistentVolumeClaim, Pod, VolumeAttachment } from "../../api/objects.ts";
 import { errReasonMaxVolumeCountExceeded } from "./constants.ts";
+import { DependencyCache } from "./dependency-cache.ts";
 
 export interface VolumeLimitsView {
   csiNode(nodeName: string): CSINode | undefined;
@@ -72,16 +73,76 @@ export function nodeVolumeLimits(csiNode: CSINode | undefined): ReadonlyMap<stri
   return limits;
 }
 
+/**
+ * What one node holds, for every pod evaluated on it: computed once and kept (with `cached`) until
+ * the node's pods or VolumeAttachments, or a claim, volume or class it read, change.
+ */
+interface NodeVolumes {
+  /** The volumes of the pods on the node: `<driver>/<handle>` → driver. */
+  podVolumes: VolumesByDriver;
+  /** The uids of those pods: a pod evaluated on a node it is already counted on is counted apart. */
+  podUids: ReadonlySet<string>;
+  /** Per driver: the pods' volumes plus the VolumeAttachments' not among them. */
+  attachedPerDriver: ReadonlyMap<string, number>;
+}
+
+interface VolumeLimitsOptions {
+  /**
+   * Keep each node's counts between pods. The owner must then report every change the view would
+   * show through `nodeChanged`, `claimChanged`, `volumeChanged` and `storageClassChanged`.
+   */
+  cached?: boolean;
+}
+
+/** Records what a computation reads, for the cache; a no-op outside it. */
+type ReadRecorder = (dependency: string) => void;
+
+const recordNothing: ReadRecorder = () => {
+  // Uncached: nothing to invalidate later.
+};
+
 export class VolumeLimits {
+  private readonly nodes: DependencyCache<NodeVolumes> | undefined;
+  /** The last pod's own volumes, valid until a claim, volume or class changes (`generation`). */
+  private lastPod: { pod: Pod; generation: number; volumes: VolumesByDriver } | undefined;
+  private generation = 0;
+
   constructor(
     private readonly view: VolumeLimitsView,
     /** Makes the placeholder handles of unbound claims unlike any real handle (upstream's randomVolumeIDPrefix). */
     private readonly unboundHandlePrefix: string,
-  ) {}
+    options: VolumeLimitsOptions = {},
+  ) {
+    this.nodes = options.cached ? new DependencyCache<NodeVolumes>() : undefined;
+  }
+
+  /** The pods bound or assumed onto the node, or its VolumeAttachments, changed. */
+  nodeChanged(nodeName: string): void {
+    this.nodes?.invalidate(nodeName);
+  }
+
+  /** The claim `<namespace>/<name>` was added, changed or deleted (in the informer or the assume cache). */
+  claimChanged(key: string): void {
+    this.generation++;
+    this.nodes?.changed(claimDependency(key));
+  }
+
+  /** The PersistentVolume was added, changed or deleted (in the informer or the assume cache). */
+  volumeChanged(name: string): void {
+    this.generation++;
+    this.nodes?.changed(volumeDependency(name));
+  }
+
+  /** A StorageClass changed: rare, so every node is recounted. */
+  storageClassChanged(): void {
+    this.generation++;
+    this.nodes?.clear();
+  }
 
   /** The Filter verdict for `pod` on the node: no reasons, or Kubernetes' one. */
   reasons(pod: Pod, nodeName: string): readonly string[] {
-    if (!usesClaims(pod)) return none;
+    // Cached, the pod's own volumes are worked out once per attempt, not per node: no need for the PreFilter shortcut.
+    if (this.nodes === undefined && !usesClaims(pod)) return none;
     const counts = this.driverCounts(pod, nodeName);
     return counts.some((count) => count.attached + count.added > count.limit)
       ? [errReasonMaxVolumeCountExceeded]
@@ -90,31 +151,21 @@ export class VolumeLimits {
 
   /** Each limited driver the pod would add volumes of, with the node's count; empty when nothing is limited. */
   driverCounts(pod: Pod, nodeName: string): DriverVolumeCount[] {
-    const newVolumes: VolumesByDriver = new Map();
-    this.addAttachableVolumes(pod, newVolumes);
-    if (newVolumes.size === 0) return [];
+    const podVolumes = this.podVolumes(pod);
+    if (podVolumes.size === 0) return [];
     const limits = nodeVolumeLimits(this.view.csiNode(nodeName));
     // Only limited drivers can refuse the pod: without one among its volumes, nothing to count.
-    if (![...newVolumes.values()].some((driver) => limits.has(driver))) return [];
-    const attachedVolumes: VolumesByDriver = new Map();
-    for (const existing of this.view.podsOnNode(nodeName)) {
-      if (existing.metadata?.uid !== pod.metadata?.uid) this.addAttachableVolumes(existing, attachedVolumes);
-    }
-    const attached = new Map<string, number>();
-    const countAttached = (driver: string) => attached.set(driver, (attached.get(driver) ?? 0) + 1);
-    for (const [unique, driver] of attachedVolumes) {
-      newVolumes.delete(unique);
-      countAttached(driver);
-    }
-    for (const [unique, driver] of this.attachedByVolumeAttachments(nodeName)) {
-      if (!attachedVolumes.has(unique)) countAttached(driver);
-    }
+    if (!anyLimited(podVolumes, limits)) return [];
+    const onNode = this.nodeVolumes(nodeName, pod);
     const added = new Map<string, number>();
-    for (const driver of newVolumes.values()) added.set(driver, (added.get(driver) ?? 0) + 1);
+    for (const [unique, driver] of podVolumes) {
+      if (!onNode.podVolumes.has(unique)) added.set(driver, (added.get(driver) ?? 0) + 1);
+    }
     const counts: DriverVolumeCount[] = [];
     for (const [driver, count] of [...added].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const limit = limits.get(driver);
-      if (limit !== undefined) counts.push({ driver, attached: attached.get(driver) ?? 0, added: count, limit });
+      const attached = onNode.attachedPerDriver.get(driver) ?? 0;
+      if (limit !== undefined) counts.push({ driver, attached, added: count, limit });
     }
     return counts;
   }
@@ -122,30 +173,81 @@ export class VolumeLimits {
   /** The pod's volumes that count against a driver's limit: `<driver>/<handle>` → driver. */
   attachableVolumes(pod: Pod): ReadonlyMap<string, string> {
     const volumes: VolumesByDriver = new Map();
-    this.addAttachableVolumes(pod, volumes);
+    this.addAttachableVolumes(pod, volumes, recordNothing);
     return volumes;
   }
 
   /** The node's VolumeAttachments of CSI volumes: `<driver>/<handle>` → driver. */
   attachedVolumes(nodeName: string): ReadonlyMap<string, string> {
-    return this.attachedByVolumeAttachments(nodeName);
+    return this.attachedByVolumeAttachments(nodeName, recordNothing);
+  }
+
+  /**
+   * The pod's own volumes. A scheduling attempt asks for every node it evaluates; with `cached`,
+   * the answer for the same (frozen) pod is reused until a claim, volume or class changes.
+   */
+  private podVolumes(pod: Pod): VolumesByDriver {
+    const last = this.lastPod;
+    if (this.nodes !== undefined && last?.pod === pod && last.generation === this.generation) return last.volumes;
+    const volumes: VolumesByDriver = new Map();
+    this.addAttachableVolumes(pod, volumes, recordNothing);
+    if (this.nodes !== undefined && Object.isFrozen(pod)) {
+      this.lastPod = { pod, generation: this.generation, volumes };
+    }
+    return volumes;
+  }
+
+  /**
+   * The node's volumes without `pod`'s own: from the cache unless the pod is counted there (or has
+   * no uid, which upstream's comparison treats as equal to every other pod without one).
+   */
+  private nodeVolumes(nodeName: string, pod: Pod): NodeVolumes {
+    const uid = pod.metadata?.uid;
+    if (this.nodes !== undefined && uid !== undefined) {
+      const cached = this.nodes.get(nodeName, (read) => this.countNode(nodeName, undefined, read));
+      if (!cached.podUids.has(uid)) return cached;
+    }
+    return this.countNode(nodeName, pod, recordNothing);
+  }
+
+  private countNode(nodeName: string, except: Pod | undefined, read: ReadRecorder): NodeVolumes {
+    const podVolumes: VolumesByDriver = new Map();
+    const podUids = new Set<string>();
+    for (const existing of this.view.podsOnNode(nodeName)) {
+      const uid = existing.metadata?.uid;
+      if (except !== undefined && uid === except.metadata?.uid) continue;
+      if (uid !== undefined) podUids.add(uid);
+      this.addAttachableVolumes(existing, podVolumes, read);
+    }
+    const attachedPerDriver = new Map<string, number>();
+    const countAttached = (driver: string) => attachedPerDriver.set(driver, (attachedPerDriver.get(driver) ?? 0) + 1);
+    for (const driver of podVolumes.values()) countAttached(driver);
+    for (const [unique, driver] of this.attachedByVolumeAttachments(nodeName, read)) {
+      if (!podVolumes.has(unique)) countAttached(driver);
+    }
+    return { podVolumes, podUids, attachedPerDriver };
   }
 
   /** filterAttachableVolumes: the pod's claims that name a CSI driver, by unique volume name. */
-  private addAttachableVolumes(pod: Pod, result: VolumesByDriver): void {
+  private addAttachableVolumes(pod: Pod, result: VolumesByDriver, read: ReadRecorder): void {
     const namespace = pod.metadata?.namespace ?? "";
     for (const claimName of claimNames(pod)) {
+      read(claimDependency(`${namespace}/${claimName}`));
       // A claim that is gone is not counted (the new pod's claims were checked by VolumeBinding's PreFilter).
       const claim = this.view.claim(namespace, claimName);
       if (claim === undefined) continue;
-      const info = this.driverAndHandle(claim);
+      const info = this.driverAndHandle(claim, read);
       if (info !== undefined) result.set(`${info.driver}/${info.handle}`, info.driver);
     }
   }
 
   /** getCSIDriverInfo: the PV's CSI driver and handle, or for a claim without one, its class's provisioner. */
-  private driverAndHandle(claim: PersistentVolumeClaim): { driver: string; handle: string } | undefined {
+  private driverAndHandle(
+    claim: PersistentVolumeClaim,
+    read: ReadRecorder,
+  ): { driver: string; handle: string } | undefined {
     const volumeName = claim.spec?.volumeName;
+    if (volumeName) read(volumeDependency(volumeName));
     const volume = volumeName ? this.view.volume(volumeName) : undefined;
     if (volume !== undefined) {
       const csi = volume.spec?.csi;
@@ -161,15 +263,29 @@ export class VolumeLimits {
   }
 
   /** getNodeVolumeAttachmentInfo: the CSI PVs the node's VolumeAttachments name. */
-  private attachedByVolumeAttachments(nodeName: string): VolumesByDriver {
+  private attachedByVolumeAttachments(nodeName: string, read: ReadRecorder): VolumesByDriver {
     const result: VolumesByDriver = new Map();
     for (const attachment of this.view.attachmentsOnNode(nodeName)) {
       const attacher = attachment.spec?.attacher ?? "";
       const volumeName = attachment.spec?.source?.persistentVolumeName;
       if (attacher === "" || !volumeName) continue;
+      read(volumeDependency(volumeName));
       const csi = this.view.volume(volumeName)?.spec?.csi;
       if (csi !== undefined) result.set(`${attacher}/${csi.volumeHandle}`, attacher);
     }
     return result;
   }
+}
+
+function claimDependency(key: string): string {
+  return `claim:${key}`;
+}
+
+function volumeDependency(name: string): string {
+  return `volume:${name}`;
+}
+
+function anyLimited(volumes: VolumesByDriver, limits: ReadonlyMap<string, number>): boolean {
+  for (const driver of volumes.values()) if (limits.has(driver)) return true;
+  return false;
 }
