@@ -14,7 +14,7 @@
  */
 import type { Event } from "../objects.ts";
 import { correlationKey } from "./correlation-key.ts";
-import { LruCache } from "./lru-cache.ts";
+import { SlotLru } from "./slot-lru.ts";
 import { SpamFilter } from "./spam-filter.ts";
 
 /** Entries in each correlator cache (client-go's `maxLruCacheEntries`). */
@@ -46,21 +46,24 @@ export interface CorrelatedEvent {
   key: number;
 }
 
-interface AggregateRecord {
-  /**
-   * Messages seen for this (object, type, reason); insertion order gives a deterministic eviction.
-   * One message (nearly every record) is kept as the string alone: a Set per record was most of the
-   * correlator's memory.
-   */
-  messages: string | Set<string>;
-  lastMs: number;
-}
+/**
+ * Messages seen for one (object, type, reason); insertion order gives a deterministic eviction.
+ * One message (nearly every record) is kept as the string alone: a Set per record was most of the
+ * correlator's memory.
+ */
+type AggregateMessages = string | Set<string>;
 
-interface Observation {
-  count: number;
-  firstTimestamp: string | undefined;
-  name: string;
-}
+/**
+ * The caches keep their fields in typed-array rows (slot-lru.ts): a kubelet remembers a few entries
+ * for every pod it ran, and as objects in a Map they were kilobytes per pod across a large cluster.
+ * Aggregate record: when the last similar event came, and its messages.
+ */
+const aggregateLastMsField = 0;
+const aggregateMessagesField = 0;
+/** Observation of a written Event: its count, firstTimestamp and stored name. */
+const observedCountField = 0;
+const observedFirstTimestampField = 0;
+const observedNameField = 1;
 
 /**
  * The involved object's part of every key. client-go's keys also start with the event's source
@@ -89,21 +92,18 @@ function aggregateKey(involved: readonly string[], event: Event): number {
   return correlationKey([...involved, event.type ?? "", event.reason ?? ""]);
 }
 
-function messageCount(record: AggregateRecord): number {
-  return typeof record.messages === "string" ? 1 : record.messages.size;
+function messageCount(messages: AggregateMessages): number {
+  return typeof messages === "string" ? 1 : messages.size;
 }
 
-function addMessage(record: AggregateRecord, message: string): void {
-  if (typeof record.messages === "string") {
-    if (record.messages !== message) record.messages = new Set([record.messages, message]);
-  } else {
-    record.messages.add(message);
-  }
+function withMessage(messages: AggregateMessages, message: string): AggregateMessages {
+  if (typeof messages !== "string") return messages.add(message);
+  return messages === message ? messages : new Set([messages, message]);
 }
 
 export class EventCorrelator {
-  private readonly aggregates = new LruCache<AggregateRecord, number>(maxCacheEntries);
-  private readonly observations = new LruCache<Observation, number>(maxCacheEntries);
+  private readonly aggregates = new SlotLru<AggregateMessages>(maxCacheEntries, { numbers: 1, values: 1 });
+  private readonly observations = new SlotLru<string | undefined>(maxCacheEntries, { numbers: 1, values: 2 });
   private readonly spamFilter = new SpamFilter({
     burst: spamBurst,
     refillPerSecond: spamRefillPerSecond,
@@ -125,16 +125,20 @@ export class EventCorrelator {
 
   /** Remembers the stored Event (its name may differ from the planned one) for the next repeat. */
   recordWritten(key: number, written: Event): void {
-    this.observations.set(key, {
-      count: written.count ?? 1,
-      firstTimestamp: written.firstTimestamp,
-      name: written.metadata.name ?? "",
-    });
+    this.remember(key, written.count ?? 1, written.firstTimestamp, written.metadata.name ?? "");
+  }
+
+  private remember(key: number, count: number, firstTimestamp: string | undefined, name: string): void {
+    const { slot } = this.observations.upsert(key);
+    this.observations.setNumber(slot, observedCountField, count);
+    this.observations.setValue(slot, observedFirstTimestampField, firstTimestamp);
+    this.observations.setValue(slot, observedNameField, name);
   }
 
   /** The name of the Event `key` was last written to, while remembered. */
   storedName(key: number): string | undefined {
-    return this.observations.get(key)?.name;
+    const slot = this.observations.find(key);
+    return slot === -1 ? undefined : this.observations.value(slot, observedNameField);
   }
 
   private aggregate(
@@ -144,21 +148,20 @@ export class EventCorrelator {
     newEventName: () => string,
   ): { event: Event; key: number } {
     const key = aggregateKey(involved, event);
-    let record = this.aggregates.get(key);
-    if (record === undefined || nowMs - record.lastMs > aggregateIntervalMs) {
-      record = { messages: event.message ?? "", lastMs: nowMs };
-    } else {
-      addMessage(record, event.message ?? "");
-    }
-    record.lastMs = nowMs;
-    this.aggregates.set(key, record);
-    if (messageCount(record) < aggregateMaxEvents || typeof record.messages === "string") {
+    const { slot, isNew } = this.aggregates.upsert(key);
+    const known = this.aggregates.value(slot, aggregateMessagesField);
+    const fresh =
+      isNew || known === undefined || nowMs - this.aggregates.number(slot, aggregateLastMsField) > aggregateIntervalMs;
+    const messages = fresh ? (event.message ?? "") : withMessage(known, event.message ?? "");
+    this.aggregates.setValue(slot, aggregateMessagesField, messages);
+    this.aggregates.setNumber(slot, aggregateLastMsField, nowMs);
+    if (messageCount(messages) < aggregateMaxEvents || typeof messages === "string") {
       return { event, key: eventKey(involved, event) };
     }
 
     // Keep the message set at its bound; client-go drops an arbitrary one, kvol the oldest (deterministic).
-    const oldest = record.messages.values().next();
-    if (!oldest.done) record.messages.delete(oldest.value);
+    const oldest = messages.values().next();
+    if (!oldest.done) messages.delete(oldest.value);
     const combined: Event = {
       ...event,
       metadata: { name: newEventName(), namespace: event.metadata.namespace },
@@ -168,20 +171,21 @@ export class EventCorrelator {
   }
 
   private observe(event: Event, key: number): CorrelatedEvent {
-    const last = this.observations.get(key);
-    if (last === undefined) {
+    const slot = this.observations.find(key);
+    if (slot === -1) {
       this.recordWritten(key, event);
       return { event, key };
     }
+    const count = this.observations.number(slot, observedCountField) + 1;
     const repeated: Event = {
       ...event,
-      metadata: { ...event.metadata, name: last.name },
-      firstTimestamp: last.firstTimestamp,
-      count: last.count + 1,
+      metadata: { ...event.metadata, name: this.observations.value(slot, observedNameField) ?? "" },
+      firstTimestamp: this.observations.value(slot, observedFirstTimestampField),
+      count,
     };
     this.recordWritten(key, repeated);
     const patch: EventPatch = {
-      count: last.count + 1,
+      count,
       lastTimestamp: event.lastTimestamp ?? "",
       message: event.message ?? "",
     };

@@ -4,7 +4,7 @@
  * tail of a pod that fails to mount forever does not flood the API.
  */
 import { msPerSecond } from "../../runtime/duration.ts";
-import { LruCache } from "./lru-cache.ts";
+import { SlotLru } from "./slot-lru.ts";
 
 interface SpamFilterOptions {
   /** Events allowed at once per source and object. */
@@ -15,14 +15,14 @@ interface SpamFilterOptions {
   maxEntries: number;
 }
 
-interface TokenBucket {
-  tokens: number;
-  updatedAtMs: number;
-}
+/** A bucket's fields in its cache row. */
+const tokensField = 0;
+const updatedAtMsField = 1;
 
 export class SpamFilter {
   private readonly options: SpamFilterOptions;
-  private readonly buckets: LruCache<TokenBucket, number>;
+  /** Token buckets in typed-array rows (slot-lru.ts): a kubelet keeps one per object it reported on. */
+  private readonly buckets: SlotLru<never>;
 
   constructor(options: SpamFilterOptions) {
     if (!(options.burst >= 1) || !(options.refillPerSecond > 0)) {
@@ -31,18 +31,21 @@ export class SpamFilter {
       );
     }
     this.options = options;
-    this.buckets = new LruCache(options.maxEntries);
+    this.buckets = new SlotLru(options.maxEntries, { numbers: 2, values: 0 });
   }
 
   /** Takes a token for `key` (a `correlationKey`) at `nowMs`; false means the event must be dropped. */
   tryAccept(key: number, nowMs: number): boolean {
-    const bucket = this.buckets.get(key) ?? { tokens: this.options.burst, updatedAtMs: nowMs };
-    const refilled = ((nowMs - bucket.updatedAtMs) / msPerSecond) * this.options.refillPerSecond;
-    bucket.tokens = Math.min(this.options.burst, bucket.tokens + Math.max(0, refilled));
-    bucket.updatedAtMs = nowMs;
-    const accepted = bucket.tokens >= 1;
-    if (accepted) bucket.tokens -= 1;
-    this.buckets.set(key, bucket);
+    const { slot, isNew } = this.buckets.upsert(key);
+    // A bucket not (or no longer) remembered starts full.
+    const tokensBefore = isNew ? this.options.burst : this.buckets.number(slot, tokensField);
+    const updatedAtMs = isNew ? nowMs : this.buckets.number(slot, updatedAtMsField);
+    const refilled = ((nowMs - updatedAtMs) / msPerSecond) * this.options.refillPerSecond;
+    let tokens = Math.min(this.options.burst, tokensBefore + Math.max(0, refilled));
+    const accepted = tokens >= 1;
+    if (accepted) tokens -= 1;
+    this.buckets.setNumber(slot, tokensField, tokens);
+    this.buckets.setNumber(slot, updatedAtMsField, nowMs);
     return accepted;
   }
 }
