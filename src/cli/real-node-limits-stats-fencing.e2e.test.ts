@@ -356,7 +356,9 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
 
     process.kill(frozenPid, "SIGCONT");
     frozenPid = undefined;
+    const thawedAtMs = clock.now();
     const unfenced = await fencedCondition("False");
+    console.log(`node-1 thawed → unfenced in ${((clock.now() - thawedAtMs) / 1000).toFixed(1)} s`);
     assert.equal(unfenced.reason, "NodeUnfenced", unfenced.message);
     const taints = await jsonOf<{ spec?: { taints?: { key: string }[] } }>(["get", "node", "node-1"]);
     assert.equal(
