@@ -109,6 +109,23 @@ interface NodeCondition {
   message?: string;
 }
 
+/** The loop devices bound over each node's links under `nodesDir` (`losetup -l`'s backing files). */
+function loopDevicesByNode(nodesDir: string): Map<string, string[]> {
+  const listed = spawnSync("losetup", ["-l", "-n", "--raw", "-O", "NAME,BACK-FILE"], { encoding: "utf8" }).stdout;
+  const byNode = new Map<string, string[]>();
+  for (const line of listed.split("\n")) {
+    const [device, backing] = line.split(" ");
+    if (device === undefined || backing === undefined || !backing.startsWith(`${nodesDir}/`)) continue;
+    const node = backing.slice(nodesDir.length + 1).split("/")[0] ?? "";
+    byNode.set(node, [...(byNode.get(node) ?? []), device]);
+  }
+  return byNode;
+}
+
+function sectorsOf(device: string): number {
+  return Number(readFileSync(`/sys/block/${device.slice("/dev/".length)}/size`, "utf8").trim());
+}
+
 const suiteTitle = "a real node's volume limit, stats/summary and disk fencing";
 
 describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
@@ -333,6 +350,15 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
     console.log(
       `node-1 frozen → fenced in ${((fencedAtMs - frozenAtMs) / 1000).toFixed(1)} s → web-0 Running on node-2 ${((movedAtMs - fencedAtMs) / 1000).toFixed(1)} s later`,
     );
+    // On the machine: node-1's loop device of the disk has no capacity left, node-2's has the disk's.
+    const devices = loopDevicesByNode(join(dir, "disks", "nodes"));
+    assert.ok((devices.get("node-1") ?? []).length > 0, JSON.stringify([...devices]));
+    for (const device of devices.get("node-1") ?? []) assert.equal(sectorsOf(device), 0, `node-1's ${device}`);
+    assert.deepEqual(
+      (devices.get("node-2") ?? []).map((device) => sectorsOf(device)),
+      [64 * 2048],
+      "node-2's device of web-0's 64Mi disk",
+    );
     // The old container is still writing on the frozen node; the new one writes too. Give both time.
     const lines = await waitFor(
       "20 records of the new container",
@@ -356,7 +382,9 @@ describe(suiteTitle, { skip: suiteSkip(suiteTitle, skipReason()) }, () => {
 
     process.kill(frozenPid, "SIGCONT");
     frozenPid = undefined;
+    const thawedAtMs = clock.now();
     const unfenced = await fencedCondition("False");
+    console.log(`node-1 thawed → unfenced in ${((clock.now() - thawedAtMs) / 1000).toFixed(1)} s`);
     assert.equal(unfenced.reason, "NodeUnfenced", unfenced.message);
     const taints = await jsonOf<{ spec?: { taints?: { key: string }[] } }>(["get", "node", "node-1"]);
     assert.equal(
