@@ -324,14 +324,26 @@ export class LoopDiskBackend implements DiskBackend {
     for (const disk of await this.list()) {
       await this.serially(disk.id, async () => {
         for (const device of await this.nodeDevices(disk.id, nodeName)) {
-          await setLoopOffset(this.host, device, fenceOffsetBytes);
-          fenced.push(
-            (await loopDeviceState(this.host, device)) ?? { device, sizeSectors: -1, offsetBytes: "unbound" },
-          );
+          const state = await this.fenceDevice(device);
+          if (state !== undefined) fenced.push(state);
         }
       });
     }
     return fenced;
+  }
+
+  /**
+   * Fences one device and reads it back; undefined when the kernel released it meanwhile (a
+   * detached device whose stale mount just let go): a device that no longer exists writes nothing.
+   */
+  private async fenceDevice(device: string): Promise<LoopDeviceState | undefined> {
+    try {
+      await setLoopOffset(this.host, device, fenceOffsetBytes);
+    } catch (error) {
+      if ((await loopDeviceState(this.host, device)) === undefined) return undefined;
+      throw error;
+    }
+    return loopDeviceState(this.host, device);
   }
 
   /** Lifts `fenceNode`: the mark goes, and the node's devices still bound get their offset back (0). */
