@@ -19,6 +19,7 @@ import { requireOrSkip } from "../host/linux/private-mount-namespace.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { DataDir } from "./embedded/data-dir.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { startRealNode } from "./testing/real-node.ts";
 import { runCommand } from "./testing/run-command.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
@@ -43,14 +44,18 @@ describe("a busy mount on a real node", () => {
     if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url, kubeconfigPath, caFile, fetch } = await startedCluster(server, startTimeoutMs);
+    const cluster = await startedCluster(server, startTimeoutMs);
+    const { url, kubeconfigPath, fetch } = cluster;
     const data = new DataDir(dir);
-    const node = new KvolProcess([
-      ...["node", "--host", "linux", "--server", url, "--certificate-authority", caFile, "--name", nodeName],
-      ...["--token-file", data.nodeTokenFile(nodeName), "--data-dir", dir, "--csi-node-plugins", "none"],
-    ]);
-    processes.push(node);
-    await node.waitForOutput(new RegExp(`node ${nodeName} is running on this machine`), startTimeoutMs);
+    const extraArgs = ["--csi-node-plugins", "none"];
+    const node = await startRealNode({
+      cluster,
+      dataDir: dir,
+      nodeName,
+      extraArgs,
+      timeoutMs: startTimeoutMs,
+      processes,
+    });
     const headers = { Authorization: `Bearer ${data.ensureAdminToken()}`, "Content-Type": "application/json" };
     const podUrl = `${url}/api/v1/namespaces/default/pods/busy`;
     const created = await fetch(`${url}/api/v1/namespaces/default/pods`, {

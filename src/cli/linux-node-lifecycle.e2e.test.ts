@@ -22,6 +22,7 @@ import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { fetchTrusting } from "../testing/fetch-trusting.ts";
 import { DataDir } from "./embedded/data-dir.ts";
 import { KvolProcess, type StartedCluster, startedCluster } from "./testing/kvol-process.ts";
+import { startRealNode } from "./testing/real-node.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 60_000;
@@ -196,26 +197,11 @@ describe("a real node's containers: env, and adoption after the agent is killed"
     const nodeName = `lifecycle-${process.pid}`;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url, caFile, fetch } = await startedCluster(server, startTimeoutMs);
+    const cluster = await startedCluster(server, startTimeoutMs);
+    const { url, fetch } = cluster;
     const data = new DataDir(dir);
     const api = new Api(url, data.ensureAdminToken(), fetch);
-    const nodeArgs = [
-      "node",
-      "--host",
-      "linux",
-      "--server",
-      url,
-      "--certificate-authority",
-      caFile,
-      "--name",
-      nodeName,
-    ];
-    const startNode = async (): Promise<KvolProcess> => {
-      const node = new KvolProcess([...nodeArgs, "--token-file", data.nodeTokenFile(nodeName), "--data-dir", dir]);
-      processes.push(node);
-      await node.waitForOutput(/is running on this machine/, startTimeoutMs);
-      return node;
-    };
+    const startNode = () => startRealNode({ cluster, dataDir: dir, nodeName, timeoutMs: startTimeoutMs, processes });
     const node = await startNode();
 
     await api.create("/api/v1/namespaces/default/configmaps", {

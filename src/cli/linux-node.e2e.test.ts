@@ -21,6 +21,7 @@ import { isProcessAlive } from "../host/linux/process-state.ts";
 import { mountsUnder } from "../host/linux/scratch-dir.ts";
 import { DataDir } from "./embedded/data-dir.ts";
 import { KvolProcess, startedCluster } from "./testing/kvol-process.ts";
+import { startRealNode } from "./testing/real-node.ts";
 import { waitFor } from "./testing/wait-for.ts";
 
 const startTimeoutMs = 30_000;
@@ -41,25 +42,10 @@ describe("kvol node --host linux", () => {
     if (!requireOrSkip(t, "problems" in probe ? probe.problems.join("; ") : undefined) || "problems" in probe) return;
     const server = new KvolProcess(["server", "--port", "0", "--data-dir", dir, "--node-tokens", nodeName]);
     processes.push(server);
-    const { url, caFile, fetch } = await startedCluster(server, startTimeoutMs);
+    const cluster = await startedCluster(server, startTimeoutMs);
+    const { url, fetch } = cluster;
     const data = new DataDir(dir);
-    const node = new KvolProcess([
-      "node",
-      "--host",
-      "linux",
-      "--server",
-      url,
-      "--certificate-authority",
-      caFile,
-      "--name",
-      nodeName,
-      "--token-file",
-      data.nodeTokenFile(nodeName),
-      "--data-dir",
-      dir,
-    ]);
-    processes.push(node);
-    await node.waitForOutput(new RegExp(`node ${nodeName} is running on this machine`), startTimeoutMs);
+    const node = await startRealNode({ cluster, dataDir: dir, nodeName, timeoutMs: startTimeoutMs, processes });
 
     const headers = { Authorization: `Bearer ${data.ensureAdminToken()}`, "Content-Type": "application/json" };
     const response = await fetch(`${url}/api/v1/namespaces/default/pods`, {

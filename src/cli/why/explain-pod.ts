@@ -35,17 +35,21 @@ function scheduledAtMs(pod: Pod): number | undefined {
   return timeMs(condition?.lastTransitionTime) ?? timeMs(pod.metadata?.creationTimestamp);
 }
 
+/** The pod's latest warnings (two at most) as evidence of the pod's own link. */
+const podWarningsShown = 2;
+
 export async function explainPod(chain: Chain, pod: Pod): Promise<void> {
-  const events = await chain.reader.events("Pod", pod.metadata?.namespace ?? "", pod.metadata?.name ?? "");
+  const events = await podEvents(chain, pod);
   const warnings = events.filter((event) => event.type === "Warning");
-  const evidence = warnings.slice(-2).map((event) => chain.eventEvidence(event));
+  const latest = warnings.slice(-podWarningsShown);
+  const evidence = latest.map((event) => chain.eventEvidence(event));
   const nodeName = pod.spec?.nodeName ?? "";
   if (pod.metadata?.deletionTimestamp !== undefined) return explainTerminating(chain, pod, evidence);
   if (nodeName === "") return explainUnscheduled(chain, pod, evidence);
   const phase = pod.status?.phase ?? "Pending";
   const waiting = waitingReason(pod);
   const state = waiting === undefined ? phase : `${phase}, ${waiting}`;
-  chain.add(`pod ${podRef(pod)}`, `${state} on node ${nodeName}`, scheduledAtMs(pod), evidence);
+  const podLink = chain.add(`pod ${podRef(pod)}`, `${state} on node ${nodeName}`, scheduledAtMs(pod), evidence);
   for (const volume of pod.spec?.volumes ?? []) {
     if (await explainPodVolume(chain, pod, volume)) return;
   }
@@ -54,6 +58,8 @@ export async function explainPod(chain: Chain, pod: Pod): Promise<void> {
     .at(-1);
   if (brokenMount !== undefined && !restartedSince(pod, lastSeenMs(brokenMount))) {
     const diagnosis = diagnoseOperationError(brokenMount.message ?? "", nodeName);
+    // The event is the broken mount's evidence, shown there: the pod's link keeps its other warning.
+    podLink.evidence = latest.filter((event) => event !== brokenMount).map((event) => chain.eventEvidence(event));
     chain.add("a volume mount of the pod", diagnosis.state, undefined, [chain.eventEvidence(brokenMount)]);
     chain.todo(...diagnosis.remedy);
     return;

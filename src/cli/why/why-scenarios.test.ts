@@ -199,6 +199,12 @@ describe("kvol why on a broken FUSE mount", () => {
       "Liveness probe failed: ls: cannot access '/var/lib/www/html': Transport endpoint is not connected",
       "Delete the pod: NodeUnpublish cleans the dead mount up",
     ]);
+    // The probe's ENOTCONN event is the mount link's evidence, shown once; the pod's link keeps its other warning.
+    const enotconnLines = text.split("\n").filter((line) => line.includes("Transport endpoint is not connected"));
+    assert.deepEqual(enotconnLines, [
+      "   · event Unhealthy (×3, last 3m19s ago): Liveness probe failed: ls: cannot access '/var/lib/www/html': Transport endpoint is not connected",
+    ]);
+    assert.match(text, /^ {3}· event Failed \(×18, last 2s ago\): Error: error while creating mount source path/m);
   });
 });
 
