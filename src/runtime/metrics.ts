@@ -60,11 +60,18 @@ export class Metrics {
     );
   }
 
-  histogram(spec: MetricSpec & { bucketsSeconds: readonly number[] }): Histogram {
+  /** A histogram; `collect` (when given) runs at each scrape, to write observations the component counted itself. */
+  histogram(spec: MetricSpec & { bucketsSeconds: readonly number[]; collect?: () => void }): Histogram {
+    const collect = spec.collect;
     return this.getOrAdd(
       spec.name,
       CompactHistogram,
-      () => new CompactHistogram({ ...this.base(spec), buckets: [...spec.bucketsSeconds] }),
+      () =>
+        new CompactHistogram({
+          ...this.base(spec),
+          buckets: [...spec.bucketsSeconds],
+          ...(collect === undefined ? {} : { collect: () => collect() }),
+        }),
     );
   }
 

@@ -6,7 +6,8 @@
  * (longest_running_processor_seconds). Times come from the queue's Clock, so a simulation reports
  * the same durations run after run.
  */
-import type { Counter, Gauge, Histogram } from "prom-client";
+import type { Counter, Gauge } from "prom-client";
+import { CountedHistogramSeries } from "./counted-histogram-series.ts";
 import { msPerSecond } from "./duration.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -77,14 +78,20 @@ function eachQueue(
 export class WorkQueueMetrics<K> {
   readonly labels: { name: string };
   private readonly retries: Counter;
-  private readonly queueDuration: Histogram;
-  private readonly workDuration: Histogram;
+  private readonly adds: Counter;
+  private readonly queueDuration: CountedHistogramSeries;
+  private readonly workDuration: CountedHistogramSeries;
   private readonly addedAtMs = new Map<K, number>();
   private readonly startedAtMs = new Map<K, number>();
   /** Keys added and not yet handed out: workqueue_depth. */
   private depthCount = 0;
   /** Adds since the last scrape added them to workqueue_adds_total. */
   private uncountedAdds = 0;
+  /**
+   * Whether the first add went to the counter: it does at once, so the queue's label set appears
+   * in workqueue_adds_total when it did when every add was written through (the exposition's order).
+   */
+  private addsLabelSetMade = false;
 
   constructor(
     metrics: Metrics,
@@ -94,25 +101,41 @@ export class WorkQueueMetrics<K> {
     this.labels = { name };
     const queues = scrapedQueues(metrics);
     const labelNames = ["name"];
+    // The counter scrapedQueues registered, with the collect that reports uncountedAdds.
+    this.adds = metrics.counter({ name: "workqueue_adds_total", help: "Total number of adds handled by workqueue" });
     this.retries = metrics.counter({
       name: "workqueue_retries_total",
       help: "Total number of retries handled by workqueue",
       labelNames,
     });
-    this.queueDuration = metrics.histogram({
+    // Both durations are observed at every key: counted here, written to prom-client at each scrape.
+    const flushDurations = () => {
+      for (const queue of queues) queue.flushDurations();
+    };
+    const queueDuration = metrics.histogram({
       name: "workqueue_queue_duration_seconds",
       help: "How long in seconds an item stays in workqueue before being requested.",
       labelNames,
       bucketsSeconds: durationBucketsSeconds,
+      collect: flushDurations,
     });
-    this.workDuration = metrics.histogram({
+    const workDuration = metrics.histogram({
       name: "workqueue_work_duration_seconds",
       help: "How long in seconds processing an item from workqueue takes.",
       labelNames,
       bucketsSeconds: durationBucketsSeconds,
+      collect: flushDurations,
     });
+    this.queueDuration = new CountedHistogramSeries(queueDuration, this.labels, durationBucketsSeconds);
+    this.workDuration = new CountedHistogramSeries(workDuration, this.labels, durationBucketsSeconds);
     if (queues.size === 0) addInProgressGauges(metrics, queues);
     queues.add(this as WorkQueueMetrics<unknown>);
+  }
+
+  /** Writes the durations observed so far into the histograms (at each scrape). */
+  flushDurations(): void {
+    this.queueDuration.flush();
+    this.workDuration.flush();
   }
 
   /** workqueue_depth: keys added and not yet handed out. */
@@ -144,7 +167,11 @@ export class WorkQueueMetrics<K> {
   }
 
   added(key: K, nowMs: number): void {
-    this.uncountedAdds++;
+    if (this.addsLabelSetMade) this.uncountedAdds++;
+    else {
+      this.adds.inc(this.labels);
+      this.addsLabelSetMade = true;
+    }
     this.depthCount++;
     if (!this.addedAtMs.has(key)) this.addedAtMs.set(key, nowMs);
   }
@@ -155,14 +182,14 @@ export class WorkQueueMetrics<K> {
     const addedAtMs = this.addedAtMs.get(key);
     if (addedAtMs === undefined) return;
     this.addedAtMs.delete(key);
-    this.queueDuration.observe(this.labels, (nowMs - addedAtMs) / msPerSecond);
+    this.queueDuration.observe((nowMs - addedAtMs) / msPerSecond);
   }
 
   finished(key: K, nowMs: number): void {
     const startedAtMs = this.startedAtMs.get(key);
     if (startedAtMs === undefined) return;
     this.startedAtMs.delete(key);
-    this.workDuration.observe(this.labels, (nowMs - startedAtMs) / msPerSecond);
+    this.workDuration.observe((nowMs - startedAtMs) / msPerSecond);
   }
 
   retried(): void {
