@@ -64,6 +64,8 @@ class PrefixGroup {
   readonly unrouted = new Set<HubWatch>();
   readonly routes = new Map<string, RouteBuckets>();
 
+  constructor(readonly prefix: string) {}
+
   add(watch: HubWatch): void {
     const route = watch.route;
     if (route === undefined) {
@@ -165,7 +167,7 @@ export class WatchHub {
     const watch = new HubWatch(this, prefix, route, backlogRevision, backlog, onEvents);
     let group = this.byPrefix.get(prefix);
     if (group === undefined) {
-      group = new PrefixGroup();
+      group = new PrefixGroup(prefix);
       this.byPrefix.set(prefix, group);
     }
     group.add(watch);
@@ -221,15 +223,20 @@ export class WatchHub {
   private flush(): void {
     this.flushScheduled = false;
     const events = this.pending;
-    const starting = this.withBacklog;
     this.pending = [];
-    this.withBacklog = [];
     const last = events[events.length - 1];
     if (last !== undefined) this.flushedRevision = last.revision;
-    for (const watch of starting) this.deliverBacklog(watch);
-    if (events.length === 0) return;
-    for (const [prefix, group] of this.byPrefix) {
-      const matching = eventsUnder(events, prefix);
+    // Starting watches are rare: the empty list is kept rather than replaced on every flush.
+    if (this.withBacklog.length > 0) {
+      const starting = this.withBacklog;
+      this.withBacklog = [];
+      for (const watch of starting) this.deliverBacklog(watch);
+    }
+    if (last === undefined) return;
+    // By values, not entries: a flush runs for nearly every write and visits every watched prefix,
+    // and destructuring entries allocates a pair per prefix per flush.
+    for (const group of this.byPrefix.values()) {
+      const matching = eventsUnder(events, group.prefix);
       if (matching !== undefined) this.deliverToGroup(group, matching);
     }
   }

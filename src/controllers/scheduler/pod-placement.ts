@@ -3,7 +3,6 @@
  * each node examined, then the choice among the nodes that passed. Pure reading: it writes nothing
  * and changes no cache, so it can be tested on its own; Reserve and binding happen in the scheduler.
  */
-import type { Lister } from "../../api/informer/lister.ts";
 import type { Node, Pod } from "../../api/objects.ts";
 import { errNoNodesAvailable } from "./constants.ts";
 import { fitErrorMessage } from "./fit-error.ts";
@@ -24,9 +23,8 @@ type PlacementResult =
   | { kind: "unschedulable"; message: string };
 
 interface PodPlacementOptions {
-  nodes: Lister<Node>;
-  /** Node names in the order the filter pass walks them. */
-  nodeNames: () => readonly string[];
+  /** The nodes in the order the filter pass walks them. */
+  nodes: () => readonly Node[];
   podCount: (nodeName: string) => number;
   volumes: VolumeView;
   /** NodeVolumeLimits; absent, no limit is checked. */
@@ -51,11 +49,11 @@ export class PodPlacement {
 
   /** Decides where `pod` goes; throws only for internal errors (the caller reports SchedulerError). */
   place(pod: Pod): PlacementResult {
-    const nodeNames = this.options.nodeNames();
-    if (nodeNames.length === 0) return { kind: "unschedulable", message: errNoNodesAvailable };
+    const nodes = this.options.nodes();
+    if (nodes.length === 0) return { kind: "unschedulable", message: errNoNodesAvailable };
     const preFilter = preFilterVolumes(pod, this.options.volumes);
     if (preFilter.kind === "rejected") {
-      const message = fitErrorMessage(nodeNames.length, {
+      const message = fitErrorMessage(nodes.length, {
         preFilterMessage: preFilter.message,
         nodeReasons: new Map(),
       });
@@ -63,10 +61,10 @@ export class PodPlacement {
     }
     const claims = preFilter.kind === "claims" ? preFilter.claims : undefined;
     const nodeReasons = new Map<string, readonly string[]>();
-    const feasible = this.findFeasibleNodes(pod, nodeNames, claims, nodeReasons);
+    const feasible = this.findFeasibleNodes(pod, nodes, claims, nodeReasons);
     const chosen = chooseNode(feasible, this.options.podCount);
     if (chosen === undefined) {
-      return { kind: "unschedulable", message: fitErrorMessage(nodeNames.length, { nodeReasons }) };
+      return { kind: "unschedulable", message: fitErrorMessage(nodes.length, { nodeReasons }) };
     }
     return { kind: "placed", nodeName: chosen.nodeName, podVolumes: chosen.podVolumes };
   }
@@ -74,24 +72,23 @@ export class PodPlacement {
   /** findNodesThatPassFilters: walks the nodes from the rotating start until enough fit. */
   private findFeasibleNodes(
     pod: Pod,
-    nodeNames: readonly string[],
+    nodes: readonly Node[],
     claims: PodVolumeClaims | undefined,
     nodeReasons: Map<string, readonly string[]>,
   ): Feasible[] {
-    const wanted = numFeasibleNodesToFind(nodeNames.length);
-    const start = this.nextStartNodeIndex % nodeNames.length;
+    const wanted = numFeasibleNodesToFind(nodes.length);
+    const start = this.nextStartNodeIndex % nodes.length;
     const feasible: Feasible[] = [];
     let examined = 0;
-    while (examined < nodeNames.length && feasible.length < wanted) {
-      const nodeName = nodeNames[(start + examined) % nodeNames.length] as string;
+    while (examined < nodes.length && feasible.length < wanted) {
+      const node = nodes[(start + examined) % nodes.length] as Node;
       examined++;
-      const node = this.options.nodes.get("", nodeName);
-      if (node === undefined) continue;
-      const verdict = this.filterNode(pod, node, claims);
+      const nodeName = node.metadata?.name ?? "";
+      const verdict = this.filterNode(pod, node, nodeName, claims);
       if (verdict.reasons.length === 0) feasible.push({ nodeName, podVolumes: verdict.podVolumes });
       else nodeReasons.set(nodeName, verdict.reasons);
     }
-    this.nextStartNodeIndex = (start + examined) % nodeNames.length;
+    this.nextStartNodeIndex = (start + examined) % nodes.length;
     return feasible;
   }
 
@@ -99,10 +96,10 @@ export class PodPlacement {
    * The filters in kube-scheduler's plugin order (the node's own, NodeVolumeLimits, VolumeBinding);
    * the first that rejects the node decides its reasons.
    */
-  private filterNode(pod: Pod, node: Node, claims: PodVolumeClaims | undefined) {
+  private filterNode(pod: Pod, node: Node, nodeName: string, claims: PodVolumeClaims | undefined) {
     let reasons = nodeFilterReasons(pod, node);
     if (reasons.length === 0 && this.options.volumeLimits !== undefined) {
-      reasons = this.options.volumeLimits.reasons(pod, node.metadata?.name ?? "");
+      reasons = this.options.volumeLimits.reasons(pod, nodeName);
     }
     if (reasons.length > 0 || claims === undefined) return { reasons, podVolumes: noVolumeWork };
     return filterVolumes(claims, node, this.options.volumes);

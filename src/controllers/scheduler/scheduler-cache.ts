@@ -1,11 +1,12 @@
 /**
  * What the scheduler knows about nodes beyond the informers (kube-scheduler's internal cache):
- * node names in a stable order for the filter pass, and how many pods each node runs — the bound
+ * the nodes in a stable order for the filter pass (the informer's objects, kept beside their names
+ * so the pass, hundreds of nodes per pod, reads an array instead of looking each node up), and how many pods each node runs — the bound
  * ones from the pod informer's index plus the ones assumed onto it whose binding is still in
  * flight, so two pods scheduled back to back spread out before either binding lands.
  */
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
-import type { Pod } from "../../api/objects.ts";
+import type { Node, Pod } from "../../api/objects.ts";
 
 /** Pods by node, without finished pods (kube-scheduler's pod informer excludes Succeeded and Failed). */
 const activePodsByNodeIndex = "scheduler/active-pods-by-node";
@@ -22,6 +23,8 @@ function activePodNode(pod: Pod): readonly string[] {
 export class SchedulerCache {
   private readonly pods: SharedInformer<Pod>;
   private readonly nodeNames: string[] = [];
+  /** The informer's object of each name in `nodeNames`, at the same index. */
+  private readonly nodes: Node[] = [];
   /** Pod key → the pod (by uid) and the node it was assumed onto, until its binding lands or fails. */
   private readonly assumed = new Map<string, { uid: string; nodeName: string }>();
   private readonly assumedPerNode = new Map<string, number>();
@@ -41,19 +44,28 @@ export class SchedulerCache {
     }
   }
 
-  /** Node names in ascending order (the order the filter pass walks them in). */
-  sortedNodeNames(): readonly string[] {
-    return this.nodeNames;
+  /** The nodes by ascending name (the order the filter pass walks them in). */
+  sortedNodes(): readonly Node[] {
+    return this.nodes;
   }
 
-  addNode(name: string): void {
+  /** Adds the node, or replaces the object kept for it (call on every add and update from the informer). */
+  setNode(node: Node): void {
+    const name = node.metadata?.name ?? "";
     const index = this.insertionPoint(name);
-    if (this.nodeNames[index] !== name) this.nodeNames.splice(index, 0, name);
+    if (this.nodeNames[index] === name) {
+      this.nodes[index] = node;
+      return;
+    }
+    this.nodeNames.splice(index, 0, name);
+    this.nodes.splice(index, 0, node);
   }
 
   removeNode(name: string): void {
     const index = this.insertionPoint(name);
-    if (this.nodeNames[index] === name) this.nodeNames.splice(index, 1);
+    if (this.nodeNames[index] !== name) return;
+    this.nodeNames.splice(index, 1);
+    this.nodes.splice(index, 1);
   }
 
   /** The pods bound to the node (not finished) and those assumed onto it. */

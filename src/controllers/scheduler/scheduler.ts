@@ -164,8 +164,7 @@ export class Scheduler implements Controller {
       { cached: true },
     );
     this.placement = new PodPlacement({
-      nodes: this.nodes.lister,
-      nodeNames: () => this.cache.sortedNodeNames(),
+      nodes: () => this.cache.sortedNodes(),
       podCount: (nodeName) => this.cache.podCount(nodeName),
       volumes: this.view,
       volumeLimits: this.volumeLimits,
@@ -253,10 +252,11 @@ export class Scheduler implements Controller {
       }),
       this.nodes.addEventHandler({
         onAdd: (node) => {
-          this.cache.addNode(node.metadata?.name ?? "");
+          this.cache.setNode(node);
           moveAll();
         },
         onUpdate: (oldNode, newNode) => {
+          this.cache.setNode(newNode);
           if (schedulingPropertiesChanged(oldNode, newNode)) moveAll();
         },
         onDelete: (node) => this.cache.removeNode(node.metadata?.name ?? ""),

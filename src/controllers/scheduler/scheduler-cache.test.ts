@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Indexer } from "../../api/informer/indexer.ts";
+import type { SharedInformer } from "../../api/informer/shared-informer.ts";
+import type { Node, Pod } from "../../api/objects.ts";
+import { SchedulerCache } from "./scheduler-cache.ts";
+
+/** The part of a pod informer the cache uses: its indexer. */
+function podInformer(): SharedInformer<Pod> {
+  const indexer = new Indexer<Pod>();
+  const informer = {
+    indexer,
+    addIndexers: (indexers: Record<string, (pod: Pod) => readonly string[]>) => {
+      for (const [name, indexFunc] of Object.entries(indexers)) indexer.ensureIndex(name, indexFunc);
+    },
+  };
+  return informer as unknown as SharedInformer<Pod>;
+}
+
+function node(name: string, unschedulable = false): Node {
+  return Object.freeze({ metadata: { name }, spec: { unschedulable } });
+}
+
+describe("SchedulerCache's nodes", () => {
+  it("walks the nodes by name whatever order they arrive in, each as its latest version", () => {
+    const cache = new SchedulerCache(podInformer());
+    for (const name of ["node-b", "node-c", "node-a"]) cache.setNode(node(name));
+    const cordoned = node("node-b", true);
+    cache.setNode(cordoned);
+    const names = cache.sortedNodes().map((n) => n.metadata?.name);
+    assert.deepEqual(names, ["node-a", "node-b", "node-c"]);
+    assert.equal(cache.sortedNodes()[1], cordoned, "the update replaces the node, it does not add one");
+  });
+
+  it("forgets a removed node, and ignores the removal of one it never had", () => {
+    const cache = new SchedulerCache(podInformer());
+    for (const name of ["node-a", "node-b"]) cache.setNode(node(name));
+    cache.removeNode("node-a");
+    cache.removeNode("node-z");
+    assert.deepEqual(
+      cache.sortedNodes().map((n) => n.metadata?.name),
+      ["node-b"],
+    );
+  });
+});
