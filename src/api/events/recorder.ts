@@ -20,7 +20,8 @@ import type { ApiObject, Client } from "../client/client.ts";
 import { ApiError, isAlreadyExists, isNotFound } from "../errors.ts";
 import type { Event } from "../objects.ts";
 import { type CorrelatedEvent, EventCorrelator } from "./event-correlator.ts";
-import { type ObjectReference, referenceTo } from "./object-reference.ts";
+import { type ObjectReference, referenceTo, sameReference } from "./object-reference.ts";
+import { RecentStrings } from "./recent-strings.ts";
 
 export type EventType = "Normal" | "Warning";
 
@@ -49,6 +50,8 @@ export const eventWriteRetrySleepMs = 10_000;
 const eventNameCollisionMaxAttempts = 5;
 
 const nanosecondsPerMillisecond = 1_000_000n;
+/** Distinct messages a recorder remembers so that repeats share one string (recent-strings.ts). */
+const sharedMessagesMaxEntries = 32;
 
 export class EventRecorder {
   private readonly client: Client;
@@ -59,6 +62,13 @@ export class EventRecorder {
   private readonly correlator = new EventCorrelator();
   private readonly queue: CorrelatedEvent[] = [];
   private draining: Promise<void> | undefined;
+  private readonly messages = new RecentStrings(sharedMessagesMaxEntries);
+  /**
+   * The last involvedObject, frozen so the store keeps it as it is: consecutive events often name
+   * the same object (a kubelet's Pulled, Created and Started name one container), and their stored
+   * Events then share one reference instead of a copy each.
+   */
+  private lastReference: Readonly<ObjectReference> | undefined;
   /** Last timestamp used in a name: names at one instant get consecutive nanoseconds, so they never clash. */
   private lastNameNanoseconds = 0n;
 
@@ -86,7 +96,7 @@ export class EventRecorder {
   /** Records an event about the object `reference` points at (a node by name, a container by fieldPath). */
   eventForReference(reference: ObjectReference, type: EventType, reason: string, message: string): void {
     const nowMs = this.clock.now();
-    const fresh = this.makeEvent(reference, type, reason, message, nowMs);
+    const fresh = this.makeEvent(this.sharedReference(reference), type, reason, this.messages.intern(message), nowMs);
     const correlated = this.correlator.correlate(fresh, nowMs, () => this.eventName(reference, nowMs));
     if (correlated === undefined) return;
     if (this.queue.length >= maxQueuedEvents) {
@@ -99,6 +109,12 @@ export class EventRecorder {
     }
     this.queue.push(correlated);
     this.draining ??= this.drain();
+  }
+
+  private sharedReference(reference: ObjectReference): ObjectReference {
+    if (this.lastReference !== undefined && sameReference(this.lastReference, reference)) return this.lastReference;
+    this.lastReference = frozenReference(reference);
+    return this.lastReference;
   }
 
   /** Resolves once every event recorded so far (and any recorded meanwhile) has been written or given up. */
@@ -192,6 +208,20 @@ export class EventRecorder {
       }
     }
   }
+}
+
+/**
+ * A frozen copy of `reference` (the caller's object stays its own and unfrozen), built field by
+ * field: copies made by spreading and then freezing each got a hidden class of their own in V8 (72
+ * bytes per Event), where objects built by adding fields in one order share one.
+ */
+function frozenReference(reference: ObjectReference): Readonly<ObjectReference> {
+  const copy: ObjectReference = {};
+  for (const key of Object.keys(reference) as (keyof ObjectReference)[]) {
+    const value = reference[key];
+    if (value !== undefined) copy[key] = value;
+  }
+  return Object.freeze(copy);
 }
 
 function describe(ref: ObjectReference): string {

@@ -66,6 +66,8 @@ describe("SlotLru", () => {
     [5, 12],
     [64, 200],
     [300, 2_000],
+    // Past 16-bit slot numbers: the 32-bit link arrays.
+    [70_000, 3_000],
   ] as const) {
     it(`keeps and evicts exactly what a Map-based LRU does (${max} entries, ${keySpace} keys)`, () => {
       const random = seeded(max * 7919 + keySpace);

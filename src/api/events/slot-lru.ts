@@ -12,7 +12,9 @@
  *
  * Rows are slots 0..capacity-1; the capacity starts small and doubles up to `maxEntries`, so a cache
  * that holds a few entries costs a few rows. Number fields live in one Float64Array, other values
- * (strings) in one array, both `fields` wide per row.
+ * (strings) in one array, both `fields` wide per row. Slot numbers (the recency links and the hash
+ * buckets) take 16 bits when `maxEntries` allows, as the correlator's 4,096 does: typed arrays live
+ * outside the JavaScript heap, and this halves what they hold.
  */
 
 /** Rows allocated at first; enough for a node with a handful of pods. */
@@ -21,8 +23,10 @@ const initialCapacity = 8;
 const bucketsPerRow = 2;
 /** Marks an empty bucket (buckets hold slot + 1). */
 const emptyBucket = 0;
-/** No neighbour in the recency list. */
+/** No neighbour in the recency list (and what `find` returns for an absent key). */
 const none = -1;
+/** Stored for `none` in 16-bit link arrays, which cannot hold -1. */
+const noneUint16 = 0xffff;
 const twoToThe32 = 0x1_0000_0000;
 const hashMultiplier = 0x9e3779b1;
 
@@ -41,11 +45,13 @@ export class SlotLru<V> {
   private count = 0;
   private keys = new Float64Array(0);
   /** Recency list: `older[slot]` is the entry used just before `slot`, `newer[slot]` the one after. */
-  private older = new Int32Array(0);
-  private newer = new Int32Array(0);
+  private older: SlotArray = new Int32Array(0);
+  private newer: SlotArray = new Int32Array(0);
   private oldest = none;
   private newest = none;
-  private buckets = new Int32Array(0);
+  private buckets: SlotArray = new Int32Array(0);
+  /** 16-bit slot numbers fit when every slot + 1 and the `none` marker stay below 2^16. */
+  private readonly narrowSlots: boolean;
   private numbers = new Float64Array(0);
   private values: (V | undefined)[] = [];
 
@@ -56,6 +62,7 @@ export class SlotLru<V> {
     this.maxEntries = maxEntries;
     this.numberFields = fields.numbers;
     this.valueFields = fields.values;
+    this.narrowSlots = maxEntries < noneUint16;
   }
 
   get size(): number {
@@ -126,19 +133,28 @@ export class SlotLru<V> {
   }
 
   private unlink(slot: number): void {
-    const before = this.older[slot] as number;
-    const after = this.newer[slot] as number;
+    const before = this.link(this.older, slot);
+    const after = this.link(this.newer, slot);
     if (before === none) this.oldest = after;
-    else this.newer[before] = after;
+    else this.setLink(this.newer, before, after);
     if (after === none) this.newest = before;
-    else this.older[after] = before;
+    else this.setLink(this.older, after, before);
+  }
+
+  private link(links: SlotArray, slot: number): number {
+    const stored = links[slot] as number;
+    return this.narrowSlots && stored === noneUint16 ? none : stored;
+  }
+
+  private setLink(links: SlotArray, slot: number, to: number): void {
+    links[slot] = this.narrowSlots && to === none ? noneUint16 : to;
   }
 
   private linkNewest(slot: number): void {
-    this.older[slot] = this.newest;
-    this.newer[slot] = none;
+    this.setLink(this.older, slot, this.newest);
+    this.setLink(this.newer, slot, none);
     if (this.newest === none) this.oldest = slot;
-    else this.newer[this.newest] = slot;
+    else this.setLink(this.newer, this.newest, slot);
     this.newest = slot;
   }
 
@@ -176,19 +192,25 @@ export class SlotLru<V> {
   private grow(): void {
     const capacity = Math.min(this.maxEntries, Math.max(initialCapacity, this.capacity * 2));
     this.keys = grown(this.keys, new Float64Array(capacity));
-    this.older = grown(this.older, new Int32Array(capacity));
-    this.newer = grown(this.newer, new Int32Array(capacity));
+    this.older = grown(this.older, this.slotArray(capacity));
+    this.newer = grown(this.newer, this.slotArray(capacity));
     this.numbers = grown(this.numbers, new Float64Array(capacity * this.numberFields));
     for (let i = this.values.length; i < capacity * this.valueFields; i++) this.values.push(undefined);
     this.capacity = capacity;
     let bucketCount = 1;
     while (bucketCount < capacity * bucketsPerRow) bucketCount *= 2;
-    this.buckets = new Int32Array(bucketCount);
+    this.buckets = this.slotArray(bucketCount);
     for (let slot = 0; slot < this.count; slot++) this.addToBuckets(slot);
+  }
+
+  private slotArray(length: number): SlotArray {
+    return this.narrowSlots ? new Uint16Array(length) : new Int32Array(length);
   }
 }
 
-function grown<T extends Float64Array | Int32Array>(from: T, to: T): T {
+type SlotArray = Int32Array | Uint16Array;
+
+function grown<T extends Float64Array | SlotArray>(from: T, to: T): T {
   to.set(from);
   return to;
 }

@@ -16,6 +16,7 @@ import {
   withEntry,
   withoutEntry,
 } from "./directory-entries.ts";
+import { InodeTable } from "./inode-table.ts";
 import { symlinkMode } from "./sim-constants.ts";
 
 interface InodeBase {
@@ -78,7 +79,7 @@ const rootInodeNumber = 2; // ext4 and tmpfs both number their root directory 2
 export class SimFilesystem {
   readonly rootIno = rootInodeNumber;
   private sizeLimit: number;
-  private readonly inodes = new Map<number, Inode>();
+  private readonly inodes = new InodeTable<Inode>(rootInodeNumber);
   /**
    * Inodes a mount has as its root, with how many mounts do: an unlinked one lives on until unmounted.
    * Made on first use, as `orphans` is: a disk's filesystem is one of thousands.
