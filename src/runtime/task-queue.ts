@@ -4,7 +4,7 @@
  * O(log n) for the hundreds of thousands of timers a large simulation holds.
  *
  * Cancellation is lazy (the entry is flagged and skipped when it reaches the top) because finding an
- * entry in a heap is O(n); the heap is compacted when cancelled entries outnumber live ones, so a
+ * entry in a heap is O(n); the heap is compacted when cancelled entries pass a quarter of it, so a
  * component that schedules and cancels in a loop cannot grow it without bound.
  */
 
@@ -17,6 +17,13 @@ export interface ScheduledTask {
 
 /** Compaction only pays off once the heap is large; below this many entries lazy skipping is cheaper. */
 const minEntriesBeforeCompaction = 1024;
+/**
+ * Share of the heap that cancelled entries may take before a compaction. A cancelled entry keeps
+ * its callback, and all it closes over, alive until removed: a scheduler's five-minute requeue
+ * timer, cancelled when the pod is placed, held that pod's queue entry long after. A quarter keeps
+ * a compaction's cost amortised (each removes at least a quarter of the heap).
+ */
+const maxCancelledShare = 0.25;
 
 export class TaskQueue {
   private readonly heap: ScheduledTask[] = [];
@@ -52,7 +59,7 @@ export class TaskQueue {
     if (task.cancelled) return false;
     task.cancelled = true;
     this.liveCount--;
-    this.compactIfMostlyCancelled();
+    this.compactIfManyCancelled();
     return true;
   }
 
@@ -87,8 +94,9 @@ export class TaskQueue {
     return top;
   }
 
-  private compactIfMostlyCancelled(): void {
-    if (this.heap.length < minEntriesBeforeCompaction || this.liveCount * 2 > this.heap.length) return;
+  private compactIfManyCancelled(): void {
+    const cancelled = this.heap.length - this.liveCount;
+    if (this.heap.length < minEntriesBeforeCompaction || cancelled <= this.heap.length * maxCancelledShare) return;
     const live = this.heap.filter((task) => !task.cancelled);
     this.heap.length = 0;
     for (const task of live) this.heap.push(task);
