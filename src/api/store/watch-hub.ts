@@ -244,11 +244,32 @@ export class WatchHub {
   private deliverToGroup(group: PrefixGroup, events: BackendEvent[]): void {
     for (const watch of group.unrouted) this.deliverLive(watch, events);
     for (const buckets of group.routes.values()) {
+      if (events.length === 1) {
+        this.deliverOneRouted(buckets, events);
+        continue;
+      }
       for (const [value, routed] of eventsByRouteValue(events, buckets.read)) {
         const bucket = buckets.byValue.get(value);
         if (bucket !== undefined) for (const watch of bucket) this.deliverLive(watch, routed);
       }
     }
+  }
+
+  /**
+   * A batch of one event (most flushes) reaches the buckets of its route values in the order
+   * eventsByRouteValue gives (the object's value, then the previous one's), without the map and
+   * arrays it would build for them.
+   */
+  private deliverOneRouted(buckets: RouteBuckets, single: BackendEvent[]): void {
+    const event = single[0] as BackendEvent;
+    const now = buckets.read(event.object);
+    const nowBucket = buckets.byValue.get(now);
+    if (nowBucket !== undefined) for (const watch of nowBucket) this.deliverLive(watch, single);
+    if (event.previous === undefined) return;
+    const before = buckets.read(event.previous);
+    if (before === now) return;
+    const beforeBucket = buckets.byValue.get(before);
+    if (beforeBucket !== undefined) for (const watch of beforeBucket) this.deliverLive(watch, single);
   }
 
   private deliverBacklog(watch: HubWatch): void {

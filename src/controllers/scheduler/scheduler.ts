@@ -259,7 +259,11 @@ export class Scheduler implements Controller {
           this.cache.setNode(newNode);
           if (schedulingPropertiesChanged(oldNode, newNode)) moveAll();
         },
-        onDelete: (node) => this.cache.removeNode(node.metadata?.name ?? ""),
+        onDelete: (node) => {
+          this.cache.removeNode(node.metadata?.name ?? "");
+          // Its counts would otherwise be kept for a node that is gone.
+          this.volumeLimits.nodeChanged(node.metadata?.name ?? "");
+        },
       }),
       this.claims.addEventHandler({
         onAdd: (claim) => this.wake(podsHelpedByClaim(this.pods.indexer, claim)),
