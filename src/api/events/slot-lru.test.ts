@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Rng } from "../../runtime/rng.ts";
 import { SlotLru } from "./slot-lru.ts";
 
 /** The reference: a Map iterates in insertion order, so re-inserting on use keeps the LRU entry first. */
@@ -19,18 +20,6 @@ class MapLru {
     this.entries.set(key, value);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as number);
   }
-}
-
-/** A small seeded generator (mulberry32), so a failure replays. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
 }
 
 describe("SlotLru", () => {
@@ -70,7 +59,8 @@ describe("SlotLru", () => {
     [70_000, 3_000],
   ] as const) {
     it(`keeps and evicts exactly what a Map-based LRU does (${max} entries, ${keySpace} keys)`, () => {
-      const random = seeded(max * 7919 + keySpace);
+      const rng = new Rng(max * 7919 + keySpace);
+      const random = () => rng.next();
       const cache = new SlotLru<string>(max, { numbers: 1, values: 1 });
       const reference = new MapLru(max);
       // Keys spread over 53 bits, as the correlator's hashes are, with collisions in the low bits.

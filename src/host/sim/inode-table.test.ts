@@ -1,18 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Rng } from "../../runtime/rng.ts";
 import { InodeTable } from "./inode-table.ts";
-
-/** A small seeded generator (mulberry32), so a failure replays. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
-}
 
 describe("InodeTable", () => {
   it("finds inodes by number from the root's on", () => {
@@ -34,7 +23,8 @@ describe("InodeTable", () => {
 
   for (const deleteShare of [0.1, 0.5, 0.9]) {
     it(`holds exactly what a Map does as numbers are handed out and freed (${deleteShare} of steps free one)`, () => {
-      const random = seeded(Math.round(deleteShare * 1000));
+      const rng = new Rng(Math.round(deleteShare * 1000));
+      const random = () => rng.next();
       const table = new InodeTable<string>(2);
       const reference = new Map<number, string>();
       let next = 2;
