@@ -4,6 +4,8 @@
  * `.cpuprofile` (open it in Chrome DevTools' Performance panel or VS Code) and prints the top N
  * functions by self time and by total time, each with its TypeScript file:line. The benchmark's
  * own environment variables apply (`KVOL_BENCH_SIM_NODES=100 npm run profile -- sim-scale`).
+ * `--compare EARLIER.cpuprofile` adds the functions whose share of the time grew most since that
+ * profile (the same benchmark at a smaller size shows what grows faster than the rest).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -11,14 +13,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { formatShareChanges, growingShares } from "./cpu-profile-diff.ts";
 import { type CpuProfile, formatProfileSummary, summariseCpuProfile } from "./cpu-profile-summary.ts";
 
-const usage = `Usage: npm run profile -- NAME… [--top N] [--by self|total] [--out FILE] [--interval-us N]
+const usage = `Usage: npm run profile -- NAME… [--top N] [--by self|total] [--out FILE] [--interval-us N] [--compare FILE]
   NAME            a benchmark of npm run bench (sim-scale, store, protobuf, real-node, etcd)
   --top N         functions to list (default 25)
   --by self|total print only the table sorted by this (default: both tables)
   --out FILE      where to write the .cpuprofile (default: a new directory under the temp dir)
   --interval-us N the sampling interval in microseconds (default 1000)
+  --compare FILE  also list the functions whose share of the time grew most since this earlier .cpuprofile
 `;
 
 function positiveInteger(name: string, text: string | undefined, fallback: number): number {
@@ -41,6 +45,7 @@ function main(): number {
       by: { type: "string" },
       out: { type: "string" },
       "interval-us": { type: "string" },
+      compare: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -80,6 +85,14 @@ function main(): number {
   for (const order of by === undefined ? (["self", "total"] as const) : [by]) {
     const summary = summariseCpuProfile(profile, { top, by: order, root });
     process.stdout.write(`\n${formatProfileSummary(summary, `top ${top} functions by ${order} time`)}`);
+  }
+  if (values.compare !== undefined) {
+    const earlier = JSON.parse(readFileSync(resolve(values.compare), "utf8")) as CpuProfile;
+    const all = { top: Number.POSITIVE_INFINITY, by: "self", root } as const;
+    const changes = growingShares(summariseCpuProfile(earlier, all), summariseCpuProfile(profile, all), top);
+    process.stdout.write(
+      `\n${formatShareChanges(changes, `top ${top} functions by growth of self share since ${values.compare}`)}`,
+    );
   }
   process.stdout.write(`\nprofile: ${output}\n`);
   return 0;
