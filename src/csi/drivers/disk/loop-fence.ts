@@ -13,6 +13,7 @@
  */
 import { type Host, isHostError } from "../../../host/host.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
+import { detachLoopDevices, ensureLoopDevice } from "../common/loop-devices.ts";
 
 /** Where a fenced loop device starts reading its file: past the end of any disk (2^62 bytes). */
 export const fenceOffsetBytes = "4611686018427387904";
@@ -114,14 +115,10 @@ export async function loopFenceToolsMissing(host: Host): Promise<string | undefi
 }
 
 async function probe(host: Host, probeFile: string): Promise<string | undefined> {
-  await releaseAll(host, probeFile);
+  await detachLoopDevices(host, probeFile);
   await host.createSparseFile(probeFile, probeSizeBytes);
-  const bound = await host.run("losetup", ["-f", "--show", probeFile]);
-  const device = bound.output.trim();
-  if (bound.exitCode !== 0 || !device.startsWith("/dev/loop")) {
-    return `losetup -f --show ${probeFile} failed with exit status ${bound.exitCode}: ${bound.output.trim()}`;
-  }
   try {
+    const device = await ensureLoopDevice(host, probeFile, { reuse: false });
     await setLoopOffset(host, device, fenceOffsetBytes);
     const state = await loopDeviceState(host, device);
     if (!isFenced(state)) {
@@ -129,18 +126,7 @@ async function probe(host: Host, probeFile: string): Promise<string | undefined>
     }
     return undefined;
   } finally {
-    await releaseAll(host, probeFile);
+    await detachLoopDevices(host, probeFile);
     await host.unlink(probeFile);
-  }
-}
-
-/** Releases the loop devices over `file` (a probe a killed process left, or this one's). */
-async function releaseAll(host: Host, file: string): Promise<void> {
-  const listed = await host.run("losetup", ["-j", file]);
-  for (const line of listed.output.split("\n")) {
-    const device = line.slice(0, line.indexOf(":"));
-    if (!device.startsWith("/dev/loop")) continue;
-    const released = await host.run("losetup", ["-d", device]);
-    if (released.exitCode !== 0) throw new Error(`losetup -d ${device} failed: ${released.output.trim()}`);
   }
 }
