@@ -108,34 +108,31 @@ export class WorkQueueMetrics<K> {
       help: "Total number of retries handled by workqueue",
       labelNames,
     });
-    // Both durations are observed at every key: counted here, written to prom-client at each scrape.
-    const flushDurations = () => {
-      for (const queue of queues) queue.flushDurations();
+    // Both durations are observed at every key: counted here, each written to prom-client when its histogram is scraped.
+    const flushQueueDurations = () => {
+      for (const queue of queues) queue.queueDuration.flush();
+    };
+    const flushWorkDurations = () => {
+      for (const queue of queues) queue.workDuration.flush();
     };
     const queueDuration = metrics.histogram({
       name: "workqueue_queue_duration_seconds",
       help: "How long in seconds an item stays in workqueue before being requested.",
       labelNames,
       bucketsSeconds: durationBucketsSeconds,
-      collect: flushDurations,
+      collect: flushQueueDurations,
     });
     const workDuration = metrics.histogram({
       name: "workqueue_work_duration_seconds",
       help: "How long in seconds processing an item from workqueue takes.",
       labelNames,
       bucketsSeconds: durationBucketsSeconds,
-      collect: flushDurations,
+      collect: flushWorkDurations,
     });
     this.queueDuration = new CountedHistogramSeries(queueDuration, this.labels, durationBucketsSeconds);
     this.workDuration = new CountedHistogramSeries(workDuration, this.labels, durationBucketsSeconds);
     if (queues.size === 0) addInProgressGauges(metrics, queues);
     queues.add(this as WorkQueueMetrics<unknown>);
-  }
-
-  /** Writes the durations observed so far into the histograms (at each scrape). */
-  flushDurations(): void {
-    this.queueDuration.flush();
-    this.workDuration.flush();
   }
 
   /** workqueue_depth: keys added and not yet handed out. */
