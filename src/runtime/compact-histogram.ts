@@ -30,14 +30,6 @@ function dictionaryCopy(counts: BucketCounts): BucketCounts {
 
 export class CompactHistogram<T extends string = string> extends Histogram<T> {
   private readonly compacted = new WeakSet<BucketCounts>();
-  /**
-   * Label objects already observed with, and the record map they were observed into (reset()
-   * replaces it). A work queue observes with the same label object at every key it hands out and
-   * finishes: its label set exists and is compacted, so the walk over every label set below (an
-   * array of them built each time) is skipped.
-   */
-  private seenLabels = new WeakSet<object>();
-  private seenIn: unknown;
 
   constructor(configuration: HistogramConfiguration<T>) {
     super(configuration);
@@ -45,25 +37,17 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
     const observe = this.observe as (...args: unknown[]) => void;
     const compacting = (...args: unknown[]): void => {
       observe.apply(this, args);
-      this.compactNewLabelSets(args[0]);
+      this.compactNewLabelSets();
     };
     Object.assign(this, { observe: compacting });
   }
 
-  /** `labels`: observe's first argument (a label object, or the value when observed without labels). */
-  private compactNewLabelSets(labels: unknown): void {
+  private compactNewLabelSets(): void {
     const labelSets = (this as unknown as { hashMap: Record<string, LabelSetValues> }).hashMap;
-    if (labelSets !== this.seenIn) {
-      this.seenIn = labelSets;
-      this.seenLabels = new WeakSet();
-    }
-    const known = typeof labels === "object" && labels !== null;
-    if (known && this.seenLabels.has(labels)) return;
     for (const values of Object.values(labelSets)) {
       if (this.compacted.has(values.bucketValues)) continue;
       values.bucketValues = dictionaryCopy(values.bucketValues);
       this.compacted.add(values.bucketValues);
     }
-    if (known) this.seenLabels.add(labels);
   }
 }
