@@ -21,14 +21,23 @@ function versionOf(object: ApiObject | undefined): number {
 export class AssumeCache<T extends ApiObject> {
   private readonly assumed = new Map<string, Assumed<T>>();
 
+  /**
+   * `onChange(key)` is told whenever what `latest` answers for `key` changes by `assume` or
+   * `restore`, so what was computed from it can be dropped; a newer informer version replacing an
+   * assumption is reported by the informer's own event.
+   */
+  constructor(private readonly onChange: (key: string) => void) {}
+
   /** Shadows the object under `key` with `object` (a changed copy of the informer's version). */
   assume(key: string, object: T): void {
     this.assumed.set(key, { object, baseVersion: versionOf(object) });
+    this.onChange(key);
   }
 
   /** Forgets the assumption, so reads see the informer's copy again. */
   restore(key: string): void {
     this.assumed.delete(key);
+    this.onChange(key);
   }
 
   /**

@@ -114,8 +114,9 @@ export class Scheduler implements Controller {
   private readonly attachments: SharedInformer<VolumeAttachment>;
   private readonly queue: SchedulingQueue;
   private readonly cache: SchedulerCache;
-  private readonly assumedVolumes = new AssumeCache<PersistentVolume>();
-  private readonly assumedClaims = new AssumeCache<PersistentVolumeClaim>();
+  /** The volume binder's decisions; each change drops NodeVolumeLimits' counts that read the object. */
+  private readonly assumedVolumes = new AssumeCache<PersistentVolume>((name) => this.volumeLimits.volumeChanged(name));
+  private readonly assumedClaims = new AssumeCache<PersistentVolumeClaim>((key) => this.volumeLimits.claimChanged(key));
   private readonly view: VolumeView;
   /** NodeVolumeLimits, with each node's counts cached: every handler below reports what it changes. */
   private readonly volumeLimits: VolumeLimits;
@@ -410,13 +411,11 @@ export class Scheduler implements Controller {
       staticBindings: podVolumes.staticBindings.map(({ volume, claim }) => {
         const bound = volumeBoundToClaim(volume, claim);
         this.assumedVolumes.assume(bound.metadata?.name ?? "", bound);
-        this.volumeLimits.volumeChanged(bound.metadata?.name ?? "");
         return { volume: bound, claim };
       }),
       dynamicProvisions: podVolumes.dynamicProvisions.map((claim) => {
         const selected = claimWithSelectedNode(claim, nodeName);
         this.assumedClaims.assume(objectKey(selected), selected);
-        this.volumeLimits.claimChanged(objectKey(selected));
         return selected;
       }),
     };
@@ -426,11 +425,9 @@ export class Scheduler implements Controller {
   private revertVolumes(podVolumes: PodVolumes): void {
     for (const { volume } of podVolumes.staticBindings) {
       this.assumedVolumes.restore(volume.metadata?.name ?? "");
-      this.volumeLimits.volumeChanged(volume.metadata?.name ?? "");
     }
     for (const claim of podVolumes.dynamicProvisions) {
       this.assumedClaims.restore(objectKey(claim));
-      this.volumeLimits.claimChanged(objectKey(claim));
     }
   }
 
