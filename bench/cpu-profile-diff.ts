@@ -4,7 +4,7 @@
  * rest. Shares, not milliseconds, because the profiler samples wall time and a loaded machine
  * stretches every function of one run alike.
  */
-import type { ProfileSummary } from "./cpu-profile-summary.ts";
+import { formatTable, type ProfileSummary } from "./cpu-profile-summary.ts";
 
 export interface ShareChange {
   function: string;
@@ -49,8 +49,5 @@ export function formatShareChanges(changes: readonly ShareChange[], title: strin
     `${change.afterShare >= change.beforeShare ? "+" : ""}${((change.afterShare - change.beforeShare) * 100).toFixed(1)}`,
     change.function,
   ]);
-  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: string[]): string =>
-    cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padStart(widths[column] ?? 0))).join("  ");
-  return [title, line(header), ...rows.map(line), ""].join("\n");
+  return formatTable(title, header, rows);
 }

@@ -151,8 +151,13 @@ export function formatProfileSummary(summary: ProfileSummary, title: string): st
     percent(cost.totalMs, summary.sampledMs),
     cost.function,
   ]);
+  return formatTable(`${title} (${summary.sampledMs.toFixed(0)} ms sampled)`, header, rows);
+}
+
+/** A text table under `title`: every column right-aligned to its widest cell but the last, a function name. */
+export function formatTable(title: string, header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: string[]): string =>
+  const line = (cells: readonly string[]): string =>
     cells.map((cell, column) => (column === cells.length - 1 ? cell : cell.padStart(widths[column] ?? 0))).join("  ");
-  return [`${title} (${summary.sampledMs.toFixed(0)} ms sampled)`, line(header), ...rows.map(line), ""].join("\n");
+  return [title, line(header), ...rows.map(line), ""].join("\n");
 }
