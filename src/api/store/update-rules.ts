@@ -66,8 +66,8 @@ export function completesDeletion(next: KObject, current: KObject): boolean {
 
 /** True when `next` would store exactly what is stored (resourceVersion aside): Kubernetes skips such writes. */
 export function sameStoredContent(next: KObject, current: KObject): boolean {
-  for (const key in next) if (key !== "metadata" && !jsonEqual(next[key], current[key])) return false;
-  for (const key in current)
-    if (key !== "metadata" && next[key] === undefined && current[key] !== undefined) return false;
-  return jsonEqualExceptField(next.metadata, current.metadata, "resourceVersion");
+  return (
+    jsonEqualExceptField(next, current, "metadata") &&
+    jsonEqualExceptField(next.metadata, current.metadata, "resourceVersion")
+  );
 }
