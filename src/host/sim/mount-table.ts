@@ -4,6 +4,7 @@
  * and unmounting it uncovers them, as in Linux.
  */
 import type { MountInfo } from "../host.ts";
+import { sharedOptionList } from "./option-lists.ts";
 import type { Superblock } from "./superblock.ts";
 
 export interface MountEntry {
@@ -19,8 +20,8 @@ export interface MountEntry {
   readonly mountPoint: string;
   /** The inode of the parent mount's filesystem this mount covers (undefined for the root). */
   readonly coveredIno: number | undefined;
-  /** Per-mount options, first `rw` or `ro` (`rw,relatime`). */
-  options: string[];
+  /** Per-mount options, first `rw` or `ro` (`rw,relatime`): a shared list, replaced (never changed) on remount. */
+  options: readonly string[];
   /** Processes keeping the mount busy (open files, working directories): umount fails with EBUSY. */
   busyHolders: number;
 }
@@ -32,7 +33,7 @@ interface NewMount {
   rootIno: number;
   rootPath: string;
   mountPoint: string;
-  options: string[];
+  options: readonly string[];
 }
 
 /** The parent id mountinfo shows for the namespace root (its parent lies outside the namespace). */
@@ -59,7 +60,7 @@ export class MountTable {
       rootPath: "/",
       mountPoint: "/",
       coveredIno: undefined,
-      options: ["rw", "relatime"],
+      options: sharedOptionList(["rw", "relatime"]),
       busyHolders: 0,
     };
     this.byId.set(this.root.id, this.root);
@@ -67,7 +68,7 @@ export class MountTable {
 
   add(spec: NewMount): MountEntry {
     // Every field written out (a spread leaves most of them in a separate property array) and the
-    // options copied to an array of their exact length: a node holds two mounts per running pod.
+    // options a shared list: a node holds two mounts per running pod.
     const entry: MountEntry = {
       id: this.nextId++,
       parent: spec.parent,
@@ -76,7 +77,7 @@ export class MountTable {
       rootIno: spec.rootIno,
       rootPath: spec.rootPath,
       mountPoint: spec.mountPoint,
-      options: spec.options.slice(),
+      options: sharedOptionList(spec.options),
       busyHolders: 0,
     };
     this.byId.set(entry.id, entry);
