@@ -306,7 +306,7 @@ function statOf(location: Location): FileStat {
     mode: inode.mode,
     size: sizeOf(inode),
     dev: location.mount.superblock.dev,
-    ino: inode.ino,
+    ino: location.ino,
   };
 }
 
