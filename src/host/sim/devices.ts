@@ -158,7 +158,7 @@ function putEntry(devFs: SimFilesystem, path: string, entry: DevEntry): void {
   const name = parts.pop() ?? "";
   let dirIno = devFs.rootIno;
   for (const part of parts) {
-    dirIno = devFs.lookup(dirIno, part) ?? devFs.create(dirIno, part, { type: "directory", mode: 0o755 }, path).ino;
+    dirIno = devFs.lookup(dirIno, part) ?? devFs.create(dirIno, part, { type: "directory", mode: 0o755 }, path);
   }
   if (devFs.lookup(dirIno, name) !== undefined) devFs.remove(dirIno, name);
   devFs.create(dirIno, name, entry, path);

@@ -28,6 +28,20 @@ export function entryIno(entries: DirectoryEntries, name: string): number | unde
   return undefined;
 }
 
+/**
+ * `entryIno(entries, path.slice(start, end))` without cutting the name out of the path where the
+ * entries are inline: a walk asks this for every component of every path.
+ */
+export function entryInoAt(entries: DirectoryEntries, path: string, start: number, end: number): number | undefined {
+  if (!isInline(entries)) return entries.get(path.slice(start, end));
+  const length = end - start;
+  for (let i = 0; i < entries.length; i += 2) {
+    const name = entries[i] as string;
+    if (name.length === length && path.startsWith(name, start)) return entries[i + 1] as number;
+  }
+  return undefined;
+}
+
 export function entryCount(entries: DirectoryEntries): number {
   return isInline(entries) ? entries.length / 2 : entries.size;
 }

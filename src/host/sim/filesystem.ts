@@ -19,8 +19,8 @@ import {
 import { InodeTable } from "./inode-table.ts";
 import { symlinkMode } from "./sim-constants.ts";
 
+/** An inode's number is its key in the table and in directory entries, not a field: a node holds a dozen per pod. */
 interface InodeBase {
-  readonly ino: number;
   mode: number;
 }
 
@@ -65,13 +65,51 @@ interface FilesystemOptions {
 /** Every empty file's bytes: data is replaced, never changed in place, so one empty array serves them all. */
 const noBytes = new Uint8Array(0);
 
+/**
+ * Small files (a container's log, a volume's metadata) take their bytes from a shared slab rather
+ * than an ArrayBuffer each, whose own object and backing store cost a few hundred bytes a file.
+ * A file's bytes are never changed in place, so views of one slab stay apart.
+ */
+const slabBytes = 64 * 1024;
+const maxSlabbedBytes = 1024;
+let slab = new Uint8Array(0);
+let slabUsed = 0;
+
+/** Names of at most this many characters are shared; longer ones are copied flat (see `storedName`). */
+const maxSharedNameLength = 12;
+const maxSharedNames = 4096;
+const sharedNames = new Map<string, string>();
+
+/**
+ * The name as a directory entry keeps it. The walk cuts names out of the path, and V8 keeps a name
+ * of 13 characters or more as a slice holding the whole path alive: such a name is copied flat.
+ * Short names (`volumes`, `plugins`, `app`) recur in every pod's directories: one string serves all.
+ */
+function storedName(name: string): string {
+  if (name.length > maxSharedNameLength) return JSON.parse(JSON.stringify(name)) as string;
+  const shared = sharedNames.get(name);
+  if (shared !== undefined) return shared;
+  if (sharedNames.size < maxSharedNames) sharedNames.set(name, name);
+  return name;
+}
+
 /** Removes `name`; an emptied directory goes back to sharing `noEntries`. */
 function deleteEntry(dir: DirectoryInode, name: string): void {
   dir.entries = withoutEntry(dir.entries, name);
 }
 
 function copyBytes(data: Uint8Array): Uint8Array {
-  return data.byteLength === 0 ? noBytes : data.slice();
+  const length = data.byteLength;
+  if (length === 0) return noBytes;
+  if (length > maxSlabbedBytes) return data.slice();
+  if (slabUsed + length > slab.byteLength) {
+    slab = new Uint8Array(slabBytes);
+    slabUsed = 0;
+  }
+  const copy = slab.subarray(slabUsed, slabUsed + length);
+  copy.set(data);
+  slabUsed += length;
+  return copy;
 }
 
 const rootInodeNumber = 2; // ext4 and tmpfs both number their root directory 2
@@ -93,7 +131,6 @@ export class SimFilesystem {
   constructor(options: FilesystemOptions = {}) {
     this.sizeLimit = options.sizeLimitBytes ?? Number.POSITIVE_INFINITY;
     this.inodes.set(this.rootIno, {
-      ino: this.rootIno,
       type: "directory",
       mode: options.rootMode ?? 0o755,
       entries: noEntries,
@@ -130,15 +167,17 @@ export class SimFilesystem {
     return entryIno(this.directory(dirIno).entries, name);
   }
 
-  /** Adds `name` to a directory; the caller has checked that it is absent. `errorPath` names it in ENOSPC. */
-  create(dirIno: number, name: string, init: NewInode, errorPath: string): Inode {
+  /**
+   * Adds `name` to a directory, giving the new inode's number; the caller has checked that it is
+   * absent. `errorPath` names it in ENOSPC.
+   */
+  create(dirIno: number, name: string, init: NewInode, errorPath: string): number {
     if (init.type === "file") this.charge(init.data.byteLength, errorPath);
     const ino = this.nextIno++;
-    const inode = this.build(ino, init);
-    this.inodes.set(ino, inode);
+    this.inodes.set(ino, build(init));
     const dir = this.directory(dirIno);
-    dir.entries = withEntry(dir.entries, name, ino);
-    return inode;
+    dir.entries = withEntry(dir.entries, storedName(name), ino);
+    return ino;
   }
 
   /** Removes a directory entry and frees the inode it named (no hard links, so one entry per inode). */
@@ -190,7 +229,7 @@ export class SimFilesystem {
     if (this.lookup(toDirIno, toName) !== undefined) this.remove(toDirIno, toName);
     deleteEntry(this.directory(fromDirIno), fromName);
     const toDir = this.directory(toDirIno);
-    toDir.entries = withEntry(toDir.entries, toName, ino);
+    toDir.entries = withEntry(toDir.entries, storedName(toName), ino);
   }
 
   /** Replaces a file's bytes, charging the difference against the size limit. */
@@ -241,23 +280,22 @@ export class SimFilesystem {
     if (this.usedBytesTotal + bytes > this.sizeLimit) throw new HostError("ENOSPC", "write", errorPath);
     this.usedBytesTotal += bytes;
   }
+}
 
-  private build(ino: number, init: NewInode): Inode {
-    switch (init.type) {
-      case "file":
-        return {
-          ino,
-          type: "file",
-          mode: init.mode,
-          data: copyBytes(init.data),
-          sizeBytes: init.sizeBytes ?? init.data.byteLength,
-        };
-      case "directory":
-        return { ino, type: "directory", mode: init.mode, entries: noEntries };
-      case "symlink":
-        return { ino, type: "symlink", mode: symlinkMode, target: init.target };
-      default:
-        return { ino, type: init.type, mode: init.mode, rdev: init.rdev };
-    }
+function build(init: NewInode): Inode {
+  switch (init.type) {
+    case "file":
+      return {
+        type: "file",
+        mode: init.mode,
+        data: copyBytes(init.data),
+        sizeBytes: init.sizeBytes ?? init.data.byteLength,
+      };
+    case "directory":
+      return { type: "directory", mode: init.mode, entries: noEntries };
+    case "symlink":
+      return { type: "symlink", mode: symlinkMode, target: init.target };
+    default:
+      return { type: init.type, mode: init.mode, rdev: init.rdev };
   }
 }

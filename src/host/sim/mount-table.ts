@@ -4,6 +4,7 @@
  * and unmounting it uncovers them, as in Linux.
  */
 import type { MountInfo } from "../host.ts";
+import { sharedOptionList } from "./option-lists.ts";
 import type { Superblock } from "./superblock.ts";
 
 export interface MountEntry {
@@ -19,8 +20,8 @@ export interface MountEntry {
   readonly mountPoint: string;
   /** The inode of the parent mount's filesystem this mount covers (undefined for the root). */
   readonly coveredIno: number | undefined;
-  /** Per-mount options, first `rw` or `ro` (`rw,relatime`). */
-  options: string[];
+  /** Per-mount options, first `rw` or `ro` (`rw,relatime`): a shared list, replaced (never changed) on remount. */
+  options: readonly string[];
   /** Processes keeping the mount busy (open files, working directories): umount fails with EBUSY. */
   busyHolders: number;
 }
@@ -32,7 +33,7 @@ interface NewMount {
   rootIno: number;
   rootPath: string;
   mountPoint: string;
-  options: string[];
+  options: readonly string[];
 }
 
 /** The parent id mountinfo shows for the namespace root (its parent lies outside the namespace). */
@@ -40,8 +41,12 @@ const rootParentId = 1;
 
 export class MountTable {
   private readonly byId = new Map<number, MountEntry>();
-  /** The mounts on one directory, oldest first: nearly always one, kept as the entry itself (no array). */
-  private readonly stacks = new Map<number, MountEntry | MountEntry[]>();
+  /**
+   * The mounts on each covered directory, by the id of the mount it belongs to, then its inode: both
+   * small integers, cheap to hash and stored unboxed. A directory's mounts are oldest first: nearly
+   * always one, kept as the entry itself (no array).
+   */
+  private readonly stacks = new Map<number, Map<number, MountEntry | MountEntry[]>>();
   private nextId: number;
   readonly root: MountEntry;
 
@@ -55,7 +60,7 @@ export class MountTable {
       rootPath: "/",
       mountPoint: "/",
       coveredIno: undefined,
-      options: ["rw", "relatime"],
+      options: sharedOptionList(["rw", "relatime"]),
       busyHolders: 0,
     };
     this.byId.set(this.root.id, this.root);
@@ -63,7 +68,7 @@ export class MountTable {
 
   add(spec: NewMount): MountEntry {
     // Every field written out (a spread leaves most of them in a separate property array) and the
-    // options copied to an array of their exact length: a node holds two mounts per running pod.
+    // options a shared list: a node holds two mounts per running pod.
     const entry: MountEntry = {
       id: this.nextId++,
       parent: spec.parent,
@@ -72,27 +77,31 @@ export class MountTable {
       rootIno: spec.rootIno,
       rootPath: spec.rootPath,
       mountPoint: spec.mountPoint,
-      options: spec.options.slice(),
+      options: sharedOptionList(spec.options),
       busyHolders: 0,
     };
     this.byId.set(entry.id, entry);
-    const key = coverKey(spec.parent, spec.coveredIno);
-    const stack = this.stacks.get(key);
-    if (stack === undefined) this.stacks.set(key, entry);
+    let covered = this.stacks.get(spec.parent.id);
+    if (covered === undefined) {
+      covered = new Map();
+      this.stacks.set(spec.parent.id, covered);
+    }
+    const stack = covered.get(spec.coveredIno);
+    if (stack === undefined) covered.set(spec.coveredIno, entry);
     else if (Array.isArray(stack)) stack.push(entry);
-    else this.stacks.set(key, [stack, entry]);
+    else covered.set(spec.coveredIno, [stack, entry]);
     return entry;
   }
 
   /** The topmost mount covering `ino` of `mount`'s filesystem, if any. */
   coveringMount(mount: MountEntry, ino: number): MountEntry | undefined {
-    const stack = this.stacks.get(coverKey(mount, ino));
+    const stack = this.stacks.get(mount.id)?.get(ino);
     return Array.isArray(stack) ? stack[stack.length - 1] : stack;
   }
 
   /** Whether some mount covers `ino` of `mount` (the path is a mount point as seen from the parent). */
   isCovered(mount: MountEntry, ino: number): boolean {
-    return this.stacks.has(coverKey(mount, ino));
+    return this.stacks.get(mount.id)?.has(ino) === true;
   }
 
   children(entry: MountEntry): MountEntry[] {
@@ -104,15 +113,22 @@ export class MountTable {
     if (entry.parent === undefined || entry.coveredIno === undefined)
       throw new Error("the root mount cannot be removed");
     this.byId.delete(entry.id);
-    const key = coverKey(entry.parent, entry.coveredIno);
-    const stack = this.stacks.get(key);
+    const covered = this.stacks.get(entry.parent.id);
+    const stack = covered?.get(entry.coveredIno);
+    if (covered === undefined || stack === undefined) return;
     if (!Array.isArray(stack)) {
-      if (stack === entry) this.stacks.delete(key);
+      if (stack === entry) this.uncover(covered, entry.parent.id, entry.coveredIno);
       return;
     }
     const rest = stack.filter((candidate) => candidate !== entry);
-    if (rest.length === 0) this.stacks.delete(key);
-    else this.stacks.set(key, rest.length === 1 ? (rest[0] as MountEntry) : rest);
+    if (rest.length === 0) this.uncover(covered, entry.parent.id, entry.coveredIno);
+    else covered.set(entry.coveredIno, rest.length === 1 ? (rest[0] as MountEntry) : rest);
+  }
+
+  /** Forgets a directory's last mount, and the mount's map once it covers nothing. */
+  private uncover(covered: Map<number, MountEntry | MountEntry[]>, mountId: number, ino: number): void {
+    covered.delete(ino);
+    if (covered.size === 0) this.stacks.delete(mountId);
   }
 
   /** Removes a mount and everything mounted below it (`umount -l`), deepest first. */
@@ -152,15 +168,4 @@ export function toMountInfo(entry: MountEntry): MountInfo {
     source: superblock.source,
     superOptions: [...superblock.superOptions],
   };
-}
-
-/** Inode numbers stay below this, so (mount id, inode) packs into one safe integer (ids below 2^21). */
-const inodeNumberLimit = 2 ** 32;
-
-/** One number per covered directory: every path component's lookup asks, and a string key cost a build and a hash. */
-function coverKey(mount: MountEntry, ino: number): number {
-  if (ino >= inodeNumberLimit || mount.id >= Number.MAX_SAFE_INTEGER / inodeNumberLimit) {
-    throw new Error(`mount table: inode ${ino} of mount ${mount.id} is beyond what the table can key`);
-  }
-  return mount.id * inodeNumberLimit + ino;
 }

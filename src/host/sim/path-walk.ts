@@ -10,8 +10,8 @@
  * elsewhere, which nothing in the volume code relies on.
  */
 import { posix } from "node:path";
-import { HostError } from "../host.ts";
-import { entryIno } from "./directory-entries.ts";
+import { type Errno, HostError } from "../host.ts";
+import { entryInoAt } from "./directory-entries.ts";
 import type { Inode, SimFilesystem } from "./filesystem.ts";
 import type { MountEntry, MountTable } from "./mount-table.ts";
 import { maxSymlinkFollowsCount } from "./sim-constants.ts";
@@ -86,13 +86,96 @@ export class PathWalker {
   /**
    * Resolves a whole path. Errors name `path` as the caller gave it, as Go's os errors do.
    *
-   * Every syscall walks its path (a pod's life makes about a hundred), so the loop allocates nothing
-   * per component but the component's name: the walked path is scanned in place rather than split,
-   * the current directory's inode is kept rather than looked up again, and the canonical path of a
-   * component is a prefix of the walked path (which is normalised, and a symlink restarts the walk
-   * on its normalised target), cut where it is needed: at a mount, a symlink and the end.
+   * Most walks meet no filesystem that can be unreachable and cross no mount: those are resolved at
+   * once (a Location, or a rejected promise for an errno), costing the caller's `await` the same one
+   * turn an async function's settled promise does, with no async frame and no HostError for an errno
+   * the caller's caller never sees. A walk that reaches a mount or an access check starts again as
+   * `walkAwaiting`, which awaits at the same points as ever: looking entries up changes nothing, so
+   * starting again gives the same answer at the same turn.
    */
-  async walk(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Promise<Location> {
+  walk(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Location | Promise<Location> {
+    const resolved = this.tryResolveAtOnce(path, syscall, options);
+    if (resolved instanceof Promise) return resolved;
+    if (resolved === mustAwait) return this.walkAwaiting(path, syscall, cancellation, options);
+    if (typeof resolved === "string") return Promise.reject(new HostError(resolved, syscall, path));
+    return resolved;
+  }
+
+  /**
+   * `walk` for a caller that takes an errno as an answer (mkdir -p's first look, create-or-replace):
+   * the errno where `walk` would reject at once, so no HostError is built for it. A walk that awaits
+   * still rejects with its HostError.
+   */
+  probe(
+    path: string,
+    syscall: string,
+    cancellation: Cancellation,
+    options: WalkOptions,
+  ): Location | Errno | Promise<Location> {
+    const resolved = this.tryResolveAtOnce(path, syscall, options);
+    if (resolved instanceof Promise) return resolved;
+    return resolved === mustAwait ? this.walkAwaiting(path, syscall, cancellation, options) : resolved;
+  }
+
+  /** `resolveAtOnce`, with what it throws rejected as the async walk rejected it. */
+  private tryResolveAtOnce(
+    path: string,
+    syscall: string,
+    options: WalkOptions,
+  ): Location | Errno | typeof mustAwait | Promise<never> {
+    try {
+      return this.resolveAtOnce(path, syscall, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * The walk of `walkAwaiting` while it would not await: the Location, the errno it would throw, or
+   * `mustAwait` where it would first await (an access check, or crossing into a mount). Throws only
+   * what is no errno of the walked path (a relative path's EINVAL with its detail, a mount cycle).
+   */
+  private resolveAtOnce(path: string, syscall: string, options: WalkOptions): Location | Errno | typeof mustAwait {
+    let walked = withoutTrailingSlash(requireAbsolute(path, syscall));
+    let start = 1;
+    const root = this.mounts.root;
+    if (this.mounts.isCovered(root, root.rootIno) || root.superblock.accessCheck !== undefined) return mustAwait;
+    const fs = root.superblock.fs;
+    let ino = root.rootIno;
+    let inode = fs.inode(ino);
+    let follows = 0;
+    while (start < walked.length) {
+      const slashAt = walked.indexOf("/", start);
+      const end = slashAt === -1 ? walked.length : slashAt;
+      const isLast = end === walked.length;
+      if (inode.type !== "directory") return "ENOTDIR";
+      const childIno = entryInoAt(inode.entries, walked, start, end);
+      if (childIno === undefined) return "ENOENT";
+      if (this.mounts.isCovered(root, childIno)) return mustAwait;
+      const child = fs.inode(childIno);
+      if (child.type === "symlink" && (!isLast || options.followLast)) {
+        follows++;
+        if (follows > maxSymlinkFollowsCount) return "ELOOP";
+        walked = followedLink(walked, start, end, isLast, child.target);
+        start = 1;
+        ino = root.rootIno;
+        inode = fs.inode(ino);
+        continue;
+      }
+      ino = childIno;
+      inode = child;
+      start = end + 1;
+    }
+    return { mount: root, ino, path: walked === "" ? "/" : walked };
+  }
+
+  /** The walk, awaiting each access check and each mount crossed. */
+  private async walkAwaiting(
+    path: string,
+    syscall: string,
+    cancellation: Cancellation,
+    options: WalkOptions,
+  ): Promise<Location> {
     // The walked path without its trailing slash (which names no component): "" for the root.
     let walked = withoutTrailingSlash(requireAbsolute(path, syscall));
     // Where the next component starts (after its slash); the walk ends when it passes the end.
@@ -106,10 +189,9 @@ export class PathWalker {
     while (start < walked.length) {
       const slashAt = walked.indexOf("/", start);
       const end = slashAt === -1 ? walked.length : slashAt;
-      const name = walked.slice(start, end);
       const isLast = end === walked.length;
       if (inode.type !== "directory") throw new HostError("ENOTDIR", syscall, path);
-      const childIno = entryIno(inode.entries, name);
+      const childIno = entryInoAt(inode.entries, walked, start, end);
       if (childIno === undefined) throw new HostError("ENOENT", syscall, path);
       let childMount = mount;
       let childInode = childIno;
@@ -123,12 +205,7 @@ export class PathWalker {
       if (child.type === "symlink" && (!isLast || options.followLast)) {
         follows++;
         if (follows > maxSymlinkFollowsCount) throw new HostError("ELOOP", syscall, path);
-        const linkDirectory = start === 1 ? "/" : walked.slice(0, start - 1);
-        const target = withoutTrailingSlash(
-          posix.normalize(posix.isAbsolute(child.target) ? child.target : posix.join(linkDirectory, child.target)),
-        );
-        // The rest of the walked path is normalised already, so the joined path is too.
-        walked = isLast ? target : `${target}${walked.slice(end)}`;
+        walked = followedLink(walked, start, end, isLast, child.target);
         start = 1;
         ({ mount, ino } = this.topmost(this.mounts.root, this.mounts.root.rootIno, "/"));
         inode = mount.superblock.fs.inode(ino);
@@ -147,11 +224,14 @@ export class PathWalker {
 
   /** Resolves the directory holding the last component (following links on the way) without touching the entry. */
   async walkParent(path: string, syscall: string, cancellation: Cancellation): Promise<ParentLocation> {
-    const normalized = requireAbsolute(path, syscall);
-    if (normalized === "/") throw new HostError("EBUSY", syscall, path);
-    const dir = await this.walk(posix.dirname(normalized), syscall, cancellation, { followLast: true });
+    const normalized = withoutTrailingSlash(requireAbsolute(path, syscall));
+    if (normalized === "") throw new HostError("EBUSY", syscall, path);
+    const lastSlash = normalized.lastIndexOf("/");
+    const dir = await this.walk(lastSlash === 0 ? "/" : normalized.slice(0, lastSlash), syscall, cancellation, {
+      followLast: true,
+    });
     if (inodeAt(dir).type !== "directory") throw new HostError("ENOTDIR", syscall, path);
-    const name = posix.basename(normalized);
+    const name = normalized.slice(lastSlash + 1);
     return { dir, name, path: joinPath(dir.path, name) };
   }
 
@@ -183,6 +263,22 @@ export class PathWalker {
     const check = mount.superblock.accessCheck;
     if (check !== undefined) await check(cancellation, syscall, path);
   }
+}
+
+/** Where `resolveAtOnce` stops: the walk would await from here on. */
+const mustAwait: unique symbol = Symbol("mustAwait");
+
+/**
+ * The walked path once the link at component [start, end) is followed: its normalised target (joined
+ * to the link's directory when relative) followed by the rest of the walked path, which is normalised
+ * already, so the joined path is too.
+ */
+function followedLink(walked: string, start: number, end: number, isLast: boolean, linkTarget: string): string {
+  const linkDirectory = start === 1 ? "/" : walked.slice(0, start - 1);
+  const target = withoutTrailingSlash(
+    posix.normalize(posix.isAbsolute(linkTarget) ? linkTarget : posix.join(linkDirectory, linkTarget)),
+  );
+  return isLast ? target : `${target}${walked.slice(end)}`;
 }
 
 /** A normalised absolute path without its trailing slash (posix.normalize keeps one): "" for the root. */

@@ -11,6 +11,7 @@ import { type BlockDevice, BlockDeviceTable } from "./devices.ts";
 import { type FileInode, SimFilesystem } from "./filesystem.ts";
 import { type MountEntry, MountTable } from "./mount-table.ts";
 import type { NodeEnvironment } from "./node-environment.ts";
+import { sharedOptionList } from "./option-lists.ts";
 import { inodeAt, PathWalker } from "./path-walk.ts";
 import {
   anonymousMajor,
@@ -195,7 +196,7 @@ export class SimKernel {
       fs: content.fs,
       fsType: content.fsType,
       source,
-      superOptions: device.readOnly ? ["ro"] : ["rw"],
+      superOptions: sharedOptionList([device.readOnly ? "ro" : "rw"]),
       accessCheck: this.deviceAccessCheck(device),
       device,
       onUnused: this.deviceRelease(state, device, content),

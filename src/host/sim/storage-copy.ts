@@ -27,7 +27,7 @@ function copyTree(
       to.create(toDir, name, { type: "file", mode: inode.mode, data: inode.data, sizeBytes: inode.sizeBytes }, path);
     } else if (inode.type === "directory") {
       const made = to.create(toDir, name, { type: "directory", mode: inode.mode }, path);
-      copyTree(from, ino, to, made.ino, budget);
+      copyTree(from, ino, to, made, budget);
     } else if (inode.type === "symlink") {
       to.create(toDir, name, { type: "symlink", target: inode.target }, path);
     } else {

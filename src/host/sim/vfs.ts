@@ -5,7 +5,7 @@
  * point fails with EBUSY even when the mounted filesystem is unreachable, as on Linux.
  */
 import { posix } from "node:path";
-import { type FileStat, type FilesystemSpace, HostError } from "../host.ts";
+import { type Errno, type FileStat, type FilesystemSpace, HostError } from "../host.ts";
 import { entryCount, entryNames } from "./directory-entries.ts";
 import type { FileInode, Inode } from "./filesystem.ts";
 import { isReadOnly, type MountEntry } from "./mount-table.ts";
@@ -77,9 +77,9 @@ export class Vfs {
    * runtimes report there (spec §8.3).
    */
   private async mkdirAll(path: string, mode: number): Promise<void> {
-    const existing = await this.settled(this.walker.walk(path, "mkdir", this.lifetime(), { followLast: true }));
-    if (existing.ok) {
-      if (inodeAt(existing.value).type !== "directory") throw new HostError("ENOTDIR", "mkdir", path);
+    const existing = await this.probed(this.walker.probe(path, "mkdir", this.lifetime(), { followLast: true }), path);
+    if (existing !== undefined) {
+      if (inodeAt(existing).type !== "directory") throw new HostError("ENOTDIR", "mkdir", path);
       return;
     }
     const normalized = requireAbsolute(path, "mkdir");
@@ -90,6 +90,22 @@ export class Vfs {
     const found = await this.settled(this.lstat(path));
     if (found.ok && found.value.type === "directory") return;
     throw created.error;
+  }
+
+  /**
+   * mkdir -p's first look: the directory's Location, or undefined for any errno (as `settled` takes a
+   * HostError) unless the node has gone down meanwhile, when the errno is thrown.
+   */
+  private async probed(operation: Location | Errno | Promise<Location>, path: string): Promise<Location | undefined> {
+    try {
+      const value = await operation;
+      if (typeof value !== "string") return value;
+      if (this.lifetime().cancelled) throw new HostError(value, "mkdir", path);
+      return undefined;
+    } catch (error) {
+      if (error instanceof HostError && !this.lifetime().cancelled) return undefined;
+      throw error;
+    }
   }
 
   /** A HostError as a value, so the Go-shaped fallbacks above read straight; anything else is rethrown. */
@@ -260,7 +276,10 @@ export class Vfs {
   /** Walks a path and gives undefined for ENOENT, so create-or-replace code reads straight. */
   async walkOrUndefined(path: string, syscall: string): Promise<Location | undefined> {
     try {
-      return await this.walker.walk(path, syscall, this.lifetime(), { followLast: true });
+      const location = await this.walker.probe(path, syscall, this.lifetime(), { followLast: true });
+      if (typeof location !== "string") return location;
+      if (location === "ENOENT") return undefined;
+      throw new HostError(location, syscall, path);
     } catch (error) {
       if (error instanceof HostError && error.code === "ENOENT") return undefined;
       throw error;
@@ -287,7 +306,7 @@ function statOf(location: Location): FileStat {
     mode: inode.mode,
     size: sizeOf(inode),
     dev: location.mount.superblock.dev,
-    ino: inode.ino,
+    ino: location.ino,
   };
 }
 

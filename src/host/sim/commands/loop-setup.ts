@@ -30,7 +30,7 @@ export async function setUpLoopDevice(
     loopBacking: {
       path: location.path,
       fs: filesystemOf(location),
-      ino: inode.ino,
+      ino: location.ino,
       dev: location.mount.superblock.dev,
     },
   });

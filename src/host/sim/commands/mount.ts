@@ -8,6 +8,7 @@ import { posix } from "node:path";
 import type { CommandResult } from "../../host.ts";
 import { SimFilesystem } from "../filesystem.ts";
 import type { MountEntry } from "../mount-table.ts";
+import { sharedOptionList } from "../option-lists.ts";
 import type { Location } from "../path-walk.ts";
 import { mountFailureExitStatus, mountUsageExitStatus, tmpfsDefaultSizeFraction } from "../sim-constants.ts";
 import { type CommandContext, type CommandHandler, failed, succeeded } from "./command-context.ts";
@@ -180,11 +181,11 @@ async function remount(context: CommandContext, request: MountRequest): Promise<
   if (entry === undefined) return failed(mountFailureExitStatus, remountNotMountedText(version, request.target));
   const flags = mountOptionsFor(request).slice(1);
   const kept = entry.options.slice(1).filter((option) => !flags.includes(option));
-  entry.options = [
+  entry.options = sharedOptionList([
     request.readOnly ? "ro" : "rw",
     ...kept,
     ...flags.filter((flag) => flag !== "relatime" || !kept.includes(flag)),
-  ];
+  ]);
   return succeeded();
 }
 

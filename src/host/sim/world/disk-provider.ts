@@ -66,7 +66,8 @@ export interface CloudDisk {
   readonly multiAttach: boolean;
   readonly storage: BlockStorage;
   readonly attachments: Map<string, DiskAttachment>;
-  faults: DiskFaults;
+  /** Replaced by setFaults, never changed in place: a disk without faults shares `noFaults`. */
+  faults: Readonly<DiskFaults>;
 }
 
 /** A point-in-time copy of a disk, kept by the provider until deleted (a cloud's disk snapshot). */
@@ -97,6 +98,9 @@ interface DiskNodePort {
   plug(nodeName: string, disk: CloudDisk, readOnly: boolean): void;
   unplug(nodeName: string, disk: CloudDisk): void;
 }
+
+/** Every fault-free disk's faults: one frozen object rather than one per disk. */
+const noFaults: Readonly<DiskFaults> = Object.freeze({});
 
 /** The stable device path a disk gets on every node it is attached to. */
 export function diskDevicePath(diskId: string): string {
@@ -148,7 +152,7 @@ export class CloudDiskProvider {
       multiAttach: options.multiAttach ?? false,
       storage: this.initialStorage(sizeBytes, options.source),
       attachments: new Map(),
-      faults: {},
+      faults: noFaults,
     };
     this.disks.set(id, disk);
     return disk;

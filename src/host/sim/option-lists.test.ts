@@ -1,0 +1,16 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { sharedOptionList } from "./option-lists.ts";
+
+describe("sharedOptionList", () => {
+  it("gives one frozen list per content, whatever array it was given", () => {
+    const given = ["rw", "relatime"];
+    const first = sharedOptionList(given);
+    given.push("noexec");
+    assert.deepEqual(first, ["rw", "relatime"]);
+    assert.equal(sharedOptionList(["rw", "relatime"]), first);
+    assert.ok(Object.isFrozen(first));
+    assert.notEqual(sharedOptionList(["ro", "relatime"]), first);
+    assert.deepEqual(sharedOptionList(["ro", "relatime"]), ["ro", "relatime"]);
+  });
+});
