@@ -136,6 +136,18 @@ for (const [name, make] of [
         assert.equal(await exists(store, events, "web-0.2"), false, "1 h after the update");
       }));
 
+    it("keeps an Event deleted and created again until 1 h after the new create", () =>
+      withFixture(async ({ clock, store }) => {
+        const first = await store.create(events, event("web-0.5"));
+        await clock.advanceBy(30 * minuteMs);
+        await store.delete(events, "default", "web-0.5", { preconditions: { uid: first.metadata?.uid } });
+        await store.create(events, event("web-0.5"));
+        await clock.advanceBy(30 * minuteMs);
+        assert.equal(await exists(store, events, "web-0.5"), true, "1 h after the first create, 30m after the second");
+        await clock.advanceBy(30 * minuteMs);
+        assert.equal(await exists(store, events, "web-0.5"), false, "1 h after the second create");
+      }));
+
     it("keeps every other kind of object", () =>
       withFixture(async ({ clock, store }) => {
         await store.create(configMaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings" } });

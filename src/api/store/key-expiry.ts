@@ -1,15 +1,20 @@
 /**
  * Keys written with a TTL, for the backends that keep time themselves (memory and SQLite): what
  * etcd's leases do for the etcd backend, driven by the Clock so a simulation expires its Events at
- * the same virtual instant run after run. A write with a TTL arms its key, replacing the expiry of
- * any earlier write; a write without one or a delete clears it, as etcd attaches a key to the lease
- * of its last put. When the time comes, the backend removes the key if it is still at the revision
- * that armed it, and its watchers see an ordinary delete, as they do when etcd revokes a lease.
+ * the same virtual instant run after run. A write with a TTL arms its key at the write's revision.
+ * When the time comes, the backend removes the key if it is still at that revision, and its
+ * watchers see an ordinary delete, as they do when etcd revokes a lease.
+ *
+ * Nothing here records which keys are armed: every write gives its key a new revision, so the
+ * backend's own revision check tells whether an entry still stands. A later write with a TTL
+ * supersedes it, and a write without one or a delete ends it, as etcd attaches a key to the lease
+ * of its last put; the superseded entry stays queued, is skipped when it comes due, and is swept
+ * out once such entries could be the majority. A per-key record would cost a map entry for every
+ * Event and a lookup on every other write.
  *
  * The keys wait in one queue ordered by expiry, behind a single Clock timer set for the earliest:
  * a timer per key cost more than the Event it would remove. Keys due at the same instant expire
- * together, in the order they were written. A write that supersedes an armed one leaves the old
- * entry in the queue, skipped when it comes due and swept out when such entries are the majority.
+ * together, in the order they were written.
  */
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import { msPerSecond } from "../../runtime/duration.ts";
@@ -19,24 +24,33 @@ import { ExpiryQueue } from "./expiry-queue.ts";
 /** Removes `key` if it is still at `modRevision`; throws when the removal could not be written. */
 export type ExpireKey = (key: string, modRevision: number) => void;
 
+/** Whether `key` is still at `modRevision` (written neither since nor deleted): the backend's revision check. */
+export type KeyIsAt = (key: string, modRevision: number) => boolean;
+
 /** Superseded entries are swept out only past this many, so small stores never pay for a sweep. */
 const minEntriesBeforeSweep = 1024;
+
+/** How the backend answers for its keys. */
+export interface ExpiringKeys {
+  expire: ExpireKey;
+  isAt: KeyIsAt;
+}
 
 export class KeyExpiry {
   private readonly clock: Clock | undefined;
   private readonly backendKind: string;
-  private readonly expire: ExpireKey;
-  /** The revision whose expiry is armed, by key: queue entries of any other revision are stale. */
-  private readonly armed = new Map<string, number>();
+  private readonly keys: ExpiringKeys;
   private readonly queue = new ExpiryQueue();
+  /** Entries left by the last sweep (all current then): the next sweeps once the queue doubles that. */
+  private entriesAfterSweep = 0;
   private timer: Timer | undefined;
   private timerDueMs = Number.POSITIVE_INFINITY;
 
   /** Without a clock, a write with a TTL is refused (nothing could ever expire it). */
-  constructor(clock: Clock | undefined, backendKind: string, expire: ExpireKey) {
+  constructor(clock: Clock | undefined, backendKind: string, keys: ExpiringKeys) {
     this.clock = clock;
     this.backendKind = backendKind;
-    this.expire = expire;
+    this.keys = keys;
   }
 
   /** When a write with `ttlSeconds` made now would expire (epoch ms); throws for a bad TTL or no clock. */
@@ -50,40 +64,27 @@ export class KeyExpiry {
     return this.clock.now() + ttlSeconds * msPerSecond;
   }
 
-  /** Arms `key` (at `modRevision`) to expire at `expiresAtMs`, replacing any earlier expiry. */
+  /**
+   * Arms `key`, just written at `modRevision`, to expire at `expiresAtMs`. An earlier expiry of the
+   * key lapses by itself: the key is no longer at that revision.
+   */
   arm(key: string, modRevision: number, expiresAtMs: number): void {
     const clock = this.clock;
     if (clock === undefined) throw new Error(`the ${this.backendKind} store backend has no clock to expire ${key}`);
-    this.armed.set(key, modRevision);
     this.queue.push(key, modRevision, expiresAtMs);
     this.sweepIfMostlyStale();
     this.schedule(clock);
   }
 
-  /** The key was written without a TTL or deleted: it no longer expires. */
-  clear(key: string): void {
-    if (!this.armed.delete(key)) return;
-    if (this.armed.size === 0) {
-      this.stop();
-      return;
-    }
-    this.sweepIfMostlyStale();
-  }
-
-  /** Number of keys waiting to expire. */
-  get size(): number {
-    return this.armed.size;
-  }
-
-  /** Entries in the queue, superseded ones included: at most twice `size` past a thousand. */
+  /** Entries in the queue, superseded ones included: past a thousand, at most twice the current ones at the last sweep. */
   get queuedEntries(): number {
     return this.queue.length;
   }
 
   stop(): void {
     this.cancelTimer();
-    this.armed.clear();
     this.queue.clear();
+    this.entriesAfterSweep = 0;
   }
 
   /** Sets the timer for the earliest entry, unless one is set for that instant or earlier already. */
@@ -112,10 +113,9 @@ export class KeyExpiry {
     const nowMs = clock.now();
     for (let due = this.queue.popDue(nowMs); due !== undefined; due = this.queue.popDue(nowMs)) {
       const { key, modRevision } = due;
-      if (this.armed.get(key) !== modRevision) continue;
-      this.armed.delete(key);
       try {
-        this.expire(key, modRevision);
+        // The backend removes the key only if it is still at the revision that armed it.
+        this.keys.expire(key, modRevision);
       } catch {
         // The removal could not be written (a full disk): try again, as etcd's lessor retries a
         // revoke, rather than keep the key forever.
@@ -125,9 +125,14 @@ export class KeyExpiry {
     this.schedule(clock);
   }
 
-  /** Superseded entries would otherwise stay until their own expiry: a bound of twice the armed keys. */
+  /**
+   * Superseded entries would otherwise stay until their own expiry. A sweep asks the backend about
+   * every entry, so it runs only once the queue has doubled since the last one: its cost is spread
+   * over the writes that grew the queue, and the queue stays within twice the current entries.
+   */
   private sweepIfMostlyStale(): void {
-    if (this.queue.length <= minEntriesBeforeSweep || this.queue.length <= 2 * this.armed.size) return;
-    this.queue.retain((key, modRevision) => this.armed.get(key) === modRevision);
+    if (this.queue.length <= minEntriesBeforeSweep || this.queue.length <= 2 * this.entriesAfterSweep) return;
+    this.queue.retain(this.keys.isAt);
+    this.entriesAfterSweep = this.queue.length;
   }
 }

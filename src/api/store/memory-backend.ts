@@ -52,7 +52,10 @@ export class MemoryBackend implements KVBackend {
     if (!Number.isInteger(this.windowRevisions) || this.windowRevisions < 1) {
       throw new RangeError(`historyWindowRevisions must be a positive integer, got ${this.windowRevisions}`);
     }
-    this.expiry = new KeyExpiry(options.clock, this.kind, (key, modRevision) => this.expire(key, modRevision));
+    this.expiry = new KeyExpiry(options.clock, this.kind, {
+      expire: (key, modRevision) => this.expire(key, modRevision),
+      isAt: (key, modRevision) => this.entries.get(key)?.modRevision === modRevision,
+    });
   }
 
   revision(): number {
@@ -90,7 +93,7 @@ export class MemoryBackend implements KVBackend {
     const entry = { key, object: sealAtRevision(object, revision), createRevision: revision, modRevision: revision };
     this.entries.set(key, entry);
     this.keys.add(key);
-    this.setExpiry(key, revision, expiresAtMs);
+    if (expiresAtMs !== undefined) this.expiry.arm(key, revision, expiresAtMs);
     this.record({ type: "put", key, revision, object: entry.object, previous: undefined, createRevision: revision });
     return entry;
   }
@@ -107,7 +110,8 @@ export class MemoryBackend implements KVBackend {
     const revision = this.currentRevision + 1;
     const entry = { ...existing, object: sealAtRevision(object, revision), modRevision: revision };
     this.entries.set(key, entry);
-    this.setExpiry(key, revision, expiresAtMs);
+    // A write without a TTL keeps the key for good: the revision it leaves lapses any earlier expiry.
+    if (expiresAtMs !== undefined) this.expiry.arm(key, revision, expiresAtMs);
     this.record({
       type: "put",
       key,
@@ -131,7 +135,6 @@ export class MemoryBackend implements KVBackend {
     const entry = { ...existing, object: sealAtRevision(existing.object, revision), modRevision: revision };
     this.entries.delete(key);
     this.keys.delete(key);
-    this.expiry.clear(key);
     this.record({
       type: "delete",
       key,
@@ -200,12 +203,7 @@ export class MemoryBackend implements KVBackend {
     this.hub.publish(event);
   }
 
-  private setExpiry(key: string, revision: number, expiresAtMs: number | undefined): void {
-    if (expiresAtMs === undefined) this.expiry.clear(key);
-    else this.expiry.arm(key, revision, expiresAtMs);
-  }
-
-  /** A key's TTL ran out: remove it unless it was written since (that write re-armed or cleared it). */
+  /** A key's TTL ran out: remove it unless it was written since (that write re-armed it or kept it for good) or deleted. */
   private expire(key: string, modRevision: number): void {
     const existing = this.entries.get(key);
     if (this.closed || existing === undefined || existing.modRevision !== modRevision) return;

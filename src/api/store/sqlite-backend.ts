@@ -148,7 +148,10 @@ export class SqliteBackend implements KVBackend {
     this.currentRevision = this.readMeta("revision");
     this.compacted = this.readMeta("compacted");
     this.hub = new WatchHub(this.currentRevision);
-    this.expiry = new KeyExpiry(options.clock, this.kind, (key, modRevision) => this.expire(key, modRevision));
+    this.expiry = new KeyExpiry(options.clock, this.kind, {
+      expire: (key, modRevision) => this.expire(key, modRevision),
+      isAt: (key, modRevision) => this.isAt(key, modRevision),
+    });
     this.restoreExpiries(options.clock);
   }
 
@@ -288,7 +291,9 @@ export class SqliteBackend implements KVBackend {
       const { entry, event } = outcome.value;
       if (event.type === "delete") this.cache.delete(entry.key);
       else this.remember(entry);
-      this.setExpiry(entry.key, entry.modRevision, expiryOf(group[index] as Write));
+      const expiresAtMs = expiryOf(group[index] as Write);
+      // A write without a TTL keeps the key for good: the revision it leaves lapses any earlier expiry.
+      if (expiresAtMs !== undefined) this.expiry.arm(entry.key, entry.modRevision, expiresAtMs);
       this.hub.publish(event);
     });
     return outcomes;
@@ -359,17 +364,14 @@ export class SqliteBackend implements KVBackend {
     else this.statements.setExpiry.run(key, revision, expiresAtMs);
   }
 
-  /** After a write's commit: arm or clear the key's timer. */
-  private setExpiry(key: string, revision: number, expiresAtMs: number | undefined): void {
-    if (expiresAtMs === undefined) this.expiry.clear(key);
-    else this.expiry.arm(key, revision, expiresAtMs);
+  /** Whether `key` is committed at `modRevision`: written neither since nor deleted. */
+  private isAt(key: string, modRevision: number): boolean {
+    return this.statements.getObject.get(key)?.mod_rev === modRevision;
   }
 
-  /** A key's TTL ran out: remove it unless it was written since (that write re-armed or cleared it). */
+  /** A key's TTL ran out: remove it unless it was written since (that write re-armed it or kept it for good) or deleted. */
   private expire(key: string, modRevision: number): void {
-    if (this.closed) return;
-    const row = this.statements.getObject.get(key);
-    if (row === undefined || row.mod_rev !== modRevision) return;
+    if (this.closed || !this.isAt(key, modRevision)) return;
     // Committed at once, outside the queue, as etcd revokes a lease between two writes; a write
     // still queued for the key then fails its revision check as it would against etcd.
     const [outcome] = this.commitGroup([{ type: "delete", key, expectedModRevision: modRevision }]);

@@ -8,6 +8,7 @@ import { checkNonNegative, checkQualifiedName, immutableMessage } from "./field-
 import { forbidden, invalid, required } from "./field-errors.ts";
 import { child } from "./field-path.ts";
 import {
+  isJsonObject,
   type JsonObject,
   readBoolean,
   readInteger,
@@ -18,6 +19,7 @@ import {
 } from "./json-reader.ts";
 import { validateAnnotations, validateLabels } from "./labels.ts";
 import { type NameRule, nameIsDnsLabel } from "./names.ts";
+import { sameJson } from "./unchanged-spec.ts";
 
 const metadataPath = "metadata";
 /** Finalizers Kubernetes accepts without a domain prefix. */
@@ -122,6 +124,45 @@ export function validateObjectMeta(value: unknown, rules: MetaRules, out: FieldC
   validateOwnerReferences(meta, out);
   validateFinalizers(meta, out);
   return meta;
+}
+
+/**
+ * validateObjectMeta on an update, checking only the fields the update changed. `oldValue` is the
+ * stored metadata: frozen, and checked by these same rules when it was written (a status write
+ * keeps the stored metadata, and the store's own deletion marks touch no field checked here). A
+ * field the update carries over with the same value would find what it found then: nothing.
+ * Each check reads its own fields alone, so skipping one leaves the others' findings as they are.
+ */
+export function validateChangedObjectMeta(
+  value: unknown,
+  oldValue: unknown,
+  rules: MetaRules,
+  out: FieldCause[],
+): void {
+  if (!isJsonObject(value) || !isJsonObject(oldValue) || !Object.isFrozen(oldValue)) {
+    validateObjectMeta(value, rules, out);
+    return;
+  }
+  const meta = value;
+  const old = oldValue;
+  if (meta === old) return;
+  if (!sameField(meta, old, "name") || !sameField(meta, old, "generateName")) validateName(meta, rules, out);
+  if (!sameField(meta, old, "namespace")) validateNamespace(meta, rules.namespaced, out);
+  if (!sameField(meta, old, "generation")) {
+    const path = child(metadataPath, "generation");
+    checkNonNegative(readInteger(meta.generation, path, out), path, out);
+  }
+  if (!sameField(meta, old, "labels")) validateLabels(meta.labels, child(metadataPath, "labels"), out);
+  if (!sameField(meta, old, "annotations")) {
+    validateAnnotations(meta.annotations, child(metadataPath, "annotations"), out);
+  }
+  if (!sameField(meta, old, "ownerReferences")) validateOwnerReferences(meta, out);
+  if (!sameField(meta, old, "finalizers")) validateFinalizers(meta, out);
+}
+
+/** Both have `field` with the same value, or neither has it. */
+function sameField(meta: JsonObject, old: JsonObject, field: string): boolean {
+  return Object.hasOwn(meta, field) === Object.hasOwn(old, field) && sameJson(meta[field], old[field]);
 }
 
 function stringField(meta: JsonObject, field: string): string {

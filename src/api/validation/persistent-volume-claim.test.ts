@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, dnsSubdomainMessage, problemsOf } from "./testing/test-support.ts";
+import { changed, dnsSubdomainMessage, problemsOf, stored } from "./testing/test-support.ts";
 
 const claim = {
   apiVersion: "v1",
@@ -228,5 +228,53 @@ describe("PersistentVolumeClaim updates", () => {
     assert.deepEqual(problemsOf("PersistentVolumeClaim", relabelled, annotated), [
       'metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: "slow": field is immutable',
     ]);
+  });
+
+  describe("a stored claim bound by the PV controller (volumeName set, the rest of spec shared)", () => {
+    const storedClaim = stored(claim);
+    const bindAnnotation = { "pv.kubernetes.io/bind-completed": "yes" };
+
+    it("is accepted", () => {
+      const binding = {
+        ...storedClaim,
+        metadata: { ...storedClaim.metadata, annotations: bindAnnotation },
+        spec: { ...storedClaim.spec, volumeName: "pv-1" },
+      };
+      assert.deepEqual(problemsOf("PersistentVolumeClaim", binding, storedClaim), []);
+    });
+
+    it("still has its new annotations, labels and volumeName checked", () => {
+      const binding = {
+        ...storedClaim,
+        metadata: { ...storedClaim.metadata, labels: { "bad label": "x" }, annotations: { "-bad": "x" } },
+        spec: { ...storedClaim.spec, volumeName: 7 },
+      };
+      assert.deepEqual(problemsOf("PersistentVolumeClaim", binding, storedClaim), [
+        "metadata.labels: Invalid value: \"bad label\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        "metadata.annotations: Invalid value: \"-bad\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        'spec.volumeName: Invalid value: "integer": spec.volumeName in body must be of type string: "integer"',
+      ]);
+    });
+
+    it("is checked the same when the controller writes a deep copy rather than a spread", () => {
+      const binding = changed(storedClaim, (copy) => {
+        copy.spec.volumeName = "pv-1";
+        copy.spec.accessModes = ["ReadWriteSome"];
+        Object.assign(copy.metadata, { finalizers: ["kubernetes.io/pvc-protection", "no-domain"] });
+      });
+      assert.deepEqual(problemsOf("PersistentVolumeClaim", binding, storedClaim), [
+        'metadata.finalizers[1]: Invalid value: "no-domain": name is neither a standard finalizer name nor is it fully qualified',
+        `spec.accessModes: Unsupported value: "ReadWriteSome": ${supportedModes}`,
+        `${immutable}\nchanged: spec.accessModes`,
+      ]);
+    });
+
+    it("is refused when the claim was bound already, naming volumeName", () => {
+      const storedBound = stored(bound);
+      const rebinding = { ...storedBound, spec: { ...storedBound.spec, volumeName: "pv-2" } };
+      assert.deepEqual(problemsOf("PersistentVolumeClaim", rebinding, storedBound), [
+        `${immutable}\nchanged: spec.volumeName`,
+      ]);
+    });
   });
 });

@@ -11,10 +11,15 @@ import { child, key } from "./field-path.ts";
 import { type JsonObject, readObject, readString, readStringList } from "./json-reader.ts";
 import { validateLabelSelector } from "./labels.ts";
 import { nameIsDnsSubdomain } from "./names.ts";
-import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
+import {
+  type MetaRules,
+  validateChangedObjectMeta,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from "./object-meta.ts";
 import { checkNonNegativeQuantity, checkPositiveQuantity, readQuantity } from "./quantity-field.ts";
 import { canonicalResourceList, differingFields, semanticEqual } from "./semantic-equal.ts";
-import { specUnchanged } from "./unchanged-spec.ts";
+import { specUnchanged, specUnchangedBut } from "./unchanged-spec.ts";
 
 /** Sorted as Kubernetes lists them in its "supported values" message. */
 const accessModes = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"] as const;
@@ -200,6 +205,11 @@ function checkSpecUnchanged(newClaim: JsonObject, oldClaim: JsonObject, out: Fie
   if (oldMode !== newMode) out.push(invalid("spec.volumeMode", newMode, immutableMessage));
 }
 
+/** An update that sets the spec's volumeName, unset until now, and leaves every other spec field as stored. */
+function bindsVolume(newClaim: JsonObject, oldClaim: JsonObject): boolean {
+  return specUnchangedBut(newClaim, oldClaim, "volumeName") && !specOf(oldClaim).volumeName;
+}
+
 export function validatePersistentVolumeClaimUpdate(
   newClaim: JsonObject,
   oldClaim: JsonObject,
@@ -207,7 +217,15 @@ export function validatePersistentVolumeClaimUpdate(
 ): void {
   validateObjectMetaUpdate(newClaim.metadata, oldClaim.metadata, out);
   if (specUnchanged(newClaim, oldClaim)) {
-    validateObjectMeta(newClaim.metadata, claimMeta, out);
+    validateChangedObjectMeta(newClaim.metadata, oldClaim.metadata, claimMeta, out);
+    checkStorageClassAnnotation(newClaim, oldClaim, out);
+    return;
+  }
+  if (bindsVolume(newClaim, oldClaim)) {
+    // The PV controller's bind: of the spec only volumeName is new (read as every spec field is),
+    // and filling it once is allowed; what else is checked here it carried over unchanged.
+    validateChangedObjectMeta(newClaim.metadata, oldClaim.metadata, claimMeta, out);
+    readString(specOf(newClaim).volumeName, child("spec", "volumeName"), out);
     checkStorageClassAnnotation(newClaim, oldClaim, out);
     return;
   }

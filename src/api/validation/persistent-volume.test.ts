@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { changed, problemsOf } from "./testing/test-support.ts";
+import { changed, problemsOf, stored } from "./testing/test-support.ts";
 
 type Manifest = { metadata: Record<string, unknown>; spec: Record<string, unknown> };
 
@@ -270,5 +270,32 @@ describe("PersistentVolume updates", () => {
       problemsOf("PersistentVolume", moved, localVolume).map((line) => line.split(":")[0]),
       ["spec.nodeAffinity"],
     );
+  });
+
+  describe("a stored volume bound or released by the PV controller (claimRef changed, the rest of spec shared)", () => {
+    const storedVolume = stored(nfsVolume);
+
+    it("is accepted", () => {
+      const binding = {
+        ...storedVolume,
+        metadata: { ...storedVolume.metadata, annotations: { "pv.kubernetes.io/bound-by-controller": "yes" } },
+        spec: { ...storedVolume.spec, claimRef: { namespace: "default", name: "data", uid: "42" } },
+      };
+      assert.deepEqual(problemsOf("PersistentVolume", binding, storedVolume), []);
+      const storedBound = stored(binding);
+      const { claimRef: _released, ...releasedSpec } = storedBound.spec;
+      assert.deepEqual(problemsOf("PersistentVolume", { ...storedBound, spec: releasedSpec }, storedBound), []);
+    });
+
+    it("still has its new finalizers checked", () => {
+      const binding = {
+        ...storedVolume,
+        metadata: { ...storedVolume.metadata, finalizers: ["orphan", "foregroundDeletion"] },
+        spec: { ...storedVolume.spec, claimRef: { namespace: "default", name: "data", uid: "42" } },
+      };
+      assert.deepEqual(problemsOf("PersistentVolume", binding, storedVolume), [
+        'metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set',
+      ]);
+    });
   });
 });

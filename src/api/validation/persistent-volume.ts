@@ -12,11 +12,16 @@ import { child, key } from "./field-path.ts";
 import { type JsonObject, readObject, readString, readStringList } from "./json-reader.ts";
 import { nameIsDnsSubdomain } from "./names.ts";
 import { validateVolumeNodeAffinity } from "./node-selector.ts";
-import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
+import {
+  type MetaRules,
+  validateChangedObjectMeta,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from "./object-meta.ts";
 import { validateAccessModes, volumeModes } from "./persistent-volume-claim.ts";
 import { checkPositiveQuantity, readQuantity } from "./quantity-field.ts";
 import { differingFields, semanticEqual } from "./semantic-equal.ts";
-import { specUnchanged } from "./unchanged-spec.ts";
+import { specUnchanged, specUnchangedBut } from "./unchanged-spec.ts";
 import {
   checkRequiredSourceFields,
   validateCsiPersistentVolume,
@@ -184,8 +189,10 @@ function sourcesOf(spec: JsonObject): Record<string, unknown> {
 
 export function validatePersistentVolumeUpdate(newVolume: JsonObject, oldVolume: JsonObject, out: FieldCause[]): void {
   validateObjectMetaUpdate(newVolume.metadata, oldVolume.metadata, out);
-  if (specUnchanged(newVolume, oldVolume)) {
-    validateObjectMeta(newVolume.metadata, volumeMeta, out);
+  // A volume's claimRef (set by a bind, cleared by a release) is the one spec field no rule here
+  // reads: with every other spec field as stored, only the metadata can have changed findings.
+  if (specUnchanged(newVolume, oldVolume) || specUnchangedBut(newVolume, oldVolume, "claimRef")) {
+    validateChangedObjectMeta(newVolume.metadata, oldVolume.metadata, volumeMeta, out);
     return;
   }
   validatePersistentVolume(newVolume, out);

@@ -10,7 +10,12 @@ import { forbidden, invalid, required } from "./field-errors.ts";
 import { child, index } from "./field-path.ts";
 import { isJsonObject, type JsonObject, listLength, readObject, readObjectList } from "./json-reader.ts";
 import { nameIsDnsSubdomain } from "./names.ts";
-import { type MetaRules, validateObjectMeta, validateObjectMetaUpdate } from "./object-meta.ts";
+import {
+  type MetaRules,
+  validateChangedObjectMeta,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from "./object-meta.ts";
 import { maxActiveDeadlineSeconds, validatePodSpec } from "./pod-spec.ts";
 import { canonicalQuantity, canonicalResourceList, differingFields, semanticEqual } from "./semantic-equal.ts";
 import { specUnchanged } from "./unchanged-spec.ts";
@@ -171,7 +176,7 @@ function withoutUpdatableFields(newSpec: JsonObject, oldSpec: JsonObject): JsonO
 export function validatePodUpdate(newPod: JsonObject, oldPod: JsonObject, out: FieldCause[]): void {
   validateObjectMetaUpdate(newPod.metadata, oldPod.metadata, out);
   if (specUnchanged(newPod, oldPod)) {
-    validateObjectMeta(newPod.metadata, podMeta, out);
+    validateChangedObjectMeta(newPod.metadata, oldPod.metadata, podMeta, out);
     return;
   }
   validatePod(newPod, out);

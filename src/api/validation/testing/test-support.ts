@@ -3,6 +3,7 @@
  * problems as `field: message` lines, the way `kubectl` prints them.
  */
 import assert from "node:assert/strict";
+import { deepFreeze } from "../../client/copy.ts";
 import type { FieldCause } from "../../errors.ts";
 import type { KindName, KObject } from "../../objects.ts";
 import { resourceForKind } from "../../resources.ts";
@@ -26,6 +27,14 @@ export function changed<T>(manifest: T, change: (copy: T) => void): T {
   const copy = structuredClone(manifest);
   change(copy);
   return copy;
+}
+
+/**
+ * A manifest as the store holds it once written: deeply frozen. An update spreads it and changes a
+ * field, sharing every other field with it, as a controller writing from its informer cache does.
+ */
+export function stored<T>(manifest: T): T {
+  return deepFreeze(structuredClone(manifest));
 }
 
 /** Kubernetes' DNS-1123 label format message, for asserting name errors word for word. */
