@@ -36,12 +36,13 @@ export function setPodCondition(
   condition: Omit<PodCondition, "lastTransitionTime">,
   nowMs: number,
 ): boolean {
-  const index = conditions.findIndex((existing) => existing.type === condition.type);
+  const index = indexOfType(conditions, condition.type);
   const old = index >= 0 ? conditions[index] : undefined;
-  const lastTransitionTime =
-    old !== undefined && old.status === condition.status && old.lastTransitionTime
-      ? old.lastTransitionTime
-      : formatRfc3339(nowMs);
+  const kept = old !== undefined && old.status === condition.status ? old.lastTransitionTime : undefined;
+  // The verdict repeated (most calls): the condition already there is the one this would build,
+  // field for field and in the same order, so it stays, shared, and nothing is copied.
+  if (kept && isConditionAt(old as PodCondition, condition, kept)) return false;
+  const lastTransitionTime = kept || formatRfc3339(nowMs);
   const next: PodCondition = { ...condition, lastTransitionTime };
   if (index >= 0) conditions[index] = next;
   else conditions.push(next);
@@ -53,6 +54,31 @@ export function setPodCondition(
     old.lastProbeTime !== next.lastProbeTime ||
     old.lastTransitionTime !== next.lastTransitionTime
   );
+}
+
+function indexOfType(conditions: readonly PodCondition[], type: string): number {
+  for (let index = 0; index < conditions.length; index++) if (conditions[index]?.type === type) return index;
+  return -1;
+}
+
+/** True when `existing` is exactly `{ ...condition, lastTransitionTime }`: the same fields, values and order. */
+function isConditionAt(
+  existing: PodCondition,
+  condition: Omit<PodCondition, "lastTransitionTime">,
+  lastTransitionTime: string,
+): boolean {
+  const fields = Object.keys(condition) as (keyof typeof condition)[];
+  const existingFields = Object.keys(existing);
+  if (existingFields.length !== fields.length + 1 || existingFields[fields.length] !== "lastTransitionTime") {
+    return false;
+  }
+  if (existing.lastTransitionTime !== lastTransitionTime) return false;
+  for (let index = 0; index < fields.length; index++) {
+    const field = fields[index] as keyof typeof condition;
+    const value = condition[field];
+    if (existingFields[index] !== field || value === undefined || existing[field] !== value) return false;
+  }
+  return true;
 }
 
 /** The condition of `type`, or undefined. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { applyMergePatch, createMergePatch, jsonEqual } from "./merge-patch.ts";
+import { applyMergePatch, createMergePatch, jsonEqual, sameJson } from "./merge-patch.ts";
 
 describe("applyMergePatch (RFC 7386)", () => {
   // The examples of RFC 7386 appendix A: target, patch, result.
@@ -70,5 +70,19 @@ describe("jsonEqual", () => {
     assert.equal(jsonEqual({ a: 1, b: undefined }, { a: 1 }), true);
     assert.equal(jsonEqual({ a: [1, 2] }, { a: [2, 1] }), false);
     assert.equal(jsonEqual({ a: null }, { a: 0 }), false);
+    assert.equal(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 }), true);
+    assert.equal(jsonEqual({ a: 1 }, { a: 1, b: 2 }), false);
+    assert.equal(jsonEqual({ a: 1, b: 2 }, { a: 1, c: 2 }), false);
+  });
+});
+
+describe("sameJson", () => {
+  it("is true only for the same JSON text: equal values with fields in the same order", () => {
+    assert.equal(sameJson({ a: 1, b: [{ c: "x" }] }, { a: 1, b: [{ c: "x" }] }), true);
+    assert.equal(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 }), false);
+    assert.equal(sameJson([1, 2], [1, 2, 3]), false);
+    assert.equal(sameJson({ a: null }, { a: null }), true);
+    assert.equal(sameJson({ a: 1, b: undefined }, { a: 1 }), false);
+    assert.equal(sameJson(undefined, []), false);
   });
 });

@@ -5,6 +5,7 @@ import type { Client, ResourceClient } from "../client/client.ts";
 import { newTestApi, type TestApi, testPod } from "../client/testing/test-api.ts";
 import type { Event, Pod } from "../objects.ts";
 import { aggregateMaxEvents, combinedEventMessagePrefix, spamBurst, spamRefillPerSecond } from "./event-correlator.ts";
+import { referenceTo } from "./object-reference.ts";
 import { EventRecorder, eventWriteRetrySleepMs } from "./recorder.ts";
 
 async function setup(): Promise<TestApi & { recorder: EventRecorder; pod: Pod }> {
@@ -52,6 +53,18 @@ describe("EventRecorder", () => {
     assert.deepEqual(event.source, { component: "kubelet", host: "node-1" });
     assert.equal(event.reportingComponent, "kubelet");
     assert.equal(event.reportingInstance, "node-1");
+  });
+
+  it("writes each reference's fields in the order it gives them, a container's with its fieldPath", async () => {
+    const api = await setup();
+    const { uid, resourceVersion } = api.pod.metadata ?? {};
+    api.recorder.eventForReference(referenceTo(api.pod, "spec.containers{app}"), "Normal", "Pulled", "pulled");
+    api.recorder.eventForReference(referenceTo(api.pod, "spec.containers{app}"), "Normal", "Created", "created");
+    api.recorder.eventForReference({ name: "web-0", namespace: "shop", kind: "Pod" }, "Normal", "Killing", "killing");
+    await api.recorder.flush();
+    const references = (await storedEvents(api)).map((event) => JSON.stringify(event.involvedObject));
+    const container = `{"kind":"Pod","namespace":"shop","name":"web-0","uid":"${uid}","apiVersion":"v1","resourceVersion":"${resourceVersion}","fieldPath":"spec.containers{app}"}`;
+    assert.deepEqual(references, [container, container, '{"name":"web-0","namespace":"shop","kind":"Pod"}']);
   });
 
   it("counts a repeated event on the same Event, patched rather than created again", async () => {

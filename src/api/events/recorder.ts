@@ -20,7 +20,7 @@ import type { ApiObject, Client } from "../client/client.ts";
 import { ApiError, isAlreadyExists, isNotFound } from "../errors.ts";
 import type { Event } from "../objects.ts";
 import { type CorrelatedEvent, EventCorrelator } from "./event-correlator.ts";
-import { type ObjectReference, referenceTo, sameReference } from "./object-reference.ts";
+import { type ObjectReference, referenceTo } from "./object-reference.ts";
 import { RecentStrings } from "./recent-strings.ts";
 
 export type EventType = "Normal" | "Warning";
@@ -52,6 +52,8 @@ const eventNameCollisionMaxAttempts = 5;
 const nanosecondsPerMillisecond = 1_000_000n;
 /** Distinct messages a recorder remembers so that repeats share one string (recent-strings.ts). */
 const sharedMessagesMaxEntries = 32;
+/** Distinct container field paths a recorder remembers (a pod has a handful of containers). */
+const sharedFieldPathsMaxEntries = 16;
 
 export class EventRecorder {
   private readonly client: Client;
@@ -69,6 +71,10 @@ export class EventRecorder {
    * Events then share one reference instead of a copy each.
    */
   private lastReference: Readonly<ObjectReference> | undefined;
+  /** lastReference's fields in order, so the comparison with the next reference allocates nothing. */
+  private lastReferenceFields: readonly string[] = [];
+  /** Container field paths (`spec.containers{app}`), built afresh by each caller: one copy each in the stored Events. */
+  private readonly fieldPaths = new RecentStrings(sharedFieldPathsMaxEntries);
   /** Last timestamp used in a name: names at one instant get consecutive nanoseconds, so they never clash. */
   private lastNameNanoseconds = 0n;
 
@@ -112,9 +118,23 @@ export class EventRecorder {
   }
 
   private sharedReference(reference: ObjectReference): ObjectReference {
-    if (this.lastReference !== undefined && sameReference(this.lastReference, reference)) return this.lastReference;
-    this.lastReference = frozenReference(reference);
+    if (this.lastReference !== undefined && this.isLastReference(reference)) return this.lastReference;
+    const fieldPath = reference.fieldPath === undefined ? undefined : this.fieldPaths.intern(reference.fieldPath);
+    this.lastReference = frozenReference(reference, fieldPath);
+    this.lastReferenceFields = Object.keys(this.lastReference);
     return this.lastReference;
+  }
+
+  /** sameReference(lastReference, reference), walking `reference`'s fields once without listing them. */
+  private isLastReference(reference: ObjectReference): boolean {
+    const last = this.lastReference as Readonly<Record<string, unknown>>;
+    const fields = this.lastReferenceFields;
+    let index = 0;
+    for (const field in reference) {
+      if (field !== fields[index] || last[field] !== reference[field as keyof ObjectReference]) return false;
+      index++;
+    }
+    return index === fields.length;
   }
 
   /** Resolves once every event recorded so far (and any recorded meanwhile) has been written or given up. */
@@ -210,18 +230,44 @@ export class EventRecorder {
   }
 }
 
+/** The fields of a reference to an object, in the order referenceTo writes them (object-reference.ts). */
+const objectReferenceFields = ["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion"];
+/** The same for a part of it: a container. */
+const partReferenceFields = [...objectReferenceFields, "fieldPath"];
+
 /**
- * A frozen copy of `reference` (the caller's object stays its own and unfrozen), built field by
- * field: copies made by spreading and then freezing each got a hidden class of their own in V8 (72
- * bytes per Event), where objects built by adding fields in one order share one.
+ * A frozen copy of `reference` (the caller's object stays its own and unfrozen), with `fieldPath` as
+ * given. The usual references, to a namespaced object or one of its containers, are object literals:
+ * V8 keeps a literal's fields inside the object, where one built field by field keeps those past the
+ * fourth in a separate array (40 bytes more per stored reference). Others are built field by field,
+ * in the caller's order: copies made by spreading and then freezing each got a hidden class of their
+ * own in V8 (72 bytes per Event), where objects built by adding fields in one order share one.
  */
-function frozenReference(reference: ObjectReference): Readonly<ObjectReference> {
+function frozenReference(reference: ObjectReference, fieldPath: string | undefined): Readonly<ObjectReference> {
+  const { kind, namespace, name, uid, apiVersion, resourceVersion } = reference;
+  const fields = Object.keys(reference);
+  if (hasExactly(reference, fields, objectReferenceFields)) {
+    return Object.freeze({ kind, namespace, name, uid, apiVersion, resourceVersion });
+  }
+  if (hasExactly(reference, fields, partReferenceFields)) {
+    return Object.freeze({ kind, namespace, name, uid, apiVersion, resourceVersion, fieldPath });
+  }
   const copy: ObjectReference = {};
-  for (const key of Object.keys(reference) as (keyof ObjectReference)[]) {
-    const value = reference[key];
+  for (const key of fields as (keyof ObjectReference)[]) {
+    const value = key === "fieldPath" ? fieldPath : reference[key];
     if (value !== undefined) copy[key] = value;
   }
   return Object.freeze(copy);
+}
+
+/** True when `fields` (reference's own) are `expected`, in that order, each set. */
+function hasExactly(reference: ObjectReference, fields: readonly string[], expected: readonly string[]): boolean {
+  if (fields.length !== expected.length) return false;
+  for (let index = 0; index < fields.length; index++) {
+    const field = fields[index] as keyof ObjectReference;
+    if (field !== expected[index] || reference[field] === undefined) return false;
+  }
+  return true;
 }
 
 function describe(ref: ObjectReference): string {

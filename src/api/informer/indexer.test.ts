@@ -90,4 +90,26 @@ describe("Indexer", () => {
     assert.deepEqual(names(indexer.byIndex(podsByClaim.name, "default/y")), ["a"]);
     assert.deepEqual(names(indexer.byIndex(podsByClaim.name, "default/z")), ["a"]);
   });
+
+  it("lists a bucket's objects in filing order as it grows, shrinks to one and grows again", () => {
+    const indexer = new Indexer<Pod>(indexers(podsByNode));
+    const filed = (): string[] => indexer.byIndex(podsByNode.name, "node-1").map((p) => p.metadata?.name ?? "");
+    indexer.upsert(pod("default", "b", "node-1"));
+    indexer.upsert(pod("default", "a", "node-1"));
+    indexer.upsert(pod("default", "c", "node-1"));
+    assert.deepEqual(filed(), ["b", "a", "c"]);
+    indexer.delete("default/b");
+    indexer.upsert(pod("default", "c", "node-2"));
+    assert.deepEqual(filed(), ["a"]);
+    assert.deepEqual(indexer.indexKeys(podsByNode.name, "node-1"), ["default/a"]);
+    assert.equal(indexer.countByIndex(podsByNode.name, "node-1"), 1);
+    indexer.upsert(pod("default", "b", "node-1"));
+    indexer.upsert(pod("default", "a", "node-1"));
+    assert.deepEqual(filed(), ["a", "b"]);
+    assert.equal(indexer.countByIndex(podsByNode.name, "node-1"), 2);
+    indexer.delete("default/a");
+    indexer.delete("default/b");
+    assert.deepEqual(filed(), []);
+    assert.equal(indexer.countByIndex(podsByNode.name, "node-1"), 0);
+  });
 });

@@ -17,8 +17,14 @@ export const namespaceIndexName = "namespace";
 
 const indexNamespace: IndexFunc<ApiObject> = (object) => [object.metadata?.namespace ?? ""];
 
-/** index value → keys of the objects filed under it. */
-type Index = Map<string, Set<string>>;
+/**
+ * index value → keys of the objects filed under it: the key itself while there is one, a Set from
+ * the second on. Most buckets hold one object (a claim's pod, a claim's volume, a volume's
+ * attachment), and a Set of one cost about 250 bytes of heap per bucket where the key costs nothing.
+ * A Set shrunk back to one key becomes the key again; either way the keys keep insertion order.
+ */
+type Bucket = string | Set<string>;
+type Index = Map<string, Bucket>;
 
 /** One named index, kept in a list beside the maps so each write walks an array, not map entries. */
 interface IndexEntry<T> {
@@ -95,6 +101,10 @@ export class Indexer<T extends ApiObject> {
   byIndex(name: string, value: string): T[] {
     const keys = this.indexNamed(name).get(value);
     if (keys === undefined) return [];
+    if (typeof keys === "string") {
+      const object = this.items.get(keys);
+      return object === undefined ? [] : [object];
+    }
     const objects: T[] = [];
     for (const key of keys) {
       const object = this.items.get(key);
@@ -105,12 +115,16 @@ export class Indexer<T extends ApiObject> {
 
   /** The keys filed under `value` in index `name`, without the objects. O(result). */
   indexKeys(name: string, value: string): string[] {
-    return [...(this.indexNamed(name).get(value) ?? [])];
+    const keys = this.indexNamed(name).get(value);
+    if (keys === undefined) return [];
+    return typeof keys === "string" ? [keys] : [...keys];
   }
 
   /** How many objects are filed under `value` in index `name`. O(1). */
   countByIndex(name: string, value: string): number {
-    return this.indexNamed(name).get(value)?.size ?? 0;
+    const keys = this.indexNamed(name).get(value);
+    if (keys === undefined) return 0;
+    return typeof keys === "string" ? 1 : keys.size;
   }
 
   /** Adds or replaces the object under its key; returns the object it replaced. */
@@ -154,12 +168,10 @@ function reindex(index: Index, key: string, oldValues: readonly string[], newVal
 
 function fileUnder(index: Index, values: readonly string[], key: string): void {
   for (const value of values) {
-    let keys = index.get(value);
-    if (keys === undefined) {
-      keys = new Set();
-      index.set(value, keys);
-    }
-    keys.add(key);
+    const keys = index.get(value);
+    if (keys === undefined) index.set(value, key);
+    else if (typeof keys !== "string") keys.add(key);
+    else if (keys !== key) index.set(value, new Set([keys, key]));
   }
 }
 
@@ -167,8 +179,13 @@ function fileUnder(index: Index, values: readonly string[], key: string): void {
 function unfile(index: Index, value: string, key: string): void {
   const keys = index.get(value);
   if (keys === undefined) return;
+  if (typeof keys === "string") {
+    if (keys === key) index.delete(value);
+    return;
+  }
   keys.delete(key);
-  if (keys.size === 0) index.delete(value);
+  if (keys.size === 1) index.set(value, keys.values().next().value as string);
+  else if (keys.size === 0) index.delete(value);
 }
 
 function sameValues(a: readonly string[], b: readonly string[]): boolean {

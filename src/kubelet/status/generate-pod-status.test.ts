@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ContainerStatus, Pod } from "kubernetes-types/core/v1.js";
-import { podPhase } from "./generate-pod-status.ts";
+import type { ContainerInstance } from "../container/sim-container-runtime.ts";
+import { generatePodStatus, podPhase } from "./generate-pod-status.ts";
 
 function pod(restartPolicy: "Always" | "OnFailure" | "Never"): Pod {
   return { metadata: { name: "p" }, spec: { restartPolicy, containers: [{ name: "a" }, { name: "b" }] } };
@@ -35,5 +36,36 @@ describe("podPhase", () => {
     assert.equal(podPhase(pod("Always"), [exited(0), exited(0)], true), "Succeeded");
     assert.equal(podPhase(pod("Always"), [exited(0), exited(137)], true), "Failed");
     assert.equal(podPhase(pod("Always"), [waiting, waiting], true), "Failed");
+  });
+});
+
+describe("generatePodStatus", () => {
+  const busybox: Pod = { metadata: { name: "p" }, spec: { containers: [{ name: "app", image: "busybox:1.36" }] } };
+  const instance: ContainerInstance = {
+    id: "containerd://0123",
+    podUID: "uid-1",
+    podKey: "default/p",
+    name: "app",
+    image: "busybox:1.36",
+    attempt: 0,
+    startedAtMs: 0,
+    mounts: [],
+    logPath: "/var/log/pods/default_p_uid-1/app/0.log",
+    state: "running",
+  };
+  const statusOf = (nowMs: number) =>
+    generatePodStatus({
+      pod: busybox,
+      containers: new Map([["app", { current: instance, ready: true }]]),
+      podIsTerminal: false,
+      hostIP: "10.0.0.1",
+      nowMs,
+    }).containerStatuses[0];
+
+  it("reports a running container's image digest as imageID, the same on every status", () => {
+    const digest = "busybox:1.36@sha256:ab512471e34f10e894cfa69eec441e1412a1c418f681cdb04b15c219c8b1dd67";
+    assert.equal(statusOf(0)?.imageID, digest);
+    assert.equal(statusOf(1_000)?.imageID, digest);
+    assert.equal(statusOf(1_000)?.containerID, "containerd://0123");
   });
 });

@@ -46,9 +46,24 @@ export const kubeletConditionTypes: ReadonlySet<string> = new Set(["Initialized"
 
 const containerCreating: ContainerWaiting = { reason: "ContainerCreating" };
 
+/**
+ * The imageID of each image name seen: every status of every running container carries one, so a
+ * digest hashed on each status (a sha256 per container per sync) and kept as a concatenation (a
+ * rope over a copy of the hex digest, per pod) is computed once and shared as one flat string.
+ */
+const imageIds = new Map<string, string>();
+/** Distinct image names remembered; a node running more starts the table afresh (a cache, not a record). */
+const imageIdsMaxEntries = 256;
+
 /** A stable image digest for an image name, as `imageID` shows it. */
 function imageId(image: string): string {
-  return `${image}@sha256:${createHash("sha256").update(image).digest("hex")}`;
+  let id = imageIds.get(image);
+  if (id === undefined) {
+    id = [image, "@sha256:", createHash("sha256").update(image).digest("hex")].join("");
+    if (imageIds.size >= imageIdsMaxEntries) imageIds.clear();
+    imageIds.set(image, id);
+  }
+  return id;
 }
 
 function terminatedState(instance: ContainerInstance): ContainerStateTerminated {

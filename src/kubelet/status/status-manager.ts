@@ -5,9 +5,9 @@
  * Every write is pinned to the pod's uid: a pod recreated under the same name (a StatefulSet's
  * `web-0`) is never written with its predecessor's status, nor deleted in its place.
  */
-import type { Pod, PodStatus } from "kubernetes-types/core/v1.js";
+import type { Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../api/client/client.ts";
-import { jsonEqual } from "../../api/client/merge-patch.ts";
+import { jsonEqual, sameJson } from "../../api/client/merge-patch.ts";
 import { retryOnConflict } from "../../api/client/retry-on-conflict.ts";
 import { isNotFound } from "../../api/errors.ts";
 import { objectKey } from "../../api/objects.ts";
@@ -22,24 +22,65 @@ interface StatusManagerOptions {
   logger: Logger;
 }
 
-/** The stored status with the kubelet-owned fields replaced by `generated`. */
+/**
+ * The stored status with the kubelet-owned fields replaced by `generated`. Each part identical to
+ * the stored one (same JSON, fields in the same order) is the stored, frozen part itself, and a
+ * status that changes nothing is the stored status: a repeated sync allocates no copy, compares by
+ * identity, and a write shares the unchanged parts with the previous version instead of copying them.
+ */
 function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
-  // One new conditions array, the generated conditions set in it in place (a status and its
-  // conditions copied once per condition was most of this function's cost).
-  const conditions = (stored?.conditions ?? []).filter(
-    (condition) =>
-      !kubeletConditionTypes.has(condition.type) || generated.conditions.some((g) => g.type === condition.type),
-  );
-  for (const condition of generated.conditions) setPodCondition(conditions, condition, nowMs);
+  const conditions = mergeConditions(stored?.conditions, generated.conditions, nowMs);
+  const hostIPs = isOnlyHostIP(stored?.hostIPs, generated.hostIP) ? stored?.hostIPs : [{ ip: generated.hostIP }];
+  const containerStatuses = sameJson(stored?.containerStatuses, generated.containerStatuses)
+    ? stored?.containerStatuses
+    : generated.containerStatuses;
+  if (
+    stored !== undefined &&
+    stored.conditions === conditions &&
+    stored.phase === generated.phase &&
+    stored.hostIP === generated.hostIP &&
+    stored.hostIPs === hostIPs &&
+    stored.startTime === generated.startTime &&
+    stored.containerStatuses === containerStatuses
+  ) {
+    return stored;
+  }
   return {
     ...stored,
     conditions,
     phase: generated.phase,
     hostIP: generated.hostIP,
-    hostIPs: [{ ip: generated.hostIP }],
+    hostIPs,
     startTime: generated.startTime,
-    containerStatuses: generated.containerStatuses,
+    containerStatuses,
   };
+}
+
+/**
+ * The stored conditions with the kubelet's set in place: one new array (a status and its conditions
+ * copied once per condition was most of this function's cost), or the stored array itself when
+ * every condition stays as it is.
+ */
+function mergeConditions(
+  stored: readonly PodCondition[] | undefined,
+  generated: readonly Omit<PodCondition, "lastTransitionTime">[],
+  nowMs: number,
+): PodCondition[] {
+  const conditions = (stored ?? []).filter(
+    (condition) => !kubeletConditionTypes.has(condition.type) || generated.some((g) => g.type === condition.type),
+  );
+  for (const condition of generated) setPodCondition(conditions, condition, nowMs);
+  const unchanged =
+    stored !== undefined &&
+    conditions.length === stored.length &&
+    conditions.every((condition, index) => condition === stored[index]);
+  return unchanged ? (stored as PodCondition[]) : conditions;
+}
+
+/** True when `hostIPs` is exactly `[{ ip: hostIP }]`. */
+function isOnlyHostIP(hostIPs: PodStatus["hostIPs"], hostIP: string): boolean {
+  const only = hostIPs?.length === 1 ? hostIPs[0] : undefined;
+  return only !== undefined && only.ip === hostIP && Object.keys(only).length === 1;
 }
 
 export class StatusManager {
