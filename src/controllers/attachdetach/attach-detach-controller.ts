@@ -128,7 +128,10 @@ export class AttachDetachController implements Controller {
     this.informers = informersOf(context);
     this.recorder = new StoppableRecorder(recorderFor(context, attachDetachControllerName));
     this.dsw = new DesiredStateOfWorld();
-    this.asw = new ActualStateOfWorld(clock);
+    const dsw = this.dsw;
+    // The actual state keeps the attachments no pod wants, for the reconciler's detach pass.
+    this.asw = new ActualStateOfWorld(clock, (volumeName, nodeName) => dsw.volumeExists(volumeName, nodeName));
+    this.dsw.onWantedChange((volumeName, nodeName) => this.asw.wantedChanged(volumeName, nodeName));
     const plugins = this.pluginManager(options);
     this.executor = new OperationExecutor({
       plugins,

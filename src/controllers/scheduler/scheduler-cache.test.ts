@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Indexer } from "../../api/informer/indexer.ts";
 import type { SharedInformer } from "../../api/informer/shared-informer.ts";
 import type { Node, Pod } from "../../api/objects.ts";
-import { SchedulerCache } from "./scheduler-cache.ts";
+import { mayChangeNodeCounts, SchedulerCache } from "./scheduler-cache.ts";
 
 /** The part of a pod informer the cache uses: its indexer. */
 function podInformer(): SharedInformer<Pod> {
@@ -41,5 +41,18 @@ describe("SchedulerCache's nodes", () => {
       cache.sortedNodes().map((n) => n.metadata?.name),
       ["node-b"],
     );
+  });
+
+  it("recounts a node for a pod's binding, finishing or replacement, not for its status updates", () => {
+    const pending: Pod = { metadata: { name: "p", namespace: "ns", uid: "uid-1" }, spec: { containers: [] } };
+    const bound: Pod = { ...pending, spec: { containers: [], nodeName: "node-1" }, status: { phase: "Pending" } };
+    const running: Pod = { ...bound, status: { phase: "Running" } };
+    assert.equal(mayChangeNodeCounts(pending, bound), true, "bound");
+    assert.equal(mayChangeNodeCounts(bound, running), false, "started running");
+    assert.equal(mayChangeNodeCounts(running, { ...running, status: { phase: "Running", podIP: "10.0.0.1" } }), false);
+    assert.equal(mayChangeNodeCounts(running, { ...running, status: { phase: "Succeeded" } }), true, "finished");
+    assert.equal(mayChangeNodeCounts(running, { ...running, status: { phase: "Failed" } }), true, "failed");
+    const replaced: Pod = { ...running, metadata: { ...running.metadata, uid: "uid-2" } };
+    assert.equal(mayChangeNodeCounts(running, replaced), true, "another pod of the same name");
   });
 });

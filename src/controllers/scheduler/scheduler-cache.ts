@@ -13,11 +13,27 @@ const activePodsByNodeIndex = "scheduler/active-pods-by-node";
 
 const none: readonly string[] = [];
 
-function activePodNode(pod: Pod): readonly string[] {
+/**
+ * Whether a pod update can change what the node caches count (`podsOnNode`). A pod keeps its uid,
+ * node and volumes for life (the API refuses other spec changes), so only its binding, its
+ * finishing, or another pod of the same name replacing it (seen at a relist) can; the many status
+ * updates of a running pod cannot.
+ */
+export function mayChangeNodeCounts(oldPod: Pod, newPod: Pod): boolean {
+  return oldPod.metadata?.uid !== newPod.metadata?.uid || activeNodeOf(oldPod) !== activeNodeOf(newPod);
+}
+
+/** The node whose bound pods include this one: none before its binding, nor once it finished. */
+function activeNodeOf(pod: Pod): string | undefined {
   const nodeName = pod.spec?.nodeName;
   const phase = pod.status?.phase;
-  if (!nodeName || phase === "Succeeded" || phase === "Failed") return none;
-  return [nodeName];
+  if (!nodeName || phase === "Succeeded" || phase === "Failed") return undefined;
+  return nodeName;
+}
+
+function activePodNode(pod: Pod): readonly string[] {
+  const nodeName = activeNodeOf(pod);
+  return nodeName === undefined ? none : [nodeName];
 }
 
 export class SchedulerCache {

@@ -43,7 +43,7 @@ import {
   reasonScheduled,
 } from "./constants.ts";
 import { PodPlacement } from "./pod-placement.ts";
-import { SchedulerCache } from "./scheduler-cache.ts";
+import { mayChangeNodeCounts, SchedulerCache } from "./scheduler-cache.ts";
 import { type QueuedPod, SchedulingQueue } from "./scheduling-queue.ts";
 import { VolumeBinder } from "./volume-binder.ts";
 import {
@@ -339,7 +339,7 @@ export class Scheduler implements Controller {
   }
 
   private podUpdated(oldPod: Pod, newPod: Pod): void {
-    this.podNodesChanged(oldPod, newPod);
+    if (mayChangeNodeCounts(oldPod, newPod)) this.podNodesChanged(oldPod, newPod);
     const key = objectKey(newPod);
     if (newPod.spec?.nodeName) this.cache.forget(key);
     if (!this.isPendingForUs(newPod)) {

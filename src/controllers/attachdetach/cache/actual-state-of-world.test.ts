@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Rng } from "../../../runtime/rng.ts";
 import { VirtualClock } from "../../../runtime/virtual-clock.ts";
 import { VolumeSpec } from "../../../volume/spec.ts";
 import { ActualStateOfWorld } from "./actual-state-of-world.ts";
@@ -117,6 +118,32 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
     state.markVolumeAsDetached("vol-a", "node-1");
     assert.equal(state.getAttachState("vol-a", "node-1"), "Detached");
     assert.deepEqual(state.getAttachedVolumesPerNode(), new Map());
+  });
+
+  it("lists the attachments no pod wants in the order of all attachments, however they came and went", () => {
+    const wanted = new Set<string>();
+    const state = new ActualStateOfWorld(new VirtualClock(), (volume, node) => wanted.has(`${volume}@${node}`));
+    const rng = new Rng(7);
+    for (let step = 0; step < 2_000; step++) {
+      const volume = `vol-${rng.int(0, 5)}`;
+      const node = `node-${rng.int(0, 3)}`;
+      const pair = `${volume}@${node}`;
+      const action = rng.int(0, 3);
+      if (action === 0) state.markVolumeAsAttached(volume, undefined, node, "");
+      else if (action === 1) state.markVolumeAsDetached(volume, node);
+      else {
+        if (action === 2) wanted.add(pair);
+        else wanted.delete(pair);
+        state.wantedChanged(volume, node);
+      }
+      const pairs = (entries: { volumeName: string; nodeName: string }[]) =>
+        entries.map((entry) => `${entry.volumeName}@${entry.nodeName}`);
+      assert.deepEqual(
+        pairs(state.attachedVolumesNotWanted()),
+        pairs(state.getAttachedVolumes()).filter((attached) => !wanted.has(attached)),
+        `after step ${step}`,
+      );
+    }
   });
 
   it("stops at the first change that finds volumesByNode out of step with attachedVolumes, naming the pair", () => {

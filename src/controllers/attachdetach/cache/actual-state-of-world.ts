@@ -10,7 +10,8 @@
  *
  * A (volume, node) absent from the map is Detached. New entries start "mounted by node" — assume
  * in use until the node says otherwise. A per-node index keeps node-status updates O(volumes on
- * the node). Every change that can affect a decision is signalled to `onChange` listeners (the
+ * the node); the attachments no pod wants (as the injected `isWanted` says) are kept apart, so the
+ * detach pass visits only those. Every change that can affect a decision is signalled to `onChange` listeners (the
  * reconciler wakes). Both indexes are checked as they change (runtime/assert.ts): a (volume, node) is
  * in `volumesByNode` exactly when it is in `attachedVolumes`, and a node's status only reports
  * volumes attached to it.
@@ -22,10 +23,11 @@ import type { Clock } from "../../../runtime/clock.ts";
 import { SmallMap } from "../../../runtime/small-map.ts";
 import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
+import { type AttachmentOrder, UnwantedAttachments } from "./unwanted-attachments.ts";
 
 type AttachState = "Attached" | "Uncertain" | "Detached";
 
-interface NodeAttachment {
+interface NodeAttachment extends AttachmentOrder {
   attachedConfirmed: boolean;
   mountedByNode: boolean;
   /** Epoch ms of the first detach attempt; 0 when none is pending. */
@@ -36,6 +38,8 @@ interface AttachedVolumeState {
   spec: VolumeSpec | undefined;
   devicePath: string;
   nodesAttachedTo: Map<string, NodeAttachment>;
+  /** Where the volume stands in `attachedVolumes`' order (see unwanted-attachments.ts). */
+  order: number;
 }
 
 interface NodeStatusReport {
@@ -54,9 +58,29 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   /** node → volumes attached (confirmed or uncertain) to it. */
   private readonly volumesByNode = new Map<string, Set<string>>();
   private readonly nodesToUpdateStatusFor = new Map<string, NodeStatusReport>();
+  /** The attachments `isWanted` refuses, in `attachedVolumes`' order. */
+  private readonly unwanted = new UnwantedAttachments<AttachedVolumeState, NodeAttachment>();
+  /** Hands out the `order` of volumes and attachments, increasing. */
+  private nextOrder = 0;
 
-  constructor(private readonly clock: Clock) {
+  /**
+   * `isWanted` says whether a pod wants the volume on the node (the desired state); whoever owns
+   * both states calls `wantedChanged` when its answer for a pair changes. Without it nothing is wanted.
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly isWanted: (volumeName: string, nodeName: string) => boolean = () => false,
+  ) {
     super();
+  }
+
+  /** The desired state now wants, or no longer wants, the volume on the node: re-asks `isWanted`. Never throws. */
+  wantedChanged(volumeName: string, nodeName: string): void {
+    const volume = this.attachedVolumes.get(volumeName);
+    const attachment = volume?.nodesAttachedTo.get(nodeName);
+    if (volume === undefined || attachment === undefined) return;
+    if (this.isWanted(volumeName, nodeName)) this.unwanted.delete(attachment);
+    else this.unwanted.add({ volumeName, nodeName, volume, attachment });
   }
 
   /**
@@ -87,6 +111,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
       wasAttached ? "attached, but missing from volumesByNode" : "in volumesByNode, but not attached",
     );
     if (volume !== undefined && wasAttached) {
+      this.unwanted.delete(volume.nodesAttachedTo.get(nodeName) as NodeAttachment);
       volume.nodesAttachedTo.delete(nodeName);
       if (volume.nodesAttachedTo.size === 0) this.attachedVolumes.delete(volumeName);
       onNode?.delete(volumeName);
@@ -191,26 +216,23 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
 
   /** Confirmed and uncertain (volume, node) pairs: the detach pass's candidates. */
   getAttachedVolumes(): AttachedVolumeOnNode[] {
-    return this.attachedVolumesWhere(() => true);
-  }
-
-  /** The attached (volume, node) pairs `wanted` accepts; only those are copied out. */
-  attachedVolumesWhere(wanted: (volumeName: string, nodeName: string) => boolean): AttachedVolumeOnNode[] {
     const found: AttachedVolumeOnNode[] = [];
     for (const [volumeName, volume] of this.attachedVolumes) {
       for (const [nodeName, attachment] of volume.nodesAttachedTo) {
-        if (!wanted(volumeName, nodeName)) continue;
-        found.push({
-          volumeName,
-          volumeSpec: volume.spec,
-          nodeName,
-          devicePath: volume.devicePath,
-          mountedByNode: attachment.mountedByNode,
-          attachState: attachment.attachedConfirmed ? "Attached" : "Uncertain",
-        });
+        found.push(onNode(volumeName, volume, nodeName, attachment));
       }
     }
     return found;
+  }
+
+  /**
+   * The attached (volume, node) pairs `isWanted` refuses, in the order `getAttachedVolumes` lists
+   * them; O(pairs found), however many volumes are attached.
+   */
+  attachedVolumesNotWanted(): AttachedVolumeOnNode[] {
+    return this.unwanted
+      .entries()
+      .map(({ volumeName, volume, nodeName, attachment }) => onNode(volumeName, volume, nodeName, attachment));
   }
 
   /** When a detach of the (volume, node) was first wanted (epoch ms); 0 when none is pending or it is not attached. */
@@ -292,7 +314,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   ): void {
     let volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined) {
-      volume = { spec, devicePath, nodesAttachedTo: new SmallMap() };
+      volume = { spec, devicePath, nodesAttachedTo: new SmallMap(), order: this.nextOrder++ };
       this.attachedVolumes.set(volumeName, volume);
     } else {
       // Newer information replaces the volume's fields; a restart's unknown spec never erases a known one.
@@ -305,11 +327,16 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
       indexed ? "in volumesByNode, but not attached" : "attached, but missing from volumesByNode",
     );
     if (attachment === undefined) {
-      volume.nodesAttachedTo.set(nodeName, {
+      const created: NodeAttachment = {
         attachedConfirmed: attached,
         mountedByNode: true,
         detachRequestedTimeMs: 0,
-      });
+        volumeOrder: volume.order,
+        order: this.nextOrder++,
+      };
+      volume.nodesAttachedTo.set(nodeName, created);
+      if (!this.isWanted(volumeName, nodeName))
+        this.unwanted.add({ volumeName, nodeName, volume, attachment: created });
       let onNode = this.volumesByNode.get(nodeName);
       if (onNode === undefined) {
         onNode = new Set();
@@ -329,6 +356,23 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     report.statusUpdateNeeded = true;
     this.changed();
   }
+}
+
+/** The reconciler's copy of one attachment: later changes to the state do not show in it. */
+function onNode(
+  volumeName: string,
+  volume: AttachedVolumeState,
+  nodeName: string,
+  attachment: NodeAttachment,
+): AttachedVolumeOnNode {
+  return {
+    volumeName,
+    volumeSpec: volume.spec,
+    nodeName,
+    devicePath: volume.devicePath,
+    mountedByNode: attachment.mountedByNode,
+    attachState: attachment.attachedConfirmed ? "Attached" : "Uncertain",
+  };
 }
 
 /** How an invariant failure names a (volume, node) of the controller's actual state. */

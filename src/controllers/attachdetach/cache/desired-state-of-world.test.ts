@@ -67,7 +67,9 @@ describe("DesiredStateOfWorld (attach/detach controller)", () => {
   it("signals a new (volume, node) and a removed one, not a second pod of a wanted volume", () => {
     const dsw = new DesiredStateOfWorld();
     let changes = 0;
+    const wantedChanges: string[] = [];
     dsw.onChange(() => changes++);
+    dsw.onWantedChange((volume, node) => wantedChanges.push(`${volume}@${node}: ${dsw.volumeExists(volume, node)}`));
     dsw.addNode("node-1", false);
     dsw.addPod("uid-a", pod("a"), "vol", spec, "node-1");
     assert.equal(changes, 2);
@@ -77,5 +79,6 @@ describe("DesiredStateOfWorld (attach/detach controller)", () => {
     dsw.deletePod("uid-b", "vol", "node-1");
     assert.equal(changes, 3);
     assert.equal(dsw.generation, 3);
+    assert.deepEqual(wantedChanges, ["vol@node-1: true", "vol@node-1: false"]);
   });
 });

@@ -53,6 +53,20 @@ interface PodToAdd {
 
 export class DesiredStateOfWorld extends ChangeSignalledCache {
   private readonly nodes = new Map<string, ManagedNode>();
+  private readonly wantedListeners: ((volumeName: string, nodeName: string) => void)[] = [];
+
+  /**
+   * Calls `listener` when a (volume, node) becomes wanted or stops being wanted, before the
+   * `onChange` listeners hear of it (the actual state keeps its unwanted attachments with it).
+   */
+  onWantedChange(listener: (volumeName: string, nodeName: string) => void): void {
+    this.wantedListeners.push(listener);
+  }
+
+  private wantedChanged(volumeName: string, nodeName: string): void {
+    for (const listener of this.wantedListeners) listener(volumeName, nodeName);
+    this.changed();
+  }
 
   /** Starts managing `nodeName`; idempotent: an existing node keeps its volumes (only the flag is updated). */
   addNode(nodeName: string, keepTerminatedPodVolumes: boolean): void {
@@ -111,7 +125,7 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
       volume.scheduledPods.set(podUID, pod);
       this.refresh(volume);
     }
-    if (added) this.changed();
+    if (added) this.wantedChanged(volumeName, nodeName);
   }
 
   /** Views are replaced, never changed, so an operation holding the old one keeps a consistent copy. */
@@ -136,7 +150,7 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
       return;
     }
     node.volumesToAttach.delete(volumeName);
-    this.changed();
+    this.wantedChanged(volumeName, nodeName);
   }
 
   /** Never throws, as none of the queries below: an unknown node, volume or pod reads as absent. */
