@@ -75,14 +75,25 @@ export class VolumePluginManager {
     return [...this.plugins.keys()];
   }
 
+  /** Whether a plugin of this name is registered (a CSI driver may have gone). */
+  hasPlugin(name: string): boolean {
+    return this.plugins.has(name);
+  }
+
   /** The one plugin whose `canSupport` accepts `spec`. */
   findPluginBySpec(spec: VolumeSpec): VolumePlugin {
-    const matches = [...this.plugins.values()].filter((plugin) => plugin.canSupport(spec));
-    if (matches.length === 0) throw new Error("no volume plugin matched");
-    if (matches.length > 1) {
-      throw new Error(`multiple volume plugins matched: ${matches.map((plugin) => plugin.name).join(",")}`);
+    // Every mount, attach and populator pass asks: one walk without intermediate arrays.
+    let match: VolumePlugin | undefined;
+    for (const plugin of this.plugins.values()) {
+      if (!plugin.canSupport(spec)) continue;
+      if (match !== undefined) {
+        const matches = [...this.plugins.values()].filter((candidate) => candidate.canSupport(spec));
+        throw new Error(`multiple volume plugins matched: ${matches.map((candidate) => candidate.name).join(",")}`);
+      }
+      match = plugin;
     }
-    return matches[0] as VolumePlugin;
+    if (match === undefined) throw new Error("no volume plugin matched");
+    return match;
   }
 
   findPluginByName(name: string): VolumePlugin {

@@ -191,7 +191,7 @@ export class KubeletVolumeManager implements VolumeManager {
         clock,
         timers.podAttachAndMountRetryIntervalMs,
         timers.podAttachAndMountTimeoutMs,
-        () => this.allMounted(uid, expected) && stillCorrupted().length === 0,
+        () => this.allMounted(uid, expected) && (republishing.length === 0 || stillCorrupted().length === 0),
       );
     } catch (err) {
       const unmounted = [...new Set([...this.unmountedVolumes(uid, expected), ...stillCorrupted()])].sort();
@@ -302,7 +302,7 @@ export class KubeletVolumeManager implements VolumeManager {
   private allMounted(uid: string, expected: readonly string[]): boolean {
     const errors = this.dsw.popPodErrors(uid);
     if (errors.length > 0) throw new Error(errors.join("; "));
-    return this.unmountedVolumes(uid, expected).length === 0;
+    return this.asw.podHasVolumesMounted(uid, expected);
   }
 
   private unmountedVolumes(uid: string, expected: readonly string[]): string[] {

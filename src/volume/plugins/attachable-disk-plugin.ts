@@ -20,8 +20,7 @@ import type {
   VolumeUnmounter,
 } from "../plugin.ts";
 import type { VolumeSpec } from "../spec.ts";
-import { mountOptionsFromSpec } from "../util/mount-options.ts";
-import { PodBindMounter, podBindUnmounter } from "./bind-mount.ts";
+import { PodBindMounter, type PodBindSource, podBindUnmounter } from "./bind-mount.ts";
 import { PluginBase } from "./plugin-base.ts";
 import { podUIDOf } from "./pod-uid.ts";
 
@@ -43,6 +42,13 @@ export abstract class AttachableDiskPlugin extends PluginBase implements Attacha
   protected abstract diskAttacher(): Attacher & Detacher;
   /** Checks that `spec` is one of this plugin's volumes (throwing its error if not) and tells how pods mount it. */
   protected abstract podMountOf(spec: VolumeSpec): DiskPodMount;
+
+  /** Shared by this plugin's pod mounters (the kubelet keeps one per mounted pod volume). */
+  private readonly podBindSource: PodBindSource = {
+    requireGlobalMount: true,
+    readOnly: (spec) => this.podMountOf(spec).readOnly,
+    globalPath: async (node, spec) => this.podMountOf(spec).globalMountDir(node.rootDir),
+  };
 
   requiresRemount(): boolean {
     return false;
@@ -82,19 +88,10 @@ export abstract class AttachableDiskPlugin extends PluginBase implements Attacha
 
   /** SetUp bind-mounts the per-node mount, which MountDevice must have made (`no device is mounted at ...`). */
   newMounter(spec: VolumeSpec, pod: Pod): VolumeMounter {
-    const mount = this.podMountOf(spec);
+    this.podMountOf(spec);
     const node = this.node(`${this.shortName} SetUp`);
     const dir = podVolumeDir(node.rootDir, podUIDOf(pod), this.name, spec.name());
-    return new PodBindMounter(node, this.host.logger, dir, {
-      readOnly: mount.readOnly,
-      mountOptions: mountOptionsFromSpec(spec),
-      requireGlobalMount: true,
-      // A method, not an arrow in a property: the kubelet keeps a mounter per pod volume, and a
-      // named closure (tsx keeps function names) costs a quarter kilobyte more.
-      async globalPath() {
-        return mount.globalMountDir(node.rootDir);
-      },
-    });
+    return new PodBindMounter(node, this.host.logger, dir, spec, this.podBindSource);
   }
 
   newUnmounter(specName: string, podUID: string): VolumeUnmounter {

@@ -5,7 +5,8 @@
  */
 import { cleanupMountPoint } from "../../host/mount/cleanup-mount-point.ts";
 import type { MounterArgs, VolumeAttributes, VolumeMounter, VolumeUnmounter } from "../plugin.ts";
-import { joinMountOptions } from "../util/mount-options.ts";
+import type { VolumeSpec } from "../spec.ts";
+import { joinMountOptions, mountOptionsFromSpec } from "../util/mount-options.ts";
 import type { NodeVolumeContext, VolumeLogger } from "../volume-host.ts";
 import { PodDirUnmounter } from "./pod-dir-unmounter.ts";
 import { isMountPoint, mountIntoPodDir } from "./pod-mount.ts";
@@ -49,10 +50,17 @@ function tearDownPodMount(node: NodeVolumeContext, dir: string, extensiveMountPo
   return cleanupMountPoint(node.host, node.mounter, dir, extensiveMountPointCheck);
 }
 
-/** A BindMountRequest without the pod directory (the mounter carries it) and with the global path found late. */
-interface PodBindMountSource extends Omit<BindMountRequest, "dir" | "globalPath"> {
+/**
+ * What a bind-mounting plugin tells all its pod mounters, from the pod volume's spec: one object per
+ * plugin, so that each mounter (the kubelet keeps one per mounted pod volume) holds only its own
+ * directory and spec, and what it needs is derived from the spec when SetUp runs.
+ */
+export interface PodBindSource {
+  /** Refuse when nothing is mounted at the global path yet (`no device is mounted at <path>`). */
+  readonly requireGlobalMount: boolean;
+  readOnly(spec: VolumeSpec): boolean;
   /** The path to bind, found when SetUp runs, so that a failure to find it is a SetUp failure. */
-  globalPath(): Promise<string>;
+  globalPath(node: NodeVolumeContext, spec: VolumeSpec): Promise<string>;
 }
 
 /** The mounter of a bind-mounting plugin: SetUp is bindMountIntoPod. */
@@ -61,7 +69,8 @@ export class PodBindMounter implements VolumeMounter {
     private readonly node: NodeVolumeContext,
     private readonly logger: VolumeLogger,
     private readonly dir: string,
-    private readonly source: PodBindMountSource,
+    private readonly spec: VolumeSpec,
+    private readonly source: PodBindSource,
   ) {}
 
   getPath(): string {
@@ -69,18 +78,19 @@ export class PodBindMounter implements VolumeMounter {
   }
 
   getAttributes(): VolumeAttributes {
-    return { readOnly: this.source.readOnly, managed: !this.source.readOnly };
+    const readOnly = this.source.readOnly(this.spec);
+    return { readOnly, managed: !readOnly };
   }
 
   async setUp(_args: MounterArgs): Promise<void> {
-    const { readOnly, mountOptions, requireGlobalMount } = this.source;
-    const globalPath = await this.source.globalPath();
+    const { spec, source } = this;
+    const globalPath = await source.globalPath(this.node, spec);
     await bindMountIntoPod(this.node, this.logger, {
       globalPath,
       dir: this.dir,
-      readOnly,
-      mountOptions,
-      requireGlobalMount,
+      readOnly: source.readOnly(spec),
+      mountOptions: mountOptionsFromSpec(spec),
+      requireGlobalMount: source.requireGlobalMount,
     });
   }
 }

@@ -39,6 +39,18 @@ describe("ActualStateOfWorld", () => {
     assert.equal(asw.podExistsInVolume("uid-a", disk).kind, "mounted", "a disk is never remounted for content");
   });
 
+  it("says a pod has its volumes mounted only once each named one is mounted for it, not uncertain", async () => {
+    const asw = await aswWithDisk();
+    assert.equal(asw.podHasVolumesMounted("uid-a", []), true, "a pod without volumes waits for nothing");
+    assert.equal(asw.podHasVolumesMounted("uid-a", ["data"]), false);
+    asw.markVolumeMountAsUncertain(mounted("uid-a", disk, simDiskSpec("disk-1"), "data"));
+    assert.equal(asw.podHasVolumesMounted("uid-a", ["data"]), false, "an uncertain mount is not mounted yet");
+    asw.markVolumeAsMounted(mounted("uid-a", disk, simDiskSpec("disk-1"), "data"));
+    assert.equal(asw.podHasVolumesMounted("uid-a", ["data"]), true);
+    assert.equal(asw.podHasVolumesMounted("uid-a", ["data", "logs"]), false, "logs is not mounted");
+    assert.equal(asw.podHasVolumesMounted("uid-b", ["data"]), false, "another pod's mount does not count");
+  });
+
   it("flags one mounted volume for SetUp again whatever its plugin, until it is mounted again", async () => {
     const asw = await aswWithDisk();
     assert.equal(asw.markVolumeRemountRequired("uid-a", disk), false, "nothing mounted for the pod");

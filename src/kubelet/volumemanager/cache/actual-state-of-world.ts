@@ -271,7 +271,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletA
       const pod = volume.mountedPods.get(podName);
       if (pod === undefined || pod.remountRequired) continue;
       // A plugin that is gone (a CSI driver unregistered) has nothing to refresh.
-      if (!this.plugins.pluginNames().includes(volume.pluginName)) continue;
+      if (!this.plugins.hasPlugin(volume.pluginName)) continue;
       if (this.plugins.findPluginByName(volume.pluginName).requiresRemount(pod.volumeSpec)) {
         pod.remountRequired = true;
         this.changed();
@@ -352,7 +352,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletA
     if (volume.spec.readOnly || volume.volumeInUseErrorForExpansion) return false;
     const current = volume.persistentVolumeSizeBytes;
     if (current === 0n || desiredSizeBytes <= current) return false;
-    if (!this.plugins.pluginNames().includes(volume.pluginName)) return false;
+    if (!this.plugins.hasPlugin(volume.pluginName)) return false;
     const plugin = this.plugins.findPluginByName(volume.pluginName);
     return isNodeExpandablePlugin(plugin) && plugin.requiresFSResize();
   }
@@ -365,6 +365,25 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements KubeletA
 
   podHasMountedVolumes(podName: string): boolean {
     return this.someMount((pod) => pod.podName === podName && pod.volumeMountState === "VolumeMounted");
+  }
+
+  /**
+   * Whether the pod has a mounted (not uncertain) volume under each of `outerVolumeSpecNames`.
+   * WaitForAttachAndMount asks it at every retry, so it builds no list.
+   */
+  podHasVolumesMounted(podName: string, outerVolumeSpecNames: readonly string[]): boolean {
+    for (const outerName of outerVolumeSpecNames) {
+      if (!this.podHasVolumeMounted(podName, outerName)) return false;
+    }
+    return true;
+  }
+
+  private podHasVolumeMounted(podName: string, outerVolumeSpecName: string): boolean {
+    for (const volume of this.attachedVolumes.values()) {
+      const pod = volume.mountedPods.get(podName);
+      if (pod?.volumeMountState === "VolumeMounted" && pod.outerVolumeSpecName === outerVolumeSpecName) return true;
+    }
+    return false;
   }
 
   podHasPossiblyMountedVolumes(podName: string): boolean {

@@ -12,6 +12,7 @@ import { ChangeSignalledCache } from "../../../runtime/change-signal.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
 import { SmallMap } from "../../../runtime/small-map.ts";
 import type { VolumeToMount } from "../../../volume/operationexecutor/types.ts";
+import { isAttachablePlugin, isDeviceMountablePlugin } from "../../../volume/plugin.ts";
 import type { VolumePluginManager } from "../../../volume/plugin-manager.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
 import { uniqueVolumeNameFromSpec, uniqueVolumeNameFromSpecWithPod } from "../../../volume/unique-names.ts";
@@ -70,8 +71,9 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
         },
       );
     }
-    const attachable = this.plugins.findAttachablePluginBySpec(volumeSpec) !== undefined;
-    const deviceMountable = this.plugins.findDeviceMountablePluginBySpec(volumeSpec) !== undefined;
+    // What findAttachablePluginBySpec and findDeviceMountablePluginBySpec say, without finding the plugin twice more.
+    const attachable = isAttachablePlugin(plugin) && plugin.canAttach(volumeSpec);
+    const deviceMountable = isDeviceMountablePlugin(plugin) && plugin.canDeviceMount(volumeSpec);
     let volumeName: string;
     if (attachable || deviceMountable) {
       try {

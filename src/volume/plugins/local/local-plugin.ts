@@ -22,9 +22,8 @@ import type {
   VolumeUnmounter,
 } from "../../plugin.ts";
 import { VolumeSpec } from "../../spec.ts";
-import { mountOptionsFromSpec } from "../../util/mount-options.ts";
 import type { NodeVolumeContext } from "../../volume-host.ts";
-import { PodBindMounter, podBindUnmounter } from "../bind-mount.ts";
+import { PodBindMounter, type PodBindSource, podBindUnmounter } from "../bind-mount.ts";
 import { PluginBase } from "../plugin-base.ts";
 import { podUIDOf } from "../pod-uid.ts";
 import { LocalBlockVolume } from "./local-block.ts";
@@ -43,6 +42,13 @@ async function localBindPath(node: NodeVolumeContext, spec: VolumeSpec): Promise
   if (path.split("/").includes("..")) throw new Error(`invalid path: ${path} must not contain '..'`);
   return localGlobalPath(node.host, node.rootDir, spec);
 }
+
+/** The PV's directory (or the block device's per-node mount) is bound as it is; nothing needs to be mounted first. */
+const localBindSource: PodBindSource = {
+  requireGlobalMount: false,
+  readOnly: (spec) => spec.readOnly,
+  globalPath: localBindPath,
+};
 
 export class LocalPlugin extends PluginBase implements DeviceMountableVolumePlugin, BlockVolumePlugin {
   readonly name = localPluginName;
@@ -71,12 +77,13 @@ export class LocalPlugin extends PluginBase implements DeviceMountableVolumePlug
   newMounter(spec: VolumeSpec, pod: Pod): VolumeMounter {
     requireLocalPath(spec);
     const node = this.node("local volume SetUp");
-    return new PodBindMounter(node, this.host.logger, this.podDir(node, podUIDOf(pod), spec.name()), {
-      readOnly: spec.readOnly,
-      mountOptions: mountOptionsFromSpec(spec),
-      requireGlobalMount: false,
-      globalPath: () => localBindPath(node, spec),
-    });
+    return new PodBindMounter(
+      node,
+      this.host.logger,
+      this.podDir(node, podUIDOf(pod), spec.name()),
+      spec,
+      localBindSource,
+    );
   }
 
   /** The mount-table check: a bind mount of a directory on the same disk has the same device id. */

@@ -100,13 +100,7 @@ export class SimDiskPlugin extends AttachableDiskPlugin implements BlockVolumePl
 
   protected podMountOf(spec: VolumeSpec): DiskPodMount {
     const { diskId, readOnly } = simDiskInfo(spec);
-    // A method, not an arrow in a property (a named closure, as tsx keeps names, costs more): one per pod volume.
-    return {
-      readOnly,
-      globalMountDir(rootDir) {
-        return simDiskGlobalMountDir(rootDir, diskId);
-      },
-    };
+    return { readOnly, globalMountDir: (rootDir) => simDiskGlobalMountDir(rootDir, diskId) };
   }
 
   private specFor(name: string, diskId: string, volumeMode: "Filesystem" | "Block"): VolumeSpec {
