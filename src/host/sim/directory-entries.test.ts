@@ -55,6 +55,27 @@ for (const size of [3, 20]) {
   });
 }
 
+describe("a directory of one entry", () => {
+  it("finds it, replaces it in place and lists it alone", () => {
+    const one = directoryOf(["only"]);
+    assert.deepEqual(entryNames(one), ["only"]);
+    assert.equal(entryCount(one), 1);
+    assert.equal(entryIno(one, "only"), 100);
+    assert.equal(entryIno(one, "other"), undefined);
+    assert.deepEqual(entryPairs(withEntry(one, "only", 7)), [["only", 7]]);
+    assert.deepEqual(entryNames(withEntry(one, "second", 8)), ["only", "second"]);
+    assert.equal(withoutEntry(one, "only"), noEntries);
+    assert.equal(withoutEntry(one, "other"), one);
+  });
+
+  it("is what a directory of two becomes when either is removed", () => {
+    const two = directoryOf(["a", "b"]);
+    assert.deepEqual(entryPairs(withoutEntry(two, "a")), [["b", 101]]);
+    assert.deepEqual(entryPairs(withoutEntry(two, "b")), [["a", 100]]);
+    assert.equal(entryIno(withoutEntry(two, "a"), "b"), 101);
+  });
+});
+
 describe("a small directory", () => {
   it("is never changed in place: an earlier listing stays as it was", () => {
     const before = directoryOf(["a", "b"]);

@@ -260,8 +260,9 @@ export class PathWalker {
     syscall: string,
     path: string,
   ): Promise<void> {
-    const check = mount.superblock.accessCheck;
-    if (check !== undefined) await check(cancellation, syscall, path);
+    // Called as a method: a device's superblock checks its device.
+    const superblock = mount.superblock;
+    if (superblock.accessCheck !== undefined) await superblock.accessCheck(cancellation, syscall, path);
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { HostError } from "../host.ts";
 import { BlockStorage, type FormattedContent } from "./block-storage.ts";
+import { DeviceSuperblock } from "./device-superblock.ts";
 import { type BlockDevice, BlockDeviceTable } from "./devices.ts";
 import { type FileInode, SimFilesystem } from "./filesystem.ts";
 import { type MountEntry, MountTable } from "./mount-table.ts";
@@ -190,17 +191,8 @@ export class SimKernel {
     const state = this.state("mount", source);
     const existing = state.deviceSuperblocks.get(content.fs);
     if (existing !== undefined && existing.device === device) return existing;
-    const superblock: Superblock = {
-      dev: device.rdev,
-      majorMinor: device.majorMinor,
-      fs: content.fs,
-      fsType: content.fsType,
-      source,
-      superOptions: sharedOptionList([device.readOnly ? "ro" : "rw"]),
-      accessCheck: this.deviceAccessCheck(device),
-      device,
-      onUnused: this.deviceRelease(state, device, content),
-    };
+    const superOptions = sharedOptionList([device.readOnly ? "ro" : "rw"]);
+    const superblock = new DeviceSuperblock(device, content, source, superOptions, this, state);
     state.deviceSuperblocks.set(content.fs, superblock);
     return superblock;
   }
@@ -339,24 +331,8 @@ export class SimKernel {
     });
   }
 
-  /*
-   * The superblock's hooks come from these factories rather than arrows written in the object
-   * literal, which tsx names (a dictionary of properties per function): a node holds one superblock
-   * per mounted disk, so the difference is a quarter kilobyte per pod.
-   */
-  private deviceAccessCheck(device: BlockDevice): FilesystemAccessCheck {
-    return async (_cancellation, syscall, path) => this.checkDeviceReachable(device, syscall, path);
-  }
-
-  /** The device's superblock goes with its last mount, and an autoclear loop device with it. */
-  private deviceRelease(state: BootState, device: BlockDevice, content: FormattedContent): () => void {
-    return () => {
-      state.deviceSuperblocks.delete(content.fs);
-      if (device.autoclear) state.devices.remove(device);
-    };
-  }
-
-  private checkDeviceReachable(device: BlockDevice, syscall: string, path: string): void {
+  /** Throws the errno a read of `device` gets now: EIO once it is gone, or its node fenced from its storage. */
+  checkDeviceReachable(device: BlockDevice, syscall: string, path: string): void {
     if (device.gone) throw new HostError("EIO", syscall, path);
     const client = this.current?.rbdClient;
     if (device.kind === "rbd" && client !== undefined && this.env.rbd.isFenced(client)) {
