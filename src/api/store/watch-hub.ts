@@ -5,8 +5,9 @@
  * turn reaches each watch as one array.
  *
  * Watches are grouped by prefix, and a watch with a route (backend.ts `WatchRoute`) sits in a
- * bucket of its route value: a write costs one `startsWith` per distinct watched prefix, one
- * field read per distinct route, and one call per interested watch — not one per watch.
+ * bucket of its route value: a write costs one `startsWith` per distinct watched prefix of its
+ * resource, one field read per distinct route, and one call per interested watch — not one per
+ * watch, nor one per watched resource (a cluster's informers watch some twenty of them).
  */
 import type { KObject } from "../objects.ts";
 import type { BackendEvent, BackendWatch, WatchRoute } from "./backend.ts";
@@ -59,12 +60,31 @@ interface RouteBuckets {
   byValue: Map<string, Set<HubWatch>>;
 }
 
+const registryRoot = "/registry/";
+
+/**
+ * The resource part of a key or prefix (`/registry/pods/` of `/registry/pods/default/web-0`), or
+ * undefined when it has none. A key can fall under a prefix only if both have the same resource
+ * part, or the prefix has none.
+ */
+function resourcePartOf(path: string): string | undefined {
+  if (!path.startsWith(registryRoot)) return undefined;
+  const end = path.indexOf("/", registryRoot.length);
+  return end < 0 ? undefined : path.slice(0, end + 1);
+}
+
 /** The watches of one prefix. */
 class PrefixGroup {
   readonly unrouted = new Set<HubWatch>();
   readonly routes = new Map<string, RouteBuckets>();
+  /** Set when the group's last watch stopped; a flush under way skips it. */
+  removed = false;
 
-  constructor(readonly prefix: string) {}
+  /** `order` is the group's place in creation order, the order in which a flush visits groups. */
+  constructor(
+    readonly prefix: string,
+    readonly order: number,
+  ) {}
 
   add(watch: HubWatch): void {
     const route = watch.route;
@@ -140,10 +160,22 @@ function eventsUnder(events: BackendEvent[], prefix: string): BackendEvent[] | u
   return matches === events.length ? events : events.filter((event) => event.key.startsWith(prefix));
 }
 
+/** No groups: what a resource nobody watches has. */
+const noGroups: readonly PrefixGroup[] = [];
+
 export class WatchHub {
   /** Every published event up to this revision has been handed to the watches of its prefix. */
   flushedRevision: number;
+  /** Every group, in creation order (a Map keeps insertion order), which is the order of delivery. */
   private readonly byPrefix = new Map<string, PrefixGroup>();
+  /** The groups of each resource part (resourcePartOf), in creation order. */
+  private readonly byResource = new Map<string, PrefixGroup[]>();
+  /** The groups whose prefix has no resource part (a watch of everything), in creation order. */
+  private readonly unresourced: PrefixGroup[] = [];
+  private groupsCreated = 0;
+  /** Set while a flush walks the group lists: removals then wait until it is done. */
+  private flushing = false;
+  private removedDuringFlush: PrefixGroup[] = [];
   private pending: BackendEvent[] = [];
   private withBacklog: HubWatch[] = [];
   private flushScheduled = false;
@@ -167,8 +199,7 @@ export class WatchHub {
     const watch = new HubWatch(this, prefix, route, backlogRevision, backlog, onEvents);
     let group = this.byPrefix.get(prefix);
     if (group === undefined) {
-      group = new PrefixGroup(prefix);
-      this.byPrefix.set(prefix, group);
+      group = this.addGroup(prefix);
     }
     group.add(watch);
     if (watch.backlog !== undefined) {
@@ -203,15 +234,48 @@ export class WatchHub {
 
   /** Stops every watch (the backend is closing). */
   stopAll(): void {
-    for (const group of this.byPrefix.values()) for (const watch of group.all()) watch.stopped = true;
+    for (const group of this.byPrefix.values()) {
+      for (const watch of group.all()) watch.stopped = true;
+      group.removed = true;
+    }
     this.byPrefix.clear();
+    this.byResource.clear();
+    this.unresourced.length = 0;
     this.pending = [];
     this.withBacklog = [];
   }
 
   remove(watch: HubWatch): void {
     const group = this.byPrefix.get(watch.prefix);
-    if (group?.remove(watch)) this.byPrefix.delete(watch.prefix);
+    if (group === undefined || !group.remove(watch)) return;
+    this.byPrefix.delete(watch.prefix);
+    group.removed = true;
+    // A flush walking the lists by position would skip the group after a removed one.
+    if (this.flushing) this.removedDuringFlush.push(group);
+    else this.dropGroup(group);
+  }
+
+  private addGroup(prefix: string): PrefixGroup {
+    const group = new PrefixGroup(prefix, this.groupsCreated++);
+    this.byPrefix.set(prefix, group);
+    const resource = resourcePartOf(prefix);
+    if (resource === undefined) {
+      this.unresourced.push(group);
+      return group;
+    }
+    const groups = this.byResource.get(resource);
+    if (groups === undefined) this.byResource.set(resource, [group]);
+    else groups.push(group);
+    return group;
+  }
+
+  private dropGroup(group: PrefixGroup): void {
+    const resource = resourcePartOf(group.prefix);
+    const groups = resource === undefined ? this.unresourced : this.byResource.get(resource);
+    const at = groups?.indexOf(group) ?? -1;
+    if (groups === undefined || at < 0) return;
+    groups.splice(at, 1);
+    if (groups.length === 0 && resource !== undefined) this.byResource.delete(resource);
   }
 
   private scheduleFlush(): void {
@@ -233,11 +297,54 @@ export class WatchHub {
       for (const watch of starting) this.deliverBacklog(watch);
     }
     if (last === undefined) return;
-    // By values, not entries: a flush runs for nearly every write and visits every watched prefix,
-    // and destructuring entries allocates a pair per prefix per flush.
+    if (events.length === 1) {
+      this.flushOne(events);
+      return;
+    }
+    // By values, not entries: destructuring entries allocates a pair per prefix per flush.
     for (const group of this.byPrefix.values()) {
       const matching = eventsUnder(events, group.prefix);
       if (matching !== undefined) this.deliverToGroup(group, matching);
+    }
+  }
+
+  /**
+   * A flush of one event (most of them): only the groups of its resource, and those without one,
+   * can want it. They are visited in creation order, as the Map walk of a longer flush visits
+   * them, a group created meanwhile included; a group removed meanwhile is skipped.
+   */
+  private flushOne(single: BackendEvent[]): void {
+    const key = (single[0] as BackendEvent).key;
+    const resource = resourcePartOf(key);
+    let ofResource = (resource === undefined ? undefined : this.byResource.get(resource)) ?? noGroups;
+    const unresourced = this.unresourced;
+    this.flushing = true;
+    try {
+      let i = 0;
+      let j = 0;
+      for (;;) {
+        // The resource's first group may be created by a delivery of this very flush.
+        if (ofResource === noGroups && resource !== undefined) ofResource = this.byResource.get(resource) ?? noGroups;
+        if (i >= ofResource.length && j >= unresourced.length) break;
+        const a = ofResource[i];
+        const b = unresourced[j];
+        let group: PrefixGroup;
+        if (b === undefined || (a !== undefined && a.order < b.order)) {
+          group = a as PrefixGroup;
+          i++;
+        } else {
+          group = b;
+          j++;
+        }
+        if (!group.removed && key.startsWith(group.prefix)) this.deliverToGroup(group, single);
+      }
+    } finally {
+      this.flushing = false;
+      if (this.removedDuringFlush.length > 0) {
+        const removed = this.removedDuringFlush;
+        this.removedDuringFlush = [];
+        for (const group of removed) this.dropGroup(group);
+      }
     }
   }
 
