@@ -68,4 +68,24 @@ describe("generatePodStatus", () => {
     assert.equal(statusOf(1_000)?.imageID, digest);
     assert.equal(statusOf(1_000)?.containerID, "containerd://0123");
   });
+
+  it("says which containers are not ready in ContainersReady and Ready", () => {
+    const status = generatePodStatus({
+      pod: { metadata: { name: "p" }, spec: { containers: [{ name: "app" }, { name: "sidecar" }] } },
+      containers: new Map([["app", { current: instance, ready: true }]]),
+      podIsTerminal: false,
+      hostIP: "10.0.0.1",
+      nowMs: 0,
+    });
+    const notReady = {
+      status: "False",
+      reason: "ContainersNotReady",
+      message: "containers with unready status: [sidecar]",
+    };
+    assert.deepEqual(status.conditions, [
+      { type: "Initialized", status: "True" },
+      { type: "ContainersReady", ...notReady },
+      { type: "Ready", ...notReady },
+    ]);
+  });
 });

@@ -134,6 +134,25 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], podIsTe
   return restartPolicy === "Never" ? "Failed" : "Running";
 }
 
+/**
+ * The ContainersNotReady message of each list of unready containers seen: every pod of a workload
+ * repeats the same one (`containers with unready status: [app]`), in two conditions of each status
+ * the kubelet writes, and each was a concatenation of its own, kept in the stored versions.
+ */
+const unreadyMessages = new Map<string, string>();
+/** Distinct unready-container lists remembered; past that the table starts afresh (a cache, not a record). */
+const unreadyMessagesMaxEntries = 256;
+
+function unreadyMessage(unreadyNames: string): string {
+  let message = unreadyMessages.get(unreadyNames);
+  if (message === undefined) {
+    message = ["containers with unready status: [", unreadyNames, "]"].join("");
+    if (unreadyMessages.size >= unreadyMessagesMaxEntries) unreadyMessages.clear();
+    unreadyMessages.set(unreadyNames, message);
+  }
+  return message;
+}
+
 function readinessConditions(
   statuses: readonly ContainerStatus[],
   phase: string,
@@ -143,7 +162,7 @@ function readinessConditions(
   const ready = !finished && unready.length === 0;
   const notReady = finished
     ? { reason: "PodCompleted" }
-    : { reason: "ContainersNotReady", message: `containers with unready status: [${unready.join(" ")}]` };
+    : { reason: "ContainersNotReady", message: unreadyMessage(unready.join(" ")) };
   const readiness = (type: string): Omit<PodCondition, "lastTransitionTime"> =>
     ready ? { type, status: "True" } : { type, status: "False", ...notReady };
   const initialized: Omit<PodCondition, "lastTransitionTime"> =
