@@ -93,6 +93,16 @@ describe("the volume index", () => {
     assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "second", "a changed volume arrives again");
   });
 
+  it("takes the first of volumes pre-bound to the claim in their order of arrival, a changed one last", () => {
+    const claimRef = { namespace: "default", name: "data" };
+    const index = indexOf(available("first", { claimRef }), available("second", { claimRef }));
+    assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "first");
+    index.storeIfNotOlder(available("first", { claimRef, labels: { touched: "yes" } }));
+    assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "second", "a changed volume arrives again");
+    index.storeIfNotOlder(available("second", { claimRef, accessModes: ["ReadWriteOnce", "ReadOnlyMany"] }));
+    assert.equal(index.findByClaim(claim(), false)?.metadata?.name, "first", "the fewest extra modes first");
+  });
+
   it("explains an invalid claim selector", () => {
     const index = indexOf(available("a"));
     const bad = claim({ selector: { matchLabels: { "bad key!": "x" } } });

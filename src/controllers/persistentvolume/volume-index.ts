@@ -72,24 +72,50 @@ export class VolumeIndex {
   }
 
   private refile(previous: PersistentVolume | undefined, next: PersistentVolume | undefined): void {
-    if (previous !== undefined) this.unfile(previous);
-    if (next === undefined) return;
-    const key = accessModesString(next.spec?.accessModes);
+    if (previous === undefined) {
+      if (next !== undefined) this.file(next, accessModesString(next.spec?.accessModes));
+      return;
+    }
+    const previousKey = accessModesString(previous.spec?.accessModes);
+    if (next === undefined) {
+      this.unfile(previous, previousKey);
+      return;
+    }
+    const nextKey =
+      next.spec?.accessModes === previous.spec?.accessModes ? previousKey : accessModesString(next.spec?.accessModes);
+    // Most updates (phase, annotations, a re-store of the same version) keep the volume's set and claim.
+    const volumes = this.byAccessModes.get(previousKey);
+    if (volumes !== undefined && nextKey === previousKey && sameClaimRef(previous, next)) {
+      volumes.replace(next);
+      return;
+    }
+    this.unfile(previous, previousKey);
+    this.file(next, nextKey);
+  }
+
+  private file(volume: PersistentVolume, key: string): void {
     let volumes = this.byAccessModes.get(key);
     if (volumes === undefined) {
       volumes = new AccessModeSet();
       this.byAccessModes.set(key, volumes);
     }
-    volumes.add(next);
+    volumes.add(volume);
   }
 
-  private unfile(volume: PersistentVolume): void {
-    const key = accessModesString(volume.spec?.accessModes);
+  private unfile(volume: PersistentVolume, key: string): void {
     const volumes = this.byAccessModes.get(key);
     if (volumes === undefined) return;
     volumes.remove(volume);
     if (volumes.all.size === 0) this.byAccessModes.delete(key);
   }
+}
+
+/** Whether both versions name the same claim, or both none (`claimRefKey` would be equal). */
+function sameClaimRef(a: PersistentVolume, b: PersistentVolume): boolean {
+  const refA = a.spec?.claimRef;
+  const refB = b.spec?.claimRef;
+  if (refA == null || refB == null) return (refA == null) === (refB == null);
+  return (refA.namespace ?? "") === (refB.namespace ?? "") && (refA.name ?? "") === (refB.name ?? "");
 }
 
 /** `namespace/name` of the claim a volume's claimRef names, or undefined for an unclaimed volume. */
@@ -132,6 +158,24 @@ class AccessModeSet {
     const named = this.byClaimRef.get(claimKey);
     named?.delete(name);
     if (named?.size === 0) this.byClaimRef.delete(claimKey);
+  }
+
+  /**
+   * Files a new version of a volume in the same group (same name and claimRef) as an update: it
+   * moves to the end of its set and of its group, as `remove` then `add` would, with no map made or dropped.
+   */
+  replace(volume: PersistentVolume): void {
+    const name = volumeNameOf(volume);
+    const claimKey = claimRefKey(volume);
+    const group = claimKey === undefined ? this.unclaimed : this.byClaimRef.get(claimKey);
+    if (group === undefined || !this.all.has(name)) {
+      this.add(volume);
+      return;
+    }
+    this.all.delete(name);
+    this.all.set(name, volume);
+    group.delete(name);
+    group.set(name, volume);
   }
 
   /** The volumes `claim` could take: those naming it, then the unclaimed ones. */

@@ -28,19 +28,30 @@ export function numFeasibleNodesToFind(numAllNodes: number): number {
   return Math.max(Math.floor((numAllNodes * percentage) / 100), minFeasibleNodesToFind);
 }
 
-/** The feasible node with the fewest pods, then the smallest name; undefined when there is none. */
-export function chooseNode<T extends { nodeName: string }>(
-  feasible: readonly T[],
-  podCount: (nodeName: string) => number,
-): T | undefined {
-  let best: T | undefined;
-  let bestCount = Number.POSITIVE_INFINITY;
-  for (const candidate of feasible) {
-    const count = podCount(candidate.nodeName);
-    if (count < bestCount || (count === bestCount && best !== undefined && candidate.nodeName < best.nodeName)) {
-      best = candidate;
-      bestCount = count;
-    }
+/**
+ * The feasible node with the fewest pods, then the smallest name, kept as the filter pass offers
+ * nodes one by one: hundreds of nodes pass per pod, and none of them needs an object of its own.
+ */
+export class NodeChoice<V> {
+  private bestName: string | undefined;
+  private bestValue: V | undefined;
+  private bestCount = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly podCount: (nodeName: string) => number) {}
+
+  /** A node that passed the filters, with what binding it needs (`value`). */
+  offer(nodeName: string, value: V): void {
+    const count = this.podCount(nodeName);
+    if (count > this.bestCount) return;
+    if (count === this.bestCount && this.bestName !== undefined && nodeName >= this.bestName) return;
+    this.bestName = nodeName;
+    this.bestValue = value;
+    this.bestCount = count;
   }
-  return best;
+
+  /** The node chosen among those offered, with its value; undefined when none was. */
+  chosen(): { nodeName: string; value: V } | undefined {
+    if (this.bestName === undefined) return undefined;
+    return { nodeName: this.bestName, value: this.bestValue as V };
+  }
 }

@@ -6,7 +6,7 @@
 import type { Node, Pod } from "../../api/objects.ts";
 import { errNoNodesAvailable } from "./constants.ts";
 import { fitErrorMessage } from "./fit-error.ts";
-import { chooseNode, numFeasibleNodesToFind } from "./node-choice.ts";
+import { NodeChoice, numFeasibleNodesToFind } from "./node-choice.ts";
 import { nodeFilterReasons } from "./node-filters.ts";
 import {
   filterVolumes,
@@ -29,11 +29,6 @@ interface PodPlacementOptions {
   volumes: VolumeView;
   /** NodeVolumeLimits; absent, no limit is checked. */
   volumeLimits?: VolumeLimits;
-}
-
-interface Feasible {
-  nodeName: string;
-  podVolumes: PodVolumes;
 }
 
 const noVolumeWork: PodVolumes = Object.freeze({ staticBindings: [], dynamicProvisions: [] }) as PodVolumes;
@@ -61,35 +56,42 @@ export class PodPlacement {
     }
     const claims = preFilter.kind === "claims" ? preFilter.claims : undefined;
     const nodeReasons = new Map<string, readonly string[]>();
-    const feasible = this.findFeasibleNodes(pod, nodes, claims, nodeReasons);
-    const chosen = chooseNode(feasible, this.options.podCount);
+    const chosen = this.findFeasibleNodes(pod, nodes, claims, nodeReasons).chosen();
     if (chosen === undefined) {
       return { kind: "unschedulable", message: fitErrorMessage(nodes.length, { nodeReasons }) };
     }
-    return { kind: "placed", nodeName: chosen.nodeName, podVolumes: chosen.podVolumes };
+    return { kind: "placed", nodeName: chosen.nodeName, podVolumes: chosen.value };
   }
 
-  /** findNodesThatPassFilters: walks the nodes from the rotating start until enough fit. */
+  /**
+   * findNodesThatPassFilters: walks the nodes from the rotating start until enough fit, offering
+   * each feasible one to the choice as it goes.
+   */
   private findFeasibleNodes(
     pod: Pod,
     nodes: readonly Node[],
     claims: PodVolumeClaims | undefined,
     nodeReasons: Map<string, readonly string[]>,
-  ): Feasible[] {
+  ): NodeChoice<PodVolumes> {
     const wanted = numFeasibleNodesToFind(nodes.length);
     const start = this.nextStartNodeIndex % nodes.length;
-    const feasible: Feasible[] = [];
+    const choice = new NodeChoice<PodVolumes>(this.options.podCount);
+    let feasible = 0;
     let examined = 0;
-    while (examined < nodes.length && feasible.length < wanted) {
+    while (examined < nodes.length && feasible < wanted) {
       const node = nodes[(start + examined) % nodes.length] as Node;
       examined++;
       const nodeName = node.metadata?.name ?? "";
       const verdict = this.filterNode(pod, node, nodeName, claims);
-      if (verdict.reasons.length === 0) feasible.push({ nodeName, podVolumes: verdict.podVolumes });
-      else nodeReasons.set(nodeName, verdict.reasons);
+      if (verdict.reasons.length > 0) {
+        nodeReasons.set(nodeName, verdict.reasons);
+        continue;
+      }
+      feasible++;
+      choice.offer(nodeName, verdict.podVolumes);
     }
     this.nextStartNodeIndex = (start + examined) % nodes.length;
-    return feasible;
+    return choice;
   }
 
   /**

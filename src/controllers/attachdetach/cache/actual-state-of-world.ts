@@ -23,11 +23,11 @@ import type { Clock } from "../../../runtime/clock.ts";
 import { SmallMap } from "../../../runtime/small-map.ts";
 import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
-import { type AttachmentOrder, UnwantedAttachments } from "./unwanted-attachments.ts";
+import { UnwantedAttachments } from "./unwanted-attachments.ts";
 
 type AttachState = "Attached" | "Uncertain" | "Detached";
 
-interface NodeAttachment extends AttachmentOrder {
+interface NodeAttachment {
   attachedConfirmed: boolean;
   mountedByNode: boolean;
   /** Epoch ms of the first detach attempt; 0 when none is pending. */
@@ -60,7 +60,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   private readonly nodesToUpdateStatusFor = new Map<string, NodeStatusReport>();
   /** The attachments `isWanted` refuses, in `attachedVolumes`' order. */
   private readonly unwanted = new UnwantedAttachments<AttachedVolumeState, NodeAttachment>();
-  /** Hands out the `order` of volumes and attachments, increasing. */
+  /** Hands out the volumes' `order`, increasing. */
   private nextOrder = 0;
 
   /**
@@ -79,7 +79,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     const volume = this.attachedVolumes.get(volumeName);
     const attachment = volume?.nodesAttachedTo.get(nodeName);
     if (volume === undefined || attachment === undefined) return;
-    if (this.isWanted(volumeName, nodeName)) this.unwanted.delete(attachment);
+    if (this.isWanted(volumeName, nodeName)) this.unwanted.delete(volume, nodeName);
     else this.unwanted.add({ volumeName, nodeName, volume, attachment });
   }
 
@@ -111,7 +111,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
       wasAttached ? "attached, but missing from volumesByNode" : "in volumesByNode, but not attached",
     );
     if (volume !== undefined && wasAttached) {
-      this.unwanted.delete(volume.nodesAttachedTo.get(nodeName) as NodeAttachment);
+      this.unwanted.delete(volume, nodeName);
       volume.nodesAttachedTo.delete(nodeName);
       if (volume.nodesAttachedTo.size === 0) this.attachedVolumes.delete(volumeName);
       onNode?.delete(volumeName);
@@ -331,8 +331,6 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
         attachedConfirmed: attached,
         mountedByNode: true,
         detachRequestedTimeMs: 0,
-        volumeOrder: volume.order,
-        order: this.nextOrder++,
       };
       volume.nodesAttachedTo.set(nodeName, created);
       if (!this.isWanted(volumeName, nodeName))

@@ -4,52 +4,56 @@
  *
  * The detach pass must visit them in the actual state's own order — volumes in the order they were
  * first attached (again, after a full detach), and each volume's nodes in the order they were
- * attached — because which detach starts first shows in the timeline. Each attachment carries its
- * place in that order as two numbers (its volume's and its own, from one counter), and the pairs
- * are kept sorted by them: adding or removing one is a binary search and a splice.
+ * attached — because which detach starts first shows in the timeline. Each volume carries its place
+ * in that order (a number from a counter); the nodes of one volume are ordered by its own map of
+ * them, which nearly always holds one. The pairs are kept sorted: adding or removing one is a binary
+ * search and a splice.
  */
 
-/** Where an attachment stands in the actual state's iteration order. */
-export interface AttachmentOrder {
-  /** When its volume entry was created. */
-  readonly volumeOrder: number;
-  /** When the attachment was created (later than its volume's). */
+/** A volume of the actual state, as far as the order goes. */
+export interface OrderedVolume {
+  /** When the volume's entry was created: later entries come later. */
   readonly order: number;
+  /** Its nodes, in the order they were attached. */
+  readonly nodesAttachedTo: ReadonlyMap<string, unknown>;
 }
 
-export interface UnwantedAttachment<V, A extends AttachmentOrder> {
+export interface UnwantedAttachment<V extends OrderedVolume, A> {
   readonly volumeName: string;
   readonly nodeName: string;
   readonly volume: V;
   readonly attachment: A;
 }
 
-function compare(a: AttachmentOrder, b: AttachmentOrder): number {
-  return a.volumeOrder - b.volumeOrder || a.order - b.order;
+/** Negative when (a, b) comes before (otherVolume, otherNode) in the actual state's order. */
+function compare(volume: OrderedVolume, nodeName: string, otherVolume: OrderedVolume, otherNode: string): number {
+  if (volume !== otherVolume) return volume.order - otherVolume.order;
+  if (nodeName === otherNode) return 0;
+  for (const node of volume.nodesAttachedTo.keys()) {
+    if (node === nodeName) return -1;
+    if (node === otherNode) return 1;
+  }
+  return 0;
 }
 
-export class UnwantedAttachments<V, A extends AttachmentOrder> {
+export class UnwantedAttachments<V extends OrderedVolume, A> {
   private readonly sorted: UnwantedAttachment<V, A>[] = [];
 
   get size(): number {
     return this.sorted.length;
   }
 
-  /** Adds the pair (a no-op when it is already there). */
+  /** Adds the pair (a no-op when it is already there). Its node must be in `volume.nodesAttachedTo`. */
   add(entry: UnwantedAttachment<V, A>): void {
-    const index = this.search(entry.attachment);
-    if (this.sorted[index]?.attachment === entry.attachment) return;
+    const index = this.search(entry.volume, entry.nodeName);
+    if (this.isAt(index, entry.volume, entry.nodeName)) return;
     this.sorted.splice(index, 0, entry);
   }
 
-  /** Removes the pair of this attachment (a no-op when it is not there). */
-  delete(attachment: A): void {
-    const index = this.search(attachment);
-    if (this.sorted[index]?.attachment === attachment) this.sorted.splice(index, 1);
-  }
-
-  has(attachment: A): boolean {
-    return this.sorted[this.search(attachment)]?.attachment === attachment;
+  /** Removes the pair (a no-op when it is not there); call before the node leaves `volume.nodesAttachedTo`. */
+  delete(volume: V, nodeName: string): void {
+    const index = this.search(volume, nodeName);
+    if (this.isAt(index, volume, nodeName)) this.sorted.splice(index, 1);
   }
 
   /** The pairs in the actual state's order. */
@@ -57,13 +61,19 @@ export class UnwantedAttachments<V, A extends AttachmentOrder> {
     return this.sorted;
   }
 
-  /** The first index whose attachment is not before `attachment`. */
-  private search(attachment: AttachmentOrder): number {
+  private isAt(index: number, volume: V, nodeName: string): boolean {
+    const entry = this.sorted[index];
+    return entry !== undefined && entry.volume === volume && entry.nodeName === nodeName;
+  }
+
+  /** The first index whose pair is not before (volume, nodeName). */
+  private search(volume: V, nodeName: string): number {
     let low = 0;
     let high = this.sorted.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (compare((this.sorted[middle] as UnwantedAttachment<V, A>).attachment, attachment) < 0) low = middle + 1;
+      const entry = this.sorted[middle] as UnwantedAttachment<V, A>;
+      if (compare(entry.volume, entry.nodeName, volume, nodeName) < 0) low = middle + 1;
       else high = middle;
     }
     return low;
