@@ -114,7 +114,9 @@ export async function prepareContainerMounts(
       mountIdAtStart: await mountIdAt(host, hostPath),
     });
   }
-  return mounts;
+  // The runtime keeps the list as long as the container lives: an exact-size copy, since an array
+  // grown by push keeps room for 16 entries (144 bytes for the usual one mount).
+  return mounts.slice();
 }
 
 async function bindSubpathOrFail(

@@ -63,7 +63,8 @@ interface ContainerSlot {
   boot: number | undefined;
   exitTimer?: Timer;
   program: ContainerProgram;
-  outputTimers: Timer[];
+  /** Timers of the lines the program prints later; absent (most containers) when there are none. */
+  outputTimers?: Timer[];
 }
 
 interface SimContainerRuntimeOptions {
@@ -163,7 +164,6 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
       previous: old?.current,
       boot: this.boot?.currentBoot(),
       program,
-      outputTimers: [],
     };
     slots.set(container.name, slot);
     this.writeOutput(slot);
@@ -220,7 +220,7 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     const slots = this.pods.get(podUID) ?? new Map<string, ContainerSlot>();
     for (const [, slot] of slots) {
       slot.exitTimer?.cancel();
-      for (const timer of slot.outputTimers.splice(0)) timer.cancel();
+      for (const timer of slot.outputTimers?.splice(0) ?? []) timer.cancel();
     }
     const any = [...slots.values()][0]?.current;
     this.pods.delete(podUID);
@@ -259,14 +259,14 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
       instance,
       now.map((line) => ({ timeMs: instance.startedAtMs, stream: "stdout", text: line.text })),
     );
-    for (const line of output.filter((entry) => entry.atMs > 0)) {
-      slot.outputTimers.push(
-        this.clock.setTimer(line.atMs, () => {
-          if (slot.current !== instance || instance.state !== "running") return;
-          this.appendLog(instance, [{ timeMs: this.clock.now(), stream: "stdout", text: line.text }]);
-        }),
-      );
-    }
+    const later = output.filter((entry) => entry.atMs > 0);
+    if (later.length === 0) return;
+    slot.outputTimers = later.map((line) =>
+      this.clock.setTimer(line.atMs, () => {
+        if (slot.current !== instance || instance.state !== "running") return;
+        this.appendLog(instance, [{ timeMs: this.clock.now(), stream: "stdout", text: line.text }]);
+      }),
+    );
   }
 
   private scheduleExit(slot: ContainerSlot): void {
@@ -284,7 +284,7 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     const instance = slot.current;
     slot.exitTimer?.cancel();
     slot.exitTimer = undefined;
-    for (const timer of slot.outputTimers.splice(0)) timer.cancel();
+    for (const timer of slot.outputTimers?.splice(0) ?? []) timer.cancel();
     if ((slot.program.output ?? []).length === 0) {
       const text = `kvol: simulated container "${instance.name}" exited with code ${exitCode}`;
       this.appendLog(instance, [{ timeMs: this.clock.now(), stream: "stdout", text }]);

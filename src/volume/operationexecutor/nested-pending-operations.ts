@@ -83,8 +83,13 @@ export class NestedPendingOperations {
 
   /** True while an operation colliding with `(volumeName, podName, nodeName)` runs. */
   isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {
+    // Asked for every volume at every reconciler pass, on the controller and on each node: most
+    // volumes have no operation, and those cost one Map lookup.
+    const records = this.byVolume.get(volumeName);
+    if (records === undefined) return false;
     const probe = { volumeName, podName, nodeName };
-    return (this.byVolume.get(volumeName) ?? []).some((record) => record.pending && keysCollide(record.key, probe));
+    for (const record of records) if (record.pending && keysCollide(record.key, probe)) return true;
+    return false;
   }
 
   /** False while a colliding operation runs or while this exact operation is in backoff. */
