@@ -91,6 +91,12 @@ describe("Rng helpers", () => {
     assert.equal(new Rng(9).uuid(), drawn[0]);
   });
 
+  it("draws the same UUIDs from a seed as it always has, so a seed's uids stay the same across versions", () => {
+    const rng = new Rng(9);
+    assert.equal(rng.uuid(), "9deaa896-ef04-4f31-a763-3bd5f0a826fc");
+    assert.equal(rng.uuid(), "53784d95-f8eb-4812-88bd-e25f1ed450a9");
+  });
+
   it("draws hex strings of two characters per byte", () => {
     const rng = new Rng(10);
     assert.match(rng.hex(5), /^[0-9a-f]{10}$/);

@@ -15,6 +15,18 @@ const goldenGamma32 = 0x9e3779b9;
 const nameHashOffsetBasis = [0x811c9dc5, 0x01000193, 0x9e3779b9, 0x85ebca6b] as const;
 const fnvPrime32 = 0x01000193;
 
+/** A UUID's 16 bytes, printed as 32 hex digits in groups of 8-4-4-4-12. */
+const uuidBytes = 16;
+/** The byte holding the version (4, random) in its high nibble, and the one holding the variant (10xx). */
+const uuidVersionByte = 6;
+const uuidVariantByte = 8;
+/** Whether a dash precedes each byte's two digits (between the groups of 4, 2, 2, 2 and 6 bytes). */
+const uuidDashBeforeByte = Array.from({ length: uuidBytes }, (_, index) => [4, 6, 8, 10].includes(index));
+const hexDigitCodes = Array.from("0123456789abcdef", (digit) => digit.charCodeAt(0));
+const dashCode = "-".charCodeAt(0);
+/** The 36 characters of the UUID being written; uuid() fills every slot before reading them. */
+const uuidCharCodes = new Array<number>(36).fill(0);
+
 /** The splitmix32 / murmur3 finaliser: a bijection on 32-bit words with strong avalanche. */
 function mix32(word: number): number {
   let z = word | 0;
@@ -162,13 +174,26 @@ export class Rng {
     return Buffer.from(this.bytes(byteCount)).toString("hex");
   }
 
-  /** An RFC 4122 version 4 UUID (`xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`) drawn from this stream. */
+  /**
+   * An RFC 4122 version 4 UUID (`xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`) drawn from this stream:
+   * the hex of `bytes(16)` with the version and variant bits set. Written as character codes into one
+   * array and made into a string at once: that string is flat (every stored object keeps its uid),
+   * and nothing else is allocated, which counts with a uid for every object and event.
+   */
   uuid(): string {
-    const bytes = this.bytes(16);
-    bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
-    bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-    const hex = Buffer.from(bytes).toString("hex");
-    // join builds one flat string; a template literal would keep a rope of nine pieces in every object's uid.
-    return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
+    let at = 0;
+    for (let index = 0; index < uuidBytes; index += 4) {
+      const word = this.nextUint32();
+      for (let offset = 0; offset < 4; offset++) {
+        const byteIndex = index + offset;
+        let byte = (word >>> (8 * offset)) & 0xff;
+        if (byteIndex === uuidVersionByte) byte = (byte & 0x0f) | 0x40;
+        else if (byteIndex === uuidVariantByte) byte = (byte & 0x3f) | 0x80;
+        if (uuidDashBeforeByte[byteIndex] === true) uuidCharCodes[at++] = dashCode;
+        uuidCharCodes[at++] = hexDigitCodes[byte >>> 4] as number;
+        uuidCharCodes[at++] = hexDigitCodes[byte & 0x0f] as number;
+      }
+    }
+    return String.fromCharCode.apply(null, uuidCharCodes);
   }
 }

@@ -10,6 +10,7 @@
 import { afterIoPending } from "./after-io.ts";
 import type { Clock, Timer } from "./clock.ts";
 import { type PassErrorHandler, reportPassErrorToStderr, startEveryLoop } from "./every.ts";
+import { realIoMayBePending } from "./real-io.ts";
 import { type ScheduledTask, TaskQueue } from "./task-queue.ts";
 
 /** 2026-01-01T00:00:00Z: every simulation starts at the same instant unless told otherwise. */
@@ -22,8 +23,9 @@ const defaultMaxTasksAtOneInstant = 1_000_000;
 const defaultMaxPendingTimers = 10_000_000;
 /**
  * Event-loop turns allowed for work started by one task to settle. One turn drains every promise
- * chain; further turns are taken only while the previous one scheduled new timers (work driven by
- * real I/O), and this caps them so real I/O that never goes quiet cannot stall virtual time.
+ * chain; further turns are taken only for deferred work (after-io.ts) and, while real I/O may answer,
+ * while the previous turn scheduled new timers. This caps them so real I/O that never goes quiet
+ * cannot stall virtual time.
  */
 const maxSettleTurnsPerTask = 100;
 
@@ -208,14 +210,18 @@ export class VirtualClock implements Clock {
   }
 
   /**
-   * Lets promise chains started by the last task finish, so whatever they schedule is seen in order;
-   * a chain waiting on deferred work (a store's group commit, after-io.ts) gets further turns too.
+   * Lets promise chains started by the last task finish, so whatever they schedule is seen in order.
+   * One event-loop turn is enough for a purely in-process program: after it no promise chain is left,
+   * and nothing outside can start one, however many timers the turn scheduled. A chain waiting on
+   * deferred work (a store's group commit, after-io.ts) gets further turns, and so does one waiting on
+   * real I/O (a gRPC call, an HTTP request; real-io.ts) for as long as each turn schedules new timers.
    */
   private async settle(): Promise<void> {
     for (let turn = 0; turn < maxSettleTurnsPerTask; turn++) {
       const sequenceBefore = this.sequence;
       await nextEventLoopTurn();
-      if (this.sequence === sequenceBefore && !afterIoPending()) return;
+      if (afterIoPending()) continue;
+      if (this.sequence === sequenceBefore || !realIoMayBePending()) return;
     }
   }
 }
