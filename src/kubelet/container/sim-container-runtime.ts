@@ -187,7 +187,9 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
 
   /** The live instances of the pod's containers (those of earlier boots are gone), in creation order. */
   containersOf(podUID: string): ContainerInstance[] {
-    return [...this.liveSlots(podUID)].map(([, slot]) => slot.current);
+    const containers: ContainerInstance[] = [];
+    for (const slot of this.pods.get(podUID)?.values() ?? []) containers.push(this.settled(slot).current);
+    return containers;
   }
 
   /** The current instance of a container, if it ran in this boot. */
@@ -200,8 +202,13 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     return this.liveSlot(podUID, name)?.previous;
   }
 
+  /** Housekeeping asks it for every pod every 2 s: no list is built. Every slot is settled, as containersOf does. */
   isPodRunning(podUID: string): boolean {
-    return this.containersOf(podUID).some((container) => container.state === "running");
+    let running = false;
+    for (const slot of this.pods.get(podUID)?.values() ?? []) {
+      if (this.settled(slot).current.state === "running") running = true;
+    }
+    return running;
   }
 
   /** Pods with a container running now. */
@@ -316,10 +323,6 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
       });
     }
     return slot;
-  }
-
-  private *liveSlots(podUID: string): Iterable<[string, ContainerSlot]> {
-    for (const [name, slot] of this.pods.get(podUID) ?? []) yield [name, this.settled(slot)];
   }
 
   private liveSlot(podUID: string, name: string): ContainerSlot | undefined {
