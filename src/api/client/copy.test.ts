@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Pod } from "../objects.ts";
-import { clone, deepFreeze } from "./copy.ts";
+import { clone, deepFreeze, withStoredParts } from "./copy.ts";
 
 describe("clone", () => {
   it("returns a deep copy that can be changed while the frozen original stays as it was", () => {
@@ -44,5 +44,39 @@ describe("deepFreeze", () => {
     assert.throws(() => {
       (value.a.b[0] as { c: number }).c = 2;
     }, TypeError);
+  });
+});
+
+describe("withStoredParts", () => {
+  const stored = deepFreeze({
+    metadata: { name: "data", labels: { app: "web" }, finalizers: ["kubernetes.io/pvc-protection"] },
+    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+    status: { phase: "Pending" },
+  });
+
+  it("keeps the stored parts a change left alone and the changed ones as written", () => {
+    const draft = clone(stored);
+    draft.status = { phase: "Bound" };
+    draft.metadata.finalizers = [];
+    const written = withStoredParts(draft, stored);
+    assert.equal(written.spec, stored.spec);
+    assert.equal(written.metadata.labels, stored.metadata.labels);
+    assert.deepEqual(written.status, { phase: "Bound" });
+    assert.deepEqual(written.metadata.finalizers, []);
+    assert.equal(JSON.stringify(written), JSON.stringify(draft));
+  });
+
+  it("gives the stored object back when nothing differs, and keeps a reordered part as written", () => {
+    assert.equal(withStoredParts(clone(stored), stored), stored);
+    const draft = clone(stored);
+    draft.status = { phase: "Pending" };
+    draft.spec = { resources: { requests: { storage: "1Gi" } }, accessModes: ["ReadWriteOnce"] };
+    const written = withStoredParts(draft, stored);
+    assert.equal(written.status, stored.status);
+    assert.notEqual(written.spec, stored.spec);
+    assert.equal(
+      JSON.stringify(written.spec),
+      '{"resources":{"requests":{"storage":"1Gi"}},"accessModes":["ReadWriteOnce"]}',
+    );
   });
 });

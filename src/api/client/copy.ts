@@ -95,6 +95,43 @@ function copyFieldByField(value: object): Record<string, unknown> {
 }
 
 /**
+ * `draft` (a copy of `stored` that a caller changed) with every part that is still exactly as in
+ * `stored` — the same JSON, fields in the same order — replaced by that stored, frozen part, and
+ * `stored` itself when nothing differs. Writing the result stores the same bytes, but the store
+ * shares the unchanged parts with the previous version instead of copying a whole object for one
+ * changed field. Changes `draft`'s own unfrozen objects in place.
+ */
+export function withStoredParts<T>(draft: T, stored: T): T {
+  return storedPartsOf(draft, stored) as T;
+}
+
+function storedPartsOf(draft: unknown, stored: unknown): unknown {
+  if (draft === stored || draft === null || stored === null) return draft;
+  if (typeof draft !== "object" || typeof stored !== "object") return draft;
+  if (Array.isArray(draft) !== Array.isArray(stored)) return draft;
+  if (Object.isFrozen(draft)) return draft;
+  const record = draft as Record<string, unknown>;
+  const previous = stored as Record<string, unknown>;
+  const fields = Object.keys(record);
+  const storedFields = Object.keys(previous);
+  let same = fields.length === storedFields.length;
+  for (let index = 0; index < fields.length; index++) {
+    const field = fields[index] as string;
+    if (field !== storedFields[index]) same = false;
+    if (!Object.hasOwn(previous, field)) {
+      same = false;
+      continue;
+    }
+    const value = record[field];
+    const part = storedPartsOf(value, previous[field]);
+    if (part !== previous[field]) same = false;
+    // Assigning a field the object already has is safe for any key, `__proto__` included (own-field.ts).
+    if (part !== value) record[field] = part;
+  }
+  return same ? stored : draft;
+}
+
+/**
  * Freezes `value` and everything reachable from it. An already-frozen object is taken to be deeply
  * frozen (everything the store hands out is), so shared subtrees are not walked again.
  */

@@ -8,7 +8,7 @@
  */
 import { isConflict } from "../errors.ts";
 import type { ApiObject, MutateFn, MutateOptions, ResourceClient } from "./client.ts";
-import { clone } from "./copy.ts";
+import { clone, withStoredParts } from "./copy.ts";
 import { jsonEqual } from "./merge-patch.ts";
 
 /** client-go's `retry.DefaultRetry.Steps`: attempts before a Conflict is returned to the caller. */
@@ -41,7 +41,7 @@ export function mutateWithRetry<T extends ApiObject>(
     const draft = clone(current);
     fn(draft);
     if (jsonEqual(draft, current)) return current;
-    const changed = draft as T;
+    const changed = withStoredParts(draft as T, current);
     return options.subresource === "status" ? client.updateStatus(changed) : client.update(changed);
   });
 }

@@ -20,9 +20,21 @@ const separatorCode = 0;
 const highLaneMask = 0x1f_ffff;
 const lowLaneRange = 0x1_0000_0000;
 
-export function correlationKey(parts: readonly string[]): number {
-  let h1 = laneOneSeed;
-  let h2 = laneTwoSeed;
+/**
+ * The hash state after some leading parts, to continue from: every key of an event starts with the
+ * same involved-object parts, hashed once instead of once per key.
+ */
+export interface KeyPrefix {
+  readonly lane1: number;
+  readonly lane2: number;
+}
+
+const emptyPrefix: KeyPrefix = { lane1: laneOneSeed, lane2: laneTwoSeed };
+
+/** The state after hashing `parts`: `correlationKey(more, keyPrefix(parts))` is `correlationKey([...parts, ...more])`. */
+export function keyPrefix(parts: readonly string[], prefix: KeyPrefix = emptyPrefix): KeyPrefix {
+  let h1 = prefix.lane1;
+  let h2 = prefix.lane2;
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p] as string;
     for (let i = 0; i < part.length; i++) {
@@ -33,6 +45,14 @@ export function correlationKey(parts: readonly string[]): number {
     h1 = Math.imul(h1 ^ separatorCode, mixMultiplierOne);
     h2 = Math.imul(h2 ^ separatorCode, mixMultiplierTwo);
   }
+  return { lane1: h1, lane2: h2 };
+}
+
+/** The key of `prefix`'s parts followed by `parts`. */
+export function correlationKey(parts: readonly string[], prefix: KeyPrefix = emptyPrefix): number {
+  const state = parts.length === 0 ? prefix : keyPrefix(parts, prefix);
+  let h1 = state.lane1;
+  let h2 = state.lane2;
   h1 = Math.imul(h1 ^ (h1 >>> 16), finalMultiplierOne);
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), finalMultiplierTwo);
   h2 = Math.imul(h2 ^ (h2 >>> 16), finalMultiplierOne);

@@ -13,7 +13,7 @@
  * `maxCacheEntries` newer keys push it out (and a patch of an Event that is gone creates it anew).
  */
 import type { Event } from "../objects.ts";
-import { correlationKey } from "./correlation-key.ts";
+import { correlationKey, type KeyPrefix, keyPrefix } from "./correlation-key.ts";
 import { SlotLru } from "./slot-lru.ts";
 import { SpamFilter } from "./spam-filter.ts";
 
@@ -69,27 +69,25 @@ const observedNameField = 1;
  * The involved object's part of every key. client-go's keys also start with the event's source
  * (component, host) and the aggregate key ends with the reporting component and instance; a
  * correlator serves one recorder, whose events all carry the same source, so leaving them out keys
- * the same events alike. Keys are hashed (correlation-key.ts): number keys, not long strings.
+ * the same events alike. Keys are hashed (correlation-key.ts): number keys, not long strings, and
+ * this common part is hashed once for the event's three keys.
  */
-function involvedObjectParts(event: Event): string[] {
+function involvedObjectPrefix(event: Event): KeyPrefix {
   const ref = event.involvedObject;
-  return [ref.kind ?? "", ref.namespace ?? "", ref.name ?? "", ref.uid ?? "", ref.apiVersion ?? ""];
+  return keyPrefix([ref.kind ?? "", ref.namespace ?? "", ref.name ?? "", ref.uid ?? "", ref.apiVersion ?? ""]);
 }
 
 /** Identical events (client-go's getEventKey). */
-function eventKey(involved: readonly string[], event: Event): number {
-  return correlationKey([
-    ...involved,
-    event.involvedObject.fieldPath ?? "",
-    event.type ?? "",
-    event.reason ?? "",
-    event.message ?? "",
-  ]);
+function eventKey(involved: KeyPrefix, event: Event): number {
+  return correlationKey(
+    [event.involvedObject.fieldPath ?? "", event.type ?? "", event.reason ?? "", event.message ?? ""],
+    involved,
+  );
 }
 
 /** Events that differ only in message (EventAggregatorByReasonFunc). */
-function aggregateKey(involved: readonly string[], event: Event): number {
-  return correlationKey([...involved, event.type ?? "", event.reason ?? ""]);
+function aggregateKey(involved: KeyPrefix, event: Event): number {
+  return correlationKey([event.type ?? "", event.reason ?? ""], involved);
 }
 
 function messageCount(messages: AggregateMessages): number {
@@ -116,11 +114,11 @@ export class EventCorrelator {
    */
   correlate(event: Event, nowMs: number, newEventName: () => string): CorrelatedEvent | undefined {
     // The spam key (getSpamKey: source and involved object) is the involved object's key here.
-    const involved = involvedObjectParts(event);
+    const involved = involvedObjectPrefix(event);
     const aggregated = this.aggregate(involved, event, nowMs, newEventName);
     const observed = this.observe(aggregated.event, aggregated.key);
     // client-go filters after observing, so a dropped repeat still advances the count the next write shows.
-    return this.spamFilter.tryAccept(correlationKey(involved), nowMs) ? observed : undefined;
+    return this.spamFilter.tryAccept(correlationKey([], involved), nowMs) ? observed : undefined;
   }
 
   /** Remembers the stored Event (its name may differ from the planned one) for the next repeat. */
@@ -142,7 +140,7 @@ export class EventCorrelator {
   }
 
   private aggregate(
-    involved: readonly string[],
+    involved: KeyPrefix,
     event: Event,
     nowMs: number,
     newEventName: () => string,
