@@ -38,8 +38,26 @@ let lastFormattedSecond = { second: Number.NaN, text: "" };
 
 /** RFC 3339 with microseconds, as Kubernetes writes metav1.MicroTime (Lease renewTime, event time). */
 export function formatRfc3339Micro(epochMs: number): string {
-  return `${new Date(epochMs).toISOString().slice(0, 23)}000Z`;
+  // A Date drops the fraction of a millisecond toward zero; so does this.
+  const wholeMs = Math.trunc(epochMs);
+  const second = Math.floor(wholeMs / 1000);
+  // Container log lines come in bursts within one second: the date and time are formatted once for them.
+  if (second !== lastMicroSecond.second) {
+    const iso = new Date(second * 1000).toISOString();
+    // Only four-digit years have the fixed layout the cached prefix relies on.
+    const prefix = iso.length === isoLengthWithFourDigitYear ? iso.slice(0, 20) : undefined;
+    lastMicroSecond = { second, prefix };
+  }
+  const { prefix } = lastMicroSecond;
+  if (prefix === undefined) return `${new Date(epochMs).toISOString().slice(0, 23)}000Z`;
+  return prefix + (millisecondsAndMicrosText[wholeMs - second * 1000] as string);
 }
+
+/** `2026-01-01T00:00:00.000Z`. */
+const isoLengthWithFourDigitYear = 24;
+let lastMicroSecond: { second: number; prefix: string | undefined } = { second: Number.NaN, prefix: undefined };
+/** For each millisecond of a second, its digits, the three zero digits of microseconds, and `Z`. */
+const millisecondsAndMicrosText = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, "0")}000Z`);
 
 /** Parses an RFC 3339 timestamp into epoch milliseconds; NaN when it is not one. */
 export function parseRfc3339(text: string): number {
