@@ -53,11 +53,13 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
     state.markVolumeAsAttached("vol-b", undefined, "node-1", "/dev/b");
     state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");
     assert.deepEqual(state.nodesNeedingStatusUpdate(), ["node-1"]);
+    assert.equal(state.anyNodeNeedsStatusUpdate(), true);
     assert.deepEqual(
       state.takeVolumesToReportAttached("node-1")?.map((entry) => entry.name),
       ["vol-a", "vol-b"],
     );
     assert.deepEqual(state.nodesNeedingStatusUpdate(), []);
+    assert.equal(state.anyNodeNeedsStatusUpdate(), false);
     state.removeVolumeFromReportAsAttached("vol-a", "node-1");
     assert.deepEqual(
       state.takeVolumesToReportAttached("node-1")?.map((entry) => entry.name),

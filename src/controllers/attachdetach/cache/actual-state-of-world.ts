@@ -277,7 +277,17 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
 
   /** Nodes whose status must be written. */
   nodesNeedingStatusUpdate(): string[] {
-    return [...this.nodesToUpdateStatusFor].filter(([, report]) => report.statusUpdateNeeded).map(([node]) => node);
+    const nodes: string[] = [];
+    this.nodesToUpdateStatusFor.forEach((report, node) => {
+      if (report.statusUpdateNeeded) nodes.push(node);
+    });
+    return nodes;
+  }
+
+  /** Whether any node's status must be written, without listing them (every reconciler pass asks). */
+  anyNodeNeedsStatusUpdate(): boolean {
+    for (const report of this.nodesToUpdateStatusFor.values()) if (report.statusUpdateNeeded) return true;
+    return false;
   }
 
   /**

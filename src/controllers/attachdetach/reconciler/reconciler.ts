@@ -118,7 +118,7 @@ export class Reconciler {
     const idle =
       detachIdle &&
       attachIdle &&
-      this.options.asw.nodesNeedingStatusUpdate().length === 0 &&
+      !this.options.asw.anyNodeNeedsStatusUpdate() &&
       this.options.executor.pendingOperations.pendingCount() === 0;
     if (!idle) return { busy: true };
     return nextSyncMs === undefined ? { busy: false } : { busy: false, wakeAtMs: nextSyncMs };
