@@ -75,22 +75,25 @@ const maxSlabbedBytes = 1024;
 let slab = new Uint8Array(0);
 let slabUsed = 0;
 
-/** Names of at most this many characters are shared; longer ones are copied flat (see `storedName`). */
-const maxSharedNameLength = 12;
+/** Names of at most this many characters are shared (longer ones are a pod's or a volume's own). */
+const maxSharedNameLength = 16;
 const maxSharedNames = 4096;
 const sharedNames = new Map<string, string>();
 
 /**
- * The name as a directory entry keeps it. The walk cuts names out of the path, and V8 keeps a name
- * of 13 characters or more as a slice holding the whole path alive: such a name is copied flat.
- * Short names (`volumes`, `plugins`, `app`) recur in every pod's directories: one string serves all.
+ * The name as a directory entry keeps it: short names (`volumes`, `plugins`, `app`) recur in every
+ * pod's directories, and one string serves them all. A longer name is kept as given: the walk cuts
+ * it out of the path as a V8 slice, which shares the path's characters with the mount table's entry.
  */
 function storedName(name: string): string {
-  if (name.length > maxSharedNameLength) return JSON.parse(JSON.stringify(name)) as string;
+  if (name.length > maxSharedNameLength) return name;
   const shared = sharedNames.get(name);
   if (shared !== undefined) return shared;
-  if (sharedNames.size < maxSharedNames) sharedNames.set(name, name);
-  return name;
+  if (sharedNames.size >= maxSharedNames) return name;
+  // Kept for good, so copied flat: a slice would keep the path it was cut from.
+  const flat = JSON.parse(JSON.stringify(name)) as string;
+  sharedNames.set(flat, flat);
+  return flat;
 }
 
 /** Removes `name`; an emptied directory goes back to sharing `noEntries`. */

@@ -99,6 +99,14 @@ export class MountTable {
     return Array.isArray(stack) ? stack[stack.length - 1] : stack;
   }
 
+  /**
+   * The directories of `mount` some mount covers, by inode (undefined when none): a walk that stays
+   * in one mount asks this once rather than `isCovered` per component.
+   */
+  coveredIn(mount: MountEntry): ReadonlyMap<number, unknown> | undefined {
+    return this.stacks.get(mount.id);
+  }
+
   /** Whether some mount covers `ino` of `mount` (the path is a mount point as seen from the parent). */
   isCovered(mount: MountEntry, ino: number): boolean {
     return this.stacks.get(mount.id)?.has(ino) === true;

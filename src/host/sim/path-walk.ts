@@ -139,7 +139,8 @@ export class PathWalker {
     let walked = withoutTrailingSlash(requireAbsolute(path, syscall));
     let start = 1;
     const root = this.mounts.root;
-    if (this.mounts.isCovered(root, root.rootIno) || root.superblock.accessCheck !== undefined) return mustAwait;
+    const covered = this.mounts.coveredIn(root);
+    if (covered?.has(root.rootIno) || root.superblock.accessCheck !== undefined) return mustAwait;
     const fs = root.superblock.fs;
     let ino = root.rootIno;
     let inode = fs.inode(ino);
@@ -151,7 +152,7 @@ export class PathWalker {
       if (inode.type !== "directory") return "ENOTDIR";
       const childIno = entryInoAt(inode.entries, walked, start, end);
       if (childIno === undefined) return "ENOENT";
-      if (this.mounts.isCovered(root, childIno)) return mustAwait;
+      if (covered?.has(childIno)) return mustAwait;
       const child = fs.inode(childIno);
       if (child.type === "symlink" && (!isLast || options.followLast)) {
         follows++;

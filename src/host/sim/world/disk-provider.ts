@@ -7,6 +7,7 @@
  * reappears when the node boots.
  */
 import type { Clock } from "../../../runtime/clock.ts";
+import { SmallMap } from "../../../runtime/small-map.ts";
 import { BlockStorage } from "../block-storage.ts";
 import { diskAttachLatencyDefaultMs, diskDetachLatencyDefaultMs } from "../sim-constants.ts";
 import { copyStorage } from "../storage-copy.ts";
@@ -151,7 +152,8 @@ export class CloudDiskProvider {
       zone: options.zone,
       multiAttach: options.multiAttach ?? false,
       storage: this.initialStorage(sizeBytes, options.source),
-      attachments: new Map(),
+      // Nearly always none or one node: a SmallMap keeps that inline.
+      attachments: new SmallMap(),
       faults: noFaults,
     };
     this.disks.set(id, disk);
