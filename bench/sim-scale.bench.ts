@@ -31,7 +31,10 @@ const bytesPerMegabyte = 1_024 * 1_024;
 interface LifecycleFigures {
   pods: number;
   wallMs: number;
-  /** User + system CPU of the process: steadier than wall time on a loaded machine. */
+  /**
+   * User + system CPU of the process, less the heap probe's forced collections: steadier than wall
+   * time on a loaded machine. (Before the probe's time was left out, both figures included it.)
+   */
   cpuMs: number;
   /** Heap retained once every pod runs, less the heap with only the nodes, per pod (after a full GC). */
   heapBytesPerRunningPod: number;

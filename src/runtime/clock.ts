@@ -23,6 +23,8 @@ export interface Clock {
   every(periodMs: number, fn: () => void | Promise<void>): Timer;
 }
 
+let lastFormattedSecond = { second: Number.NaN, text: "" };
+
 /** RFC 3339 with second precision, as Kubernetes writes metav1.Time (`2026-11-21T16:05:00Z`). */
 export function formatRfc3339(epochMs: number): string {
   const second = Math.floor(epochMs / 1000);
@@ -34,7 +36,11 @@ export function formatRfc3339(epochMs: number): string {
   return lastFormattedSecond.text;
 }
 
-let lastFormattedSecond = { second: Number.NaN, text: "" };
+/** `2026-01-01T00:00:00.000Z`. */
+const isoLengthWithFourDigitYear = 24;
+let lastMicroSecond: { second: number; prefix: string | undefined } = { second: Number.NaN, prefix: undefined };
+/** For each millisecond of a second, its digits, the three zero digits of microseconds, and `Z`. */
+const millisecondsAndMicrosText = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, "0")}000Z`);
 
 /** RFC 3339 with microseconds, as Kubernetes writes metav1.MicroTime (Lease renewTime, event time). */
 export function formatRfc3339Micro(epochMs: number): string {
@@ -52,12 +58,6 @@ export function formatRfc3339Micro(epochMs: number): string {
   if (prefix === undefined) return `${new Date(epochMs).toISOString().slice(0, 23)}000Z`;
   return prefix + (millisecondsAndMicrosText[wholeMs - second * 1000] as string);
 }
-
-/** `2026-01-01T00:00:00.000Z`. */
-const isoLengthWithFourDigitYear = 24;
-let lastMicroSecond: { second: number; prefix: string | undefined } = { second: Number.NaN, prefix: undefined };
-/** For each millisecond of a second, its digits, the three zero digits of microseconds, and `Z`. */
-const millisecondsAndMicrosText = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, "0")}000Z`);
 
 /** Parses an RFC 3339 timestamp into epoch milliseconds; NaN when it is not one. */
 export function parseRfc3339(text: string): number {
