@@ -11,6 +11,7 @@
 import { badRequest } from "../errors.ts";
 import type { KObject } from "../objects.ts";
 import { setOwnField } from "../own-field.ts";
+import { type KeyNode, nextKeyNode, rootKeyNode, shapedObject } from "./shaped.ts";
 
 /** Thrown while copying; collects the path to the offending value on the way out. */
 class NotJsonData extends Error {
@@ -101,39 +102,37 @@ export function frozenCopy<T>(value: T): T {
 
 /**
  * A frozen copy of `source`'s own fields with `field` set to `value` (in place when `source` has
- * it, last otherwise), as a spread `{ ...source, [field]: value }` then frozenCopy would give, but
- * with one spread and no second walk: stamping happens on every write.
+ * it, last otherwise; an undefined value removes it), as a spread `{ ...source, [field]: value }`
+ * then frozenCopy would give, with fields set to undefined dropped and no second walk: stamping
+ * happens on every write. Built from one literal (shaped.ts), so every stored object and its
+ * metadata hold all their fields inside the object.
  */
 function frozenWithField(source: object | undefined, field: string, value: unknown): Record<string, unknown> {
   const fields = (source ?? {}) as Record<string, unknown>;
-  const copy: Record<string, unknown> = { ...fields };
-  for (const key in copy) {
-    if (key === field) continue;
-    const current = copy[key];
-    if (current === undefined) return frozenWithFieldOneByOne(fields, field, value);
-    if (needsCopy(current)) copy[key] = copyChild(current, key);
-  }
-  // In place when the source has the field, last otherwise; an undefined value removes it.
-  if (value !== undefined) setOwnField(copy, field, value);
-  else if (Object.hasOwn(copy, field)) return frozenWithFieldOneByOne(fields, field, value);
-  return Object.freeze(copy);
-}
-
-/** frozenWithField, one field at a time: for a source with fields set to undefined, which a spread would keep. */
-function frozenWithFieldOneByOne(
-  fields: Record<string, unknown>,
-  field: string,
-  value: unknown,
-): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  let node = rootKeyNode() as KeyNode | undefined;
   let placed = false;
-  for (const key of Object.keys(fields)) {
-    const current = key === field ? value : fields[key];
-    placed ||= key === field;
-    if (current !== undefined) setOwnField(copy, key, key === field ? current : copyChild(current, key));
+  for (const key in fields) {
+    let current: unknown;
+    if (key === field) {
+      placed = true;
+      current = value;
+    } else {
+      current = fields[key];
+      if (needsCopy(current)) current = copyChild(current, key);
+    }
+    if (current === undefined) continue;
+    keys.push(key);
+    values.push(current);
+    if (node !== undefined) node = nextKeyNode(node, key);
   }
-  if (!placed && value !== undefined) setOwnField(copy, field, value);
-  return Object.freeze(copy);
+  if (!placed && value !== undefined) {
+    keys.push(field);
+    values.push(value);
+    if (node !== undefined) node = nextKeyNode(node, field);
+  }
+  return Object.freeze(shapedObject(node, keys, values));
 }
 
 /**
