@@ -10,8 +10,12 @@
 
 import { badRequest } from "../errors.ts";
 import type { KObject } from "../objects.ts";
-import { setOwnField } from "../own-field.ts";
-import { type KeyNode, nextKeyNode, rootKeyNode, shapedObject } from "./shaped.ts";
+import { type KeyNode, newKeyTrie, nextKeyNode, shapedObject } from "./shaped.ts";
+
+/** Key lists of stored objects' top levels and metadata. */
+const sealedShapes = newKeyTrie();
+/** Key lists of the objects inside them (spec, status, labels, ...). */
+const nestedShapes = newKeyTrie();
 
 /** Thrown while copying; collects the path to the offending value on the way out. */
 class NotJsonData extends Error {
@@ -38,7 +42,7 @@ function copyUnfrozen(value: unknown): unknown {
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) throw new NotJsonData(`a ${value.constructor.name}`);
-  return Object.freeze(fieldsCopied({ ...value }, value));
+  return Object.freeze(shapedCopy(value as Record<string, unknown>));
 }
 
 /** True for a field value that a copy cannot share as it is: an unfrozen object, or not JSON at all. */
@@ -49,27 +53,23 @@ function needsCopy(field: unknown): boolean {
 }
 
 /**
- * Finishes `spread`, a spread of `source` (V8 clones an object's fields far faster than a loop
- * adds them one by one): each unfrozen child replaced by its frozen copy. A field set to undefined
- * must be dropped, which a spread keeps; that rare case takes the field-by-field copy instead.
- * Assigning an own field that exists is safe for any key, `__proto__` included (own-field.ts).
+ * A copy of `source`'s fields, each unfrozen child replaced by its frozen copy and undefined
+ * fields dropped, built from one literal (shaped.ts) so all its fields sit inside the object,
+ * whatever layout `source` had (a spread of a frozen object keeps only four inside).
  */
-function fieldsCopied(spread: Record<string, unknown>, source: object): Record<string, unknown> {
-  for (const key in spread) {
-    const field = spread[key];
-    if (field === undefined) return copiedFieldByField(source);
-    if (needsCopy(field)) spread[key] = copyChild(field, key);
-  }
-  return spread;
-}
-
-function copiedFieldByField(source: object): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
+function shapedCopy(source: Record<string, unknown>): Record<string, unknown> {
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  let node: KeyNode | undefined = nestedShapes;
   for (const key in source) {
-    const field = (source as Record<string, unknown>)[key];
-    if (field !== undefined) setOwnField(copy, key, copyChild(field, key));
+    let field = source[key];
+    if (field === undefined) continue;
+    if (needsCopy(field)) field = copyChild(field, key);
+    keys.push(key);
+    values.push(field);
+    if (node !== undefined) node = nextKeyNode(node, key);
   }
-  return copy;
+  return shapedObject(node, keys, values);
 }
 
 function copyChild(value: unknown, segment: string): unknown {
@@ -111,7 +111,7 @@ function frozenWithField(source: object | undefined, field: string, value: unkno
   const fields = (source ?? {}) as Record<string, unknown>;
   const keys: string[] = [];
   const values: unknown[] = [];
-  let node = rootKeyNode() as KeyNode | undefined;
+  let node: KeyNode | undefined = sealedShapes;
   let placed = false;
   for (const key in fields) {
     let current: unknown;

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type KeyNode, nextKeyNode, rootKeyNode, shapedObject } from "./shaped.ts";
+import { type KeyNode, newKeyTrie, nextKeyNode, shapedObject } from "./shaped.ts";
+
+const trie = newKeyTrie();
 
 function build(keys: string[], values: unknown[]): Record<string, unknown> {
-  let node: KeyNode | undefined = rootKeyNode();
+  let node: KeyNode | undefined = trie;
   for (const key of keys) node = node && nextKeyNode(node, key);
   return shapedObject(node, keys, values);
 }

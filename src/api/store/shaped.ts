@@ -14,31 +14,35 @@ import { setOwnField } from "../own-field.ts";
 
 type Literal = (values: readonly unknown[]) => Record<string, unknown>;
 
+/** A trie's room for more nodes, shared by all its nodes. */
+interface Budget {
+  nodesLeft: number;
+}
+
 export interface KeyNode {
   readonly next: Map<string, KeyNode>;
   literal: Literal | undefined;
+  readonly budget: Budget;
 }
 
-/** Trie nodes kept at most (so also compiled literals, one per node at most: a few hundred bytes each). */
+/** Nodes of one trie at most (so also compiled literals, one per node at most: a few hundred bytes each). */
 const maxKeyNodes = 5000;
 /** Widest object built from a literal; wider ones are rare and built field by field. */
 const maxLiteralFields = 64;
 
-const root: KeyNode = { next: new Map(), literal: undefined };
-let keyNodeCount = 0;
-
 /** The trie node after `key`, or undefined when the trie is full and has no such node. */
 export function nextKeyNode(node: KeyNode, key: string): KeyNode | undefined {
   const found = node.next.get(key);
-  if (found !== undefined || keyNodeCount >= maxKeyNodes) return found;
-  const added: KeyNode = { next: new Map(), literal: undefined };
+  if (found !== undefined || node.budget.nodesLeft <= 0) return found;
+  const added: KeyNode = { next: new Map(), literal: undefined, budget: node.budget };
   node.next.set(key, added);
-  keyNodeCount++;
+  node.budget.nodesLeft--;
   return added;
 }
 
-export function rootKeyNode(): KeyNode {
-  return root;
+/** The root of a new trie: each use (with its own kind of keys) keeps its own, so one cannot crowd out another. */
+export function newKeyTrie(): KeyNode {
+  return { next: new Map(), literal: undefined, budget: { nodesLeft: maxKeyNodes } };
 }
 
 /**
