@@ -10,7 +10,12 @@
 
 import { badRequest } from "../errors.ts";
 import type { KObject } from "../objects.ts";
-import { setOwnField } from "../own-field.ts";
+import { type KeyNode, newKeyTrie, nextKeyNode, shapedObject } from "./shaped.ts";
+
+/** Key lists of stored objects' top levels and metadata. */
+const sealedShapes = newKeyTrie();
+/** Key lists of the objects inside them (spec, status, labels, ...). */
+const nestedShapes = newKeyTrie();
 
 /** Thrown while copying; collects the path to the offending value on the way out. */
 class NotJsonData extends Error {
@@ -37,7 +42,7 @@ function copyUnfrozen(value: unknown): unknown {
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) throw new NotJsonData(`a ${value.constructor.name}`);
-  return Object.freeze(fieldsCopied({ ...value }, value));
+  return Object.freeze(shapedCopy(value as Record<string, unknown>));
 }
 
 /** True for a field value that a copy cannot share as it is: an unfrozen object, or not JSON at all. */
@@ -48,27 +53,23 @@ function needsCopy(field: unknown): boolean {
 }
 
 /**
- * Finishes `spread`, a spread of `source` (V8 clones an object's fields far faster than a loop
- * adds them one by one): each unfrozen child replaced by its frozen copy. A field set to undefined
- * must be dropped, which a spread keeps; that rare case takes the field-by-field copy instead.
- * Assigning an own field that exists is safe for any key, `__proto__` included (own-field.ts).
+ * A copy of `source`'s fields, each unfrozen child replaced by its frozen copy and undefined
+ * fields dropped, built from one literal (shaped.ts) so all its fields sit inside the object,
+ * whatever layout `source` had (a spread of a frozen object keeps only four inside).
  */
-function fieldsCopied(spread: Record<string, unknown>, source: object): Record<string, unknown> {
-  for (const key in spread) {
-    const field = spread[key];
-    if (field === undefined) return copiedFieldByField(source);
-    if (needsCopy(field)) spread[key] = copyChild(field, key);
-  }
-  return spread;
-}
-
-function copiedFieldByField(source: object): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
+function shapedCopy(source: Record<string, unknown>): Record<string, unknown> {
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  let node: KeyNode | undefined = nestedShapes;
   for (const key in source) {
-    const field = (source as Record<string, unknown>)[key];
-    if (field !== undefined) setOwnField(copy, key, copyChild(field, key));
+    let field = source[key];
+    if (field === undefined) continue;
+    if (needsCopy(field)) field = copyChild(field, key);
+    keys.push(key);
+    values.push(field);
+    if (node !== undefined) node = nextKeyNode(node, key);
   }
-  return copy;
+  return shapedObject(node, keys, values);
 }
 
 function copyChild(value: unknown, segment: string): unknown {
@@ -101,39 +102,37 @@ export function frozenCopy<T>(value: T): T {
 
 /**
  * A frozen copy of `source`'s own fields with `field` set to `value` (in place when `source` has
- * it, last otherwise), as a spread `{ ...source, [field]: value }` then frozenCopy would give, but
- * with one spread and no second walk: stamping happens on every write.
+ * it, last otherwise; an undefined value removes it), as a spread `{ ...source, [field]: value }`
+ * then frozenCopy would give, with fields set to undefined dropped and no second walk: stamping
+ * happens on every write. Built from one literal (shaped.ts), so every stored object and its
+ * metadata hold all their fields inside the object.
  */
 function frozenWithField(source: object | undefined, field: string, value: unknown): Record<string, unknown> {
   const fields = (source ?? {}) as Record<string, unknown>;
-  const copy: Record<string, unknown> = { ...fields };
-  for (const key in copy) {
-    if (key === field) continue;
-    const current = copy[key];
-    if (current === undefined) return frozenWithFieldOneByOne(fields, field, value);
-    if (needsCopy(current)) copy[key] = copyChild(current, key);
-  }
-  // In place when the source has the field, last otherwise; an undefined value removes it.
-  if (value !== undefined) setOwnField(copy, field, value);
-  else if (Object.hasOwn(copy, field)) return frozenWithFieldOneByOne(fields, field, value);
-  return Object.freeze(copy);
-}
-
-/** frozenWithField, one field at a time: for a source with fields set to undefined, which a spread would keep. */
-function frozenWithFieldOneByOne(
-  fields: Record<string, unknown>,
-  field: string,
-  value: unknown,
-): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  let node: KeyNode | undefined = sealedShapes;
   let placed = false;
-  for (const key of Object.keys(fields)) {
-    const current = key === field ? value : fields[key];
-    placed ||= key === field;
-    if (current !== undefined) setOwnField(copy, key, key === field ? current : copyChild(current, key));
+  for (const key in fields) {
+    let current: unknown;
+    if (key === field) {
+      placed = true;
+      current = value;
+    } else {
+      current = fields[key];
+      if (needsCopy(current)) current = copyChild(current, key);
+    }
+    if (current === undefined) continue;
+    keys.push(key);
+    values.push(current);
+    if (node !== undefined) node = nextKeyNode(node, key);
   }
-  if (!placed && value !== undefined) setOwnField(copy, field, value);
-  return Object.freeze(copy);
+  if (!placed && value !== undefined) {
+    keys.push(field);
+    values.push(value);
+    if (node !== undefined) node = nextKeyNode(node, field);
+  }
+  return Object.freeze(shapedObject(node, keys, values));
 }
 
 /**
