@@ -8,7 +8,8 @@ import { ActualStateOfWorld } from "./actual-state-of-world.ts";
 function asw(): { clock: VirtualClock; state: ActualStateOfWorld; changes: () => number } {
   const clock = new VirtualClock();
   let changes = 0;
-  const state = new ActualStateOfWorld(clock);
+  // No pod wants anything here: every attachment is unwanted.
+  const state = new ActualStateOfWorld(clock, () => false);
   state.onChange(() => changes++);
   return { clock, state, changes: () => changes };
 }
