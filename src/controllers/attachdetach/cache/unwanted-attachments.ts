@@ -25,7 +25,7 @@ export interface UnwantedAttachment<V extends OrderedVolume, A> {
   readonly attachment: A;
 }
 
-/** Negative when (a, b) comes before (otherVolume, otherNode) in the actual state's order. */
+/** Negative when (volume, nodeName) comes before (otherVolume, otherNode) in the actual state's order. */
 function compare(volume: OrderedVolume, nodeName: string, otherVolume: OrderedVolume, otherNode: string): number {
   if (volume !== otherVolume) return volume.order - otherVolume.order;
   if (nodeName === otherNode) return 0;
