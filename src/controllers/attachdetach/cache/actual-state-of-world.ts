@@ -215,7 +215,10 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     return attachment.attachedConfirmed ? "Attached" : "Uncertain";
   }
 
-  /** Confirmed and uncertain (volume, node) pairs: the detach pass's candidates. */
+  /**
+   * Every confirmed and uncertain (volume, node) pair, O(attachments): for the debug state, the
+   * volumes metric and tests. The detach pass lists only its candidates (`attachedVolumesNotWanted`).
+   */
   getAttachedVolumes(): AttachedVolumeOnNode[] {
     const found: AttachedVolumeOnNode[] = [];
     for (const [volumeName, volume] of this.attachedVolumes) {
