@@ -53,10 +53,6 @@ function compare(
 export class UnwantedAttachments<V extends OrderedVolume, A> {
   private readonly sorted: UnwantedAttachment<V, A>[] = [];
 
-  get size(): number {
-    return this.sorted.length;
-  }
-
   /** Adds the pair (a no-op when it is already there). Its node must be in `volume.nodesAttachedTo`. */
   add(entry: UnwantedAttachment<V, A>): void {
     const index = this.search(entry.volume, entry.nodeName);
