@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { type InvariantViolation, onInvariantViolation } from "../../runtime/assert.ts";
 import { type AdcTestEnv, startAdcTestEnv } from "./testing/adc-test-env.ts";
 
 const volume = "kvol.io/sim-disk/disk-1";
@@ -97,6 +98,29 @@ describe("AttachDetachController: a pod moves to another node (Deployment rollou
     assert.deepEqual((await env.podEvents()).slice(1), [
       'web-b Warning FailedAttachVolume Multi-Attach error for volume "data" Volume is already exclusively attached to one node and can\'t be attached to another',
     ]);
+    await env.stop();
+  });
+});
+
+describe("AttachDetachController: an actual state that takes a wanted volume as unwanted", () => {
+  it("stops the detach pass, naming the pair, and leaves the pod's volume attached", async () => {
+    const env = await volumeInUseOnNode1();
+    // The node stops reporting the volume in use: were the pass to consider it, it would detach at once.
+    await env.setVolumesInUse("node-1", []);
+    // A bug's effect: the actual state stops asking the desired state and lists web-a's volume as unwanted.
+    const { asw } = env.controller;
+    (asw as unknown as { isWanted: () => boolean }).isWanted = () => false;
+    asw.wantedChanged(volume, "node-1");
+    const violations: InvariantViolation[] = [];
+    const stopListening = onInvariantViolation((violation) => violations.push(violation));
+    await env.runFor(1_000);
+    stopListening();
+    assert.equal(
+      violations[0]?.message,
+      'invariant violated for volume "kvol.io/sim-disk/disk-1" on node "node-1": listed by the actual state as unwanted, but the desired state wants it',
+    );
+    assert.equal(diskState(env, "node-1"), "attached");
+    assert.deepEqual(await env.volumesAttached("node-1"), [volume]);
     await env.stop();
   });
 });

@@ -56,7 +56,7 @@ export class PodPlacement {
     }
     const claims = preFilter.kind === "claims" ? preFilter.claims : undefined;
     const nodeReasons = new Map<string, readonly string[]>();
-    const chosen = this.findFeasibleNodes(pod, nodes, claims, nodeReasons).chosen();
+    const chosen = this.chooseAmongFeasibleNodes(pod, nodes, claims, nodeReasons).chosen();
     if (chosen === undefined) {
       return { kind: "unschedulable", message: fitErrorMessage(nodes.length, { nodeReasons }) };
     }
@@ -64,10 +64,11 @@ export class PodPlacement {
   }
 
   /**
-   * findNodesThatPassFilters: walks the nodes from the rotating start until enough fit, offering
-   * each feasible one to the choice as it goes.
+   * Kubernetes' findNodesThatPassFilters and the choice among what it finds, in one walk: from the
+   * rotating start until enough nodes fit, each feasible one is offered to the choice as it is found
+   * (no list of feasible nodes is built). Returns the choice; the rejected nodes' reasons go to `nodeReasons`.
    */
-  private findFeasibleNodes(
+  private chooseAmongFeasibleNodes(
     pod: Pod,
     nodes: readonly Node[],
     claims: PodVolumeClaims | undefined,

@@ -8,7 +8,8 @@ import { ActualStateOfWorld } from "./actual-state-of-world.ts";
 function asw(): { clock: VirtualClock; state: ActualStateOfWorld; changes: () => number } {
   const clock = new VirtualClock();
   let changes = 0;
-  const state = new ActualStateOfWorld(clock);
+  // No pod wants anything here: every attachment is unwanted.
+  const state = new ActualStateOfWorld(clock, () => false);
   state.onChange(() => changes++);
   return { clock, state, changes: () => changes };
 }
@@ -130,19 +131,23 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
       const volume = `vol-${rng.int(0, 5)}`;
       const node = `node-${rng.int(0, 3)}`;
       const pair = `${volume}@${node}`;
-      const action = rng.int(0, 3);
+      const action = rng.int(0, 4);
       if (action === 0) state.markVolumeAsAttached(volume, undefined, node, "");
-      else if (action === 1) state.markVolumeAsDetached(volume, node);
+      // Uncertain: a new pair arrives unwanted (or wanted) as uncertain; an attached one turns uncertain.
+      else if (action === 1) state.markVolumeAsUncertain(volume, undefined, node);
+      else if (action === 2) state.markVolumeAsDetached(volume, node);
       else {
-        if (action === 2) wanted.add(pair);
+        if (action === 3) wanted.add(pair);
         else wanted.delete(pair);
         state.wantedChanged(volume, node);
       }
-      const pairs = (entries: { volumeName: string; nodeName: string }[]) =>
-        entries.map((entry) => `${entry.volumeName}@${entry.nodeName}`);
+      const pairs = (entries: { volumeName: string; nodeName: string; attachState: string }[]) =>
+        entries.map((entry) => `${entry.volumeName}@${entry.nodeName} ${entry.attachState}`);
       assert.deepEqual(
         pairs(state.attachedVolumesNotWanted()),
-        pairs(state.getAttachedVolumes()).filter((attached) => !wanted.has(attached)),
+        pairs(
+          state.getAttachedVolumes().filter((attached) => !wanted.has(`${attached.volumeName}@${attached.nodeName}`)),
+        ),
         `after step ${step}`,
       );
     }

@@ -65,11 +65,12 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
 
   /**
    * `isWanted` says whether a pod wants the volume on the node (the desired state); whoever owns
-   * both states calls `wantedChanged` when its answer for a pair changes. Without it nothing is wanted.
+   * both states calls `wantedChanged` when its answer for a pair changes. It has no default: a state
+   * that forgot the link would take every attachment as unwanted, and the reconciler would detach them.
    */
   constructor(
     private readonly clock: Clock,
-    private readonly isWanted: (volumeName: string, nodeName: string) => boolean = () => false,
+    private readonly isWanted: (volumeName: string, nodeName: string) => boolean,
   ) {
     super();
   }
@@ -214,7 +215,10 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     return attachment.attachedConfirmed ? "Attached" : "Uncertain";
   }
 
-  /** Confirmed and uncertain (volume, node) pairs: the detach pass's candidates. */
+  /**
+   * Every confirmed and uncertain (volume, node) pair, O(attachments): for the debug state, the
+   * volumes metric and tests. The detach pass lists only its candidates (`attachedVolumesNotWanted`).
+   */
   getAttachedVolumes(): AttachedVolumeOnNode[] {
     const found: AttachedVolumeOnNode[] = [];
     for (const [volumeName, volume] of this.attachedVolumes) {
@@ -383,7 +387,7 @@ function onNode(
   };
 }
 
-/** How an invariant failure names a (volume, node) of the controller's actual state. */
-function pairKey(volumeName: string, nodeName: string): string {
+/** How an invariant failure names a (volume, node) of the controller's actual state (and its reconciler's). */
+export function pairKey(volumeName: string, nodeName: string): string {
   return `volume "${volumeName}" on node "${nodeName}"`;
 }

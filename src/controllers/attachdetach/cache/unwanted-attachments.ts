@@ -9,6 +9,7 @@
  * them, which nearly always holds one. The pairs are kept sorted: adding or removing one is a binary
  * search and a splice.
  */
+import { invariant } from "../../../runtime/assert.ts";
 
 /** A volume of the actual state, as far as the order goes. */
 export interface OrderedVolume {
@@ -25,23 +26,32 @@ export interface UnwantedAttachment<V extends OrderedVolume, A> {
   readonly attachment: A;
 }
 
-/** Negative when (a, b) comes before (otherVolume, otherNode) in the actual state's order. */
-function compare(volume: OrderedVolume, nodeName: string, otherVolume: OrderedVolume, otherNode: string): number {
+/**
+ * Negative when the entry's pair comes before (otherVolume, otherNode) in the actual state's order.
+ * Two nodes of one volume are ordered by its `nodesAttachedTo`: when neither is there, an entry
+ * outlived its attachment, and there is no order to find.
+ */
+function compare(
+  entry: UnwantedAttachment<OrderedVolume, unknown>,
+  otherVolume: OrderedVolume,
+  otherNode: string,
+): number {
+  const { volume, nodeName } = entry;
   if (volume !== otherVolume) return volume.order - otherVolume.order;
   if (nodeName === otherNode) return 0;
   for (const node of volume.nodesAttachedTo.keys()) {
     if (node === nodeName) return -1;
     if (node === otherNode) return 1;
   }
-  return 0;
+  invariant(
+    false,
+    `volume "${entry.volumeName}" on node "${nodeName}"`,
+    () => `ordered against node "${otherNode}", but neither node is in the volume's nodesAttachedTo`,
+  );
 }
 
 export class UnwantedAttachments<V extends OrderedVolume, A> {
   private readonly sorted: UnwantedAttachment<V, A>[] = [];
-
-  get size(): number {
-    return this.sorted.length;
-  }
 
   /** Adds the pair (a no-op when it is already there). Its node must be in `volume.nodesAttachedTo`. */
   add(entry: UnwantedAttachment<V, A>): void {
@@ -73,7 +83,7 @@ export class UnwantedAttachments<V extends OrderedVolume, A> {
     while (low < high) {
       const middle = (low + high) >>> 1;
       const entry = this.sorted[middle] as UnwantedAttachment<V, A>;
-      if (compare(entry.volume, entry.nodeName, volume, nodeName) < 0) low = middle + 1;
+      if (compare(entry, volume, nodeName) < 0) low = middle + 1;
       else high = middle;
     }
     return low;

@@ -23,6 +23,7 @@
 import type { Node } from "kubernetes-types/core/v1.js";
 import type { Counter } from "prom-client";
 import { taintKeyExists, taintNodeOutOfService } from "../../../api/scheduling/taints.ts";
+import { invariant } from "../../../runtime/assert.ts";
 import type { Clock } from "../../../runtime/clock.ts";
 import { formatGoDuration } from "../../../runtime/duration.ts";
 import { errorMessage } from "../../../runtime/error-message.ts";
@@ -34,7 +35,7 @@ import { isExpectedError } from "../../../volume/operationexecutor/operation-err
 import { attachDetachKey, type OperationExecutor } from "../../../volume/operationexecutor/operation-executor.ts";
 import { OperationName } from "../../../volume/operationexecutor/operation-names.ts";
 import type { VolumeToAttach } from "../../../volume/operationexecutor/types.ts";
-import type { ActualStateOfWorld, AttachedVolumeOnNode } from "../cache/actual-state-of-world.ts";
+import { type ActualStateOfWorld, type AttachedVolumeOnNode, pairKey } from "../cache/actual-state-of-world.ts";
 import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import { minReconcileSyncPeriodMs } from "../constants.ts";
 import type { NodeStatusUpdater } from "../statusupdater/node-status-updater.ts";
@@ -64,6 +65,8 @@ interface ReconcilerOptions {
   /** Counts the detaches started without the node's unmount (label `reason`), when metrics are kept. */
   forcedDetaches?: Counter;
 }
+
+const wantedButListedAsUnwanted = "listed by the actual state as unwanted, but the desired state wants it";
 
 /** Ready condition True. A node missing from the informer is not healthy. */
 function isNodeReady(node: Node | undefined): boolean {
@@ -126,8 +129,14 @@ export class Reconciler {
 
   /** Returns true when no attached volume is unwanted. */
   private async detachPass(): Promise<boolean> {
+    const { asw, dsw } = this.options;
     // A copy: the loop awaits, and the states change meanwhile.
-    const unwanted = this.options.asw.attachedVolumesNotWanted();
+    const unwanted = asw.attachedVolumesNotWanted();
+    // Checked before the first await, while the copy is still true: a wanted volume listed here
+    // (an actual state not linked to this desired state) would be detached from its pod.
+    for (const { volumeName, nodeName } of unwanted) {
+      invariant(!dsw.volumeExists(volumeName, nodeName), pairKey(volumeName, nodeName), wantedButListedAsUnwanted);
+    }
     for (const attached of unwanted) {
       // Checked here rather than in considerDetach: a volume waiting for its unmount costs no await,
       // and during a mass deletion thousands of them wait, pass after pass.

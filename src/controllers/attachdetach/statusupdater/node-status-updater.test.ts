@@ -14,7 +14,8 @@ async function fixture(): Promise<{
   const api = newTestApi();
   const node = await api.client.nodes.create({ apiVersion: "v1", kind: "Node", metadata: { name: "node-1" } });
   const cache = new Map<string, Node>([["node-1", node]]);
-  const asw = new ActualStateOfWorld(api.clock);
+  // Status writes do not depend on what pods want.
+  const asw = new ActualStateOfWorld(api.clock, () => false);
   const updater = new NodeStatusUpdater({
     client: api.client,
     cachedNode: (name) => cache.get(name),
