@@ -28,7 +28,7 @@ interface StatusManagerOptions {
  * status that changes nothing is the stored status: a repeated sync allocates no copy, compares by
  * identity, and a write shares the unchanged parts with the previous version instead of copying them.
  */
-function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
+export function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
   const conditions = mergeConditions(stored?.conditions, generated.conditions, nowMs);
   const hostIPs = isOnlyHostIP(stored?.hostIPs, generated.hostIP) ? stored?.hostIPs : [{ ip: generated.hostIP }];
   const containerStatuses = sameJson(stored?.containerStatuses, generated.containerStatuses)
