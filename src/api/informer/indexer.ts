@@ -183,9 +183,10 @@ function unfile(index: Index, value: string, key: string): void {
     if (keys === key) index.delete(value);
     return;
   }
+  // A Set bucket holds two keys or more (fileUnder makes one from the second key, and this turns it
+  // back into the key at one), so one delete leaves at least one key: never an empty bucket.
   keys.delete(key);
   if (keys.size === 1) index.set(value, keys.values().next().value as string);
-  else if (keys.size === 0) index.delete(value);
 }
 
 function sameValues(a: readonly string[], b: readonly string[]): boolean {
