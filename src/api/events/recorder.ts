@@ -229,9 +229,10 @@ export class EventRecorder {
  * A frozen copy of `reference` (the caller's object stays its own and unfrozen), with `fieldPath` as
  * given. The usual references, to a namespaced object or one of its containers, are object literals:
  * V8 keeps a literal's fields inside the object, where one built field by field keeps those past the
- * fourth in a separate array (40 bytes more per stored reference). Others are built field by field,
- * in the caller's order: copies made by spreading and then freezing each got a hidden class of their
- * own in V8 (72 bytes per Event), where objects built by adding fields in one order share one.
+ * fourth in a separate array, one more allocation held by every stored reference. Others are built
+ * field by field, in the caller's order: copies made by spreading and then freezing each got a
+ * hidden class of their own in V8, kept per Event, where objects built by adding fields in one order
+ * share one.
  */
 function frozenReference(reference: ObjectReference, fieldPath: string | undefined): Readonly<ObjectReference> {
   const { kind, namespace, name, uid, apiVersion, resourceVersion } = reference;

@@ -20,7 +20,8 @@ const indexNamespace: IndexFunc<ApiObject> = (object) => [object.metadata?.names
 /**
  * index value → keys of the objects filed under it: the key itself while there is one, a Set from
  * the second on. Most buckets hold one object (a claim's pod, a claim's volume, a volume's
- * attachment), and a Set of one cost about 250 bytes of heap per bucket where the key costs nothing.
+ * attachment), and a Set of one is a hash table held per bucket, where the key string is already
+ * held by the object's entry and costs nothing more.
  * A Set shrunk back to one key becomes the key again; either way the keys keep insertion order.
  */
 type Bucket = string | Set<string>;
