@@ -5,9 +5,9 @@
  * as kube-apiserver reports it.
  */
 
-import { jsonEqual } from "../api/client/merge-patch.ts";
 import { badRequest } from "../api/errors.ts";
 import { setOwnField } from "../api/own-field.ts";
+import { jsonEqual } from "../api/store/json-equal.ts";
 import { isPlainObject } from "./request-body.ts";
 
 type Container = Record<string, unknown> | unknown[];

@@ -83,15 +83,16 @@ export class VolumePluginManager {
   /** The one plugin whose `canSupport` accepts `spec`. */
   findPluginBySpec(spec: VolumeSpec): VolumePlugin {
     // Every mount, attach and populator pass asks: one walk without intermediate arrays.
+    // The list of names is made only from a second match on (an error).
     let match: VolumePlugin | undefined;
+    let names: string[] | undefined;
     for (const plugin of this.plugins.values()) {
       if (!plugin.canSupport(spec)) continue;
-      if (match !== undefined) {
-        const matches = [...this.plugins.values()].filter((candidate) => candidate.canSupport(spec));
-        throw new Error(`multiple volume plugins matched: ${matches.map((candidate) => candidate.name).join(",")}`);
-      }
-      match = plugin;
+      if (match === undefined) match = plugin;
+      else if (names === undefined) names = [match.name, plugin.name];
+      else names.push(plugin.name);
     }
+    if (names !== undefined) throw new Error(`multiple volume plugins matched: ${names.join(",")}`);
     if (match === undefined) throw new Error("no volume plugin matched");
     return match;
   }

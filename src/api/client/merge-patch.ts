@@ -1,4 +1,5 @@
 import { setOwnField } from "../own-field.ts";
+import { jsonEqual } from "../store/json-equal.ts";
 /**
  * JSON Merge Patch (RFC 7386), the `application/merge-patch+json` patch type of the Kubernetes API:
  * an object in the patch merges into the target key by key, `null` removes a key, and anything else
@@ -72,34 +73,6 @@ function diffObjects(original: JsonObject, modified: JsonObject): JsonObject {
     }
   }
   return patch;
-}
-
-/** Deep equality of JSON values (`undefined` object fields count as absent). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let index = 0; index < a.length; index++) if (!jsonEqual(a[index], b[index])) return false;
-    return true;
-  }
-  if (!isJsonObject(a) || !isJsonObject(b)) return false;
-  // Every field of `a` equal in `b` (a field of `a` that is set cannot equal an absent one), and as
-  // many fields set in `b`: the same fields. Loops, not filtered key lists: this runs on every
-  // status write's "anything to write?" check.
-  let aFields = 0;
-  for (const key of Object.keys(a)) {
-    const value = a[key];
-    if (value === undefined) continue;
-    if (!jsonEqual(value, b[key])) return false;
-    aFields++;
-  }
-  return aFields === definedFieldCount(b);
-}
-
-function definedFieldCount(object: JsonObject): number {
-  let count = 0;
-  for (const key of Object.keys(object)) if (object[key] !== undefined) count++;
-  return count;
 }
 
 /**

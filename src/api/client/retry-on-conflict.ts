@@ -7,9 +7,9 @@
  * Clock and a retry costs no virtual time.
  */
 import { isConflict } from "../errors.ts";
+import { jsonEqual } from "../store/json-equal.ts";
 import type { ApiObject, MutateFn, MutateOptions, ResourceClient } from "./client.ts";
 import { clone, withStoredParts } from "./copy.ts";
-import { jsonEqual } from "./merge-patch.ts";
 
 /** client-go's `retry.DefaultRetry.Steps`: attempts before a Conflict is returned to the caller. */
 export const conflictRetryMaxAttempts = 5;

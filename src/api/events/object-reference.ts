@@ -9,6 +9,21 @@ import { apiVersionOf, resourceForKind } from "../resources.ts";
 export type { ObjectReference };
 
 /**
+ * The fields of a reference to a whole object, in the order Kubernetes prints them and referenceTo
+ * writes them: two references are the same JSON only with the same fields in this order.
+ */
+export const objectReferenceFields: readonly (keyof ObjectReference)[] = [
+  "kind",
+  "namespace",
+  "name",
+  "uid",
+  "apiVersion",
+  "resourceVersion",
+];
+/** The same for a reference to a part of an object (a container), which adds `fieldPath`. */
+export const partReferenceFields: readonly (keyof ObjectReference)[] = [...objectReferenceFields, "fieldPath"];
+
+/**
  * The reference to `object`: kind, apiVersion, namespace, name, uid and resourceVersion, plus
  * `fieldPath` for a part of it (the kubelet names a container as `spec.containers{name}`).
  * Throws when the object has no kind or no name, since an Event about it could not be found again.
@@ -21,28 +36,32 @@ export function referenceTo(object: ApiObject, fieldPath?: string): ObjectRefere
   const registered = resourceForKind(kind);
   const apiVersion = object.apiVersion ?? (registered ? apiVersionOf(registered) : undefined);
   const { namespace, uid, resourceVersion } = object.metadata ?? {};
-  // Fields in the order Kubernetes prints them.
-  const reference: ObjectReference = { kind };
-  if (namespace) reference.namespace = namespace;
-  reference.name = name;
-  if (uid) reference.uid = uid;
-  if (apiVersion) reference.apiVersion = apiVersion;
-  if (resourceVersion) reference.resourceVersion = resourceVersion;
-  if (fieldPath) reference.fieldPath = fieldPath;
+  const values: Readonly<ObjectReference> = { kind, namespace, name, uid, apiVersion, resourceVersion, fieldPath };
+  // Fields in the order Kubernetes prints them, the empty ones left out.
+  const reference: ObjectReference = {};
+  for (const field of partReferenceFields) {
+    const value = values[field];
+    if (value) reference[field] = value;
+  }
   return reference;
 }
 
 /**
  * True when `a` and `b` have the same fields, in the same order, with the same values: one can
- * stand for the other in a stored Event without changing a byte of its JSON.
+ * stand for the other in a stored Event without changing a byte of its JSON. `aFields` is
+ * `Object.keys(a)`, for a caller that compares many references against one and lists its fields
+ * once: `b`'s fields are walked without being listed, so a comparison allocates nothing.
  */
-export function sameReference(a: Readonly<ObjectReference>, b: Readonly<ObjectReference>): boolean {
-  const aKeys = Object.keys(a);
-  const bKeys = Object.keys(b);
-  if (aKeys.length !== bKeys.length) return false;
-  for (let i = 0; i < aKeys.length; i++) {
-    const key = aKeys[i] as keyof ObjectReference;
-    if (key !== bKeys[i] || a[key] !== b[key]) return false;
+export function sameReference(
+  a: Readonly<ObjectReference>,
+  b: Readonly<ObjectReference>,
+  aFields: readonly string[] = Object.keys(a),
+): boolean {
+  let index = 0;
+  for (const field in b) {
+    const key = field as keyof ObjectReference;
+    if (field !== aFields[index] || a[key] !== b[key]) return false;
+    index++;
   }
-  return true;
+  return index === aFields.length;
 }

@@ -20,7 +20,13 @@ import type { ApiObject, Client } from "../client/client.ts";
 import { ApiError, isAlreadyExists, isNotFound } from "../errors.ts";
 import type { Event } from "../objects.ts";
 import { type CorrelatedEvent, EventCorrelator } from "./event-correlator.ts";
-import { type ObjectReference, referenceTo } from "./object-reference.ts";
+import {
+  type ObjectReference,
+  objectReferenceFields,
+  partReferenceFields,
+  referenceTo,
+  sameReference,
+} from "./object-reference.ts";
 import { RecentStrings } from "./recent-strings.ts";
 
 export type EventType = "Normal" | "Warning";
@@ -118,23 +124,12 @@ export class EventRecorder {
   }
 
   private sharedReference(reference: ObjectReference): ObjectReference {
-    if (this.lastReference !== undefined && this.isLastReference(reference)) return this.lastReference;
+    const last = this.lastReference;
+    if (last !== undefined && sameReference(last, reference, this.lastReferenceFields)) return last;
     const fieldPath = reference.fieldPath === undefined ? undefined : this.fieldPaths.intern(reference.fieldPath);
     this.lastReference = frozenReference(reference, fieldPath);
     this.lastReferenceFields = Object.keys(this.lastReference);
     return this.lastReference;
-  }
-
-  /** sameReference(lastReference, reference), walking `reference`'s fields once without listing them. */
-  private isLastReference(reference: ObjectReference): boolean {
-    const last = this.lastReference as Readonly<Record<string, unknown>>;
-    const fields = this.lastReferenceFields;
-    let index = 0;
-    for (const field in reference) {
-      if (field !== fields[index] || last[field] !== reference[field as keyof ObjectReference]) return false;
-      index++;
-    }
-    return index === fields.length;
   }
 
   /** Resolves once every event recorded so far (and any recorded meanwhile) has been written or given up. */
@@ -230,18 +225,14 @@ export class EventRecorder {
   }
 }
 
-/** The fields of a reference to an object, in the order referenceTo writes them (object-reference.ts). */
-const objectReferenceFields = ["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion"];
-/** The same for a part of it: a container. */
-const partReferenceFields = [...objectReferenceFields, "fieldPath"];
-
 /**
  * A frozen copy of `reference` (the caller's object stays its own and unfrozen), with `fieldPath` as
  * given. The usual references, to a namespaced object or one of its containers, are object literals:
  * V8 keeps a literal's fields inside the object, where one built field by field keeps those past the
- * fourth in a separate array (40 bytes more per stored reference). Others are built field by field,
- * in the caller's order: copies made by spreading and then freezing each got a hidden class of their
- * own in V8 (72 bytes per Event), where objects built by adding fields in one order share one.
+ * fourth in a separate array, one more allocation held by every stored reference. Others are built
+ * field by field, in the caller's order: copies made by spreading and then freezing each got a
+ * hidden class of their own in V8, kept per Event, where objects built by adding fields in one order
+ * share one.
  */
 function frozenReference(reference: ObjectReference, fieldPath: string | undefined): Readonly<ObjectReference> {
   const { kind, namespace, name, uid, apiVersion, resourceVersion } = reference;

@@ -20,7 +20,8 @@ const indexNamespace: IndexFunc<ApiObject> = (object) => [object.metadata?.names
 /**
  * index value → keys of the objects filed under it: the key itself while there is one, a Set from
  * the second on. Most buckets hold one object (a claim's pod, a claim's volume, a volume's
- * attachment), and a Set of one cost about 250 bytes of heap per bucket where the key costs nothing.
+ * attachment), and a Set of one is a hash table held per bucket, where the key string is already
+ * held by the object's entry and costs nothing more.
  * A Set shrunk back to one key becomes the key again; either way the keys keep insertion order.
  */
 type Bucket = string | Set<string>;
@@ -183,9 +184,10 @@ function unfile(index: Index, value: string, key: string): void {
     if (keys === key) index.delete(value);
     return;
   }
+  // A Set bucket holds two keys or more (fileUnder makes one from the second key, and this turns it
+  // back into the key at one), so one delete leaves at least one key: never an empty bucket.
   keys.delete(key);
   if (keys.size === 1) index.set(value, keys.values().next().value as string);
-  else if (keys.size === 0) index.delete(value);
 }
 
 function sameValues(a: readonly string[], b: readonly string[]): boolean {

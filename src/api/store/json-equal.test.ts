@@ -8,6 +8,12 @@ describe("jsonEqual", () => {
     assert.equal(jsonEqual({ a: 1, gone: undefined }, { a: 1 }), true);
     assert.equal(jsonEqual({ a: [1, 2] }, { a: [2, 1] }), false);
     assert.equal(jsonEqual({ a: {} }, { a: [] }), false);
+    assert.equal(jsonEqual({ a: null }, { a: 0 }), false);
+    assert.equal(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 }), true);
+    assert.equal(jsonEqual({ a: 1 }, { a: 1, b: 2 }), false);
+    assert.equal(jsonEqual({ a: 1, b: 2 }, { a: 1, c: 2 }), false);
+    assert.equal(jsonEqual({ a: 1 }, { a: 1, b: undefined }), true);
+    assert.equal(jsonEqual([{ a: undefined }], [{}]), true);
   });
 });
 

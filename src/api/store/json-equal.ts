@@ -1,6 +1,8 @@
 /**
  * Structural equality of JSON data, quick on shared frozen subtrees (same reference ⇒ equal),
- * which is the common case when a write changes one field of a stored object.
+ * which is the common case when a write changes one field of a stored object. A field set to
+ * `undefined` counts as absent, as JSON.stringify drops it: stored objects have none, but drafts a
+ * client builds (and merge patches compares) may.
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -8,8 +8,8 @@
  * conditions become Unknown: `NodeStatusUnknown` / "Kubelet stopped posting node status."
  */
 import type { NodeCondition, NodeStatus } from "kubernetes-types/core/v1.js";
-import { jsonEqual } from "../../api/client/merge-patch.ts";
 import type { Lease, Node } from "../../api/objects.ts";
+import { jsonEqual } from "../../api/store/json-equal.ts";
 import { formatRfc3339, parseRfc3339 } from "../../runtime/clock.ts";
 import {
   conditionsSetUnknown,

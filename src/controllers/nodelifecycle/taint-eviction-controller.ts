@@ -22,13 +22,13 @@
  */
 
 import { effectiveTolerations } from "../../api/admission/default-tolerations.ts";
-import { jsonEqual } from "../../api/client/merge-patch.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import { ensureIndex, podsByNode } from "../../api/informer/indexes.ts";
 import type { HandlerRegistration, SharedInformer } from "../../api/informer/shared-informer.ts";
 import { type Node, objectKey, type Pod, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
 import { matchingTolerations, type Taint, type Toleration } from "../../api/scheduling/taints.ts";
+import { jsonEqual } from "../../api/store/json-equal.ts";
 import type { Timer } from "../../runtime/clock.ts";
 import { msPerSecond } from "../../runtime/duration.ts";
 import type { Logger } from "../../runtime/logger.ts";

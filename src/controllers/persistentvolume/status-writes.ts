@@ -6,9 +6,9 @@
  */
 
 import { clone } from "../../api/client/copy.ts";
-import { jsonEqual } from "../../api/client/merge-patch.ts";
 import type { EventType } from "../../api/events/recorder.ts";
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/objects.ts";
+import { jsonEqual } from "../../api/store/json-equal.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import { annotationOf, annPreResizeCapacity, volumeNameOf } from "./annotations.ts";
 import type { PvControllerState } from "./controller-state.ts";

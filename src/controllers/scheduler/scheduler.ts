@@ -12,7 +12,6 @@
  * are never given a node and stay Pending — Kubernetes' documented limitation, reproduced.
  */
 
-import { jsonEqual } from "../../api/client/merge-patch.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { EventRecorder } from "../../api/events/recorder.ts";
 import { ensureIndex, podsByClaim, volumeAttachmentsByNode } from "../../api/informer/indexes.ts";
@@ -31,6 +30,7 @@ import type {
 import { objectKey, splitObjectKey } from "../../api/objects.ts";
 import { updatePodCondition } from "../../api/pod-conditions.ts";
 import { volumeClassName } from "../../api/storage/pv-helpers.ts";
+import { jsonEqual } from "../../api/store/json-equal.ts";
 import { errorMessage } from "../../runtime/error-message.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { type Controller, type ControllerContext, recorderFor } from "../controller-context.ts";

@@ -6,9 +6,9 @@
  * The `Progressing` condition and progress deadlines are not reported.
  */
 import type { Client } from "../../api/client/client.ts";
-import { jsonEqual } from "../../api/client/merge-patch.ts";
 import { isNotFound } from "../../api/errors.ts";
 import type { Deployment, ReplicaSet } from "../../api/objects.ts";
+import { jsonEqual } from "../../api/store/json-equal.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import type { DeploymentReplicaSets } from "./deployment-replicasets.ts";
 import { desiredReplicas, maxUnavailable } from "./deployment-rollout-limits.ts";

@@ -115,7 +115,7 @@ export async function prepareContainerMounts(
     });
   }
   // The runtime keeps the list as long as the container lives: an exact-size copy, since an array
-  // grown by push keeps room for 16 entries (144 bytes for the usual one mount).
+  // grown by push keeps spare room for more entries than the one mount most containers have.
   return mounts.slice();
 }
 

@@ -67,6 +67,13 @@ interface ContainerSlot {
   outputTimers?: Timer[];
 }
 
+/** Cancels the slot's pending output lines and leaves `outputTimers` absent, as for a slot that had none. */
+function cancelOutputTimers(slot: ContainerSlot): void {
+  if (slot.outputTimers === undefined) return;
+  for (const timer of slot.outputTimers) timer.cancel();
+  slot.outputTimers = undefined;
+}
+
 interface SimContainerRuntimeOptions {
   clock: Clock;
   rng: Rng;
@@ -227,7 +234,7 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     const slots = this.pods.get(podUID) ?? new Map<string, ContainerSlot>();
     for (const [, slot] of slots) {
       slot.exitTimer?.cancel();
-      for (const timer of slot.outputTimers?.splice(0) ?? []) timer.cancel();
+      cancelOutputTimers(slot);
     }
     const any = [...slots.values()][0]?.current;
     this.pods.delete(podUID);
@@ -291,7 +298,7 @@ export class SimContainerRuntime implements KubeletContainerRuntime {
     const instance = slot.current;
     slot.exitTimer?.cancel();
     slot.exitTimer = undefined;
-    for (const timer of slot.outputTimers?.splice(0) ?? []) timer.cancel();
+    cancelOutputTimers(slot);
     if ((slot.program.output ?? []).length === 0) {
       const text = `kvol: simulated container "${instance.name}" exited with code ${exitCode}`;
       this.appendLog(instance, [{ timeMs: this.clock.now(), stream: "stdout", text }]);

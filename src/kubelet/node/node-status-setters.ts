@@ -5,7 +5,7 @@
  * node's reasons and messages (`KubeletReady`, `kubelet is posting ready status`).
  */
 import type { Node, NodeCondition, NodeStatus, Taint } from "kubernetes-types/core/v1.js";
-import { jsonEqual } from "../../api/client/merge-patch.ts";
+import { jsonEqual } from "../../api/store/json-equal.ts";
 import { formatRfc3339 } from "../../runtime/clock.ts";
 import {
   archLabel,

@@ -69,6 +69,24 @@ describe("generatePodStatus", () => {
     assert.equal(statusOf(1_000)?.containerID, "containerd://0123");
   });
 
+  it("gives each image its own imageID, whatever image was seen before", () => {
+    const nginx: Pod = { metadata: { name: "web" }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } };
+    const nginxStatus = () =>
+      generatePodStatus({
+        pod: nginx,
+        containers: new Map([["web", { current: { ...instance, name: "web", image: "nginx:1.27" }, ready: true }]]),
+        podIsTerminal: false,
+        hostIP: "10.0.0.1",
+        nowMs: 0,
+      }).containerStatuses[0];
+    const nginxDigest = "nginx:1.27@sha256:cd4495bb73de9b01bf009710b80ecf4be2d298db47492f4e9e7d0b04981c4614";
+    const busyboxDigest = "busybox:1.36@sha256:ab512471e34f10e894cfa69eec441e1412a1c418f681cdb04b15c219c8b1dd67";
+    assert.equal(statusOf(0)?.imageID, busyboxDigest);
+    assert.equal(nginxStatus()?.imageID, nginxDigest);
+    assert.equal(statusOf(1_000)?.imageID, busyboxDigest);
+    assert.equal(nginxStatus()?.imageID, nginxDigest);
+  });
+
   it("says which containers are not ready in ContainersReady and Ready", () => {
     const status = generatePodStatus({
       pod: { metadata: { name: "p" }, spec: { containers: [{ name: "app" }, { name: "sidecar" }] } },

@@ -7,11 +7,12 @@
  */
 import type { Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../api/client/client.ts";
-import { jsonEqual, sameJson } from "../../api/client/merge-patch.ts";
+import { sameJson } from "../../api/client/merge-patch.ts";
 import { retryOnConflict } from "../../api/client/retry-on-conflict.ts";
 import { isNotFound } from "../../api/errors.ts";
 import { objectKey } from "../../api/objects.ts";
 import { setPodCondition } from "../../api/pod-conditions.ts";
+import { jsonEqual } from "../../api/store/json-equal.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { type GeneratedPodStatus, kubeletConditionTypes } from "./generate-pod-status.ts";
@@ -28,7 +29,7 @@ interface StatusManagerOptions {
  * status that changes nothing is the stored status: a repeated sync allocates no copy, compares by
  * identity, and a write shares the unchanged parts with the previous version instead of copying them.
  */
-function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
+export function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
   const conditions = mergeConditions(stored?.conditions, generated.conditions, nowMs);
   const hostIPs = isOnlyHostIP(stored?.hostIPs, generated.hostIP) ? stored?.hostIPs : [{ ip: generated.hostIP }];
   const containerStatuses = sameJson(stored?.containerStatuses, generated.containerStatuses)

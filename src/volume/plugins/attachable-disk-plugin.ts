@@ -43,6 +43,14 @@ export abstract class AttachableDiskPlugin extends PluginBase implements Attacha
   /** Checks that `spec` is one of this plugin's volumes (throwing its error if not) and tells how pods mount it. */
   protected abstract podMountOf(spec: VolumeSpec): DiskPodMount;
 
+  /**
+   * Throws podMountOf's error for another plugin's spec, so a mounter is never made for a volume this
+   * plugin cannot mount (the mount itself is looked up again at SetUp, from the spec it is given).
+   */
+  private requireOwnSpec(spec: VolumeSpec): void {
+    this.podMountOf(spec);
+  }
+
   /** Shared by this plugin's pod mounters (the kubelet keeps one per mounted pod volume). */
   private readonly podBindSource: PodBindSource = {
     requireGlobalMount: true,
@@ -88,7 +96,7 @@ export abstract class AttachableDiskPlugin extends PluginBase implements Attacha
 
   /** SetUp bind-mounts the per-node mount, which MountDevice must have made (`no device is mounted at ...`). */
   newMounter(spec: VolumeSpec, pod: Pod): VolumeMounter {
-    this.podMountOf(spec);
+    this.requireOwnSpec(spec);
     const node = this.node(`${this.shortName} SetUp`);
     const dir = podVolumeDir(node.rootDir, podUIDOf(pod), this.name, spec.name());
     return new PodBindMounter(node, this.host.logger, dir, spec, this.podBindSource);
