@@ -41,7 +41,7 @@ export class KeyExpiry {
   private readonly backendKind: string;
   private readonly keys: ExpiringKeys;
   private readonly queue = new ExpiryQueue();
-  /** Entries left by the last sweep (all current then): the next sweeps once the queue doubles that. */
+  /** Entries left by the last sweep (all current then), or fewer once some came due: the next sweeps once the queue doubles that. */
   private entriesAfterSweep = 0;
   private timer: Timer | undefined;
   private timerDueMs = Number.POSITIVE_INFINITY;
@@ -122,6 +122,9 @@ export class KeyExpiry {
         this.arm(key, modRevision, nowMs + expiryRetryIntervalMs);
       }
     }
+    // Entries that came due left the queue: the next sweep is measured from what is left, or a past
+    // peak would let stale entries grow to twice that peak before one.
+    this.entriesAfterSweep = Math.min(this.entriesAfterSweep, this.queue.length);
     this.schedule(clock);
   }
 
