@@ -77,13 +77,15 @@ describe("KeyExpiry", () => {
     assert.deepEqual(expired, ["/events/x@5 after 40s"]);
   });
 
-  it("leaves no timer behind once every entry has come due", async () => {
+  it("keeps its timer for keys deleted before they expire until they would have, then leaves none", async () => {
     const { clock, start, expired, expiry, write, remove } = fixture();
     write("/events/x", 1, start + 10 * secondMs);
     write("/events/y", 2, start + 10 * secondMs);
     remove("/events/x");
     remove("/events/y");
+    assert.equal(clock.pendingTimers(), 1);
     await clock.runUntilIdle();
+    assert.equal(clock.now() - start, 10 * secondMs);
     assert.deepEqual(expired, []);
     assert.equal(expiry.queuedEntries, 0);
     assert.equal(clock.pendingTimers(), 0);
