@@ -19,7 +19,7 @@ import {
 } from "./json-reader.ts";
 import { validateAnnotations, validateLabels } from "./labels.ts";
 import { type NameRule, nameIsDnsLabel } from "./names.ts";
-import { sameJson } from "./unchanged-spec.ts";
+import { sameJsonValue } from "./unchanged-spec.ts";
 
 const metadataPath = "metadata";
 /** Finalizers Kubernetes accepts without a domain prefix. */
@@ -162,7 +162,7 @@ export function validateChangedObjectMeta(
 
 /** Both have `field` with the same value, or neither has it. */
 function sameField(meta: JsonObject, old: JsonObject, field: string): boolean {
-  return Object.hasOwn(meta, field) === Object.hasOwn(old, field) && sameJson(meta[field], old[field]);
+  return Object.hasOwn(meta, field) === Object.hasOwn(old, field) && sameJsonValue(meta[field], old[field]);
 }
 
 function stringField(meta: JsonObject, field: string): string {
