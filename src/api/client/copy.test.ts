@@ -79,4 +79,18 @@ describe("withStoredParts", () => {
       '{"resources":{"requests":{"storage":"1Gi"}},"accessModes":["ReadWriteOnce"]}',
     );
   });
+
+  it("leaves an object the change attached as the caller's own, so the caller can go on changing it", () => {
+    const draft = clone(stored);
+    const metadata = { name: "data", labels: { app: "web" }, finalizers: [] as string[] };
+    draft.metadata = metadata;
+    const written = withStoredParts(draft, stored);
+    assert.equal(JSON.stringify(written.metadata), '{"name":"data","labels":{"app":"web"},"finalizers":[]}');
+    assert.equal(written.metadata.labels, stored.metadata.labels);
+    assert.equal(draft.metadata, metadata);
+    assert.equal(Object.isFrozen(metadata.labels), false);
+    metadata.labels.app = "db";
+    metadata.finalizers.push("example.com/keep");
+    assert.deepEqual(metadata, { name: "data", labels: { app: "db" }, finalizers: ["example.com/keep"] });
+  });
 });

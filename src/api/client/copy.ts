@@ -99,7 +99,9 @@ function copyFieldByField(value: object): Record<string, unknown> {
  * `stored` — the same JSON, fields in the same order — replaced by that stored, frozen part, and
  * `stored` itself when nothing differs. Writing the result stores the same bytes, but the store
  * shares the unchanged parts with the previous version instead of copying a whole object for one
- * changed field. Changes `draft`'s own unfrozen objects in place.
+ * changed field. `draft` is left as it was: a container with a part to replace is copied, never
+ * changed, because the caller may have attached objects of its own (`draft.status = status`) that
+ * it keeps using, and those must not end up holding frozen store objects.
  */
 export function withStoredParts<T>(draft: T, stored: T): T {
   return storedPartsOf(draft, stored) as T;
@@ -115,20 +117,45 @@ function storedPartsOf(draft: unknown, stored: unknown): unknown {
   const fields = Object.keys(record);
   const storedFields = Object.keys(previous);
   let same = fields.length === storedFields.length;
+  // Built only once the container is known to differ and has a part to replace: while every field
+  // so far is the stored one, the whole container may still turn out the same and be `stored`.
+  let result: Record<string, unknown> | undefined;
   for (let index = 0; index < fields.length; index++) {
     const field = fields[index] as string;
-    if (field !== storedFields[index]) same = false;
-    if (!Object.hasOwn(previous, field)) {
-      same = false;
-      continue;
-    }
     const value = record[field];
-    const part = storedPartsOf(value, previous[field]);
-    if (part !== previous[field]) same = false;
-    // Assigning a field the object already has is safe for any key, `__proto__` included (own-field.ts).
-    if (part !== value) record[field] = part;
+    const part = Object.hasOwn(previous, field) ? storedPartsOf(value, previous[field]) : value;
+    if (same && (field !== storedFields[index] || part !== previous[field] || !Object.hasOwn(previous, field))) {
+      same = false;
+      result = withPartsBefore(record, previous, fields, index);
+    }
+    if (same || part === value) continue;
+    result ??= copyContainer(record);
+    // Assigning a field the copy already has is safe for any key, `__proto__` included (own-field.ts).
+    result[field] = part;
   }
-  return same ? stored : draft;
+  return same ? stored : (result ?? draft);
+}
+
+/** A copy of `record` whose fields before `end` (each found the same as stored) are the stored ones; undefined when all already are. */
+function withPartsBefore(
+  record: Record<string, unknown>,
+  previous: Record<string, unknown>,
+  fields: readonly string[],
+  end: number,
+): Record<string, unknown> | undefined {
+  let result: Record<string, unknown> | undefined;
+  for (let index = 0; index < end; index++) {
+    const field = fields[index] as string;
+    if (record[field] === previous[field]) continue;
+    result ??= copyContainer(record);
+    result[field] = previous[field];
+  }
+  return result;
+}
+
+/** A shallow copy keeping the field order and a field named `__proto__` as an own field. */
+function copyContainer(record: Record<string, unknown>): Record<string, unknown> {
+  return Array.isArray(record) ? (record.slice() as unknown as Record<string, unknown>) : { ...record };
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { applyMergePatch, createMergePatch, sameJson } from "./merge-patch.ts";
+import { applyMergePatch, createMergePatch, sameJsonText } from "./merge-patch.ts";
 
 describe("applyMergePatch (RFC 7386)", () => {
   // The examples of RFC 7386 appendix A: target, patch, result.
@@ -65,13 +65,13 @@ describe("createMergePatch", () => {
   });
 });
 
-describe("sameJson", () => {
+describe("sameJsonText", () => {
   it("is true only for the same JSON text: equal values with fields in the same order", () => {
-    assert.equal(sameJson({ a: 1, b: [{ c: "x" }] }, { a: 1, b: [{ c: "x" }] }), true);
-    assert.equal(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 }), false);
-    assert.equal(sameJson([1, 2], [1, 2, 3]), false);
-    assert.equal(sameJson({ a: null }, { a: null }), true);
-    assert.equal(sameJson({ a: 1, b: undefined }, { a: 1 }), false);
-    assert.equal(sameJson(undefined, []), false);
+    assert.equal(sameJsonText({ a: 1, b: [{ c: "x" }] }, { a: 1, b: [{ c: "x" }] }), true);
+    assert.equal(sameJsonText({ a: 1, b: 2 }, { b: 2, a: 1 }), false);
+    assert.equal(sameJsonText([1, 2], [1, 2, 3]), false);
+    assert.equal(sameJsonText({ a: null }, { a: null }), true);
+    assert.equal(sameJsonText({ a: 1, b: undefined }, { a: 1 }), false);
+    assert.equal(sameJsonText(undefined, []), false);
   });
 });

@@ -81,12 +81,12 @@ function diffObjects(original: JsonObject, modified: JsonObject): JsonObject {
  * (frozen, shared) part instead and store exactly the same bytes. A field set to `undefined` on
  * one side only counts as a difference (conservative: the answer is never wrongly yes).
  */
-export function sameJson(a: unknown, b: unknown): boolean {
+export function sameJsonText(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let index = 0; index < a.length; index++) if (!sameJson(a[index], b[index])) return false;
+    for (let index = 0; index < a.length; index++) if (!sameJsonText(a[index], b[index])) return false;
     return true;
   }
   const aKeys = Object.keys(a);
@@ -94,7 +94,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (aKeys.length !== bKeys.length) return false;
   for (let index = 0; index < aKeys.length; index++) {
     const key = aKeys[index] as string;
-    if (key !== bKeys[index] || !sameJson((a as JsonObject)[key], (b as JsonObject)[key])) return false;
+    if (key !== bKeys[index] || !sameJsonText((a as JsonObject)[key], (b as JsonObject)[key])) return false;
   }
   return true;
 }

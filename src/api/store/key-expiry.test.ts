@@ -77,13 +77,15 @@ describe("KeyExpiry", () => {
     assert.deepEqual(expired, ["/events/x@5 after 40s"]);
   });
 
-  it("leaves no timer behind once every entry has come due", async () => {
+  it("keeps its timer for keys deleted before they expire until they would have, then leaves none", async () => {
     const { clock, start, expired, expiry, write, remove } = fixture();
     write("/events/x", 1, start + 10 * secondMs);
     write("/events/y", 2, start + 10 * secondMs);
     remove("/events/x");
     remove("/events/y");
+    assert.equal(clock.pendingTimers(), 1);
     await clock.runUntilIdle();
+    assert.equal(clock.now() - start, 10 * secondMs);
     assert.deepEqual(expired, []);
     assert.equal(expiry.queuedEntries, 0);
     assert.equal(clock.pendingTimers(), 0);
@@ -114,6 +116,18 @@ describe("KeyExpiry", () => {
     await clock.runUntilIdle();
     assert.equal(expired.length, 200);
     assert.ok(expired.every((line) => line.endsWith("after 119s")));
+  });
+
+  it("keeps its queue bounded by what is queued now, not by a past peak that has expired", async () => {
+    const { clock, start, expired, expiry, write } = fixture();
+    for (let i = 0; i < 3_000; i++) write(`/events/peak${i}`, i + 1, start + 10 * secondMs);
+    await clock.advanceBy(10 * secondMs);
+    assert.equal(expired.length, 3_000);
+    assert.equal(expiry.queuedEntries, 0);
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 200; i++) write(`/events/e${i}`, 3_001 + round * 200 + i, start + 3_600 * secondMs);
+    }
+    assert.ok(expiry.queuedEntries <= 1_024 + 1, `${expiry.queuedEntries} entries queued for 200 keys`);
   });
 
   it("keeps its queue bounded when keys are written again without a TTL or deleted", () => {

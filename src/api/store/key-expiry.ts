@@ -15,6 +15,11 @@
  * The keys wait in one queue ordered by expiry, behind a single Clock timer set for the earliest:
  * a timer per key cost more than the Event it would remove. Keys due at the same instant expire
  * together, in the order they were written.
+ *
+ * Since a delete or a write without a TTL is not reported here, the timer stays set while the queue
+ * holds any entry, live or superseded: a store whose Events were all deleted still has a timer
+ * until the last of them would have expired (an Event's TTL is 1 h), and a virtual clock run until
+ * idle moves its time that far ahead. The timer then finds nothing to remove and is not set again.
  */
 import type { Clock, Timer } from "../../runtime/clock.ts";
 import { msPerSecond } from "../../runtime/duration.ts";
@@ -41,7 +46,7 @@ export class KeyExpiry {
   private readonly backendKind: string;
   private readonly keys: ExpiringKeys;
   private readonly queue = new ExpiryQueue();
-  /** Entries left by the last sweep (all current then): the next sweeps once the queue doubles that. */
+  /** Entries left by the last sweep (all current then), or fewer once some came due: the next sweeps once the queue doubles that. */
   private entriesAfterSweep = 0;
   private timer: Timer | undefined;
   private timerDueMs = Number.POSITIVE_INFINITY;
@@ -122,6 +127,9 @@ export class KeyExpiry {
         this.arm(key, modRevision, nowMs + expiryRetryIntervalMs);
       }
     }
+    // Entries that came due left the queue: the next sweep is measured from what is left, or a past
+    // peak would let stale entries grow to twice that peak before one.
+    this.entriesAfterSweep = Math.min(this.entriesAfterSweep, this.queue.length);
     this.schedule(clock);
   }
 

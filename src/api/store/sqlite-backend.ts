@@ -366,7 +366,7 @@ export class SqliteBackend implements KVBackend {
 
   /** Whether `key` is committed at `modRevision`: written neither since nor deleted. */
   private isAt(key: string, modRevision: number): boolean {
-    return this.statements.getObject.get(key)?.mod_rev === modRevision;
+    return this.statements.getModRevision.get(key)?.mod_rev === modRevision;
   }
 
   /** A key's TTL ran out: remove it unless it was written since (that write re-armed it or kept it for good) or deleted. */

@@ -70,6 +70,8 @@ export interface SqliteStatements {
   getMeta: Database.Statement<[string], { value: number }>;
   setMeta: Database.Statement<[string, number]>;
   getObject: Database.Statement<[string], ObjectRow>;
+  /** A key's revision alone: an expiry sweep asks it of every queued Event and needs no JSON. */
+  getModRevision: Database.Statement<[string], { mod_rev: number }>;
   rangeObjects: Database.Statement<[string, string, number], ObjectRow>;
   insertObject: Database.Statement<[string, number, number, string]>;
   updateObject: Database.Statement<[number, string, string]>;
@@ -114,6 +116,7 @@ function prepareStatements(db: Database.Database): SqliteStatements {
     getMeta: db.prepare("SELECT value FROM meta WHERE name = ?"),
     setMeta: db.prepare("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)"),
     getObject: db.prepare("SELECT key, create_rev, mod_rev, json FROM objects WHERE key = ?"),
+    getModRevision: db.prepare("SELECT mod_rev FROM objects WHERE key = ?"),
     rangeObjects: db.prepare(
       "SELECT key, create_rev, mod_rev, json FROM objects WHERE key >= ? AND key < ? ORDER BY key LIMIT ?",
     ),

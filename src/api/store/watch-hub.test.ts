@@ -53,22 +53,25 @@ describe("WatchHub", () => {
   it("skips a watch stopped by an earlier one during the same delivery, and reaches those after it", async () => {
     const hub = new WatchHub(0);
     const seen: string[] = [];
-    const later = hub.subscribe("/registry/pods/default/", 0, [], () => seen.push("stopped one"));
-    hub.subscribe("/registry/pods/", 0, [], () => {
-      seen.push("first");
-      later.stop();
+    // Four groups, delivered in this order. The second stops the only watch of the first (already
+    // reached) and of the fourth (not yet reached) while the write is being delivered to it.
+    const first = hub.subscribe("/registry/pods/", 0, [], () => seen.push("first"));
+    let fourth: { stop(): void } | undefined;
+    hub.subscribe("/registry/pods/default/", 0, [], () => {
+      seen.push("second");
+      first.stop();
+      fourth?.stop();
     });
-    // Created after the stopped watch's prefix, so delivered after it: the stop comes first.
-    hub.subscribe("/registry/pods/default/web", 0, [], () => seen.push("last"));
-    later.stop();
-    const again = hub.subscribe("/registry/pods/default/", 0, [], () => seen.push("watched again"));
+    hub.subscribe("/registry/pods/default/web", 0, [], () => seen.push("third"));
+    fourth = hub.subscribe("/registry/pods/default/web-", 0, [], () => seen.push("fourth"));
     hub.publish(put("/registry/pods/default/web-0", 1));
     await flushed();
-    assert.deepEqual(seen, ["first", "last", "watched again"]);
-    again.stop();
+    assert.deepEqual(seen, ["first", "second", "third"]);
+    const again = hub.subscribe("/registry/pods/default/web-", 0, [], () => seen.push("watched again"));
     hub.publish(put("/registry/pods/default/web-0", 2));
     await flushed();
-    assert.deepEqual(seen, ["first", "last", "watched again", "first", "last"]);
+    assert.deepEqual(seen, ["first", "second", "third", "second", "third", "watched again"]);
+    again.stop();
   });
 
   it("gives a watch started during a delivery only the writes after its start", async () => {

@@ -19,7 +19,7 @@ import {
 } from "./json-reader.ts";
 import { validateAnnotations, validateLabels } from "./labels.ts";
 import { type NameRule, nameIsDnsLabel } from "./names.ts";
-import { sameJson } from "./unchanged-spec.ts";
+import { sameJsonValue } from "./unchanged-spec.ts";
 
 const metadataPath = "metadata";
 /** Finalizers Kubernetes accepts without a domain prefix. */
@@ -129,8 +129,11 @@ export function validateObjectMeta(value: unknown, rules: MetaRules, out: FieldC
 /**
  * validateObjectMeta on an update, checking only the fields the update changed. `oldValue` is the
  * stored metadata: frozen, and checked by these same rules when it was written (a status write
- * keeps the stored metadata, and the store's own deletion marks touch no field checked here). A
- * field the update carries over with the same value would find what it found then: nothing.
+ * keeps the stored metadata). The store's own deletion marks are written without these checks, but
+ * are valid by construction: deletionTimestamp and deletionGracePeriodSeconds are not checked here,
+ * and the finalizers a delete's propagation policy adds or removes (deletion-propagation.ts) are
+ * the garbage collector's own valid names. A field the update carries over with the same value
+ * would find what it found then: nothing.
  * Each check reads its own fields alone, so skipping one leaves the others' findings as they are.
  */
 export function validateChangedObjectMeta(
@@ -162,7 +165,7 @@ export function validateChangedObjectMeta(
 
 /** Both have `field` with the same value, or neither has it. */
 function sameField(meta: JsonObject, old: JsonObject, field: string): boolean {
-  return Object.hasOwn(meta, field) === Object.hasOwn(old, field) && sameJson(meta[field], old[field]);
+  return Object.hasOwn(meta, field) === Object.hasOwn(old, field) && sameJsonValue(meta[field], old[field]);
 }
 
 function stringField(meta: JsonObject, field: string): string {

@@ -21,6 +21,16 @@ describe("PersistentVolumeClaim", () => {
     assert.deepEqual(problemsOf("PersistentVolumeClaim", claim), []);
   });
 
+  it("rejects bad metadata on an update that sends the stored spec back as a deep copy, as kubectl does", () => {
+    const old = stored(claim);
+    const update = changed(old, (copy) => {
+      copy.metadata = { ...copy.metadata, labels: { tier: "-db" } } as typeof copy.metadata;
+    });
+    const problems = problemsOf("PersistentVolumeClaim", update, old);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] ?? "", /^metadata\.labels: Invalid value: "-db": a valid label must be an empty string/);
+  });
+
   it("requires access modes", () => {
     const noModes = changed(claim, (copy) => {
       copy.spec.accessModes = [];

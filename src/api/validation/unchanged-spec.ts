@@ -13,12 +13,12 @@
  * it would for a validator that lists fields), each with the same value. Shared frozen subtrees
  * compare at once by reference.
  */
-export function sameJson(value: unknown, stored: unknown): boolean {
+export function sameJsonValue(value: unknown, stored: unknown): boolean {
   if (value === stored) return true;
   if (typeof value !== "object" || typeof stored !== "object" || value === null || stored === null) return false;
   if (Array.isArray(value)) {
     if (!Array.isArray(stored) || value.length !== stored.length) return false;
-    for (let i = 0; i < value.length; i++) if (!sameJson(value[i], stored[i])) return false;
+    for (let i = 0; i < value.length; i++) if (!sameJsonValue(value[i], stored[i])) return false;
     return true;
   }
   if (Array.isArray(stored)) return false;
@@ -26,7 +26,7 @@ export function sameJson(value: unknown, stored: unknown): boolean {
   const storedFields = stored as Readonly<Record<string, unknown>>;
   let count = 0;
   for (const key in fields) {
-    if (!Object.hasOwn(storedFields, key) || !sameJson(fields[key], storedFields[key])) return false;
+    if (!Object.hasOwn(storedFields, key) || !sameJsonValue(fields[key], storedFields[key])) return false;
     count++;
   }
   for (const _key in storedFields) count--;
@@ -39,7 +39,7 @@ function isStoredObject(value: unknown): value is Readonly<Record<string, unknow
 
 /** Whether an update's spec is the stored object's spec unchanged (`oldObject` is the stored, frozen object). */
 export function specUnchanged(newObject: { spec?: unknown }, oldObject: { spec?: unknown }): boolean {
-  return isStoredObject(oldObject.spec) && sameJson(newObject.spec, oldObject.spec);
+  return isStoredObject(oldObject.spec) && sameJsonValue(newObject.spec, oldObject.spec);
 }
 
 /**
@@ -52,7 +52,7 @@ export function specUnchangedBut(newObject: { spec?: unknown }, oldObject: { spe
   if (!isStoredObject(old) || typeof spec !== "object" || spec === null || Array.isArray(spec)) return false;
   const fields = spec as Readonly<Record<string, unknown>>;
   for (const key in fields) {
-    if (key !== field && (!Object.hasOwn(old, key) || !sameJson(fields[key], old[key]))) return false;
+    if (key !== field && (!Object.hasOwn(old, key) || !sameJsonValue(fields[key], old[key]))) return false;
   }
   for (const key in old) if (key !== field && !Object.hasOwn(fields, key)) return false;
   return true;

@@ -7,7 +7,7 @@
  */
 import type { Pod, PodCondition, PodStatus } from "kubernetes-types/core/v1.js";
 import type { Client } from "../../api/client/client.ts";
-import { sameJson } from "../../api/client/merge-patch.ts";
+import { sameJsonText } from "../../api/client/merge-patch.ts";
 import { retryOnConflict } from "../../api/client/retry-on-conflict.ts";
 import { isNotFound } from "../../api/errors.ts";
 import { objectKey } from "../../api/objects.ts";
@@ -32,7 +32,7 @@ interface StatusManagerOptions {
 export function mergePodStatus(stored: PodStatus | undefined, generated: GeneratedPodStatus, nowMs: number): PodStatus {
   const conditions = mergeConditions(stored?.conditions, generated.conditions, nowMs);
   const hostIPs = isOnlyHostIP(stored?.hostIPs, generated.hostIP) ? stored?.hostIPs : [{ ip: generated.hostIP }];
-  const containerStatuses = sameJson(stored?.containerStatuses, generated.containerStatuses)
+  const containerStatuses = sameJsonText(stored?.containerStatuses, generated.containerStatuses)
     ? stored?.containerStatuses
     : generated.containerStatuses;
   if (
