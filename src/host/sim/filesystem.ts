@@ -230,6 +230,16 @@ export class SimFilesystem {
     inode.sizeBytes = data.byteLength;
   }
 
+  /** truncate(2): the file's new size; bytes cut off no longer count against the size limit. */
+  truncate(ino: number, sizeBytes: number): void {
+    const inode = this.inode(ino);
+    if (inode.type !== "file") throw new Error(`inode ${ino} is a ${inode.type}, not a file`);
+    inode.sizeBytes = sizeBytes;
+    if (inode.data.byteLength <= sizeBytes) return;
+    this.usedBytesTotal -= inode.data.byteLength - sizeBytes;
+    inode.data = copyBytes(inode.data.subarray(0, sizeBytes));
+  }
+
   /** A file's bytes, with a sparse tail read as zeros. */
   readData(ino: number): Uint8Array {
     const inode = this.inode(ino);
