@@ -26,7 +26,10 @@ interface InodeBase {
 
 export interface FileInode extends InodeBase {
   readonly type: "file";
-  /** The written bytes; a sparse file's size may exceed them (the rest reads as zeros). */
+  /**
+   * The written bytes, owned by this file alone (its own buffer, or the shared empty `noBytes`, which
+   * is never written); a sparse file's size may exceed them (the rest reads as zeros).
+   */
   data: Uint8Array;
   sizeBytes: number;
 }
@@ -65,16 +68,6 @@ interface FilesystemOptions {
 /** Every empty file's bytes: data is replaced, never changed in place, so one empty array serves them all. */
 const noBytes = new Uint8Array(0);
 
-/**
- * Small files (a container's log, a volume's metadata) take their bytes from a shared slab rather
- * than an ArrayBuffer each, whose own object and backing store cost a few hundred bytes a file.
- * A file's bytes are never changed in place, so views of one slab stay apart.
- */
-const slabBytes = 64 * 1024;
-const maxSlabbedBytes = 1024;
-let slab = new Uint8Array(0);
-let slabUsed = 0;
-
 /** Names of at most this many characters are shared (longer ones are a pod's or a volume's own). */
 const maxSharedNameLength = 16;
 const maxSharedNames = 4096;
@@ -101,18 +94,9 @@ function deleteEntry(dir: DirectoryInode, name: string): void {
   dir.entries = withoutEntry(dir.entries, name);
 }
 
+/** A file's own copy of `data`: a file's bytes share no buffer with another file's. */
 function copyBytes(data: Uint8Array): Uint8Array {
-  const length = data.byteLength;
-  if (length === 0) return noBytes;
-  if (length > maxSlabbedBytes) return data.slice();
-  if (slabUsed + length > slab.byteLength) {
-    slab = new Uint8Array(slabBytes);
-    slabUsed = 0;
-  }
-  const copy = slab.subarray(slabUsed, slabUsed + length);
-  copy.set(data);
-  slabUsed += length;
-  return copy;
+  return data.byteLength === 0 ? noBytes : data.slice();
 }
 
 const rootInodeNumber = 2; // ext4 and tmpfs both number their root directory 2
@@ -244,6 +228,16 @@ export class SimFilesystem {
     this.usedBytesTotal += growth;
     inode.data = copyBytes(data);
     inode.sizeBytes = data.byteLength;
+  }
+
+  /** truncate(2): the file's new size; bytes cut off no longer count against the size limit. */
+  truncate(ino: number, sizeBytes: number): void {
+    const inode = this.inode(ino);
+    if (inode.type !== "file") throw new Error(`inode ${ino} is a ${inode.type}, not a file`);
+    inode.sizeBytes = sizeBytes;
+    if (inode.data.byteLength <= sizeBytes) return;
+    this.usedBytesTotal -= inode.data.byteLength - sizeBytes;
+    inode.data = copyBytes(inode.data.subarray(0, sizeBytes));
   }
 
   /** A file's bytes, with a sparse tail read as zeros. */

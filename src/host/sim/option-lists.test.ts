@@ -13,4 +13,11 @@ describe("sharedOptionList", () => {
     assert.notEqual(sharedOptionList(["ro", "relatime"]), first);
     assert.deepEqual(sharedOptionList(["ro", "relatime"]), ["ro", "relatime"]);
   });
+
+  it("keeps lists apart whose options joined would read alike", () => {
+    const one = sharedOptionList(["a\0b"]);
+    const two = sharedOptionList(["a", "b"]);
+    assert.deepEqual(one, ["a\0b"]);
+    assert.deepEqual(two, ["a", "b"]);
+  });
 });

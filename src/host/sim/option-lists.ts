@@ -7,12 +7,12 @@
 /** Distinct lists kept; past this (options naming per-volume values) a list is frozen unshared. */
 const maxSharedLists = 256;
 
-/** By content, joined with a character no option contains. */
+/** By content, as JSON: no two different lists (`["a\0b"]`, `["a", "b"]`) share a key. */
 const shared = new Map<string, readonly string[]>();
 
 /** A frozen list with the content of `options`, shared with every other list of that content. */
 export function sharedOptionList(options: readonly string[]): readonly string[] {
-  const key = options.join("\0");
+  const key = JSON.stringify(options);
   const existing = shared.get(key);
   if (existing !== undefined) return existing;
   const list = Object.freeze(options.slice());

@@ -92,6 +92,10 @@ export class PathWalker {
    * the caller's caller never sees. A walk that reaches a mount or an access check starts again as
    * `walkAwaiting`, which awaits at the same points as ever: looking entries up changes nothing, so
    * starting again gives the same answer at the same turn.
+   *
+   * Callers must `await` the result directly. Returning it from an async function instead (or
+   * wrapping it in another promise) adds or removes turns before the work after it runs, which
+   * changes the order of events in the simulator.
    */
   walk(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Location | Promise<Location> {
     const resolved = this.tryResolveAtOnce(path, syscall, options);
@@ -133,7 +137,8 @@ export class PathWalker {
   /**
    * The walk of `walkAwaiting` while it would not await: the Location, the errno it would throw, or
    * `mustAwait` where it would first await (an access check, or crossing into a mount). Throws only
-   * what is no errno of the walked path (a relative path's EINVAL with its detail, a mount cycle).
+   * what is no errno of the walked path (a relative path's EINVAL with its detail); it never crosses
+   * a mount, so it never meets a mount cycle.
    */
   private resolveAtOnce(path: string, syscall: string, options: WalkOptions): Location | Errno | typeof mustAwait {
     let walked = withoutTrailingSlash(requireAbsolute(path, syscall));

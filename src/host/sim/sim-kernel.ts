@@ -289,10 +289,8 @@ export class SimKernel {
 
   /** truncate(1): the file's new size; a loop device's content grows with it (its filesystem does not). */
   async truncateFile(state: BootState, path: string, sizeBytes: number): Promise<void> {
-    const file = await state.vfs.fileAt(path, "truncate");
+    const file = await state.vfs.truncate(path, sizeBytes);
     const storage = this.fileStorage.get(file);
-    file.sizeBytes = sizeBytes;
-    file.data = file.data.subarray(0, Math.min(file.data.byteLength, sizeBytes)).slice();
     if (storage !== undefined)
       this.fileStorage.set(file, copyStorage(storage, Math.max(sizeBytes, minimumLoopSizeBytes)));
   }

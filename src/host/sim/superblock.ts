@@ -23,12 +23,18 @@ export interface Superblock {
   /** What mountinfo shows as the source: `/dev/sdb`, `server:/export`, `tmpfs`. */
   readonly source: string;
   readonly superOptions: readonly string[];
-  /** Undefined for filesystems that are always reachable (local disks, tmpfs). */
-  readonly accessCheck: FilesystemAccessCheck | undefined;
+  /**
+   * Absent for filesystems that are always reachable (local disks, tmpfs). Call it as a method
+   * (`superblock.accessCheck(...)`): a class implements it with `this`, so a detached copy breaks.
+   */
+  accessCheck?(cancellation: Cancellation, syscall: string, path: string): Promise<void>;
   /** The block device the filesystem lives on, for filesystems that have one. */
   readonly device: BlockDevice | undefined;
-  /** Runs when the last mount of this superblock goes away (a FUSE daemon exits on unmount). */
-  readonly onUnused: (() => void) | undefined;
+  /**
+   * Runs when the last mount of this superblock goes away (a FUSE daemon exits on unmount). Call it
+   * as a method (`superblock.onUnused?.()`): a class implements it with `this`.
+   */
+  onUnused?(): void;
   /**
    * What a plain (not forced, not lazy) umount waits for first: an NFS client flushes to its server,
    * so unmounting a hard mount of a dead server hangs until `umount -f` or `-l`.

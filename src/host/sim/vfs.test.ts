@@ -125,3 +125,22 @@ describe("simulated kernel: paths across mounts", () => {
     assert.equal(outputs[0], outputs[1]);
   });
 });
+
+describe("simulated kernel: truncating a file on a tmpfs with size=", () => {
+  it("gives the cut bytes back: usage returns to where it was and the space can be written again", async () => {
+    const host = node();
+    await host.mkdir("/mnt/vol", 0o755, { recursive: true });
+    assert.equal((await host.run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", "/mnt/vol"])).exitCode, 0);
+    const emptyUsage = (await host.statfs("/mnt/vol")).usedBytes;
+    for (let round = 0; round < 5; round++) {
+      await host.writeFile("/mnt/vol/log", new Uint8Array(600 * 1024));
+      assert.equal((await host.run("truncate", ["-s", "100", "/mnt/vol/log"])).exitCode, 0);
+      assert.equal((await host.statfs("/mnt/vol")).usedBytes, emptyUsage + 100);
+      await host.writeFile("/mnt/vol/data", new Uint8Array(600 * 1024));
+      await host.createSparseFile("/mnt/vol/data", 0);
+      assert.equal((await host.statfs("/mnt/vol")).usedBytes, emptyUsage + 100);
+    }
+    await host.createSparseFile("/mnt/vol/log", 0);
+    assert.equal((await host.statfs("/mnt/vol")).usedBytes, emptyUsage);
+  });
+});

@@ -245,8 +245,16 @@ export class Vfs {
     const inode = inodeAt(location);
     if (inode.type !== "file") throw new HostError("EINVAL", "truncate", path);
     requireWritable(location.mount, "truncate", path);
-    inode.sizeBytes = sizeBytes;
-    if (inode.data.byteLength > sizeBytes) inode.data = inode.data.subarray(0, sizeBytes).slice();
+    location.mount.superblock.fs.truncate(location.ino, sizeBytes);
+  }
+
+  /** truncate(1) of an existing file, giving the file (the kernel resizes what it keeps beside it). */
+  async truncate(path: string, sizeBytes: number): Promise<FileInode> {
+    const location = await this.walker.walk(path, "truncate", this.lifetime(), { followLast: true });
+    const inode = inodeAt(location);
+    if (inode.type !== "file") throw new HostError("EINVAL", "truncate", path);
+    location.mount.superblock.fs.truncate(location.ino, sizeBytes);
+    return inode;
   }
 
   /**
