@@ -46,7 +46,7 @@ describe("sealAtRevision", () => {
   });
 });
 
-describe("sealAtRevision, field by field", () => {
+describe("sealAtRevision", () => {
   it("keeps the input's field order, copies what is unfrozen and drops what is undefined", () => {
     const labels = frozenCopy({ app: "web" });
     const input = {
@@ -62,6 +62,18 @@ describe("sealAtRevision, field by field", () => {
     assert.ok(Object.isFrozen(stored.metadata?.annotations));
     assert.deepEqual(stored.spec, { containers: [{ name: "c" }] });
     assert.equal(input.metadata?.resourceVersion, "1", "the input is left as it was");
+  });
+
+  it("adds resourceVersion last when the metadata has none", () => {
+    const stored = sealAtRevision({ kind: "Pod", metadata: { name: "a", namespace: "ns" } } as KObject, 7);
+    assert.deepEqual(Object.keys(stored.metadata ?? {}), ["name", "namespace", "resourceVersion"]);
+    assert.equal(stored.metadata?.resourceVersion, "7");
+  });
+
+  it("copies own fields only, as a spread would", () => {
+    const input = Object.assign(Object.create({ inherited: "no" }), { kind: "Pod", metadata: { name: "a" } });
+    const stored = sealAtRevision(input as KObject, 3);
+    assert.deepEqual(Object.keys(stored), ["kind", "metadata"]);
   });
 
   it("keeps a field named __proto__ as data", () => {

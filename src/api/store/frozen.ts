@@ -14,7 +14,7 @@ import { type KeyNode, newKeyTrie, nextKeyNode, shapedObject } from "./shaped.ts
 
 /** Key lists of stored objects' top levels and metadata. */
 const sealedShapes = newKeyTrie();
-/** Key lists of the objects inside them (spec, status, labels, ...). */
+/** Key lists of the objects inside them (spec, status, labels, ...): a separate trie, so data keys cannot crowd out the above. */
 const nestedShapes = newKeyTrie();
 
 /** Thrown while copying; collects the path to the offending value on the way out. */
@@ -62,6 +62,8 @@ function shapedCopy(source: Record<string, unknown>): Record<string, unknown> {
   const values: unknown[] = [];
   let node: KeyNode | undefined = nestedShapes;
   for (const key in source) {
+    // for…in also lists enumerable inherited fields, which a spread would not copy.
+    if (!Object.hasOwn(source, key)) continue;
     let field = source[key];
     if (field === undefined) continue;
     if (needsCopy(field)) field = copyChild(field, key);
@@ -114,6 +116,7 @@ function frozenWithField(source: object | undefined, field: string, value: unkno
   let node: KeyNode | undefined = sealedShapes;
   let placed = false;
   for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
     let current: unknown;
     if (key === field) {
       placed = true;

@@ -1,13 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type KeyNode, newKeyTrie, nextKeyNode, shapedObject } from "./shaped.ts";
+import { type KeyNode, newKeyTrie, nextKeyNode, nodesLeft, shapedObject } from "./shaped.ts";
 
 const trie = newKeyTrie();
 
-function build(keys: string[], values: unknown[]): Record<string, unknown> {
-  let node: KeyNode | undefined = trie;
+function walk(root: KeyNode, keys: string[]): KeyNode | undefined {
+  let node: KeyNode | undefined = root;
   for (const key of keys) node = node && nextKeyNode(node, key);
-  return shapedObject(node, keys, values);
+  return node;
+}
+
+function build(keys: string[], values: unknown[], root = trie): Record<string, unknown> {
+  return shapedObject(walk(root, keys), keys, values);
 }
 
 describe("shapedObject", () => {
@@ -36,5 +40,35 @@ describe("shapedObject", () => {
     );
     assert.deepEqual(Object.keys(object), keys);
     assert.equal(object.k99, 99);
+    assert.equal(walk(newKeyTrie(), keys), undefined, "past 64 fields no literal is made");
+    assert.notEqual(walk(newKeyTrie(), keys.slice(0, 64)), undefined);
+  });
+
+  it("keeps no key longer than 64 characters, and still builds the object", () => {
+    const root = newKeyTrie();
+    const long = "x".repeat(65);
+    assert.equal(walk(root, ["name", long]), undefined);
+    assert.equal(nodesLeft(root), 4999, "only the short key took a node");
+    assert.deepEqual(build(["name", long], ["a", 1], root), { name: "a", [long]: 1 });
+    assert.notEqual(walk(root, ["name", "x".repeat(64)]), undefined);
+  });
+
+  it("stops growing when its trie is full, and builds the same objects field by field", () => {
+    const root = newKeyTrie(3);
+    const lists = [["a"], ["b"], ["c"], ["d", "e"], ["a", "z"]];
+    for (const keys of lists) {
+      const object = build(
+        keys,
+        keys.map((key) => `${key}!`),
+        root,
+      );
+      assert.deepEqual(
+        Object.entries(object),
+        keys.map((key) => [key, `${key}!`]),
+      );
+    }
+    assert.equal(nodesLeft(root), 0);
+    assert.equal(walk(root, ["d"]), undefined);
+    assert.notEqual(walk(root, ["a"]), undefined);
   });
 });

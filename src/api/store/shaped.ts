@@ -6,8 +6,9 @@
  * keys in the same order is sized exactly, so each key list gets one small compiled literal,
  * found through a trie of keys (no string is built per object).
  *
- * Key lists come from data, so the compiled literals are bounded: past the bound, or for very
- * wide objects, objects are built field by field as before (correct, only larger).
+ * Key lists come from data, so the compiled literals are bounded: past the bound, for very wide
+ * objects and for long keys, objects are built field by field (the same fields in the same order,
+ * only larger).
  */
 
 import { setOwnField } from "../own-field.ts";
@@ -23,26 +24,52 @@ export interface KeyNode {
   readonly next: Map<string, KeyNode>;
   literal: Literal | undefined;
   readonly budget: Budget;
+  /** How many keys lead here from the root: the width of the object this node's literal builds. */
+  readonly depth: number;
 }
 
-/** Nodes of one trie at most (so also compiled literals, one per node at most: a few hundred bytes each). */
-const maxKeyNodes = 5000;
+/**
+ * Nodes of one trie at most, so also compiled literals (one per node at most). With keys of at most
+ * `maxShapedKeyLength` characters and literals of at most `maxLiteralFields` fields, a full trie
+ * holds a few tens of megabytes at worst, whatever keys clients send, and it is never freed.
+ */
+const defaultMaxKeyNodes = 5000;
 /** Widest object built from a literal; wider ones are rare and built field by field. */
 const maxLiteralFields = 64;
+/**
+ * Longest key a trie keeps. Field names of the API are short; a longer key is data (a label, an
+ * annotation or a CSI volume attribute can be kilobytes long) and must not stay in memory after
+ * the object that carried it is gone.
+ */
+const maxShapedKeyLength = 64;
 
-/** The trie node after `key`, or undefined when the trie is full and has no such node. */
+/**
+ * The trie node after `key`, or undefined when the object cannot be built from a literal: the trie
+ * is full and has no such node, the key is too long to keep, or the object is too wide.
+ */
 export function nextKeyNode(node: KeyNode, key: string): KeyNode | undefined {
   const found = node.next.get(key);
-  if (found !== undefined || node.budget.nodesLeft <= 0) return found;
-  const added: KeyNode = { next: new Map(), literal: undefined, budget: node.budget };
+  if (found !== undefined) return found;
+  const { budget, depth } = node;
+  if (budget.nodesLeft <= 0 || key.length > maxShapedKeyLength || depth >= maxLiteralFields) return undefined;
+  const added: KeyNode = { next: new Map(), literal: undefined, budget, depth: depth + 1 };
   node.next.set(key, added);
-  node.budget.nodesLeft--;
+  budget.nodesLeft--;
   return added;
 }
 
-/** The root of a new trie: each use (with its own kind of keys) keeps its own, so one cannot crowd out another. */
-export function newKeyTrie(): KeyNode {
-  return { next: new Map(), literal: undefined, budget: { nodesLeft: maxKeyNodes } };
+/**
+ * The root of a new trie. Stored objects' top levels and their nested objects keep separate tries,
+ * so keys from data (labels, annotations) cannot use up the room of the API's own field lists; within
+ * one trie the first key lists to arrive keep their places.
+ */
+export function newKeyTrie(maxNodes = defaultMaxKeyNodes): KeyNode {
+  return { next: new Map(), literal: undefined, budget: { nodesLeft: maxNodes }, depth: 0 };
+}
+
+/** How many more nodes the trie of `node` can take (for tests). */
+export function nodesLeft(node: KeyNode): number {
+  return node.budget.nodesLeft;
 }
 
 /**
@@ -54,7 +81,7 @@ export function shapedObject(
   keys: readonly string[],
   values: readonly unknown[],
 ): Record<string, unknown> {
-  if (node !== undefined && keys.length <= maxLiteralFields) {
+  if (node !== undefined && node.depth === keys.length) {
     return (node.literal ?? compileLiteral(node, keys))(values);
   }
   const object: Record<string, unknown> = {};
