@@ -8,8 +8,9 @@
  * `KVOL_BENCH_PODS_PER_NODE=30` packs more pods on each node (default 10): Kubernetes' envelope is
  * `KVOL_BENCH_SIM_NODES=5000 KVOL_BENCH_PODS_PER_NODE=30` (150,000 pods). A 10-node warm-up run comes
  * first and is not reported. Peak RSS is the process's, so the larger run's figure includes the smaller's.
- * The envelope holds more live heap (about 22 KB per running pod at 1,000 nodes; its run peaked at
- * 6.4 GB RSS) than V8's default 4 GB limit: give it room with `NODE_OPTIONS=--max-old-space-size=14336`.
+ * The envelope may hold more live heap (about 18 KB per running pod at 1,000 nodes; its last run, at
+ * 22 KB per pod, peaked at 6.4 GB RSS) than V8's default 4 GB limit: give it room with
+ * `NODE_OPTIONS=--max-old-space-size=14336`.
  * Up to 15,000 pods the cost per pod does not grow with the pods; past that, garbage collection over
  * the multi-gigabyte heap is the likely growth (a 3 GB ballast alone took GC from 9 % to 42 % of a
  * 3,000-pod profile). The lifecycle itself is in sim-lifecycle.ts; sim-scale-timeline.test.ts checks
