@@ -14,7 +14,10 @@ import { type KeyNode, newKeyTrie, nextKeyNode, shapedObject } from "./shaped.ts
 
 /** Key lists of stored objects' top levels and metadata. */
 const sealedShapes = newKeyTrie();
-/** Key lists of the objects inside them (spec, status, labels, ...): a separate trie, so data keys cannot crowd out the above. */
+/**
+ * Key lists of the objects inside them (spec, status, labels, ...): a trie of its own, so keys
+ * from data cannot crowd out the above.
+ */
 const nestedShapes = newKeyTrie();
 
 /** Thrown while copying; collects the path to the offending value on the way out. */

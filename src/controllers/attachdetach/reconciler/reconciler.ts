@@ -12,10 +12,10 @@
  * 3. Write the node statuses that changed; every minute, ask the plugins whether attached volumes
  *    are still attached.
  *
- * Cost: a pass that has work is O(wanted volumes) for the attach pass, but the detach pass visits
- * only the attachments no pod wants (the actual state keeps them, in its own order, as both states
- * change: `cache/unwanted-attachments.ts`), where Kubernetes scans every attachment; a pass makes
- * API calls only for status writes and operations. A pass with nothing to do makes no API call and parks the loop
+ * Cost: the attach pass is O(wanted volumes); the detach pass visits only the attachments no pod
+ * wants (the actual state keeps them, in its own order, as both states change:
+ * `cache/unwanted-attachments.ts`), where Kubernetes scans every attachment. A pass makes API calls
+ * only for status writes and operations. A pass with nothing to do makes no API call and parks the loop
  * (`ParkingLoop`): a change to the desired or actual state wakes it at the next 100 ms tick, so in
  * the steady state — every wanted volume attached, nothing unwanted — the reconciler costs nothing
  * between the once-a-minute syncs, however many nodes and volumes there are.
