@@ -41,6 +41,9 @@ interface LifecycleFigures {
   heapBytesPerRunningPod: number;
   virtualMs: number;
   storeWrites: number;
+  /** Tasks the VirtualClock ran and event-loop turns it took between them. */
+  clockTasks: number;
+  clockTurns: number;
   peakRssBytes: number;
 }
 
@@ -51,6 +54,7 @@ async function runLifecycle(nodes: number, podsPerNode: number): Promise<Lifecyc
   const startCpu = process.cpuUsage();
   const startVirtual = cluster.clock.now();
   const startRevision = cluster.store.revision();
+  const startClock = cluster.clock.workDone();
   const heap = new HeapProbe();
   let heapWithNodes = 0;
   let heapBytesPerRunningPod = 0;
@@ -69,6 +73,8 @@ async function runLifecycle(nodes: number, podsPerNode: number): Promise<Lifecyc
     heapBytesPerRunningPod,
     virtualMs: cluster.clock.now() - startVirtual,
     storeWrites: cluster.store.revision() - startRevision,
+    clockTasks: cluster.clock.workDone().tasks - startClock.tasks,
+    clockTurns: cluster.clock.workDone().turns - startClock.turns,
     peakRssBytes: process.resourceUsage().maxRSS * bytesPerKilobyte,
   };
   await cluster.stop();
@@ -122,6 +128,8 @@ function rows(scale: LifecycleFigures, base: LifecycleFigures, nodes: number): R
     row("wall time, whole lifecycle", scale.wallMs / 1_000, base.wallMs / 1_000, "s", "lower"),
     row("virtual time, whole lifecycle", scale.virtualMs / 1_000, base.virtualMs / 1_000, "s", "lower"),
     row("store writes per pod", scale.storeWrites / scale.pods, base.storeWrites / base.pods, "writes", "lower"),
+    row("clock tasks per pod", scale.clockTasks / scale.pods, base.clockTasks / base.pods, "tasks", "lower"),
+    row("event-loop turns per pod", scale.clockTurns / scale.pods, base.clockTurns / base.pods, "turns", "lower"),
     row("store writes per wall second", writesPerSecond(scale), writesPerSecond(base), "writes/s", "higher"),
     row("peak RSS", scale.peakRssBytes / bytesPerMegabyte, base.peakRssBytes / bytesPerMegabyte, "MB", "lower"),
     row(

@@ -40,6 +40,7 @@ describe("ProcessLifetime", () => {
     const fired: string[] = [];
     void processClock.sleep(2_000).then(() => fired.push("sleep"));
     processClock.setTimer(2_000, () => fired.push("timer"));
+    processClock.setQuietTimer(2_000, () => fired.push("quiet timer") < 0);
     processClock.every(1_000, () => {
       fired.push("loop");
     });

@@ -27,7 +27,7 @@ import type {
   ProcessInfo,
   RunOptions,
 } from "../host/host.ts";
-import type { Clock, Timer } from "../runtime/clock.ts";
+import type { Clock, QuietTimerCallback, Timer } from "../runtime/clock.ts";
 
 function never<T>(): Promise<T> {
   return new Promise<T>(() => {
@@ -123,6 +123,16 @@ class LifetimeClock implements Clock {
       this.clock.setTimer(delayMs, () => {
         timer.cancel(); // fired: nothing left for the end of the process to cancel
         if (!this.lifetime.ended) fn();
+      }),
+    );
+    return timer;
+  }
+
+  setQuietTimer(delayMs: number, fn: QuietTimerCallback): Timer {
+    const timer: Timer = this.lifetime.adopt(() =>
+      this.clock.setQuietTimer(delayMs, () => {
+        timer.cancel(); // fired: nothing left for the end of the process to cancel
+        return this.lifetime.ended ? false : fn();
       }),
     );
     return timer;

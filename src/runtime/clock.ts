@@ -9,6 +9,23 @@ export interface Timer {
   cancel(): void;
 }
 
+/**
+ * A quiet timer's callback. It returns `false` only when, by the time it returns, everything it did
+ * is done: it settled no promise (nor awaited or chained one), queued no microtask, `process.nextTick`,
+ * `setImmediate` or `afterIo` callback, and started no I/O — nothing that would run after it returns.
+ * It may read and change state synchronously, and schedule or cancel Clock timers (their order is
+ * their sequence, set by the call, so they land where they would anyway). Otherwise it returns `true`
+ * (when unsure, `true`: the only cost is the turn). A callback that throws is a failed task, as
+ * with setTimer.
+ *
+ * Why the turn can be skipped: after a task a VirtualClock awaits an event-loop turn so that the
+ * promise chains the task started run before the next task. After a callback that started none,
+ * that turn would drain nothing, so running the next task at once gives the same order of
+ * everything the simulation does (the clock still takes the turn when deferred work or real I/O
+ * may be waiting for it).
+ */
+export type QuietTimerCallback = () => boolean;
+
 export interface Clock {
   /** Milliseconds since the Unix epoch. Under a VirtualClock this starts at a fixed instant. */
   now(): number;
@@ -16,6 +33,13 @@ export interface Clock {
   sleep(delayMs: number): Promise<void>;
   /** Runs `fn` once after `delayMs`. */
   setTimer(delayMs: number, fn: () => void): Timer;
+  /**
+   * setTimer for a callback that usually finds nothing to do (a poll's check): `fn` returns whether
+   * it started asynchronous work (`QuietTimerCallback` says precisely what counts). A VirtualClock
+   * runs its next task straight after a callback that started none, without the event-loop turn it
+   * takes after any other task; under real time this is plain setTimer.
+   */
+  setQuietTimer(delayMs: number, fn: QuietTimerCallback): Timer;
   /**
    * Kubernetes' `wait.Until`: runs `fn` now, and `periodMs` after each pass ends (a pass that returns a
    * promise ends when it settles). A pass that throws is logged by the caller's fn, never stops the loop.

@@ -31,6 +31,15 @@ describe("RealClock", () => {
     assert.deepEqual(fired, ["kept"]);
   });
 
+  it("runs a quiet timer once, like any other, and never after it is cancelled", async () => {
+    const clock = new RealClock();
+    const fired: string[] = [];
+    clock.setQuietTimer(5, () => fired.push("kept") < 0);
+    clock.setQuietTimer(5, () => fired.push("cancelled") < 0).cancel();
+    await clock.sleep(30);
+    assert.deepEqual(fired, ["kept"]);
+  });
+
   it("rejects a negative delay, naming the argument", () => {
     assert.throws(() => new RealClock().setTimer(-5, () => undefined), /setTimer: delayMs must be .* got -5/);
   });

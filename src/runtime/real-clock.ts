@@ -3,7 +3,7 @@
  * Node's setTimeout fires after 1 ms when asked for more than 2^31-1 ms, so longer delays are
  * split into chained timers here instead of silently firing at once.
  */
-import type { Clock, Timer } from "./clock.ts";
+import type { Clock, QuietTimerCallback, Timer } from "./clock.ts";
 import { type PassErrorHandler, reportPassErrorToStderr, startEveryLoop } from "./every.ts";
 
 /** The longest delay Node's setTimeout honours (about 24.8 days). */
@@ -57,6 +57,11 @@ export class RealClock implements Clock {
         handle = undefined;
       },
     };
+  }
+
+  /** Under real time there is no turn to save: a plain timer, its callback's answer unused. */
+  setQuietTimer(delayMs: number, fn: QuietTimerCallback): Timer {
+    return this.setTimer(delayMs, fn);
   }
 
   every(periodMs: number, fn: () => void | Promise<void>): Timer {

@@ -25,8 +25,8 @@ const minEntriesBeforeCompaction = 1024;
  */
 const maxCancelledShare = 0.25;
 
-export class TaskQueue {
-  private readonly heap: ScheduledTask[] = [];
+export class TaskQueue<Task extends ScheduledTask = ScheduledTask> {
+  private readonly heap: Task[] = [];
   private liveCount = 0;
   private readonly maxLength: number;
 
@@ -43,7 +43,7 @@ export class TaskQueue {
     return this.liveCount;
   }
 
-  push(task: ScheduledTask): void {
+  push(task: Task): void {
     if (this.liveCount >= this.maxLength) {
       throw new RangeError(
         `cannot schedule more than ${this.maxLength} timers at once; a component is scheduling timers without bound`,
@@ -55,7 +55,7 @@ export class TaskQueue {
   }
 
   /** Marks a task cancelled; returns false when it had already run or been cancelled. */
-  cancel(task: ScheduledTask): boolean {
+  cancel(task: Task): boolean {
     if (task.cancelled) return false;
     task.cancelled = true;
     this.liveCount--;
@@ -64,13 +64,13 @@ export class TaskQueue {
   }
 
   /** The earliest live task without removing it. */
-  peek(): ScheduledTask | undefined {
+  peek(): Task | undefined {
     this.dropCancelledTop();
     return this.heap[0];
   }
 
   /** Removes and returns the earliest live task; the task is marked so a later cancel is a no-op. */
-  pop(): ScheduledTask | undefined {
+  pop(): Task | undefined {
     this.dropCancelledTop();
     const top = this.removeTop();
     if (top === undefined) return undefined;
@@ -83,7 +83,7 @@ export class TaskQueue {
     while (this.heap.length > 0 && this.heap[0]?.cancelled === true) this.removeTop();
   }
 
-  private removeTop(): ScheduledTask | undefined {
+  private removeTop(): Task | undefined {
     const top = this.heap[0];
     const last = this.heap.pop();
     if (top === undefined || last === undefined) return undefined;
@@ -128,14 +128,14 @@ export class TaskQueue {
   }
 
   private before(a: number, b: number): boolean {
-    const left = this.heap[a] as ScheduledTask;
-    const right = this.heap[b] as ScheduledTask;
+    const left = this.heap[a] as Task;
+    const right = this.heap[b] as Task;
     return left.dueMs < right.dueMs || (left.dueMs === right.dueMs && left.sequence < right.sequence);
   }
 
   private swap(a: number, b: number): void {
-    const left = this.heap[a] as ScheduledTask;
-    this.heap[a] = this.heap[b] as ScheduledTask;
+    const left = this.heap[a] as Task;
+    this.heap[a] = this.heap[b] as Task;
     this.heap[b] = left;
   }
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:net";
 import { describe, it } from "node:test";
+import { afterIo } from "./after-io.ts";
 import { defaultVirtualEpochMs, VirtualClock } from "./virtual-clock.ts";
 
 /** Makes a failing loop pass fail the test instead of being reported and ignored. */
@@ -206,8 +208,112 @@ describe("VirtualClock every (wait.Until)", () => {
   });
 });
 
+/** Runs `checks` checks `intervalMs` apart, each rescheduling the next; returns the turns the clock took. */
+async function turnsForChecks(clock: VirtualClock, quiet: boolean, checks: number): Promise<number> {
+  let left = checks;
+  const check = (): boolean => {
+    left--;
+    if (left > 0) schedule();
+    return false;
+  };
+  const schedule = (): void => {
+    if (quiet) clock.setQuietTimer(10, check);
+    else clock.setTimer(10, check);
+  };
+  schedule();
+  const before = clock.workDone();
+  await clock.advanceBy(10 * checks);
+  assert.equal(left, 0);
+  assert.equal(clock.workDone().tasks - before.tasks, checks);
+  return clock.workDone().turns - before.turns;
+}
+
+describe("VirtualClock quiet timers", () => {
+  it("takes no event-loop turn after a quiet timer that started nothing", async () => {
+    // One turn before the first task, as always; then none between the hundred checks.
+    assert.equal(await turnsForChecks(new VirtualClock({ startTimeMs: 0 }), true, 100), 1);
+    assert.equal(await turnsForChecks(new VirtualClock({ startTimeMs: 0 }), false, 100), 101);
+  });
+
+  it("runs quiet and plain timers due at the same instant in the order they were scheduled", async () => {
+    const clock = new VirtualClock({ startTimeMs: 0 });
+    const order: string[] = [];
+    const quiet = (name: string) => (): boolean => {
+      order.push(name);
+      return false;
+    };
+    clock.setTimer(5, () => order.push("plain 1"));
+    clock.setQuietTimer(5, () => {
+      order.push("quiet 1");
+      clock.setQuietTimer(0, quiet("scheduled by quiet 1"));
+      return false;
+    });
+    clock.setTimer(5, () => order.push("plain 2"));
+    clock.setQuietTimer(5, quiet("quiet 2"));
+    clock.setQuietTimer(4, quiet("quiet due earlier"));
+    await clock.advanceBy(5);
+    assert.deepEqual(order, ["quiet due earlier", "plain 1", "quiet 1", "plain 2", "quiet 2", "scheduled by quiet 1"]);
+  });
+
+  it("gives the turn to a quiet timer that settled a promise: its chain runs before the next task", async () => {
+    const clock = new VirtualClock({ startTimeMs: 0 });
+    const seen: string[] = [];
+    let wake: () => void = () => undefined;
+    void new Promise<void>((resolve) => {
+      wake = resolve;
+    }).then(async () => {
+      for (let step = 0; step < 20; step++) await Promise.resolve();
+      seen.push("chain ended");
+    });
+    clock.setQuietTimer(10, () => {
+      wake();
+      return true;
+    });
+    clock.setTimer(10, () => seen.push("next task"));
+    await clock.advanceBy(10);
+    assert.deepEqual(seen, ["chain ended", "next task"]);
+  });
+
+  it("still takes the turn when deferred work waits for it", async () => {
+    const clock = new VirtualClock({ startTimeMs: 0 });
+    const seen: string[] = [];
+    clock.setQuietTimer(10, () => {
+      afterIo(() => seen.push("deferred work"));
+      return false;
+    });
+    clock.setTimer(10, () => seen.push("next task"));
+    await clock.advanceBy(10);
+    assert.deepEqual(seen, ["deferred work", "next task"]);
+  });
+
+  it("still takes a turn after each quiet timer while real I/O may answer", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      assert.equal(await turnsForChecks(new VirtualClock({ startTimeMs: 0 }), true, 20), 21);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("rejects the run when a quiet timer callback throws", async () => {
+    const clock = new VirtualClock({ startTimeMs: 0 });
+    clock.setQuietTimer(5, () => {
+      throw new Error("boom");
+    });
+    await assert.rejects(clock.advanceBy(10), /boom/);
+  });
+
+  it("gives the same execution log as plain timers for a workload whose idle checks are quiet", async () => {
+    const plain = await runMixedWorkload(false);
+    const quiet = await runMixedWorkload(true);
+    assert.ok(plain.includes("130 poll met") && plain.includes("130 poll waiter resumed"), plain.join("\n"));
+    assert.deepEqual(quiet, plain);
+  });
+});
+
 /** A workload mixing plain timers, nested timers and loops whose passes sleep; returns its execution log. */
-async function runMixedWorkload(): Promise<string[]> {
+async function runMixedWorkload(quietChecks = false): Promise<string[]> {
   const clock = new VirtualClock({ onPassError: failOnPassError });
   const log: string[] = [];
   const record = (what: string): void => {
@@ -233,6 +339,29 @@ async function runMixedWorkload(): Promise<string[]> {
       clock.setTimer(delayMs % 7, () => record(`nested of ${delayMs}`));
     });
   }
+  // A poll checking every 13 ms until its 10th check: idle checks start nothing, the last wakes a waiter.
+  let checks = 0;
+  const poll = new Promise<void>((resolve) => {
+    const check = (): boolean => {
+      checks++;
+      if (checks === 10) {
+        record("poll met");
+        resolve();
+        return true;
+      }
+      schedule();
+      return false;
+    };
+    const schedule = (): void => {
+      if (quietChecks) clock.setQuietTimer(13, check);
+      else clock.setTimer(13, check);
+    };
+    schedule();
+  });
+  void poll.then(() => {
+    record("poll waiter resumed");
+    clock.setTimer(0, () => record("timer set by the poll waiter"));
+  });
   void clock.sleep(135).then(async () => {
     record("sleeper woke");
     await clock.sleep(65);

@@ -3,12 +3,14 @@
  * tasks run one at a time in order of (due time, sequence number), time jumps straight to the next
  * due task, and between two tasks every promise chain the previous task started is allowed to settle.
  * The same program and inputs therefore produce the same sequence of task executions, run after run.
+ * A quiet timer's callback that says it started nothing (clock.ts, QuietTimerCallback) is followed by
+ * the next task at once: the turn that lets chains settle would have found none.
  *
  * A setTimer callback that throws makes the run method reject with that error (the virtual form of an
  * uncaught exception); an `every` pass that throws is reported to `onPassError` and the loop goes on.
  */
 import { afterIoPending } from "./after-io.ts";
-import type { Clock, Timer } from "./clock.ts";
+import type { Clock, QuietTimerCallback, Timer } from "./clock.ts";
 import { type PassErrorHandler, reportPassErrorToStderr, startEveryLoop } from "./every.ts";
 import { realIoMayBePending } from "./real-io.ts";
 import { type ScheduledTask, TaskQueue } from "./task-queue.ts";
@@ -56,9 +58,9 @@ class VirtualTimer implements ScheduledTask, Timer {
   readonly sequence: number;
   readonly run: () => void;
   cancelled = false;
-  private readonly queue: TaskQueue;
+  private readonly queue: TaskQueue<VirtualTimer>;
 
-  constructor(dueMs: number, sequence: number, run: () => void, queue: TaskQueue) {
+  constructor(dueMs: number, sequence: number, run: () => void, queue: TaskQueue<VirtualTimer>) {
     this.dueMs = dueMs;
     this.sequence = sequence;
     this.run = run;
@@ -67,6 +69,21 @@ class VirtualTimer implements ScheduledTask, Timer {
 
   cancel(): void {
     this.queue.cancel(this);
+  }
+
+  /** Runs the callback; returns whether it may have started asynchronous work (any callback may). */
+  runTask(): boolean {
+    this.run();
+    return true;
+  }
+}
+
+/** A quiet timer: its callback says whether it started asynchronous work (a subclass, so others carry no flag). */
+class QuietVirtualTimer extends VirtualTimer {
+  declare readonly run: QuietTimerCallback;
+
+  override runTask(): boolean {
+    return this.run();
   }
 }
 
@@ -81,7 +98,16 @@ export class VirtualClock implements Clock {
   private sequence = 0;
   private running = false;
   private tasksAtCurrentInstant = 0;
-  private readonly tasks: TaskQueue;
+  private tasksRun = 0;
+  private eventLoopTurns = 0;
+  private readonly tasks: TaskQueue<VirtualTimer>;
+  /**
+   * Whether real I/O may answer, as found since the last event-loop turn; undefined when not asked
+   * since. Only a turn (an answer arriving, a handle closing) or a task that starts work can change
+   * it, and a quiet task that reports no asynchronous work starts none, so the answer stands for a
+   * run of such tasks.
+   */
+  private realIoSinceLastTurn: boolean | undefined;
   private readonly onPassError: PassErrorHandler;
   private readonly maxTasksAtOneInstant: number;
 
@@ -90,7 +116,7 @@ export class VirtualClock implements Clock {
     if (!Number.isFinite(this.nowMs)) {
       throw new RangeError(`VirtualClock: startTimeMs must be a finite number, got ${this.nowMs}`);
     }
-    this.tasks = new TaskQueue(options.maxPendingTimers ?? defaultMaxPendingTimers);
+    this.tasks = new TaskQueue<VirtualTimer>(options.maxPendingTimers ?? defaultMaxPendingTimers);
     this.onPassError = options.onPassError ?? reportPassErrorToStderr;
     this.maxTasksAtOneInstant = options.maxTasksAtOneInstant ?? defaultMaxTasksAtOneInstant;
   }
@@ -111,6 +137,13 @@ export class VirtualClock implements Clock {
     return task;
   }
 
+  setQuietTimer(delayMs: number, fn: QuietTimerCallback): Timer {
+    validateDelayMs("setQuietTimer", delayMs);
+    const task = new QuietVirtualTimer(this.nowMs + delayMs, this.sequence++, fn, this.tasks);
+    this.tasks.push(task);
+    return task;
+  }
+
   every(periodMs: number, fn: () => void | Promise<void>): Timer {
     return startEveryLoop((delayMs, pass) => this.setTimer(delayMs, pass), periodMs, fn, this.onPassError);
   }
@@ -118,6 +151,11 @@ export class VirtualClock implements Clock {
   /** Number of timers scheduled and not yet run or cancelled. */
   pendingTimers(): number {
     return this.tasks.size;
+  }
+
+  /** Tasks run and event-loop turns taken so far: what a benchmark counts (turns are what quiet timers save). */
+  workDone(): { tasks: number; turns: number } {
+    return { tasks: this.tasksRun, turns: this.eventLoopTurns };
   }
 
   /** When the earliest pending timer is due, or undefined when none is pending. */
@@ -178,9 +216,20 @@ export class VirtualClock implements Clock {
       this.moveTimeTo(next.dueMs);
       this.countTaskAtCurrentInstant();
       executed++;
-      next.run();
-      await this.settle();
+      this.tasksRun++;
+      if (next.runTask() || this.turnStillOwed()) await this.settle();
     }
+  }
+
+  /**
+   * After a task that started no asynchronous work: whether the event-loop turn is still owed, because
+   * something other than the task's own work waits for it — deferred work (after-io.ts), or real I/O
+   * whose answers only a turn lets in (so under real I/O every task still gets its turn).
+   */
+  private turnStillOwed(): boolean {
+    if (afterIoPending()) return true;
+    this.realIoSinceLastTurn ??= realIoMayBePending();
+    return this.realIoSinceLastTurn;
   }
 
   private moveTimeTo(timeMs: number): void {
@@ -219,9 +268,13 @@ export class VirtualClock implements Clock {
   private async settle(): Promise<void> {
     for (let turn = 0; turn < maxSettleTurnsPerTask; turn++) {
       const sequenceBefore = this.sequence;
+      this.realIoSinceLastTurn = undefined;
       await nextEventLoopTurn();
+      this.eventLoopTurns++;
       if (afterIoPending()) continue;
-      if (this.sequence === sequenceBefore || !realIoMayBePending()) return;
+      if (this.sequence === sequenceBefore) return;
+      this.realIoSinceLastTurn = realIoMayBePending();
+      if (!this.realIoSinceLastTurn) return;
     }
   }
 }

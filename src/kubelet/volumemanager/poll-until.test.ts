@@ -35,14 +35,60 @@ describe("pollImmediateUntil", () => {
     assert.deepEqual(outcome, { atMs: 600 });
   });
 
-  it("times out at exactly the deadline with Kubernetes' text", async () => {
+  it("times out at exactly the deadline with Kubernetes' text, without asking again there", async () => {
     const clock = new VirtualClock();
+    const checks: number[] = [];
+    const start = clock.now();
     const outcome = await run(
       clock,
-      pollImmediateUntil(clock, 300, 1_000, () => false),
+      pollImmediateUntil(clock, 300, 1_000, () => {
+        checks.push(clock.now() - start);
+        return false;
+      }),
     );
+    assert.deepEqual(checks, [0, 300, 600, 900]);
     assert.equal(outcome.atMs, 1_000);
     assert.equal(outcome.error?.message, "timed out waiting for the condition");
+  });
+
+  it("ends with the error a later check throws, at that check", async () => {
+    const clock = new VirtualClock();
+    let checks = 0;
+    const outcome = await run(
+      clock,
+      pollImmediateUntil(clock, 300, 5_000, () => {
+        checks++;
+        if (checks === 3) throw new Error("volume is in error");
+        return false;
+      }),
+    );
+    assert.deepEqual([outcome.atMs, outcome.error?.message], [600, "volume is in error"]);
+  });
+
+  it("costs the simulator no event-loop turn for a check that finds nothing", async () => {
+    const clock = new VirtualClock();
+    let checks = 0;
+    void pollImmediateUntil(clock, 300, 120_000, () => ++checks === 31);
+    const before = clock.workDone();
+    await clock.advanceBy(10_000);
+    assert.equal(checks, 31);
+    assert.equal(clock.workDone().tasks - before.tasks, 30);
+    // One turn before the first check; the last check, which ends the wait, gets one for its waiter.
+    assert.equal(clock.workDone().turns - before.turns, 2);
+  });
+
+  it("lets the waiter go on before the next task due at the instant the condition holds", async () => {
+    const clock = new VirtualClock();
+    const seen: string[] = [];
+    let mounted = false;
+    clock.setTimer(600, () => {
+      mounted = true;
+    });
+    void pollImmediateUntil(clock, 300, 5_000, () => mounted).then(() => seen.push("containers started"));
+    // Scheduled at 300 ms after the poll's check there, so due at 600 ms right after the poll's check.
+    clock.setTimer(300, () => clock.setTimer(300, () => seen.push("next task at 600 ms")));
+    await clock.advanceBy(10_000);
+    assert.deepEqual(seen, ["containers started", "next task at 600 ms"]);
   });
 
   it("ends early with the condition's error", async () => {
