@@ -157,6 +157,18 @@ describe("InProcessClient", () => {
       assert.equal(client.calls.describe(), "get pods=1");
     });
 
+    it("writes nothing when the change only reorders fields or sets some to undefined", async () => {
+      const { client } = newTestApi();
+      const created = await client.pods.create(testPod("default", "web"));
+      client.calls.reset();
+      const result = await client.pods.mutate("default", "web", (draft) => {
+        const { name, ...rest } = draft.metadata ?? {};
+        draft.metadata = { ...rest, name, deletionTimestamp: undefined };
+      });
+      assert.equal(result, created);
+      assert.equal(client.calls.describe(), "get pods=1");
+    });
+
     it("writes status when asked to", async () => {
       const { client } = newTestApi();
       await client.pods.create(testPod("default", "web"));

@@ -40,8 +40,12 @@ export function mutateWithRetry<T extends ApiObject>(
     const current = await client.get(namespace, name);
     const draft = clone(current);
     fn(draft);
-    if (jsonEqual(draft, current)) return current;
+    // `changed` is JSON-equal to the draft and shares every unchanged part with `current`, so the
+    // comparison walks only what the caller touched, where comparing the draft walked it all. It
+    // is `current` itself in the usual unchanged case; a draft equal to it in all but field order
+    // or undefined fields still counts as unchanged.
     const changed = withStoredParts(draft as T, current);
+    if (changed === current || jsonEqual(changed, current)) return current;
     return options.subresource === "status" ? client.updateStatus(changed) : client.update(changed);
   });
 }

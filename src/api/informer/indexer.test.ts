@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Pod } from "../objects.ts";
-import { Indexer, namespaceIndexName } from "./indexer.ts";
+import { Indexer, namespaceIndexName, readsOnlySpec } from "./indexer.ts";
 import { indexers, podsByClaim, podsByNode } from "./indexes.ts";
 
 function pod(namespace: string, name: string, nodeName?: string, claims: string[] = []): Pod {
@@ -111,5 +111,38 @@ describe("Indexer", () => {
     indexer.delete("default/b");
     assert.deepEqual(filed(), []);
     assert.equal(indexer.countByIndex(podsByNode.name, "node-1"), 0);
+  });
+
+  it("files objects by a spec-only index across status writes, spec changes and deletes", () => {
+    let calls = 0;
+    const byNode = readsOnlySpec((p: Pod) => {
+      calls++;
+      return p.spec?.nodeName ? [p.spec.nodeName] : [];
+    });
+    const indexer = new Indexer<Pod>({ node: byNode });
+    const first = pod("default", "a", "node-1");
+    indexer.upsert(first);
+    // A status write keeps the stored spec object itself: the pod stays filed, its index is not recomputed.
+    const running: Pod = { ...first, status: { phase: "Running" } };
+    const callsBefore = calls;
+    indexer.upsert(running);
+    assert.equal(calls, callsBefore);
+    assert.equal(indexer.byIndex("node", "node-1")[0], running);
+    // A new spec moves it.
+    indexer.upsert({ ...running, spec: { ...running.spec, containers: [], nodeName: "node-2" } });
+    assert.deepEqual(indexer.byIndex("node", "node-1"), []);
+    assert.deepEqual(names(indexer.byIndex("node", "node-2")), ["a"]);
+    indexer.delete("default/a");
+    assert.equal(indexer.countByIndex("node", "node-2"), 0);
+  });
+
+  it("recomputes an unmarked index on every update, whatever it reads", () => {
+    const byPhase = (p: Pod): string[] => [p.status?.phase ?? "none"];
+    const indexer = new Indexer<Pod>({ phase: byPhase });
+    const first = pod("default", "a", "node-1");
+    indexer.upsert(first);
+    indexer.upsert({ ...first, status: { phase: "Running" } });
+    assert.deepEqual(indexer.byIndex("phase", "none"), []);
+    assert.deepEqual(names(indexer.byIndex("phase", "Running")), ["a"]);
   });
 });

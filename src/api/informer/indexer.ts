@@ -12,6 +12,28 @@ import { objectKey } from "../objects.ts";
 /** The values an object is filed under in one index (client-go's `IndexFunc`); empty for none. */
 export type IndexFunc<T> = (object: T) => readonly string[];
 
+/**
+ * Index functions that read nothing but the object's `spec` and its key (namespace and name); see
+ * `readsOnlySpec`. A WeakSet, so marking a function keeps nothing alive.
+ */
+const specOnlyIndexFuncs = new WeakSet<object>();
+
+/**
+ * Marks `indexFunc` as reading only `spec` and the object's namespace and name. The store shares
+ * an unchanged spec between an object's versions (a status write keeps the very same frozen spec),
+ * so an update whose spec is the same object as before cannot move the object in such an index,
+ * and the Indexer skips computing its values twice: most updates are status writes.
+ */
+export function readsOnlySpec<F extends IndexFunc<never>>(indexFunc: F): F {
+  specOnlyIndexFuncs.add(indexFunc);
+  return indexFunc;
+}
+
+/** The `spec` of an object that may have one. */
+function specOf(object: ApiObject): unknown {
+  return (object as { spec?: unknown }).spec;
+}
+
 /** Every object is filed by namespace, so a namespace listing is an index lookup. */
 export const namespaceIndexName = "namespace";
 
@@ -36,6 +58,8 @@ interface IndexEntry<T> {
    * moves it there, and upsert skips it (two value arrays fewer on every update of every informer).
    */
   readonly fixedPerKey: boolean;
+  /** Marked with `readsOnlySpec`: an update that keeps the same spec object leaves it as it is. */
+  readonly specOnly: boolean;
 }
 
 const noValues: readonly string[] = [];
@@ -64,7 +88,12 @@ export class Indexer<T extends ApiObject> {
     const index: Index = new Map();
     this.indexFuncs.set(name, indexFunc);
     this.indexes.set(name, index);
-    this.indexList.push({ indexFunc, index, fixedPerKey: indexFunc === indexNamespace });
+    this.indexList.push({
+      indexFunc,
+      index,
+      fixedPerKey: indexFunc === indexNamespace,
+      specOnly: specOnlyIndexFuncs.has(indexFunc),
+    });
     for (const [key, object] of this.items) fileUnder(index, indexFunc(object), key);
   }
 
@@ -133,9 +162,14 @@ export class Indexer<T extends ApiObject> {
     const key = objectKey(object);
     const previous = this.items.get(key);
     this.items.set(key, object);
+    if (previous === undefined) {
+      for (const entry of this.indexList) fileUnder(entry.index, entry.indexFunc(object), key);
+      return previous;
+    }
+    const sameSpec = specOf(previous) === specOf(object);
     for (const entry of this.indexList) {
-      if (previous === undefined) fileUnder(entry.index, entry.indexFunc(object), key);
-      else if (!entry.fixedPerKey) reindex(entry.index, key, entry.indexFunc(previous), entry.indexFunc(object));
+      if (entry.fixedPerKey || (sameSpec && entry.specOnly)) continue;
+      reindex(entry.index, key, entry.indexFunc(previous), entry.indexFunc(object));
     }
     return previous;
   }

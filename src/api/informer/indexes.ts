@@ -5,7 +5,7 @@
  * and query with `indexer.byIndex(name, value)`.
  */
 import type { Event, PersistentVolume, Pod, VolumeAttachment } from "../objects.ts";
-import type { IndexFunc } from "./indexer.ts";
+import { type IndexFunc, readsOnlySpec } from "./indexer.ts";
 
 /** One index: its name (use it with `byIndex`) and how objects are filed. */
 export interface NamedIndex<T> {
@@ -18,7 +18,7 @@ const none: readonly string[] = [];
 /** Pods by the node they are bound to (`spec.nodeName`); unscheduled pods are in no bucket. */
 export const podsByNode: NamedIndex<Pod> = {
   name: "pods-by-node",
-  indexFunc: (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : none),
+  indexFunc: readsOnlySpec((pod: Pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : none)),
 };
 
 /**
@@ -27,7 +27,7 @@ export const podsByNode: NamedIndex<Pod> = {
  */
 export const podsByClaim: NamedIndex<Pod> = {
   name: "pods-by-claim",
-  indexFunc: (pod) => {
+  indexFunc: readsOnlySpec((pod: Pod) => {
     const volumes = pod.spec?.volumes;
     if (volumes === undefined || volumes.length === 0) return none;
     const namespace = pod.metadata?.namespace ?? "";
@@ -38,31 +38,33 @@ export const podsByClaim: NamedIndex<Pod> = {
       else if (volume.ephemeral) claims.push(`${namespace}/${pod.metadata?.name ?? ""}-${volume.name}`);
     }
     return claims;
-  },
+  }),
 };
 
 /** PersistentVolumes by the claim they are bound or reserved to (`spec.claimRef`), as `<namespace>/<name>`. */
 export const persistentVolumesByClaim: NamedIndex<PersistentVolume> = {
   name: "persistentvolumes-by-claim",
-  indexFunc: (pv) => {
+  indexFunc: readsOnlySpec((pv: PersistentVolume) => {
     const claimRef = pv.spec?.claimRef;
     return claimRef?.name ? [`${claimRef.namespace ?? ""}/${claimRef.name}`] : none;
-  },
+  }),
 };
 
 /** VolumeAttachments by the node they attach to (`spec.nodeName`). */
 export const volumeAttachmentsByNode: NamedIndex<VolumeAttachment> = {
   name: "volumeattachments-by-node",
-  indexFunc: (attachment) => (attachment.spec?.nodeName ? [attachment.spec.nodeName] : none),
+  indexFunc: readsOnlySpec((attachment: VolumeAttachment) =>
+    attachment.spec?.nodeName ? [attachment.spec.nodeName] : none,
+  ),
 };
 
 /** VolumeAttachments by the PersistentVolume they attach (`spec.source.persistentVolumeName`); inline volumes have none. */
 export const volumeAttachmentsByPersistentVolume: NamedIndex<VolumeAttachment> = {
   name: "volumeattachments-by-persistentvolume",
-  indexFunc: (attachment) => {
+  indexFunc: readsOnlySpec((attachment: VolumeAttachment) => {
     const pvName = attachment.spec?.source?.persistentVolumeName;
     return pvName ? [pvName] : none;
-  },
+  }),
 };
 
 /** Events by the uid of the object they are about (`involvedObject.uid`). */

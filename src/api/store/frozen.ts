@@ -56,25 +56,57 @@ function needsCopy(field: unknown): boolean {
 }
 
 /**
+ * Key and value lists for the copies under way, one pair per nesting level, reused from write to
+ * write: a copy of each stored object's top level, metadata and every changed part needs two lists,
+ * and fresh ones (grown push by push) were garbage on every write. A level's values are cleared
+ * once its object is built, so the lists keep no object alive.
+ */
+const scratchKeys: string[][] = [];
+const scratchValues: unknown[][] = [];
+let scratchLevel = 0;
+
+/** Takes the next level's lists; `releaseScratch` gives them back, exceptions included. */
+function takeScratch(): number {
+  const level = scratchLevel++;
+  if (level === scratchKeys.length) {
+    scratchKeys.push([]);
+    scratchValues.push([]);
+  }
+  return level;
+}
+
+function releaseScratch(level: number, used: number): void {
+  scratchLevel = level;
+  (scratchValues[level] as unknown[]).fill(undefined, 0, used);
+}
+
+/**
  * A copy of `source`'s fields, each unfrozen child replaced by its frozen copy and undefined
  * fields dropped, built from one literal (shaped.ts) so all its fields sit inside the object,
  * whatever layout `source` had (a spread of a frozen object keeps only four inside).
  */
 function shapedCopy(source: Record<string, unknown>): Record<string, unknown> {
-  const keys: string[] = [];
-  const values: unknown[] = [];
-  let node: KeyNode | undefined = nestedShapes;
-  for (const key in source) {
-    // for…in also lists enumerable inherited fields, which a spread would not copy.
-    if (!Object.hasOwn(source, key)) continue;
-    let field = source[key];
-    if (field === undefined) continue;
-    if (needsCopy(field)) field = copyChild(field, key);
-    keys.push(key);
-    values.push(field);
-    if (node !== undefined) node = nextKeyNode(node, key);
+  const level = takeScratch();
+  const keys = scratchKeys[level] as string[];
+  const values = scratchValues[level] as unknown[];
+  let count = 0;
+  try {
+    let node: KeyNode | undefined = nestedShapes;
+    for (const key in source) {
+      // for…in also lists enumerable inherited fields, which a spread would not copy.
+      if (!Object.hasOwn(source, key)) continue;
+      let field = source[key];
+      if (field === undefined) continue;
+      if (needsCopy(field)) field = copyChild(field, key);
+      keys[count] = key;
+      values[count] = field;
+      count++;
+      if (node !== undefined) node = nextKeyNode(node, key);
+    }
+    return shapedObject(node, keys, values, count);
+  } finally {
+    releaseScratch(level, count);
   }
-  return shapedObject(node, keys, values);
 }
 
 function copyChild(value: unknown, segment: string): unknown {
@@ -91,10 +123,15 @@ function asBadRequest<T>(copy: () => T): T {
   try {
     return copy();
   } catch (error) {
-    if (!(error instanceof NotJsonData)) throw error;
-    const path = error.path.join(".").replaceAll(".[", "[");
-    throw badRequest(`${path || "the object"} is ${error.what}, which is not JSON data`);
+    throw asBadRequestError(error);
   }
+}
+
+/** BadRequest naming where the value that is not JSON data is; any other error as it was. */
+function asBadRequestError(error: unknown): unknown {
+  if (!(error instanceof NotJsonData)) return error;
+  const path = error.path.join(".").replaceAll(".[", "[");
+  return badRequest(`${path || "the object"} is ${error.what}, which is not JSON data`);
 }
 
 /**
@@ -114,31 +151,39 @@ export function frozenCopy<T>(value: T): T {
  */
 function frozenWithField(source: object | undefined, field: string, value: unknown): Record<string, unknown> {
   const fields = (source ?? {}) as Record<string, unknown>;
-  const keys: string[] = [];
-  const values: unknown[] = [];
-  let node: KeyNode | undefined = sealedShapes;
-  let placed = false;
-  for (const key in fields) {
-    if (!Object.hasOwn(fields, key)) continue;
-    let current: unknown;
-    if (key === field) {
-      placed = true;
-      current = value;
-    } else {
-      current = fields[key];
-      if (needsCopy(current)) current = copyChild(current, key);
+  const level = takeScratch();
+  const keys = scratchKeys[level] as string[];
+  const values = scratchValues[level] as unknown[];
+  let count = 0;
+  try {
+    let node: KeyNode | undefined = sealedShapes;
+    let placed = false;
+    for (const key in fields) {
+      if (!Object.hasOwn(fields, key)) continue;
+      let current: unknown;
+      if (key === field) {
+        placed = true;
+        current = value;
+      } else {
+        current = fields[key];
+        if (needsCopy(current)) current = copyChild(current, key);
+      }
+      if (current === undefined) continue;
+      keys[count] = key;
+      values[count] = current;
+      count++;
+      if (node !== undefined) node = nextKeyNode(node, key);
     }
-    if (current === undefined) continue;
-    keys.push(key);
-    values.push(current);
-    if (node !== undefined) node = nextKeyNode(node, key);
+    if (!placed && value !== undefined) {
+      keys[count] = field;
+      values[count] = value;
+      count++;
+      if (node !== undefined) node = nextKeyNode(node, field);
+    }
+    return Object.freeze(shapedObject(node, keys, values, count));
+  } finally {
+    releaseScratch(level, count);
   }
-  if (!placed && value !== undefined) {
-    keys.push(field);
-    values.push(value);
-    if (node !== undefined) node = nextKeyNode(node, field);
-  }
-  return Object.freeze(shapedObject(node, keys, values));
 }
 
 /**
@@ -157,17 +202,20 @@ export function sealUnversioned<T extends KObject>(object: T): T {
   return sealWithResourceVersion(object, undefined);
 }
 
+// No asBadRequest here: a closure per write for a path that almost never throws.
 function sealWithResourceVersion<T extends KObject>(object: T, resourceVersion: string | undefined): T {
-  return asBadRequest(() => {
-    let metadata: Record<string, unknown>;
-    try {
-      metadata = frozenWithField(object.metadata, "resourceVersion", resourceVersion);
-    } catch (error) {
-      if (error instanceof NotJsonData) error.path.unshift("metadata");
-      throw error;
-    }
+  let metadata: Record<string, unknown>;
+  try {
+    metadata = frozenWithField(object.metadata, "resourceVersion", resourceVersion);
+  } catch (error) {
+    if (error instanceof NotJsonData) error.path.unshift("metadata");
+    throw asBadRequestError(error);
+  }
+  try {
     return frozenWithField(object, "metadata", metadata) as T;
-  });
+  } catch (error) {
+    throw asBadRequestError(error);
+  }
 }
 
 /** Deep-freezes freshly parsed JSON in place (nothing else holds it, so no copy is needed). */

@@ -61,3 +61,24 @@ describe("KubeStore validation", () => {
     assert.deepEqual(seen, [undefined, created.metadata?.resourceVersion]);
   });
 });
+
+describe("KubeStore resource versions", () => {
+  it("refuses a resourceVersion that is not a whole number, naming it, and accepts digits", async () => {
+    const store = storeWith(() => []);
+    const created: KObject = await store.create(configMaps, { metadata: { name: "cfg" } } as KObject);
+    for (const bad of ["12a", "-1", "1.5", " 1", "１"]) {
+      await assert.rejects(
+        store.update(configMaps, { ...created, metadata: { ...created.metadata, resourceVersion: bad } }),
+        (err: unknown) =>
+          isApiError(err, "BadRequest") &&
+          err.message === `invalid resource version "${bad}": a resource version is a non-negative integer`,
+      );
+    }
+    await assert.rejects(store.list(configMaps, { resourceVersion: "x" }), (err: unknown) =>
+      isApiError(err, "BadRequest"),
+    );
+    const updated = await store.update(configMaps, { ...created, data: { a: "1" } });
+    assert.equal(updated.metadata?.resourceVersion, "2");
+    assert.equal((await store.list(configMaps, { resourceVersion: "02" })).items.length, 1);
+  });
+});

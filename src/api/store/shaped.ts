@@ -73,19 +73,21 @@ export function nodesLeft(node: KeyNode): number {
 }
 
 /**
- * An object with `keys[i]` set to `values[i]`, in that order, all fields inside the object when
- * `node` is the trie node reached by `keys` (undefined: build it field by field).
+ * An object with `keys[i]` set to `values[i]` for the first `count` of them, in that order, all
+ * fields inside the object when `node` is the trie node reached by those keys (undefined: build it
+ * field by field). Entries past `count` are ignored, so callers can pass lists they reuse.
  */
 export function shapedObject(
   node: KeyNode | undefined,
   keys: readonly string[],
   values: readonly unknown[],
+  count: number = keys.length,
 ): Record<string, unknown> {
-  if (node !== undefined && node.depth === keys.length) {
-    return (node.literal ?? compileLiteral(node, keys))(values);
+  if (node !== undefined && node.depth === count) {
+    return (node.literal ?? compileLiteral(node, keys.slice(0, count)))(values);
   }
   const object: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) setOwnField(object, keys[i] as string, values[i]);
+  for (let i = 0; i < count; i++) setOwnField(object, keys[i] as string, values[i]);
   return object;
 }
 

@@ -179,6 +179,8 @@ export class WatchHub {
   private pending: BackendEvent[] = [];
   private withBacklog: HubWatch[] = [];
   private flushScheduled = false;
+  /** Made once: a flush is queued after nearly every write, and a new closure each time was garbage. */
+  private readonly flushTask = (): void => this.flush();
 
   constructor(startRevision: number) {
     this.flushedRevision = startRevision;
@@ -281,7 +283,7 @@ export class WatchHub {
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    queueMicrotask(() => this.flush());
+    queueMicrotask(this.flushTask);
   }
 
   private flush(): void {
