@@ -62,13 +62,26 @@ export class ProcessLifetime {
     this.timers.clear();
   }
 
+  /**
+   * What a call's outcome becomes: itself while the process lives, a promise that never settles once
+   * it has ended. One pair of functions for every call of the process, where a pair of closures per
+   * call (every Host call of the kubelet, every sleep) was garbage at once.
+   */
+  private readonly passValue = (value: unknown): unknown => (this.alive ? value : never());
+  private readonly passError = (error: unknown): Promise<never> => (this.alive ? Promise.reject(error) : never());
+
   /** `work`'s outcome while the process lives; a promise that never settles once it has ended. */
   guard<T>(work: () => Promise<T>): Promise<T> {
     if (!this.alive) return never();
-    return work().then(
-      (value) => (this.alive ? value : never<T>()),
-      (error: unknown) => (this.alive ? Promise.reject(error) : never<T>()),
-    );
+    return this.settle(work());
+  }
+
+  /**
+   * The outcome of a call the living process has just started (`guard` without the closure): it
+   * reaches the caller one step later, as through `guard`, and never once the process has ended.
+   */
+  settle<T>(started: Promise<T>): Promise<T> {
+    return started.then(this.passValue, this.passError) as Promise<T>;
   }
 
   host(host: Host): Host {
@@ -115,7 +128,7 @@ class LifetimeClock implements Clock {
   }
 
   sleep(delayMs: number): Promise<void> {
-    return this.lifetime.guard(() => this.clock.sleep(delayMs));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.clock.sleep(delayMs));
   }
 
   setTimer(delayMs: number, fn: () => void): Timer {
@@ -157,93 +170,95 @@ class LifetimeHost implements Host {
   }
 
   stat(path: string): Promise<FileStat> {
-    return this.lifetime.guard(() => this.host.stat(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.stat(path));
   }
 
   lstat(path: string): Promise<FileStat> {
-    return this.lifetime.guard(() => this.host.lstat(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.lstat(path));
   }
 
   statfs(path: string): Promise<FilesystemSpace> {
-    return this.lifetime.guard(() => this.host.statfs(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.statfs(path));
   }
 
   mkdir(path: string, mode: number, options?: { recursive?: boolean }): Promise<void> {
-    return this.lifetime.guard(() => this.host.mkdir(path, mode, options));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.mkdir(path, mode, options));
   }
 
   readdir(path: string): Promise<string[]> {
-    return this.lifetime.guard(() => this.host.readdir(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.readdir(path));
   }
 
   readFile(path: string): Promise<Uint8Array> {
-    return this.lifetime.guard(() => this.host.readFile(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.readFile(path));
   }
 
   writeFile(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
-    return this.lifetime.guard(() => this.host.writeFile(path, data, mode));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.writeFile(path, data, mode));
   }
 
   rename(from: string, to: string): Promise<void> {
-    return this.lifetime.guard(() => this.host.rename(from, to));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.rename(from, to));
   }
 
   symlink(target: string, path: string): Promise<void> {
-    return this.lifetime.guard(() => this.host.symlink(target, path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.symlink(target, path));
   }
 
   readlink(path: string): Promise<string> {
-    return this.lifetime.guard(() => this.host.readlink(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.readlink(path));
   }
 
   unlink(path: string): Promise<void> {
-    return this.lifetime.guard(() => this.host.unlink(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.unlink(path));
   }
 
   rmdir(path: string): Promise<void> {
-    return this.lifetime.guard(() => this.host.rmdir(path));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.rmdir(path));
   }
 
   chmod(path: string, mode: number): Promise<void> {
-    return this.lifetime.guard(() => this.host.chmod(path, mode));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.chmod(path, mode));
   }
 
   createSparseFile(path: string, sizeBytes: number): Promise<void> {
-    return this.lifetime.guard(() => this.host.createSparseFile(path, sizeBytes));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.createSparseFile(path, sizeBytes));
   }
 
   copyTree(from: string, to: string): Promise<void> {
-    return this.lifetime.guard(() => this.host.copyTree(from, to));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.copyTree(from, to));
   }
 
   mountInfo(): Promise<MountInfo[]> {
-    return this.lifetime.guard(() => this.host.mountInfo());
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.mountInfo());
   }
 
   hasCommand(name: string): Promise<boolean> {
-    return this.lifetime.guard(() => this.host.hasCommand(name));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.hasCommand(name));
   }
 
   run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult> {
-    const agent = options?.agent ?? this.lifetime.agent;
-    return this.lifetime.guard(() => this.host.run(command, args, { ...options, agent }));
+    if (this.lifetime.ended) return never();
+    // Options naming their agent already are passed on as they are, not copied.
+    const owned = options?.agent === undefined ? { ...options, agent: this.lifetime.agent } : options;
+    return this.lifetime.settle(this.host.run(command, args, owned));
   }
 
   startDaemon(spec: DaemonSpec): Promise<ProcessInfo> {
     const owned = spec.scope === "agent" && spec.agent === undefined ? { ...spec, agent: this.lifetime.agent } : spec;
-    return this.lifetime.guard(() => this.host.startDaemon(owned));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.startDaemon(owned));
   }
 
   isProcessAlive(pid: number): Promise<boolean> {
-    return this.lifetime.guard(() => this.host.isProcessAlive(pid));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.isProcessAlive(pid));
   }
 
   killProcess(pid: number): Promise<void> {
-    return this.lifetime.guard(() => this.host.killProcess(pid));
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.killProcess(pid));
   }
 
   daemons(): Promise<ProcessInfo[]> {
-    return this.lifetime.guard(() => this.host.daemons());
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.daemons());
   }
 
   private holdersOf(host: Host): Host["mountHolders"] {

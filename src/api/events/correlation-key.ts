@@ -31,31 +31,62 @@ export interface KeyPrefix {
 
 const emptyPrefix: KeyPrefix = { lane1: laneOneSeed, lane2: laneTwoSeed };
 
-/** The state after hashing `parts`: `correlationKey(more, keyPrefix(parts))` is `correlationKey([...parts, ...more])`. */
-export function keyPrefix(parts: readonly string[], prefix: KeyPrefix = emptyPrefix): KeyPrefix {
-  let h1 = prefix.lane1;
-  let h2 = prefix.lane2;
-  for (let p = 0; p < parts.length; p++) {
-    const part = parts[p] as string;
+/**
+ * Hashes one key part by part, without a list of the parts: `builder.start(prefix).add(a).add(b).key()`
+ * is `correlationKey([a, b], prefix)`. A correlator keeps one and reuses it for every key it makes,
+ * where each key was a list of its parts and a prefix object, garbage at once.
+ */
+export class KeyBuilder {
+  private lane1 = laneOneSeed;
+  private lane2 = laneTwoSeed;
+
+  /** Continues from `prefix`'s state (the empty prefix: a key from scratch). */
+  start(prefix: KeyPrefix = emptyPrefix): this {
+    this.lane1 = prefix.lane1;
+    this.lane2 = prefix.lane2;
+    return this;
+  }
+
+  add(part: string): this {
+    let h1 = this.lane1;
+    let h2 = this.lane2;
     for (let i = 0; i < part.length; i++) {
       const code = part.charCodeAt(i);
       h1 = Math.imul(h1 ^ code, mixMultiplierOne);
       h2 = Math.imul(h2 ^ code, mixMultiplierTwo);
     }
-    h1 = Math.imul(h1 ^ separatorCode, mixMultiplierOne);
-    h2 = Math.imul(h2 ^ separatorCode, mixMultiplierTwo);
+    this.lane1 = Math.imul(h1 ^ separatorCode, mixMultiplierOne);
+    this.lane2 = Math.imul(h2 ^ separatorCode, mixMultiplierTwo);
+    return this;
   }
-  return { lane1: h1, lane2: h2 };
+
+  /** The state so far, to continue from later. */
+  prefix(): KeyPrefix {
+    return { lane1: this.lane1, lane2: this.lane2 };
+  }
+
+  /** The key of the parts added since `start`. */
+  key(): number {
+    let h1 = this.lane1;
+    let h2 = this.lane2;
+    h1 = Math.imul(h1 ^ (h1 >>> 16), finalMultiplierOne);
+    h1 ^= Math.imul(h2 ^ (h2 >>> 13), finalMultiplierTwo);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), finalMultiplierOne);
+    h2 ^= Math.imul(h1 ^ (h1 >>> 13), finalMultiplierTwo);
+    return lowLaneRange * (h2 & highLaneMask) + (h1 >>> 0);
+  }
+}
+
+/** The state after hashing `parts`: `correlationKey(more, keyPrefix(parts))` is `correlationKey([...parts, ...more])`. */
+export function keyPrefix(parts: readonly string[], prefix: KeyPrefix = emptyPrefix): KeyPrefix {
+  const builder = new KeyBuilder().start(prefix);
+  for (const part of parts) builder.add(part);
+  return builder.prefix();
 }
 
 /** The key of `prefix`'s parts followed by `parts`. */
 export function correlationKey(parts: readonly string[], prefix: KeyPrefix = emptyPrefix): number {
-  const state = parts.length === 0 ? prefix : keyPrefix(parts, prefix);
-  let h1 = state.lane1;
-  let h2 = state.lane2;
-  h1 = Math.imul(h1 ^ (h1 >>> 16), finalMultiplierOne);
-  h1 ^= Math.imul(h2 ^ (h2 >>> 13), finalMultiplierTwo);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), finalMultiplierOne);
-  h2 ^= Math.imul(h1 ^ (h1 >>> 13), finalMultiplierTwo);
-  return lowLaneRange * (h2 & highLaneMask) + (h1 >>> 0);
+  const builder = new KeyBuilder().start(prefix);
+  for (const part of parts) builder.add(part);
+  return builder.key();
 }

@@ -13,7 +13,7 @@
  * `maxCacheEntries` newer keys push it out (and a patch of an Event that is gone creates it anew).
  */
 import type { Event } from "../objects.ts";
-import { correlationKey, type KeyPrefix, keyPrefix } from "./correlation-key.ts";
+import { KeyBuilder, type KeyPrefix } from "./correlation-key.ts";
 import { SlotLru } from "./slot-lru.ts";
 import { SpamFilter } from "./spam-filter.ts";
 
@@ -70,24 +70,53 @@ const observedNameField = 1;
  * (component, host) and the aggregate key ends with the reporting component and instance; a
  * correlator serves one recorder, whose events all carry the same source, so leaving them out keys
  * the same events alike. Keys are hashed (correlation-key.ts): number keys, not long strings, and
- * this common part is hashed once for the event's three keys.
+ * this common part is hashed once for the event's three keys — and once for consecutive events
+ * about one object (a container's Pulled, Created and Started, its pod's events).
  */
-function involvedObjectPrefix(event: Event): KeyPrefix {
-  const ref = event.involvedObject;
-  return keyPrefix([ref.kind ?? "", ref.namespace ?? "", ref.name ?? "", ref.uid ?? "", ref.apiVersion ?? ""]);
-}
+class InvolvedObjectPrefix {
+  private kind = "";
+  private namespace = "";
+  private name = "";
+  private uid = "";
+  private apiVersion = "";
+  private prefix: KeyPrefix | undefined;
+  /** The spam key (getSpamKey: source and involved object) is the involved object's key here. */
+  private spamKey = 0;
 
-/** Identical events (client-go's getEventKey). */
-function eventKey(involved: KeyPrefix, event: Event): number {
-  return correlationKey(
-    [event.involvedObject.fieldPath ?? "", event.type ?? "", event.reason ?? "", event.message ?? ""],
-    involved,
-  );
-}
+  constructor(private readonly builder: KeyBuilder) {}
 
-/** Events that differ only in message (EventAggregatorByReasonFunc). */
-function aggregateKey(involved: KeyPrefix, event: Event): number {
-  return correlationKey([event.type ?? "", event.reason ?? ""], involved);
+  /** The prefix of `event`'s keys; `spam()` is then its spam key. */
+  of(event: Event): KeyPrefix {
+    const ref = event.involvedObject;
+    const kind = ref.kind ?? "";
+    const namespace = ref.namespace ?? "";
+    const name = ref.name ?? "";
+    const uid = ref.uid ?? "";
+    const apiVersion = ref.apiVersion ?? "";
+    if (
+      this.prefix !== undefined &&
+      kind === this.kind &&
+      namespace === this.namespace &&
+      name === this.name &&
+      uid === this.uid &&
+      apiVersion === this.apiVersion
+    ) {
+      return this.prefix;
+    }
+    const prefix = this.builder.start().add(kind).add(namespace).add(name).add(uid).add(apiVersion).prefix();
+    this.kind = kind;
+    this.namespace = namespace;
+    this.name = name;
+    this.uid = uid;
+    this.apiVersion = apiVersion;
+    this.prefix = prefix;
+    this.spamKey = this.builder.key();
+    return prefix;
+  }
+
+  spam(): number {
+    return this.spamKey;
+  }
 }
 
 function messageCount(messages: AggregateMessages): number {
@@ -107,18 +136,41 @@ export class EventCorrelator {
     refillPerSecond: spamRefillPerSecond,
     maxEntries: maxCacheEntries,
   });
+  /** Builds every key this correlator makes, one at a time. */
+  private readonly keys = new KeyBuilder();
+  private readonly involved = new InvolvedObjectPrefix(this.keys);
 
   /**
    * Decides what to write for `event` (a fresh count-1 Event) recorded at `nowMs`; undefined when the
    * spam filter drops it. `newEventName` names a combined Event when aggregation starts one.
    */
   correlate(event: Event, nowMs: number, newEventName: () => string): CorrelatedEvent | undefined {
-    // The spam key (getSpamKey: source and involved object) is the involved object's key here.
-    const involved = involvedObjectPrefix(event);
+    const involved = this.involved.of(event);
     const aggregated = this.aggregate(involved, event, nowMs, newEventName);
     const observed = this.observe(aggregated.event, aggregated.key);
     // client-go filters after observing, so a dropped repeat still advances the count the next write shows.
-    return this.spamFilter.tryAccept(correlationKey([], involved), nowMs) ? observed : undefined;
+    return this.spamFilter.tryAccept(this.involved.spam(), nowMs) ? observed : undefined;
+  }
+
+  /** Identical events (client-go's getEventKey). */
+  private eventKey(involved: KeyPrefix, event: Event): number {
+    const { involvedObject, type, reason, message } = event;
+    return this.keys
+      .start(involved)
+      .add(involvedObject.fieldPath ?? "")
+      .add(type ?? "")
+      .add(reason ?? "")
+      .add(message ?? "")
+      .key();
+  }
+
+  /** Events that differ only in message (EventAggregatorByReasonFunc). */
+  private aggregateKey(involved: KeyPrefix, event: Event): number {
+    return this.keys
+      .start(involved)
+      .add(event.type ?? "")
+      .add(event.reason ?? "")
+      .key();
   }
 
   /** Remembers the stored Event (its name may differ from the planned one) for the next repeat. */
@@ -145,7 +197,7 @@ export class EventCorrelator {
     nowMs: number,
     newEventName: () => string,
   ): { event: Event; key: number } {
-    const key = aggregateKey(involved, event);
+    const key = this.aggregateKey(involved, event);
     const { slot, isNew } = this.aggregates.upsert(key);
     const known = this.aggregates.value(slot, aggregateMessagesField);
     const fresh =
@@ -154,7 +206,7 @@ export class EventCorrelator {
     this.aggregates.setValue(slot, aggregateMessagesField, messages);
     this.aggregates.setNumber(slot, aggregateLastMsField, nowMs);
     if (messageCount(messages) < aggregateMaxEvents || typeof messages === "string") {
-      return { event, key: eventKey(involved, event) };
+      return { event, key: this.eventKey(involved, event) };
     }
 
     // Keep the message set at its bound; client-go drops an arbitrary one, kvol the oldest (deterministic).

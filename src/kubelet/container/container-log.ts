@@ -12,6 +12,8 @@ import { formatRfc3339Micro, parseRfc3339 } from "../../runtime/clock.ts";
 const podLogsRootDir = "/var/log/pods";
 const logDirMode = 0o755;
 const logFileMode = 0o640;
+/** Decodes every log file read (a decoder without `stream` keeps no state between calls): one per read was garbage at once. */
+const utf8 = new TextDecoder();
 
 type LogStream = "stdout" | "stderr";
 
@@ -95,7 +97,7 @@ export class ContainerLogWriter {
 
   async read(path: string): Promise<string> {
     try {
-      return new TextDecoder().decode(await this.host.readFile(path));
+      return utf8.decode(await this.host.readFile(path));
     } catch (error) {
       if (isMissing(error)) return "";
       throw error;

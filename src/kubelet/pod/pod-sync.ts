@@ -26,6 +26,7 @@ import type { StatusManager } from "../status/status-manager.ts";
 import type { VolumeManager } from "../volumemanager/volume-manager.ts";
 import type { ContainerSync } from "./container-sync.ts";
 import type { PodSyncHandler, SyncPodOutcome } from "./pod-workers.ts";
+import type { SyncCancellation } from "./sync-cancellation.ts";
 
 interface PodSyncOptions {
   clock: Clock;
@@ -60,21 +61,21 @@ function isTerminalPhase(phase: string): boolean {
 }
 
 /** Resolves or rejects as `work` does, or rejects with SyncCancelledError once `cancelled` fires. */
-function untilCancelled<T>(work: Promise<T>, cancelled: AbortSignal): Promise<T> {
-  if (cancelled.aborted) {
+function untilCancelled<T>(work: Promise<T>, cancelled: SyncCancellation): Promise<T> {
+  if (cancelled.cancelled) {
     work.catch(() => undefined);
     return Promise.reject(new SyncCancelledError());
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new SyncCancelledError());
-    cancelled.addEventListener("abort", onAbort, { once: true });
+    const onCancel = (): void => reject(new SyncCancelledError());
+    cancelled.onCancel(onCancel);
     work.then(
       (value) => {
-        cancelled.removeEventListener("abort", onAbort);
+        cancelled.offCancel(onCancel);
         resolve(value);
       },
       (error: unknown) => {
-        cancelled.removeEventListener("abort", onAbort);
+        cancelled.offCancel(onCancel);
         reject(error);
       },
     );
@@ -84,7 +85,7 @@ function untilCancelled<T>(work: Promise<T>, cancelled: AbortSignal): Promise<T>
 export class PodSync implements PodSyncHandler {
   constructor(private readonly options: PodSyncOptions) {}
 
-  async syncPod(pod: Pod, cancelled: AbortSignal): Promise<SyncPodOutcome> {
+  async syncPod(pod: Pod, cancelled: SyncCancellation): Promise<SyncPodOutcome> {
     const before = await this.reportStatus(pod, false);
     if (isTerminalPhase(before.phase)) return "terminal";
     await this.makePodDataDirs(pod);
@@ -116,7 +117,7 @@ export class PodSync implements PodSyncHandler {
     await this.reportStatus(pod, false);
   }
 
-  async syncTerminatedPod(pod: Pod, cancelled: AbortSignal): Promise<void> {
+  async syncTerminatedPod(pod: Pod, cancelled: SyncCancellation): Promise<void> {
     await this.reportStatus(pod, true);
     await untilCancelled(this.options.volumeManager.waitForUnmount(pod), cancelled);
     await this.waitForVolumeDirsGone(pod, cancelled);
@@ -166,13 +167,13 @@ export class PodSync implements PodSyncHandler {
   }
 
   /** Polls every terminatedPodVolumeCleanupPollMs until no volume directory of the pod remains. */
-  private async waitForVolumeDirsGone(pod: Pod, cancelled: AbortSignal): Promise<void> {
+  private async waitForVolumeDirsGone(pod: Pod, cancelled: SyncCancellation): Promise<void> {
     const { clock, volumeManager, logger, terminatedPodVolumeCleanupPollMs, terminatedPodVolumeCleanupTimeoutMs } =
       this.options;
     const uid = pod.metadata?.uid ?? "";
     const deadlineMs = clock.now() + terminatedPodVolumeCleanupTimeoutMs;
     for (let poll = 0; ; poll++) {
-      if (cancelled.aborted) throw new SyncCancelledError();
+      if (cancelled.cancelled) throw new SyncCancelledError();
       if (!(await volumeManager.podVolumesExist(uid))) return;
       logger.log(poll === 0 ? "info" : "debug", "Pod is terminated, but some volumes have not been cleaned up", {
         pod: objectKey(pod),

@@ -20,6 +20,7 @@ import type { Logger } from "../../runtime/logger.ts";
 import type { Rng } from "../../runtime/rng.ts";
 import { podResyncJitterFactor, podSyncErrorBackoffJitterFactor, podSyncErrorBackoffMs } from "../constants.ts";
 import type { PodStateProvider } from "../volumemanager/pod-sources.ts";
+import { SyncCancellation } from "./sync-cancellation.ts";
 
 type PodWorkerState = "syncing" | "terminating" | "terminated" | "finished";
 
@@ -28,9 +29,9 @@ export type SyncPodOutcome = "running" | "terminal";
 
 /** What the workers call; the kubelet implements it (kubelet.go SyncPod / SyncTerminatingPod / SyncTerminatedPod). */
 export interface PodSyncHandler {
-  syncPod(pod: Pod, cancelled: AbortSignal): Promise<SyncPodOutcome>;
+  syncPod(pod: Pod, cancelled: SyncCancellation): Promise<SyncPodOutcome>;
   syncTerminatingPod(pod: Pod, gracePeriodMs: number): Promise<void>;
-  syncTerminatedPod(pod: Pod, cancelled: AbortSignal): Promise<void>;
+  syncTerminatedPod(pod: Pod, cancelled: SyncCancellation): Promise<void>;
   /** The pod is finished; if it is still in the API marked for deletion, send the final delete. */
   syncFinishedPod(pod: Pod, removedFromApi: boolean): Promise<void>;
   /** The worker is gone for good (the pod left the API and finished): forget what is kept for it. */
@@ -55,7 +56,7 @@ interface PodWorker {
   running: boolean;
   timer?: Timer;
   timerDueMs?: number;
-  abort?: AbortController;
+  cancellation?: SyncCancellation;
 }
 
 function isTerminalPhase(pod: Pod): boolean {
@@ -160,7 +161,7 @@ export class PodWorkers implements PodStateProvider {
     this.stopped = true;
     for (const worker of this.workers.values()) {
       worker.timer?.cancel();
-      worker.abort?.abort();
+      worker.cancellation?.cancel();
     }
   }
 
@@ -184,7 +185,7 @@ export class PodWorkers implements PodStateProvider {
     if (worker.state !== "syncing") return;
     if (worker.removedFromApi || worker.pod.metadata?.deletionTimestamp || isTerminalPhase(worker.pod)) {
       this.setState(worker, "terminating");
-      worker.abort?.abort();
+      worker.cancellation?.cancel();
     }
   }
 
@@ -241,11 +242,11 @@ export class PodWorkers implements PodStateProvider {
     const { handler } = this.options;
     switch (worker.state) {
       case "syncing": {
-        const abort = new AbortController();
-        worker.abort = abort;
-        const outcome = await handler.syncPod(worker.pod, abort.signal);
-        worker.abort = undefined;
-        if (abort.signal.aborted || worker.state !== "syncing") {
+        const cancellation = new SyncCancellation();
+        worker.cancellation = cancellation;
+        const outcome = await handler.syncPod(worker.pod, cancellation);
+        worker.cancellation = undefined;
+        if (cancellation.cancelled || worker.state !== "syncing") {
           worker.pending = true;
           return;
         }
@@ -264,10 +265,10 @@ export class PodWorkers implements PodStateProvider {
         worker.pending = true;
         return;
       case "terminated": {
-        const abort = new AbortController();
-        worker.abort = abort;
-        await handler.syncTerminatedPod(worker.pod, abort.signal);
-        worker.abort = undefined;
+        const cancellation = new SyncCancellation();
+        worker.cancellation = cancellation;
+        await handler.syncTerminatedPod(worker.pod, cancellation);
+        worker.cancellation = undefined;
         this.setState(worker, "finished");
         worker.pending = true;
         return;
