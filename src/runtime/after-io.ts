@@ -10,17 +10,41 @@
  */
 
 let pendingCallbacks = 0;
+let settledWaiters: (() => void)[] = [];
+
+function settledOne(): void {
+  pendingCallbacks--;
+  if (pendingCallbacks > 0 || settledWaiters.length === 0) return;
+  const waiters = settledWaiters;
+  settledWaiters = [];
+  for (const resolve of waiters) resolve();
+}
 
 /** Runs `fn` after the I/O callbacks that are ready now; `fn` must not throw. */
 export function afterIo(fn: () => void): void {
   pendingCallbacks++;
   setImmediate(() => {
-    pendingCallbacks--;
+    settledOne();
     fn();
   });
 }
 
-/** True while some `afterIo` callback has not run yet. */
+/**
+ * Counts `work` as deferred until it settles: I/O on another thread that acknowledges deferred
+ * writes (the SQLite store's fsync), which a VirtualClock gives turns to as it does to `afterIo`.
+ */
+export function deferUntilSettled(work: Promise<unknown>): void {
+  pendingCallbacks++;
+  work.then(settledOne, settledOne);
+}
+
+/** Resolves once no `afterIo` callback or deferred work is pending. */
+export function afterIoSettled(): Promise<void> {
+  if (pendingCallbacks === 0) return Promise.resolve();
+  return new Promise((resolve) => settledWaiters.push(resolve));
+}
+
+/** True while some `afterIo` callback or deferred work has not run yet. */
 export function afterIoPending(): boolean {
   return pendingCallbacks > 0;
 }

@@ -9,7 +9,7 @@
  * A setTimer callback that throws makes the run method reject with that error (the virtual form of an
  * uncaught exception); an `every` pass that throws is reported to `onPassError` and the loop goes on.
  */
-import { afterIoPending } from "./after-io.ts";
+import { afterIoPending, afterIoSettled } from "./after-io.ts";
 import type { Clock, QuietTimerCallback, Timer } from "./clock.ts";
 import { type PassErrorHandler, reportPassErrorToStderr, startEveryLoop } from "./every.ts";
 import { realIoMayBePending } from "./real-io.ts";
@@ -271,7 +271,12 @@ export class VirtualClock implements Clock {
       this.realIoSinceLastTurn = undefined;
       await nextEventLoopTurn();
       this.eventLoopTurns++;
-      if (afterIoPending()) continue;
+      if (afterIoPending()) {
+        // Deferred work (a commit's fsync) is waited for, not spun on: a task's writes are
+        // acknowledged before the next task runs.
+        await afterIoSettled();
+        continue;
+      }
       if (this.sequence === sequenceBefore) return;
       this.realIoSinceLastTurn = realIoMayBePending();
       if (!this.realIoSinceLastTurn) return;

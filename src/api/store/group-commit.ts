@@ -16,9 +16,12 @@ export type WriteOutcome<R> = { ok: true; value: R } | { ok: false; error: unkno
 
 /**
  * Commits `writes` in one transaction and returns their outcomes in the same order; throws when
- * the transaction could not be committed, in which case nothing of it may remain visible.
+ * the transaction could not be committed, in which case nothing of it may remain visible. A
+ * committer whose commits become durable later (an fsync on another thread) returns a promise of
+ * the outcomes instead, which it settles once the commit is durable, groups in commit order; the
+ * next group is committed meanwhile.
  */
-export type CommitGroup<W, R> = (writes: readonly W[]) => WriteOutcome<R>[];
+export type CommitGroup<W, R> = (writes: readonly W[]) => WriteOutcome<R>[] | Promise<WriteOutcome<R>[]>;
 
 interface Queued<W, R> {
   write: W;
@@ -61,13 +64,25 @@ export class GroupCommit<W, R> {
   }
 
   private commit(group: Queued<W, R>[]): void {
-    let outcomes: WriteOutcome<R>[];
+    let outcomes: WriteOutcome<R>[] | Promise<WriteOutcome<R>[]>;
     try {
       outcomes = this.commitGroup(group.map((queued) => queued.write));
     } catch (error) {
       for (const queued of group) queued.reject(error);
       return;
     }
+    if (Array.isArray(outcomes)) this.settle(group, outcomes);
+    else {
+      outcomes.then(
+        (durable) => this.settle(group, durable),
+        (error: unknown) => {
+          for (const queued of group) queued.reject(error);
+        },
+      );
+    }
+  }
+
+  private settle(group: Queued<W, R>[], outcomes: WriteOutcome<R>[]): void {
     invariant(outcomes.length === group.length, "group commit", () => {
       return `the committer returned ${outcomes.length} outcomes for ${group.length} writes`;
     });

@@ -10,16 +10,20 @@
  * own watchers after each commit.
  *
  * Writes are group-committed (group-commit.ts): those submitted in one turn of the event loop share
- * one transaction and one fsync. Each is checked against the state its predecessors in the group
- * leave and written inside its own savepoint, so a write that fails (a stale revision, a key that
- * exists) fails alone; revisions are given in submission order, and nothing of a group is visible
- * to readers, the cache or watchers until its commit is durable.
+ * one transaction. Each is checked against the state its predecessors in the group leave and
+ * written inside its own savepoint, so a write that fails (a stale revision, a key that exists)
+ * fails alone; revisions are given in submission order. The commit's fsync runs on another thread
+ * (sqlite-wal-sync.ts) and is shared by every commit made while the one before it ran; the event
+ * loop goes on meanwhile. Nothing of a group is acknowledged or visible to readers, the cache or
+ * watchers until an fsync that started after its commit has returned: until then reads answer as
+ * of the last durable revision (`currentRevision`), rewinding what the file holds beyond it.
  *
  * Keys written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts); their
  * expiry times are stored beside them, in the same transaction, so a restarted kvol removes them
  * on time too.
  */
 import type Database from "better-sqlite3";
+import { deferUntilSettled } from "../../runtime/after-io.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { KObject } from "../objects.ts";
 import {
@@ -45,6 +49,7 @@ import { KeyExpiry } from "./key-expiry.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
+import { WalSync } from "./sqlite-wal-sync.ts";
 import { WatchHub } from "./watch-hub.ts";
 
 interface SqliteBackendOptions {
@@ -92,6 +97,12 @@ interface Written {
   json: string;
 }
 
+/** A group written into the file: each write's outcome, and the last revision the file holds with it. */
+interface Committed {
+  outcomes: WriteOutcome<Written>[];
+  revision: number;
+}
+
 /** A key's entry and stored JSON as the writes before it in its group leave it; null once deleted. */
 type Staged = { entry: BackendEntry; json: string } | null;
 
@@ -118,9 +129,15 @@ export class SqliteBackend implements KVBackend {
   private readonly windowRevisions: number;
   private readonly compactionBatchRevisions: number;
   private readonly expiry: KeyExpiry;
+  private readonly walSync: WalSync;
+  /** The last durable revision: what reads, watches and `revision()` answer as of. */
   private currentRevision: number;
+  /** The last revision the file holds, durable or still waiting for its fsync. */
+  private committedRevision: number;
   private compacted: number;
   private closed = false;
+  /** Set when an fsync failed: what the file holds past `currentRevision` may not be on disk. */
+  private syncFailure: Error | undefined;
 
   /** Opens (or creates) the store file at `path`. */
   static open(path: string, options: SqliteBackendOptions = {}): SqliteBackend {
@@ -145,7 +162,9 @@ export class SqliteBackend implements KVBackend {
     // Called inside another transaction, better-sqlite3 runs `work` in a savepoint instead.
     this.inTransaction = this.db.transaction((work: () => void) => work());
     this.writes = new GroupCommit((group) => this.commitGroup(group), sqliteGroupCommitMaxWrites);
+    this.walSync = new WalSync(path);
     this.currentRevision = this.readMeta("revision");
+    this.committedRevision = this.currentRevision;
     this.compacted = this.readMeta("compacted");
     this.hub = new WatchHub(this.currentRevision);
     this.expiry = new KeyExpiry(options.clock, this.kind, {
@@ -169,7 +188,11 @@ export class SqliteBackend implements KVBackend {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const row = this.statements.getObject.get(key);
-    return row === undefined ? undefined : this.entryFromRow(row);
+    const now = row === undefined ? undefined : this.entryFromRow(row);
+    if (this.committedRevision === this.currentRevision) return now;
+    // Writes still waiting for their fsync are not visible yet: undo those of this key.
+    const since = this.statements.revisionsAfter.all(this.currentRevision, key, `${key}\u0000`).map(eventFromRow);
+    return rewindEntries(now === undefined ? [] : [now], since.reverse())[0];
   }
 
   async list(prefix: string, atRevision?: number, page: BackendPage = {}): Promise<BackendList> {
@@ -179,7 +202,7 @@ export class SqliteBackend implements KVBackend {
     const startKey = page.startKey !== undefined && page.startKey > prefix ? page.startKey : prefix;
     const end = prefixEnd(prefix);
     const limit = page.limit !== undefined && page.limit > 0 ? page.limit : undefined;
-    if (revision === this.currentRevision) {
+    if (revision === this.committedRevision) {
       const rows = this.statements.rangeObjects.all(startKey, end, limit === undefined ? noLimit : limit + 1);
       const more = limit !== undefined && rows.length > limit;
       const entries = (more ? rows.slice(0, limit) : rows).map((row) => this.entryFromRow(row));
@@ -224,9 +247,15 @@ export class SqliteBackend implements KVBackend {
     options: BackendWatchOptions = {},
   ): BackendWatch {
     this.checkOpen();
+    const durable = this.currentRevision;
     return this.hub.watchFrom(
-      { prefix, fromRevision, currentRevision: this.currentRevision, compactedRevision: this.compacted },
-      () => this.statements.revisionsAfter.all(fromRevision, prefix, prefixEnd(prefix)).map(eventFromRow),
+      { prefix, fromRevision, currentRevision: durable, compactedRevision: this.compacted },
+      // Revisions past the durable one reach the watch when their fsync returns, as published.
+      () =>
+        this.statements.revisionsAfter
+          .all(fromRevision, prefix, prefixEnd(prefix))
+          .filter((row) => row.rev <= durable)
+          .map(eventFromRow),
       onEvents,
       options.route,
     );
@@ -242,25 +271,37 @@ export class SqliteBackend implements KVBackend {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    // Writes submitted before the close are committed, not dropped.
+    // Writes submitted before the close are committed, not dropped, and acknowledged once durable.
     this.writes.flush();
     this.closed = true;
+    await this.walSync.idle();
     this.expiry.stop();
     this.hub.stopAll();
     this.cache.clear();
+    this.walSync.close();
     this.db.close();
   }
 
   /**
-   * Writes `group` in one transaction, each write in its own savepoint, and records the last
-   * revision (and any due compaction) with it; once the commit is durable, updates the cache and
-   * tells the watchers, in revision order. Throws, with nothing changed, when the commit fails.
+   * Writes `group` into the file in one transaction; once an fsync has made it durable, updates
+   * the cache and tells the watchers, in revision order, and resolves with each write's outcome.
+   * Throws, with nothing changed, when the transaction fails; rejects when the fsync does.
    */
-  private commitGroup(group: readonly Write[]): WriteOutcome<Written>[] {
+  private commitGroup(group: readonly Write[]): Promise<WriteOutcome<Written>[]> {
+    const committed = this.commitToFile(group);
+    return this.whenDurable(group, committed);
+  }
+
+  /**
+   * Writes `group` in one transaction, each write in its own savepoint, and records the last
+   * revision (and any due compaction) with it. Throws, with nothing changed, when the commit fails.
+   */
+  private commitToFile(group: readonly Write[]): Committed {
     if (this.closed) throw new Error(`the kvol store file ${this.path} was closed before the write was committed`);
+    if (this.syncFailure !== undefined) throw this.syncFailure;
     const staged = new Map<string, Staged>();
     const outcomes: WriteOutcome<Written>[] = [];
-    let revision = this.currentRevision;
+    let revision = this.committedRevision;
     let compactTo = this.compacted;
     this.inTransaction(() => {
       for (const write of group) {
@@ -277,16 +318,30 @@ export class SqliteBackend implements KVBackend {
           outcomes.push({ ok: false, error });
         }
       }
-      if (revision === this.currentRevision) return;
+      if (revision === this.committedRevision) return;
       this.statements.setMeta.run("revision", revision);
       if (revision - this.windowRevisions - this.compacted >= this.compactionBatchRevisions) {
         compactTo = revision - this.windowRevisions;
         this.compactTo(compactTo);
       }
     });
-    this.currentRevision = revision;
+    this.committedRevision = revision;
     this.compacted = compactTo;
-    outcomes.forEach((outcome, index) => {
+    return { outcomes, revision };
+  }
+
+  /** Waits for the fsync that makes `committed` durable, then makes it visible; groups settle in commit order. */
+  private async whenDurable(group: readonly Write[], committed: Committed): Promise<WriteOutcome<Written>[]> {
+    const synced = this.walSync.sync();
+    deferUntilSettled(synced);
+    try {
+      await synced;
+    } catch (error) {
+      this.syncFailure ??= error as Error;
+      throw error;
+    }
+    this.currentRevision = committed.revision;
+    committed.outcomes.forEach((outcome, index) => {
       if (!outcome.ok) return;
       const { entry, event } = outcome.value;
       if (event.type === "delete") this.cache.delete(entry.key);
@@ -296,7 +351,7 @@ export class SqliteBackend implements KVBackend {
       if (expiresAtMs !== undefined) this.expiry.arm(entry.key, entry.modRevision, expiresAtMs);
       this.hub.publish(event);
     });
-    return outcomes;
+    return committed.outcomes;
   }
 
   /** Checks and writes one write of a group at `revision`; throws BackendConflict when its precondition fails. */
@@ -345,7 +400,8 @@ export class SqliteBackend implements KVBackend {
       createRevision: row.create_rev,
       modRevision: row.mod_rev,
     };
-    this.remember(entry);
+    // A row past the durable revision is a write still waiting for its fsync: not cached before it is visible.
+    if (row.mod_rev <= this.currentRevision) this.remember(entry);
     return entry;
   }
 
@@ -374,8 +430,12 @@ export class SqliteBackend implements KVBackend {
     if (this.closed || !this.isAt(key, modRevision)) return;
     // Committed at once, outside the queue, as etcd revokes a lease between two writes; a write
     // still queued for the key then fails its revision check as it would against etcd.
-    const [outcome] = this.commitGroup([{ type: "delete", key, expectedModRevision: modRevision }]);
+    const group: Write[] = [{ type: "delete", key, expectedModRevision: modRevision }];
+    const committed = this.commitToFile(group);
+    const [outcome] = committed.outcomes;
     if (outcome !== undefined && !outcome.ok && !(outcome.error instanceof BackendConflict)) throw outcome.error;
+    // A failed fsync is kept in syncFailure and refuses every later read and write.
+    this.whenDurable(group, committed).catch(() => undefined);
   }
 
   /** When a write with `options` made now expires (epoch ms), if it has a TTL. */
@@ -400,5 +460,10 @@ export class SqliteBackend implements KVBackend {
 
   private checkOpen(): void {
     if (this.closed) throw new Error(`the kvol store file ${this.path} is closed; no reads or writes are possible`);
+    if (this.syncFailure !== undefined) {
+      throw new Error(
+        `the kvol store file ${this.path} can no longer be trusted (${this.syncFailure.message}); restart kvol`,
+      );
+    }
   }
 }

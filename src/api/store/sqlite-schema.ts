@@ -1,12 +1,15 @@
 /**
  * The SQLite file behind `kvol up`: its pragmas, tables and statements.
  *
- * Durability: WAL journal with `synchronous=FULL`, so every commit is fsynced to the WAL before the
- * write is acknowledged; writes that arrive together share a commit (sqlite-backend.ts), which
- * divides the fsyncs without acknowledging anything earlier. `NORMAL` would survive a kill -9 of kvol too (the committed pages are in
- * the kernel's cache), but not a power cut or kernel crash — the "node crash" this project exists
- * to reproduce — which could then lose writes that controllers had already acted on.
- *
+ * Durability: WAL journal, and every commit is fsynced to the WAL before any write of it is
+ * acknowledged or visible — by the backend, on libuv's thread pool (sqlite-wal-sync.ts), not by
+ * SQLite inside the commit: `synchronous=NORMAL` writes a commit's frames without syncing (and still
+ * syncs around checkpoints and when the WAL is rewound), so the event loop is not blocked while the
+ * disk works, and the commits made during one fsync share the next. An acknowledged write is as
+ * durable as with `synchronous=FULL`: it survives a kill -9 and a power cut or kernel crash — the
+ * "node crash" this project exists to reproduce — after which controllers may have acted on it. A
+ * commit whose fsync had not returned may be lost by a power cut; it was never acknowledged or shown.
+
  * `locking_mode=EXCLUSIVE` makes the opening process the only reader and writer of the file, which
  * is what lets the backend keep its in-process cache and watch fan-out: a second kvol opening the
  * same file fails with "database is locked" instead of writing behind the first one's back.
@@ -89,7 +92,7 @@ export function openDatabase(path: string): { db: Database.Database; statements:
   try {
     db.pragma("locking_mode = EXCLUSIVE");
     db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
+    db.pragma("synchronous = NORMAL");
     db.exec(schema);
     checkSchemaVersion(db, path);
     return { db, statements: prepareStatements(db) };

@@ -79,7 +79,10 @@ export function createDualProtocolListener(
       (first[0] === tlsHandshakeRecordType ? https : http).emit("connection", socket);
     });
   };
-  const server = createNetServer(dispatch);
+  // Node's HTTP servers turn Nagle's algorithm off on the sockets they accept; these sockets are
+  // accepted here and handed over, so it is turned off here, or an answer written in two pieces
+  // waits for the client's delayed ACK.
+  const server = createNetServer({ noDelay: true }, dispatch);
   return {
     listen: (port, host) => listenOn(server, port, host),
     close: () =>
