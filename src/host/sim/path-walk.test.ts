@@ -260,7 +260,9 @@ describe("path walk: answers remembered by path", () => {
           const again = copies.tryResolveAtOnce(path, "stat", options);
           if (typeof again === "object" && again === first) reused++;
           const remembered = outcomeOf(again, path);
-          assert.deepEqual(remembered, atOnce(copies, path, options), `${path} (followLast ${options.followLast})`);
+          const fresh = atOnce(copies, path, options);
+          assert.deepEqual(outcomeOf(first, path), fresh, `${path} (followLast ${options.followLast})`);
+          assert.deepEqual(remembered, fresh, `${path} (followLast ${options.followLast}), asked again`);
           if (remembered !== "mustAwait") {
             assert.deepEqual(remembered, await awaiting(copies, path, options), `${path}, awaiting walk`);
           }
