@@ -80,6 +80,17 @@ describe("withStoredParts", () => {
     );
   });
 
+  it("writes a part that lost a field as written, sharing the stored parts it kept", () => {
+    const draft = clone(stored);
+    const { labels: _dropped, ...rest } = draft.metadata;
+    (draft as { metadata: unknown }).metadata = rest;
+    const written = withStoredParts(draft, stored);
+    assert.notEqual(written.metadata, stored.metadata);
+    assert.equal(JSON.stringify(written), JSON.stringify(draft));
+    assert.equal(written.spec, stored.spec);
+    assert.equal(written.metadata.finalizers, stored.metadata.finalizers);
+  });
+
   it("leaves an object the change attached as the caller's own, so the caller can go on changing it", () => {
     const draft = clone(stored);
     const metadata = { name: "data", labels: { app: "web" }, finalizers: [] as string[] };

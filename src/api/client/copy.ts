@@ -115,16 +115,19 @@ function storedPartsOf(draft: unknown, stored: unknown): unknown {
   const record = draft as Record<string, unknown>;
   const previous = stored as Record<string, unknown>;
   const fields = Object.keys(record);
-  const storedFields = Object.keys(previous);
-  let same = fields.length === storedFields.length;
+  // True while every field so far is the stored one. The stored fields' order is checked once at
+  // the end, by walking them, rather than by listing them: this runs for every container of every
+  // draft, and a second key list each time was most of what a mutate allocated.
+  let same = true;
   // Built only once the container is known to differ and has a part to replace: while every field
   // so far is the stored one, the whole container may still turn out the same and be `stored`.
   let result: Record<string, unknown> | undefined;
   for (let index = 0; index < fields.length; index++) {
     const field = fields[index] as string;
     const value = record[field];
-    const part = Object.hasOwn(previous, field) ? storedPartsOf(value, previous[field]) : value;
-    if (same && (field !== storedFields[index] || part !== previous[field] || !Object.hasOwn(previous, field))) {
+    const stores = Object.hasOwn(previous, field);
+    const part = stores ? storedPartsOf(value, previous[field]) : value;
+    if (same && (!stores || part !== previous[field])) {
       same = false;
       result = withPartsBefore(record, previous, fields, index);
     }
@@ -133,7 +136,22 @@ function storedPartsOf(draft: unknown, stored: unknown): unknown {
     // Assigning a field the copy already has is safe for any key, `__proto__` included (own-field.ts).
     result[field] = part;
   }
-  return same ? stored : (result ?? draft);
+  if (!same) return result ?? draft;
+  // Every field is the stored one: `stored` itself when it has exactly these fields in this order.
+  return hasFieldsInOrder(previous, fields)
+    ? stored
+    : (withPartsBefore(record, previous, fields, fields.length) ?? draft);
+}
+
+/** True when the own fields of `object` are exactly `fields`, in that order. */
+function hasFieldsInOrder(object: Record<string, unknown>, fields: readonly string[]): boolean {
+  let index = 0;
+  for (const field in object) {
+    if (!Object.hasOwn(object, field)) continue;
+    if (field !== fields[index]) return false;
+    index++;
+  }
+  return index === fields.length;
 }
 
 /** A copy of `record` whose fields before `end` (each found the same as stored) are the stored ones; undefined when all already are. */

@@ -31,6 +31,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
  * its resourceVersion, on every update), without building the two copies that leave it out.
  */
 export function jsonEqualExceptField(a: object | undefined, b: object | undefined, field: string): boolean {
+  // A status write keeps the stored metadata object itself.
+  if (a === b) return true;
   const left = (a ?? {}) as Record<string, unknown>;
   const right = (b ?? {}) as Record<string, unknown>;
   let leftCount = 0;

@@ -82,3 +82,20 @@ describe("KubeStore resource versions", () => {
     assert.equal((await store.list(configMaps, { resourceVersion: "02" })).items.length, 1);
   });
 });
+
+describe("KubeStore names", () => {
+  it("refuses a name or namespace that cannot be a key segment, naming each field", async () => {
+    const store = storeWith(() => []);
+    await assert.rejects(
+      store.create(configMaps, { metadata: { name: "a/b", namespace: ".." } }),
+      (err: unknown) =>
+        isApiError(err, "Invalid") &&
+        JSON.stringify(err.details.causes?.map((cause) => [cause.field, cause.message])) ===
+          JSON.stringify([
+            ["metadata.name", `Invalid value: "a/b": may not contain '/'`],
+            ["metadata.namespace", `Invalid value: "..": may not be '..'`],
+          ]),
+    );
+    assert.equal(store.revision(), 0, "nothing was stored");
+  });
+});

@@ -130,21 +130,19 @@ function nameCauses(type: ResourceType, object: KObject): FieldCause[] {
       message: "Required value: name or generateName is required",
     });
   }
-  for (const [field, value] of [
-    ["metadata.name", meta.name],
-    ["metadata.namespace", type.namespaced ? meta.namespace : undefined],
-  ] as const) {
-    // A name of the wrong type is the schema check's to report; only a string can be a key segment.
-    const problem = typeof value === "string" && value !== "" ? pathSegmentProblem(value) : undefined;
-    if (problem !== undefined) {
-      causes.push({
-        field,
-        reason: "FieldValueInvalid",
-        message: `Invalid value: ${JSON.stringify(value)}: ${problem}`,
-      });
-    }
-  }
+  // Two calls, not a loop over [field, value] pairs: every create runs this, and the pairs were garbage.
+  addSegmentCause(causes, "metadata.name", meta.name);
+  if (type.namespaced) addSegmentCause(causes, "metadata.namespace", meta.namespace);
   return causes;
+}
+
+/** Adds the cause for `value` at `field` when it cannot be a key segment. */
+function addSegmentCause(causes: FieldCause[], field: string, value: unknown): void {
+  // A name of the wrong type is the schema check's to report; only a string can be a key segment.
+  const problem = typeof value === "string" && value !== "" ? pathSegmentProblem(value) : undefined;
+  if (problem !== undefined) {
+    causes.push({ field, reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(value)}: ${problem}` });
+  }
 }
 
 /** What a dry-run write answers: the object it would store, at the revision it was read at. */
