@@ -139,6 +139,7 @@ export function describeBackendConformance(
         assert.equal(await snapshot(revision), expected, `list at revision ${revision}`);
         const paged = await backend.list("/r/x/", revision, { limit: 3 });
         assert.equal(JSON.stringify(paged.entries), JSON.stringify(JSON.parse(expected).slice(0, 3)));
+        assert.equal(paged.more, (JSON.parse(expected) as unknown[]).length > 3, `more at revision ${revision}`);
       }
       await assert.rejects(backend.list("/r/x/", backend.revision() + 1), (err: unknown) => isApiError(err, "Timeout"));
     });

@@ -208,9 +208,18 @@ export class SqliteBackend implements KVBackend {
       const entries = (more ? rows.slice(0, limit) : rows).map((row) => this.entryFromRow(row));
       return { entries, revision, more };
     }
-    const now = this.statements.rangeObjects.all(startKey, end, noLimit).map((row) => this.entryFromRow(row));
+    // A past revision, or writes waiting for their fsync: rewind the rows the file holds now. Each
+    // event undoes at most one row, so `limit + 1` rows more than there are events are enough for
+    // a page, once rows past the last one read are left out (what they rewind to was not read).
     const since = this.statements.revisionsAfter.all(revision, startKey, end).map(eventFromRow);
-    const then = rewindEntries(now, since.reverse());
+    const readLimit = limit === undefined ? noLimit : limit + 1 + since.length;
+    const rows = this.statements.rangeObjects.all(startKey, end, readLimit);
+    const rewound = rewindEntries(
+      rows.map((row) => this.entryFromRow(row)),
+      since.reverse(),
+    );
+    const lastRead = rows.length === readLimit ? (rows[rows.length - 1] as ObjectRow).key : undefined;
+    const then = lastRead === undefined ? rewound : rewound.filter((entry) => entry.key <= lastRead);
     return {
       entries: limit === undefined ? then : then.slice(0, limit),
       revision,
