@@ -203,6 +203,8 @@ export function validateObjectMetaUpdate(newValue: unknown, oldValue: unknown, o
 }
 
 function validateNoNewFinalizers(newMeta: JsonObject, oldMeta: JsonObject, out: FieldCause[]): void {
+  // Every update of an object being deleted comes here; nearly all keep or remove finalizers.
+  if (newMeta.finalizers === oldMeta.finalizers) return;
   const oldFinalizers = new Set(readStringList(oldMeta.finalizers, "", []) ?? []);
   const added = [...new Set(readStringList(newMeta.finalizers, "", []) ?? [])]
     .filter((finalizer) => !oldFinalizers.has(finalizer))
