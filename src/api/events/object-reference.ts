@@ -36,13 +36,15 @@ export function referenceTo(object: ApiObject, fieldPath?: string): ObjectRefere
   const registered = resourceForKind(kind);
   const apiVersion = object.apiVersion ?? (registered ? apiVersionOf(registered) : undefined);
   const { namespace, uid, resourceVersion } = object.metadata ?? {};
-  const values: Readonly<ObjectReference> = { kind, namespace, name, uid, apiVersion, resourceVersion, fieldPath };
-  // Fields in the order Kubernetes prints them, the empty ones left out.
-  const reference: ObjectReference = {};
-  for (const field of partReferenceFields) {
-    const value = values[field];
-    if (value) reference[field] = value;
-  }
+  // Fields in the order Kubernetes prints them (partReferenceFields), the empty ones left out; set
+  // one by one, as every Event of every recorder makes one, with no object of all values first.
+  const reference: ObjectReference = { kind };
+  if (namespace) reference.namespace = namespace;
+  reference.name = name;
+  if (uid) reference.uid = uid;
+  if (apiVersion) reference.apiVersion = apiVersion;
+  if (resourceVersion) reference.resourceVersion = resourceVersion;
+  if (fieldPath) reference.fieldPath = fieldPath;
   return reference;
 }
 

@@ -78,6 +78,8 @@ export function readStringMap(
 ): Readonly<Record<string, string>> | undefined {
   const object = readObject(value, path, out);
   if (object === undefined) return undefined;
+  // The usual map holds strings only: it is its own answer, with no copy and no entry paths built.
+  if (onlyStringValues(object)) return object as Readonly<Record<string, string>>;
   const map: Record<string, string> = {};
   for (const [mapKey, entry] of Object.entries(object)) {
     const text = readString(entry, key(path, mapKey), out);
@@ -86,10 +88,22 @@ export function readStringMap(
   return map;
 }
 
+function onlyStrings(list: readonly unknown[]): boolean {
+  for (const element of list) if (typeof element !== "string") return false;
+  return true;
+}
+
+function onlyStringValues(object: JsonObject): boolean {
+  for (const mapKey in object) if (typeof object[mapKey] !== "string") return false;
+  return true;
+}
+
 /** A list of strings; elements of another type are reported and left out. */
 export function readStringList(value: unknown, path: string, out: FieldCause[]): readonly string[] | undefined {
   const list = readArray(value, path, out);
   if (list === undefined) return undefined;
+  // The usual list holds strings only: it is its own answer, with no copy and no element paths built.
+  if (onlyStrings(list)) return list as readonly string[];
   const strings: string[] = [];
   list.forEach((element, position) => {
     const text = readString(element, index(path, position), out);

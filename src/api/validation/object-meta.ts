@@ -163,9 +163,17 @@ export function validateChangedObjectMeta(
   if (!sameField(meta, old, "finalizers")) validateFinalizers(meta, out);
 }
 
-/** Both have `field` with the same value, or neither has it. */
+/**
+ * Both have `field` with the same value, or neither has it. A field set to undefined is one neither
+ * JSON nor these checks (each reads its field by name) can tell from an absent one: the store hands
+ * over metadata with every field of its shape present, most of them undefined, and counting those
+ * as changed re-checked the name, namespace, labels, owners and finalizers of every update.
+ */
 function sameField(meta: JsonObject, old: JsonObject, field: string): boolean {
-  return Object.hasOwn(meta, field) === Object.hasOwn(old, field) && sameJsonValue(meta[field], old[field]);
+  const value = meta[field];
+  const stored = old[field];
+  if (value === undefined || stored === undefined) return value === stored;
+  return sameJsonValue(value, stored);
 }
 
 function stringField(meta: JsonObject, field: string): string {
@@ -195,6 +203,8 @@ export function validateObjectMetaUpdate(newValue: unknown, oldValue: unknown, o
 }
 
 function validateNoNewFinalizers(newMeta: JsonObject, oldMeta: JsonObject, out: FieldCause[]): void {
+  // Every update of an object being deleted comes here; nearly all keep or remove finalizers.
+  if (newMeta.finalizers === oldMeta.finalizers) return;
   const oldFinalizers = new Set(readStringList(oldMeta.finalizers, "", []) ?? []);
   const added = [...new Set(readStringList(newMeta.finalizers, "", []) ?? [])]
     .filter((finalizer) => !oldFinalizers.has(finalizer))

@@ -253,6 +253,19 @@ describe("PersistentVolumeClaim updates", () => {
       assert.deepEqual(problemsOf("PersistentVolumeClaim", binding, storedClaim), []);
     });
 
+    it("has only its changed metadata checked, when the update lists absent fields as undefined", () => {
+      // A stored claim whose name today's rules refuse: only a check of the unchanged name could find it.
+      const legacy = stored({ ...claim, metadata: { name: "Data_1", namespace: "default" } });
+      const binding = {
+        ...legacy,
+        metadata: { ...legacy.metadata, generateName: undefined, labels: undefined, annotations: { "-bad": "x" } },
+        spec: { ...legacy.spec, volumeName: "pv-1" },
+      };
+      const problems = problemsOf("PersistentVolumeClaim", binding, legacy);
+      assert.equal(problems.length, 1);
+      assert.match(problems[0] ?? "", /^metadata\.annotations: Invalid value: "-bad": /);
+    });
+
     it("still has its new annotations, labels and volumeName checked", () => {
       const binding = {
         ...storedClaim,
