@@ -65,6 +65,11 @@ export class SchedulerCache {
     return this.nodes;
   }
 
+  /** Their names, at the same indexes. */
+  sortedNodeNames(): readonly string[] {
+    return this.nodeNames;
+  }
+
   /** Adds the node, or replaces the object kept for it (call on every add and update from the informer). */
   setNode(node: Node): void {
     const name = node.metadata?.name ?? "";

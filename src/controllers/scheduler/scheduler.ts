@@ -166,6 +166,7 @@ export class Scheduler implements Controller {
     );
     this.placement = new PodPlacement({
       nodes: () => this.cache.sortedNodes(),
+      nodeNames: () => this.cache.sortedNodeNames(),
       podCount: (nodeName) => this.cache.podCount(nodeName),
       volumes: this.view,
       volumeLimits: this.volumeLimits,

@@ -153,6 +153,50 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
     }
   });
 
+  it("lets a detach pass read its listed pairs as they were when listed, whatever changes meanwhile", async () => {
+    const { clock, state } = asw();
+    const first = VolumeSpec.fromPersistentVolume({ metadata: { name: "data" } });
+    state.markVolumeAsAttached("vol-a", first, "node-1", "/dev/a");
+    state.markVolumeAsUncertain("vol-b", undefined, "node-1");
+    state.setDetachRequestTime("vol-a", "node-1");
+    const listed = state.listAttachmentsNotWanted();
+    const copies = state.attachedVolumesNotWanted();
+    // What a pass's awaits may let happen: the node's report, a newer spec and device path, a confirmed attach, a detach.
+    state.setVolumesMountedByNode("node-1", []);
+    state.markVolumeAsAttached(
+      "vol-a",
+      VolumeSpec.fromPersistentVolume({ metadata: { name: "data-2" } }),
+      "node-1",
+      "/dev/a2",
+    );
+    state.markVolumeAsAttached("vol-b", undefined, "node-1", "/dev/b");
+    state.markVolumeAsDetached("vol-b", "node-1");
+    await clock.advanceBy(5_000);
+    assert.deepEqual(
+      listed.map((pair) => state.listedAttachment(pair)),
+      copies,
+    );
+    assert.deepEqual(
+      listed.map((pair) => [state.listedMountedByNode(pair), state.listedDetachRequestedAgoMs(pair)]),
+      [
+        [true, 5_000],
+        // The detach request time is read as it is now: vol-b is no longer attached.
+        [true, undefined],
+      ],
+    );
+    // The next listing reads the state as it is then.
+    const [again] = state.listAttachmentsNotWanted();
+    assert.ok(again !== undefined);
+    assert.deepEqual(state.listedAttachment(again), {
+      volumeName: "vol-a",
+      volumeSpec: state.volumeSpec("vol-a"),
+      nodeName: "node-1",
+      devicePath: "/dev/a2",
+      mountedByNode: false,
+      attachState: "Attached",
+    });
+  });
+
   it("stops at the first change that finds volumesByNode out of step with attachedVolumes, naming the pair", () => {
     const { state } = asw();
     state.markVolumeAsAttached("vol-a", undefined, "node-1", "/dev/a");

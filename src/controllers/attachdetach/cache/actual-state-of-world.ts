@@ -23,7 +23,7 @@ import type { Clock } from "../../../runtime/clock.ts";
 import { SmallMap } from "../../../runtime/small-map.ts";
 import type { ActualStateOfWorldAttacherUpdater, AttachedVolume } from "../../../volume/operationexecutor/types.ts";
 import type { VolumeSpec } from "../../../volume/spec.ts";
-import { UnwantedAttachments } from "./unwanted-attachments.ts";
+import { type UnwantedAttachment, UnwantedAttachments } from "./unwanted-attachments.ts";
 
 type AttachState = "Attached" | "Uncertain" | "Detached";
 
@@ -32,6 +32,12 @@ interface NodeAttachment {
   mountedByNode: boolean;
   /** Epoch ms of the first detach attempt; 0 when none is pending. */
   detachRequestedTimeMs: number;
+  /** Set once the pair is detached: a listed pair whose attachment still has it unset is still this one. */
+  detached: boolean;
+  /** The two fields above as they were at listing `listedAt`, kept by the first change after it (see `listAttachmentsNotWanted`). */
+  listedAt: number;
+  listedConfirmed: boolean;
+  listedMounted: boolean;
 }
 
 interface AttachedVolumeState {
@@ -40,7 +46,14 @@ interface AttachedVolumeState {
   nodesAttachedTo: Map<string, NodeAttachment>;
   /** Where the volume stands in `attachedVolumes`' order (see unwanted-attachments.ts). */
   order: number;
+  /** `spec` and `devicePath` as they were at listing `listedAt`, as for an attachment. */
+  listedAt: number;
+  listedSpec: VolumeSpec | undefined;
+  listedDevicePath: string;
 }
+
+/** One attached (volume, node) no pod wants, as `listAttachmentsNotWanted` lists it. */
+export type ListedAttachment = UnwantedAttachment<AttachedVolumeState, NodeAttachment>;
 
 interface NodeStatusReport {
   statusUpdateNeeded: boolean;
@@ -62,6 +75,8 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   private readonly unwanted = new UnwantedAttachments<AttachedVolumeState, NodeAttachment>();
   /** Hands out the volumes' `order`, increasing. */
   private nextOrder = 0;
+  /** Counts the calls of `listAttachmentsNotWanted`: what a listed pair reads is kept as of the last one. */
+  private listing = 0;
 
   /**
    * `isWanted` says whether a pod wants the volume on the node (the desired state); whoever owns
@@ -80,8 +95,8 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     const volume = this.attachedVolumes.get(volumeName);
     const attachment = volume?.nodesAttachedTo.get(nodeName);
     if (volume === undefined || attachment === undefined) return;
-    if (this.isWanted(volumeName, nodeName)) this.unwanted.delete(volume, nodeName);
-    else this.unwanted.add({ volumeName, nodeName, volume, attachment });
+    if (this.isWanted(volumeName, nodeName)) this.unwanted.delete(attachment);
+    else this.unwanted.add(volumeName, nodeName, volume, attachment);
   }
 
   /**
@@ -106,13 +121,15 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   markVolumeAsDetached(volumeName: string, nodeName: string): void {
     const volume = this.attachedVolumes.get(volumeName);
     const onNode = this.volumesByNode.get(nodeName);
-    const wasAttached = volume?.nodesAttachedTo.has(nodeName) === true;
+    const attachment = volume?.nodesAttachedTo.get(nodeName);
+    const wasAttached = attachment !== undefined;
     // A node left with no volume has no set at all: a second detach of its last volume is a no-op.
     invariant((onNode?.has(volumeName) ?? false) === wasAttached, pairKey(volumeName, nodeName), () =>
       wasAttached ? "attached, but missing from volumesByNode" : "in volumesByNode, but not attached",
     );
-    if (volume !== undefined && wasAttached) {
-      this.unwanted.delete(volume, nodeName);
+    if (volume !== undefined && attachment !== undefined) {
+      this.unwanted.delete(attachment);
+      attachment.detached = true;
       volume.nodesAttachedTo.delete(nodeName);
       if (volume.nodesAttachedTo.size === 0) this.attachedVolumes.delete(volumeName);
       onNode?.delete(volumeName);
@@ -160,8 +177,10 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
       const attachment = this.attachedVolumes.get(volumeName)?.nodesAttachedTo.get(nodeName);
       invariant(attachment !== undefined, pairKey(volumeName, nodeName), "in volumesByNode, but not attached");
       const mounted = inUse.has(volumeName);
-      changed ||= attachment.mountedByNode !== mounted;
+      if (attachment.mountedByNode === mounted) continue;
+      this.keepListed(attachment);
       attachment.mountedByNode = mounted;
+      changed = true;
     }
     if (changed) this.changed();
   }
@@ -237,6 +256,47 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     return this.unwanted
       .entries()
       .map(({ volumeName, volume, nodeName, attachment }) => onNode(volumeName, volume, nodeName, attachment));
+  }
+
+  /**
+   * The same pairs for a detach pass, which awaits between them while the state changes: a list
+   * later changes do not alter, whose pairs `listedMountedByNode` and `listedAttachment` read as
+   * they were now, until the next call. Nothing is copied: the first change to an attachment or
+   * volume after the call keeps its old fields, so a pass over thousands of pairs waiting for their
+   * unmount allocates nothing per pair.
+   */
+  listAttachmentsNotWanted(): readonly ListedAttachment[] {
+    this.listing++;
+    return this.unwanted.entries();
+  }
+
+  /** Whether the node reported the listed pair's volume in use when it was listed. */
+  listedMountedByNode(pair: ListedAttachment): boolean {
+    const { attachment } = pair;
+    return attachment.listedAt === this.listing ? attachment.listedMounted : attachment.mountedByNode;
+  }
+
+  /** The listed pair as it was when listed: the reconciler's copy, as `attachedVolumesNotWanted` gives it. */
+  listedAttachment(pair: ListedAttachment): AttachedVolumeOnNode {
+    const { volumeName, nodeName, volume, attachment } = pair;
+    const volumeListed = volume.listedAt === this.listing;
+    const confirmed = attachment.listedAt === this.listing ? attachment.listedConfirmed : attachment.attachedConfirmed;
+    return {
+      volumeName,
+      volumeSpec: volumeListed ? volume.listedSpec : volume.spec,
+      nodeName,
+      devicePath: volumeListed ? volume.listedDevicePath : volume.devicePath,
+      mountedByNode: this.listedMountedByNode(pair),
+      attachState: confirmed ? "Attached" : "Uncertain",
+    };
+  }
+
+  /** `detachRequestedAgoMs` of a listed pair, as the state is now; without lookups while the pair is still attached. */
+  listedDetachRequestedAgoMs(pair: ListedAttachment): number | undefined {
+    const { attachment } = pair;
+    if (attachment.detached) return this.detachRequestedAgoMs(pair.volumeName, pair.nodeName);
+    if (attachment.detachRequestedTimeMs === 0) return undefined;
+    return this.clock.now() - attachment.detachRequestedTimeMs;
   }
 
   /** When a detach of the (volume, node) was first wanted (epoch ms); 0 when none is pending or it is not attached. */
@@ -328,9 +388,18 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   ): void {
     let volume = this.attachedVolumes.get(volumeName);
     if (volume === undefined) {
-      volume = { spec, devicePath, nodesAttachedTo: new SmallMap(), order: this.nextOrder++ };
+      volume = {
+        spec,
+        devicePath,
+        nodesAttachedTo: new SmallMap(),
+        order: this.nextOrder++,
+        listedAt: -1,
+        listedSpec: undefined,
+        listedDevicePath: "",
+      };
       this.attachedVolumes.set(volumeName, volume);
     } else {
+      this.keepListedVolume(volume);
       // Newer information replaces the volume's fields; a restart's unknown spec never erases a known one.
       volume.devicePath = devicePath;
       if (spec !== undefined) volume.spec = spec;
@@ -345,10 +414,13 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
         attachedConfirmed: attached,
         mountedByNode: true,
         detachRequestedTimeMs: 0,
+        detached: false,
+        listedAt: -1,
+        listedConfirmed: false,
+        listedMounted: false,
       };
       volume.nodesAttachedTo.set(nodeName, created);
-      if (!this.isWanted(volumeName, nodeName))
-        this.unwanted.add({ volumeName, nodeName, volume, attachment: created });
+      if (!this.isWanted(volumeName, nodeName)) this.unwanted.add(volumeName, nodeName, volume, created);
       let onNode = this.volumesByNode.get(nodeName);
       if (onNode === undefined) {
         onNode = new Set();
@@ -356,10 +428,26 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
       }
       onNode.add(volumeName);
     } else {
+      this.keepListed(attachment);
       attachment.attachedConfirmed = attached;
     }
     if (attached) this.addVolumeToReportAsAttached(volumeName, nodeName);
     this.changed();
+  }
+
+  /** Keeps the attachment's fields as the last listing saw them, before its first change since. */
+  private keepListed(attachment: NodeAttachment): void {
+    if (attachment.listedAt === this.listing) return;
+    attachment.listedAt = this.listing;
+    attachment.listedConfirmed = attachment.attachedConfirmed;
+    attachment.listedMounted = attachment.mountedByNode;
+  }
+
+  private keepListedVolume(volume: AttachedVolumeState): void {
+    if (volume.listedAt === this.listing) return;
+    volume.listedAt = this.listing;
+    volume.listedSpec = volume.spec;
+    volume.listedDevicePath = volume.devicePath;
   }
 
   private removeFromReport(volumeName: string, nodeName: string): void {

@@ -54,6 +54,8 @@ interface PodToAdd {
 export class DesiredStateOfWorld extends ChangeSignalledCache {
   private readonly nodes = new Map<string, ManagedNode>();
   private readonly wantedListeners: ((volumeName: string, nodeName: string) => void)[] = [];
+  /** Counts the changes of `volumeExists`' answers. */
+  private wantedChanges = 0;
 
   /**
    * Calls `listener` when a (volume, node) becomes wanted or stops being wanted, before the
@@ -63,7 +65,13 @@ export class DesiredStateOfWorld extends ChangeSignalledCache {
     this.wantedListeners.push(listener);
   }
 
+  /** A number that changes whenever `volumeExists` may answer differently for some pair. */
+  wantedVersion(): number {
+    return this.wantedChanges;
+  }
+
   private wantedChanged(volumeName: string, nodeName: string): void {
+    this.wantedChanges++;
     for (const listener of this.wantedListeners) listener(volumeName, nodeName);
     this.changed();
   }

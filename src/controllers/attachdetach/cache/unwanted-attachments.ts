@@ -6,86 +6,110 @@
  * first attached (again, after a full detach), and each volume's nodes in the order they were
  * attached — because which detach starts first shows in the timeline. Each volume carries its place
  * in that order (a number from a counter); the nodes of one volume are ordered by its own map of
- * them, which nearly always holds one. The pairs are kept sorted: adding or removing one is a binary
- * search and a splice.
+ * them, which nearly always holds one.
+ *
+ * Cost. A mass deletion adds thousands of pairs and removes them one by one; a sorted array that
+ * splices each in and out moves n²/2 entries. Here an addition waits in a small unsorted list, a
+ * removal only marks its entry, and the sorted list is rebuilt — the additions sorted and merged in,
+ * the removed left out — when it is next read: O(n + k log k) per read after k changes, and a
+ * detach pass reads it once and visits all n anyway. The list a read returns is never changed
+ * afterwards, so the pass can hold it across its awaits without a copy.
  */
 import { invariant } from "../../../runtime/assert.ts";
 
 /** A volume of the actual state, as far as the order goes. */
-export interface OrderedVolume {
+export interface OrderedVolume<A> {
   /** When the volume's entry was created: later entries come later. */
   readonly order: number;
-  /** Its nodes, in the order they were attached. */
-  readonly nodesAttachedTo: ReadonlyMap<string, unknown>;
+  /** Its nodes, in the order they were attached, with each node's attachment. */
+  readonly nodesAttachedTo: ReadonlyMap<string, A>;
 }
 
-export interface UnwantedAttachment<V extends OrderedVolume, A> {
+export interface UnwantedAttachment<V extends OrderedVolume<A>, A> {
   readonly volumeName: string;
   readonly nodeName: string;
   readonly volume: V;
+  /** The pair's attachment: `volume.nodesAttachedTo.get(nodeName)`, one object for as long as the pair is attached. */
   readonly attachment: A;
 }
 
+/** An entry as kept here: `removed` once deleted, until the next rebuild drops it. */
+interface Entry<V extends OrderedVolume<A>, A> extends UnwantedAttachment<V, A> {
+  removed: boolean;
+}
+
 /**
- * Negative when the entry's pair comes before (otherVolume, otherNode) in the actual state's order.
- * Two nodes of one volume are ordered by its `nodesAttachedTo`: when neither is there, an entry
- * outlived its attachment, and there is no order to find.
+ * Negative when `entry` comes before `other` in the actual state's order. Two nodes of one volume
+ * are ordered by its `nodesAttachedTo`: when neither is there, an entry outlived its attachment,
+ * and there is no order to find.
  */
-function compare(
-  entry: UnwantedAttachment<OrderedVolume, unknown>,
-  otherVolume: OrderedVolume,
-  otherNode: string,
-): number {
+function compare<V extends OrderedVolume<A>, A>(entry: Entry<V, A>, other: Entry<V, A>): number {
   const { volume, nodeName } = entry;
-  if (volume !== otherVolume) return volume.order - otherVolume.order;
-  if (nodeName === otherNode) return 0;
+  if (volume !== other.volume) return volume.order - other.volume.order;
+  if (nodeName === other.nodeName) return 0;
   for (const node of volume.nodesAttachedTo.keys()) {
     if (node === nodeName) return -1;
-    if (node === otherNode) return 1;
+    if (node === other.nodeName) return 1;
   }
   invariant(
     false,
     `volume "${entry.volumeName}" on node "${nodeName}"`,
-    () => `ordered against node "${otherNode}", but neither node is in the volume's nodesAttachedTo`,
+    () => `ordered against node "${other.nodeName}", but neither node is in the volume's nodesAttachedTo`,
   );
 }
 
-export class UnwantedAttachments<V extends OrderedVolume, A> {
-  private readonly sorted: UnwantedAttachment<V, A>[] = [];
+export class UnwantedAttachments<V extends OrderedVolume<A>, A extends object> {
+  /** The pairs in order as of the last read, some maybe removed since; never changed once returned. */
+  private sorted: readonly Entry<V, A>[] = [];
+  /** Added since the last read, in no order (some maybe removed since). */
+  private added: Entry<V, A>[] = [];
+  /** Whether `sorted` has a removed entry. */
+  private anyRemoved = false;
+  /** attachment → its live entry: one per pair. */
+  private readonly byAttachment = new Map<A, Entry<V, A>>();
 
-  /** Adds the pair (a no-op when it is already there). Its node must be in `volume.nodesAttachedTo`. */
-  add(entry: UnwantedAttachment<V, A>): void {
-    const index = this.search(entry.volume, entry.nodeName);
-    if (this.isAt(index, entry.volume, entry.nodeName)) return;
-    this.sorted.splice(index, 0, entry);
+  /**
+   * Adds the pair (a no-op when it is already there). `attachment` must be the one in
+   * `volume.nodesAttachedTo`, and stay there until the pair is deleted from here.
+   */
+  add(volumeName: string, nodeName: string, volume: V, attachment: A): void {
+    if (this.byAttachment.has(attachment)) return;
+    const entry: Entry<V, A> = { volumeName, nodeName, volume, attachment, removed: false };
+    this.byAttachment.set(attachment, entry);
+    this.added.push(entry);
   }
 
-  /** Removes the pair (a no-op when it is not there); call before the node leaves `volume.nodesAttachedTo`. */
-  delete(volume: V, nodeName: string): void {
-    const index = this.search(volume, nodeName);
-    if (this.isAt(index, volume, nodeName)) this.sorted.splice(index, 1);
+  /** Removes the pair of this attachment (a no-op when it is not there); call before it leaves `nodesAttachedTo`. */
+  delete(attachment: A): void {
+    const entry = this.byAttachment.get(attachment);
+    if (entry === undefined) return;
+    this.byAttachment.delete(attachment);
+    entry.removed = true;
+    this.anyRemoved = true;
   }
 
-  /** The pairs in the actual state's order. */
+  /** The pairs in the actual state's order: a list later changes do not alter. */
   entries(): readonly UnwantedAttachment<V, A>[] {
+    if (this.added.length > 0 || this.anyRemoved) this.rebuild();
     return this.sorted;
   }
 
-  private isAt(index: number, volume: V, nodeName: string): boolean {
-    const entry = this.sorted[index];
-    return entry !== undefined && entry.volume === volume && entry.nodeName === nodeName;
-  }
-
-  /** The first index whose pair is not before (volume, nodeName). */
-  private search(volume: V, nodeName: string): number {
-    let low = 0;
-    let high = this.sorted.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const entry = this.sorted[middle] as UnwantedAttachment<V, A>;
-      if (compare(entry, volume, nodeName) < 0) low = middle + 1;
-      else high = middle;
+  /** Merges the additions into the kept order and drops the removed entries, into a new list. */
+  private rebuild(): void {
+    const added = this.added.filter((entry) => !entry.removed).sort(compare);
+    const merged: Entry<V, A>[] = [];
+    let next = 0;
+    for (const entry of this.sorted) {
+      if (entry.removed) continue;
+      for (let first = added[next]; first !== undefined && compare(first, entry) < 0; first = added[++next]) {
+        merged.push(first);
+      }
+      merged.push(entry);
     }
-    return low;
+    // A loop, not push(...rest): a mass deletion adds more entries than a call takes arguments.
+    for (; next < added.length; next++) merged.push(added[next] as Entry<V, A>);
+    this.sorted = merged;
+    this.added = [];
+    this.anyRemoved = false;
   }
 }

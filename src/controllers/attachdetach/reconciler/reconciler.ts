@@ -14,8 +14,10 @@
  *
  * Cost: the attach pass is O(wanted volumes); the detach pass visits only the attachments no pod
  * wants (the actual state keeps them, in its own order, as both states change:
- * `cache/unwanted-attachments.ts`), where Kubernetes scans every attachment. A pass makes API calls
- * only for status writes and operations. A pass with nothing to do makes no API call and parks the loop
+ * `cache/unwanted-attachments.ts`), where Kubernetes scans every attachment; it reads them in place,
+ * copying only those it may detach, and checks them against the desired state only when either
+ * changed. A pass makes API calls only for status writes and operations. A pass with nothing to do
+ * makes no API call and parks the loop
  * (`ParkingLoop`): a change to the desired or actual state wakes it at the next 100 ms tick, so in
  * the steady state — every wanted volume attached, nothing unwanted — the reconciler costs nothing
  * between the once-a-minute syncs, however many nodes and volumes there are.
@@ -35,7 +37,12 @@ import { isExpectedError } from "../../../volume/operationexecutor/operation-err
 import { attachDetachKey, type OperationExecutor } from "../../../volume/operationexecutor/operation-executor.ts";
 import { OperationName } from "../../../volume/operationexecutor/operation-names.ts";
 import type { VolumeToAttach } from "../../../volume/operationexecutor/types.ts";
-import { type ActualStateOfWorld, type AttachedVolumeOnNode, pairKey } from "../cache/actual-state-of-world.ts";
+import {
+  type ActualStateOfWorld,
+  type AttachedVolumeOnNode,
+  type ListedAttachment,
+  pairKey,
+} from "../cache/actual-state-of-world.ts";
 import type { DesiredStateOfWorld } from "../cache/desired-state-of-world.ts";
 import { minReconcileSyncPeriodMs } from "../constants.ts";
 import type { NodeStatusUpdater } from "../statusupdater/node-status-updater.ts";
@@ -82,6 +89,11 @@ function hasOutOfServiceTaint(node: Node | undefined): boolean {
 export class Reconciler {
   private readonly loop: ParkingLoop;
   private lastSyncMs: number;
+  /** The last unwanted list found with no wanted pair, and the desired state's version then. */
+  private checked: { list: readonly ListedAttachment[] | undefined; wantedVersion: number } = {
+    list: undefined,
+    wantedVersion: -1,
+  };
 
   constructor(private readonly options: ReconcilerOptions) {
     this.lastSyncMs = options.clock.now();
@@ -129,21 +141,32 @@ export class Reconciler {
 
   /** Returns true when no attached volume is unwanted. */
   private async detachPass(): Promise<boolean> {
-    const { asw, dsw } = this.options;
-    // A copy: the loop awaits, and the states change meanwhile.
-    const unwanted = asw.attachedVolumesNotWanted();
-    // Checked before the first await, while the copy is still true: a wanted volume listed here
-    // (an actual state not linked to this desired state) would be detached from its pod.
+    const { asw } = this.options;
+    // A list the loop's awaits do not change; its pairs read as they were when it was made.
+    const unwanted = asw.listAttachmentsNotWanted();
+    this.checkNoneWanted(unwanted);
+    for (const pair of unwanted) {
+      // Checked here rather than in considerDetach: a volume waiting for its unmount costs no await,
+      // and during a mass deletion thousands of them wait, pass after pass.
+      if (this.stillWaitsForUnmount(pair)) continue;
+      await this.considerDetach(asw.listedAttachment(pair));
+    }
+    return unwanted.length === 0;
+  }
+
+  /**
+   * Checked before the first await, while the list is still true: a wanted volume listed here (an
+   * actual state not linked to this desired state) would be detached from its pod. The same list
+   * checked against the same wanted pairs passes again: skipped.
+   */
+  private checkNoneWanted(unwanted: readonly ListedAttachment[]): void {
+    const { dsw } = this.options;
+    const wantedVersion = dsw.wantedVersion();
+    if (unwanted === this.checked.list && wantedVersion === this.checked.wantedVersion) return;
     for (const { volumeName, nodeName } of unwanted) {
       invariant(!dsw.volumeExists(volumeName, nodeName), pairKey(volumeName, nodeName), wantedButListedAsUnwanted);
     }
-    for (const attached of unwanted) {
-      // Checked here rather than in considerDetach: a volume waiting for its unmount costs no await,
-      // and during a mass deletion thousands of them wait, pass after pass.
-      if (this.stillWaitsForUnmount(attached)) continue;
-      await this.considerDetach(attached);
-    }
-    return unwanted.length === 0;
+    this.checked = { list: unwanted, wantedVersion };
   }
 
   private async considerDetach(attached: AttachedVolumeOnNode): Promise<void> {
@@ -192,11 +215,12 @@ export class Reconciler {
    * out-of-service taint. The full path below would end the same way with no effect (the request
    * time is already set), so a pass over thousands of volumes waiting for their unmount stays cheap.
    */
-  private stillWaitsForUnmount(attached: AttachedVolumeOnNode): boolean {
-    if (!attached.mountedByNode) return false;
-    const elapsedMs = this.options.asw.detachRequestedAgoMs(attached.volumeName, attached.nodeName);
+  private stillWaitsForUnmount(pair: ListedAttachment): boolean {
+    const { asw } = this.options;
+    if (!asw.listedMountedByNode(pair)) return false;
+    const elapsedMs = asw.listedDetachRequestedAgoMs(pair);
     if (elapsedMs === undefined) return false;
-    const node = this.options.cachedNode(attached.nodeName);
+    const node = this.options.cachedNode(pair.nodeName);
     if (hasOutOfServiceTaint(node)) return false;
     const forceTimeout = elapsedMs > this.options.maxWaitForUnmountMs && !this.options.disableForceDetachOnTimeout;
     return !(forceTimeout && !isNodeReady(node));
