@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { Clock, QuietTimerCallback } from "../../runtime/clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import { pollImmediateUntil } from "./poll-until.ts";
 
@@ -100,5 +101,32 @@ describe("pollImmediateUntil", () => {
       }),
     );
     assert.deepEqual([outcome.atMs, outcome.error?.message], [0, "PVC is not bound"]);
+  });
+
+  it("times out when a check itself runs past the deadline, as a slow check on real time can", async () => {
+    // A clock whose time the test moves by hand, so a check can take longer than the time left.
+    let nowMs = 0;
+    const pending: QuietTimerCallback[] = [];
+    const clock: Clock = {
+      now: () => nowMs,
+      sleep: () => Promise.reject(new Error("not used")),
+      setTimer: () => assert.fail("the poll sets only quiet timers"),
+      setQuietTimer: (delayMs, fn) => {
+        assert.ok(delayMs >= 0, `a timer was set ${delayMs} ms in the past`);
+        pending.push(fn);
+        return { cancel: () => undefined };
+      },
+      every: () => assert.fail("not used"),
+    };
+    let checks = 0;
+    const wait = pollImmediateUntil(clock, 300, 1_000, () => {
+      checks++;
+      if (checks === 2) nowMs = 1_200; // the second check takes 900 ms
+      return false;
+    });
+    nowMs = 300;
+    pending.shift()?.();
+    await assert.rejects(wait, { message: "timed out waiting for the condition" });
+    assert.equal(pending.length, 0);
   });
 });

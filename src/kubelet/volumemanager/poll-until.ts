@@ -55,6 +55,11 @@ function pollLater(
       resolve();
       return true;
     }
+    // A check can outlast the deadline on a real clock (a long pause): the wait has timed out then.
+    if (deadlineMs - clock.now() <= 0) {
+      reject(new WaitTimeoutError());
+      return true;
+    }
     pollLater(clock, intervalMs, deadlineMs, condition, resolve, reject);
     return false;
   });
