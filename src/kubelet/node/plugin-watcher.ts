@@ -9,7 +9,6 @@
  * Socket files count, and so do regular files named `*.sock`, since a simulated registrar has no
  * way to bind a real socket. Names starting with `.` are ignored, as in Kubernetes.
  */
-import { posix } from "node:path";
 import type { Host } from "../../host/host.ts";
 import { isHostError } from "../../host/host.ts";
 import type { Clock, Timer } from "../../runtime/clock.ts";
@@ -38,8 +37,12 @@ export class PluginWatcher {
   private readonly registered = new Set<string>();
   private readonly reportedUnhandled = new Set<string>();
   private timer: Timer | undefined;
+  /** `<root>/plugins_registry`, joined once: it is read every second. */
+  private readonly registry: string;
 
-  constructor(private readonly options: PluginWatcherOptions) {}
+  constructor(private readonly options: PluginWatcherOptions) {
+    this.registry = pluginsRegistryDir(options.rootDir);
+  }
 
   /** Creates the registry directory and starts scanning it. */
   async start(): Promise<void> {
@@ -67,7 +70,7 @@ export class PluginWatcher {
   }
 
   private registryDir(): string {
-    return pluginsRegistryDir(this.options.rootDir);
+    return this.registry;
   }
 
   private async socketsPresent(): Promise<Set<string>> {
@@ -82,7 +85,8 @@ export class PluginWatcher {
     }
     for (const name of names) {
       if (name.startsWith(".")) continue;
-      const path = posix.join(this.registryDir(), name);
+      // A name readdir gave joins the normalised directory without normalising.
+      const path = `${this.registry}/${name}`;
       const stat = await host.lstat(path);
       if (stat.type === "socket" || (stat.type === "file" && name.endsWith(".sock"))) found.add(path);
     }

@@ -6,7 +6,6 @@
  *   <root>/pods/<uid>/volumes/<escaped plugin>/<spec name>         filesystem volumes
  *   <root>/pods/<uid>/volumeDevices/<escaped plugin>/<spec name>   raw block volumes
  */
-import { posix } from "node:path";
 import { type Host, isHostError } from "../../host/host.ts";
 import type { Mounter } from "../../host/mount/mounter.ts";
 import { podsDir, podVolumeDevicesDir, podVolumesDir, unescapeQualifiedName } from "../../volume/paths.ts";
@@ -35,6 +34,14 @@ async function readdirIfPresent(host: Host, dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * `posix.join(dir, name)` for a normalised `dir` and a name readdir gave (no slash, never `.` or
+ * `..`), which needs no normalising.
+ */
+function childPath(dir: string, name: string): string {
+  return dir === "/" ? `/${name}` : `${dir}/${name}`;
+}
+
 async function isDirectory(host: Host, path: string): Promise<boolean> {
   try {
     return (await host.lstat(path)).type === "directory";
@@ -47,8 +54,10 @@ async function isDirectory(host: Host, path: string): Promise<boolean> {
 /** The pod UIDs that have a directory under `<root>/pods`, sorted. */
 export async function listPodsFromDisk(host: Host, rootDir: string): Promise<string[]> {
   const uids: string[] = [];
-  for (const name of await readdirIfPresent(host, podsDir(rootDir))) {
-    if (await isDirectory(host, posix.join(podsDir(rootDir), name))) uids.push(name);
+  const dir = podsDir(rootDir);
+  // The housekeeping pass asks this every 2 s: a directory entry's name joins without normalising.
+  for (const name of await readdirIfPresent(host, dir)) {
+    if (await isDirectory(host, childPath(dir, name))) uids.push(name);
   }
   return uids.sort();
 }
@@ -62,12 +71,12 @@ export async function podVolumeDirs(host: Host, rootDir: string, podUID: string)
   ];
   for (const [volumeMode, volumesDir] of modes) {
     for (const escapedPlugin of (await readdirIfPresent(host, volumesDir)).sort()) {
-      const pluginDir = posix.join(volumesDir, escapedPlugin);
+      const pluginDir = childPath(volumesDir, escapedPlugin);
       for (const volumeSpecName of (await readdirIfPresent(host, pluginDir)).sort()) {
         found.push({
           podUID,
           volumeSpecName,
-          volumePath: posix.join(pluginDir, volumeSpecName),
+          volumePath: childPath(pluginDir, volumeSpecName),
           pluginName: unescapeQualifiedName(escapedPlugin),
           volumeMode,
         });
