@@ -4,11 +4,15 @@
  * `spec.resources[storage]`, `metadata.labels`.
  */
 
-/** `parent.name`, or `name` at the root. */
-export function child(parent: string, ...names: string[]): string {
-  let path = parent;
-  for (const name of names) path = path === "" ? name : `${path}.${name}`;
-  return path;
+/**
+ * `parent.name`, or `name` at the root; `parent.name.grandchild` with a third part. Two fixed
+ * parameters, not a rest list: validation builds several paths per field it reads, and each call
+ * allocated its list.
+ */
+export function child(parent: string, name: string, grandchild?: string): string {
+  const path = parent === "" ? name : `${parent}.${name}`;
+  if (grandchild === undefined) return path;
+  return path === "" ? grandchild : `${path}.${grandchild}`;
 }
 
 /** `parent[index]`. */
