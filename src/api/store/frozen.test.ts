@@ -89,6 +89,23 @@ describe("sealAtRevision", () => {
       (err: unknown) => isApiError(err, "BadRequest") && err.message === "spec.when is a Date, which is not JSON data",
     );
   });
+
+  it("seals the next object whole after a refused one, and after a very wide one", () => {
+    const broken = { metadata: { name: "a" }, spec: { deep: { handler: () => 1 } } } as unknown as KObject;
+    assert.throws(
+      () => sealAtRevision(broken, 1),
+      (err: unknown) => isApiError(err, "BadRequest"),
+    );
+    const wide: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) wide[`k${i}`] = String(i);
+    const sealed = sealAtRevision({ metadata: { name: "b", labels: wide }, data: { x: { y: "z" } } }, 2);
+    assert.equal(Object.keys(sealed.metadata?.labels ?? {}).length, 300);
+    assert.equal(
+      JSON.stringify(sealAtRevision({ metadata: { name: "c" }, spec: { a: { b: 1 } } }, 3)),
+      '{"metadata":{"name":"c","resourceVersion":"3"},"spec":{"a":{"b":1}}}',
+    );
+    assert.deepEqual(sealed.data, { x: { y: "z" } });
+  });
 });
 
 describe("freezeParsed", () => {

@@ -58,12 +58,15 @@ function needsCopy(field: unknown): boolean {
 /**
  * Key and value lists for the copies under way, one pair per nesting level, reused from write to
  * write: a copy of each stored object's top level, metadata and every changed part needs two lists,
- * and fresh ones (grown push by push) were garbage on every write. A level's values are cleared
- * once its object is built, so the lists keep no object alive.
+ * and fresh ones (grown push by push) were garbage on every write. A level's lists are cleared
+ * once its object is built, so they keep no key or object alive, and lists grown by an unusually
+ * wide object are dropped rather than kept at that size.
  */
 const scratchKeys: string[][] = [];
 const scratchValues: unknown[][] = [];
 let scratchLevel = 0;
+/** Lists that held more fields than this are replaced by fresh ones after use. */
+const maxKeptScratchFields = 256;
 
 /** Takes the next level's lists; `releaseScratch` gives them back, exceptions included. */
 function takeScratch(): number {
@@ -77,6 +80,12 @@ function takeScratch(): number {
 
 function releaseScratch(level: number, used: number): void {
   scratchLevel = level;
+  if (used > maxKeptScratchFields) {
+    scratchKeys[level] = [];
+    scratchValues[level] = [];
+    return;
+  }
+  (scratchKeys[level] as unknown[]).fill(undefined, 0, used);
   (scratchValues[level] as unknown[]).fill(undefined, 0, used);
 }
 
