@@ -312,9 +312,44 @@ describe("VirtualClock quiet timers", () => {
   });
 });
 
+describe("VirtualClock checkQuietTimers", () => {
+  /** A quiet callback that breaks the contract: it wakes a chain that does `then`, yet returns false. */
+  function lyingQuietTimer(clock: VirtualClock, then: () => void): void {
+    let wake: () => void = () => undefined;
+    void new Promise<void>((resolve) => {
+      wake = resolve;
+    }).then(then);
+    clock.setQuietTimer(10, () => {
+      wake();
+      return false;
+    });
+  }
+
+  it("fails the run when a quiet timer that returned false settled a promise whose chain set a timer", async () => {
+    const clock = new VirtualClock({ startTimeMs: 0, checkQuietTimers: true });
+    lyingQuietTimer(clock, () => clock.setTimer(5, () => undefined));
+    await assert.rejects(
+      clock.advanceBy(20),
+      /quiet timer due at 1970-01-01T00:00:00\.010Z returned false .* the event-loop turn after it scheduled a timer/,
+    );
+  });
+
+  it("fails the run when that chain left after-io work pending", async () => {
+    const clock = new VirtualClock({ startTimeMs: 0, checkQuietTimers: true });
+    lyingQuietTimer(clock, () => afterIo(() => undefined));
+    await assert.rejects(clock.advanceBy(20), /the event-loop turn after it left after-io work pending/);
+  });
+
+  it("lets honest quiet timers run, with the same log as without the check", async () => {
+    const checked = new VirtualClock({ startTimeMs: 0, checkQuietTimers: true });
+    assert.equal(await turnsForChecks(checked, true, 100), 101);
+    assert.deepEqual(await runMixedWorkload(true, true), await runMixedWorkload(true));
+  });
+});
+
 /** A workload mixing plain timers, nested timers and loops whose passes sleep; returns its execution log. */
-async function runMixedWorkload(quietChecks = false): Promise<string[]> {
-  const clock = new VirtualClock({ onPassError: failOnPassError });
+async function runMixedWorkload(quietChecks = false, checkQuietTimers = false): Promise<string[]> {
+  const clock = new VirtualClock({ onPassError: failOnPassError, checkQuietTimers });
   const log: string[] = [];
   const record = (what: string): void => {
     log.push(`${clock.now() - epochMs} ${what}`);

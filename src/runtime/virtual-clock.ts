@@ -38,6 +38,13 @@ interface VirtualClockOptions {
   onPassError?: PassErrorHandler;
   maxPendingTimers?: number;
   maxTasksAtOneInstant?: number;
+  /**
+   * Checks the quiet-timer contract (clock.ts): after a quiet callback that reports no asynchronous
+   * work, take the event-loop turn anyway and fail the run if that turn scheduled a timer or left
+   * deferred work pending — the callback did start something, and skipping its turn would have
+   * reordered the timeline. For tests; it costs the turns quiet timers save.
+   */
+  checkQuietTimers?: boolean;
 }
 
 interface RunOptions {
@@ -110,6 +117,7 @@ export class VirtualClock implements Clock {
   private realIoSinceLastTurn: boolean | undefined;
   private readonly onPassError: PassErrorHandler;
   private readonly maxTasksAtOneInstant: number;
+  private readonly checkQuietTimers: boolean;
 
   constructor(options: VirtualClockOptions = {}) {
     this.nowMs = options.startTimeMs ?? defaultVirtualEpochMs;
@@ -119,6 +127,7 @@ export class VirtualClock implements Clock {
     this.tasks = new TaskQueue<VirtualTimer>(options.maxPendingTimers ?? defaultMaxPendingTimers);
     this.onPassError = options.onPassError ?? reportPassErrorToStderr;
     this.maxTasksAtOneInstant = options.maxTasksAtOneInstant ?? defaultMaxTasksAtOneInstant;
+    this.checkQuietTimers = options.checkQuietTimers ?? false;
   }
 
   now(): number {
@@ -218,7 +227,27 @@ export class VirtualClock implements Clock {
       executed++;
       this.tasksRun++;
       if (next.runTask() || this.turnStillOwed()) await this.settle();
+      else if (this.checkQuietTimers) await this.checkQuietTurn(next);
     }
+  }
+
+  /**
+   * Takes the turn a quiet task said it did not need, and throws if the task started something after
+   * all: a timer set during the turn (a promise chain that went on), or deferred work left pending.
+   */
+  private async checkQuietTurn(task: VirtualTimer): Promise<void> {
+    const sequenceBefore = this.sequence;
+    await nextEventLoopTurn();
+    this.eventLoopTurns++;
+    const scheduled = this.sequence !== sequenceBefore;
+    const deferred = afterIoPending();
+    if (!scheduled && !deferred) return;
+    const found = scheduled ? "scheduled a timer" : "left after-io work pending";
+    throw new Error(
+      `VirtualClock (checkQuietTimers): the quiet timer due at ${new Date(task.dueMs).toISOString()} ` +
+        `returned false (started nothing asynchronous), but the event-loop turn after it ${found}; ` +
+        "a quiet callback that settles a promise or starts work must return true",
+    );
   }
 
   /**
