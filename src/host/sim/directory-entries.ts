@@ -49,13 +49,9 @@ export function entryInoAt(entries: DirectoryEntries, path: string, start: numbe
     return name.length === length && path.startsWith(name, start) ? entries.ino : undefined;
   }
   if (!isInline(entries)) return entries.get(path.slice(start, end));
-  // startsWith is a call each time; most names of the same length (`dev`, `run`, `var` in `/`) differ in their first character.
-  const first = path.charCodeAt(start);
   for (let i = 0; i < entries.length; i += 2) {
     const name = entries[i] as string;
-    if (name.length === length && name.charCodeAt(0) === first && path.startsWith(name, start)) {
-      return entries[i + 1] as number;
-    }
+    if (name.length === length && path.startsWith(name, start)) return entries[i + 1] as number;
   }
   return undefined;
 }

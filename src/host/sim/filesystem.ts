@@ -114,7 +114,6 @@ export class SimFilesystem {
   private orphans: Set<number> | undefined;
   private nextIno = rootInodeNumber + 1;
   private usedBytesTotal = 0;
-  private structureChanges = 0;
 
   constructor(options: FilesystemOptions = {}) {
     this.sizeLimit = options.sizeLimitBytes ?? Number.POSITIVE_INFINITY;
@@ -145,14 +144,6 @@ export class SimFilesystem {
     return this.inodes.size;
   }
 
-  /**
-   * Moves on whenever an entry is added, removed or moved: what a path names (or whether it names
-   * anything) can have changed only then, so an answer found by path holds while this number does.
-   */
-  get structureGeneration(): number {
-    return this.structureChanges;
-  }
-
   inode(ino: number): Inode {
     const inode = this.inodes.get(ino);
     if (inode === undefined) throw new Error(`filesystem has no inode ${ino}: a mount or directory entry outlived it`);
@@ -173,7 +164,6 @@ export class SimFilesystem {
     this.inodes.set(ino, build(init));
     const dir = this.directory(dirIno);
     dir.entries = withEntry(dir.entries, storedName(name), ino);
-    this.structureChanges++;
     return ino;
   }
 
@@ -183,7 +173,6 @@ export class SimFilesystem {
     const ino = entryIno(dir.entries, name);
     if (ino === undefined) return;
     deleteEntry(dir, name);
-    this.structureChanges++;
     if (!this.pins?.has(ino)) {
       this.free(ino);
       return;
@@ -228,7 +217,6 @@ export class SimFilesystem {
     deleteEntry(this.directory(fromDirIno), fromName);
     const toDir = this.directory(toDirIno);
     toDir.entries = withEntry(toDir.entries, storedName(toName), ino);
-    this.structureChanges++;
   }
 
   /** Replaces a file's bytes, charging the difference against the size limit. */

@@ -48,7 +48,6 @@ export class MountTable {
    */
   private readonly stacks = new Map<number, Map<number, MountEntry | MountEntry[]>>();
   private nextId: number;
-  private changes = 0;
   readonly root: MountEntry;
 
   constructor(rootSuperblock: Superblock, firstId: number) {
@@ -82,7 +81,6 @@ export class MountTable {
       busyHolders: 0,
     };
     this.byId.set(entry.id, entry);
-    this.changes++;
     let covered = this.stacks.get(spec.parent.id);
     if (covered === undefined) {
       covered = new Map();
@@ -93,11 +91,6 @@ export class MountTable {
     else if (Array.isArray(stack)) stack.push(entry);
     else covered.set(spec.coveredIno, [stack, entry]);
     return entry;
-  }
-
-  /** Moves on whenever a mount is added or removed (which directories are covered can have changed). */
-  get generation(): number {
-    return this.changes;
   }
 
   /** The topmost mount covering `ino` of `mount`'s filesystem, if any. */
@@ -128,7 +121,6 @@ export class MountTable {
     if (entry.parent === undefined || entry.coveredIno === undefined)
       throw new Error("the root mount cannot be removed");
     this.byId.delete(entry.id);
-    this.changes++;
     const covered = this.stacks.get(entry.parent.id);
     const stack = covered?.get(entry.coveredIno);
     if (covered === undefined || stack === undefined) return;

@@ -2,14 +2,11 @@
  * The walk exists twice: `resolveAtOnce` (no await, for walks that meet no mount or access check)
  * and `walkAwaiting`. On a single filesystem both must give the same answer: the same location, or
  * the same errno and message. This test builds a random tree and compares them over random paths.
- * The walk at once remembers its answers by path; the second test changes the tree between walks
- * (every kind of change that can alter an answer) and checks a remembered answer is a new walk's.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Rng } from "../../runtime/rng.ts";
 import { HostError } from "../host.ts";
-import { entryCount, entryPairs } from "./directory-entries.ts";
 import { SimFilesystem } from "./filesystem.ts";
 import { MountTable } from "./mount-table.ts";
 import { PathWalker } from "./path-walk.ts";
@@ -23,8 +20,6 @@ interface WalkOptions {
 /** The two copies of the walk, reached past `private` (they are what this test compares). */
 interface WalkCopies {
   resolveAtOnce(path: string, syscall: string, options: WalkOptions): unknown;
-  /** The walk at once behind its answers remembered by path. */
-  tryResolveAtOnce(path: string, syscall: string, options: WalkOptions): unknown;
   walkAwaiting(path: string, syscall: string, cancellation: Cancellation, options: WalkOptions): Promise<unknown>;
 }
 
@@ -33,14 +28,7 @@ const names = ["a", "b", "c", "dir", "file", "link", "loop"];
 /** Links `/chain1` … `/chainN` each naming the one before, down to the directory `/chain0`. */
 const chainLength = 44;
 
-interface RandomTree {
-  fs: SimFilesystem;
-  mounts: MountTable;
-  walker: PathWalker;
-  dirs: { path: string; ino: number }[];
-}
-
-function randomTree(rng: Rng): RandomTree {
+function randomTree(rng: Rng): { walker: PathWalker; dirs: string[] } {
   const fs = new SimFilesystem();
   const superblock: Superblock = {
     dev: 1,
@@ -71,8 +59,7 @@ function randomTree(rng: Rng): RandomTree {
       fs.create(parent.ino, name, { type: "symlink", target: randomTarget(rng, dirs, parent.path, path) }, path);
     }
   }
-  const mounts = new MountTable(superblock, 1);
-  return { fs, mounts, walker: new PathWalker(mounts), dirs };
+  return { walker: new PathWalker(new MountTable(superblock, 1)), dirs: dirs.map((dir) => dir.path) };
 }
 
 /** Absolute, relative, dangling, self-referring (looping) and `..`-laden targets. */
@@ -120,10 +107,6 @@ function atOnce(walker: WalkCopies, path: string, options: WalkOptions): Outcome
   } catch (error) {
     return outcomeOfError(error);
   }
-  return outcomeOf(resolved, path);
-}
-
-function outcomeOf(resolved: unknown, path: string): Outcome | "mustAwait" {
   if (typeof resolved === "string") {
     return { errno: resolved, message: new HostError(resolved as HostError["code"], "stat", path).message };
   }
@@ -152,9 +135,8 @@ describe("path walk: the walk at once and the awaiting walk agree", () => {
     for (let tree = 0; tree < 20; tree++) {
       const { walker, dirs } = randomTree(rng);
       const copies = walker as unknown as WalkCopies;
-      const dirPaths = dirs.map((dir) => dir.path);
       for (let i = 0; i < 200; i++) {
-        const path = randomPath(rng, dirPaths);
+        const path = randomPath(rng, dirs);
         const options = { followLast: rng.chance(0.5) };
         const fast = atOnce(copies, path, options);
         assert.notEqual(fast, "mustAwait", `${path}: no mount and no access check, so nothing to await`);
@@ -165,111 +147,5 @@ describe("path walk: the walk at once and the awaiting walk agree", () => {
     }
     // The random paths reach every outcome the walk has, or the comparison proves little.
     assert.deepEqual([...seen].sort(), ["EINVAL", "ELOOP", "ENOENT", "ENOTDIR", "found"]);
-  });
-});
-
-/** Which directories of the tree hold which entries is changed at random: one change of each kind in turn. */
-function changeTree(rng: Rng, tree: RandomTree, change: number): void {
-  const { fs, mounts, dirs } = tree;
-  const dir = rng.pick(dirs);
-  const name = rng.pick(names) + (rng.chance(0.5) ? String(rng.int(0, 3)) : "");
-  const ino = fs.lookup(dir.ino, name);
-  const path = `${dir.path}/${name}`;
-  switch (change % 4) {
-    case 0: // a new entry where a walk may have found none
-      if (ino !== undefined) return;
-      if (rng.chance(0.5)) dirs.push({ path, ino: fs.create(dir.ino, name, { type: "directory", mode: 0o755 }, path) });
-      else fs.create(dir.ino, name, { type: "symlink", target: randomTarget(rng, dirs, dir.path, path) }, path);
-      return;
-    case 1: {
-      // an entry gone (a directory only once empty, so the tree's directories stay reachable)
-      if (ino === undefined) return;
-      const inode = fs.inode(ino);
-      if (inode.type === "directory" && (entryCount(inode.entries) > 0 || mounts.isCovered(mounts.root, ino))) return;
-      fs.remove(dir.ino, name);
-      tree.dirs = dirs.filter((candidate) => candidate.ino !== ino);
-      return;
-    }
-    case 2: {
-      // an entry renamed into another directory (files and links only: directories keep their paths)
-      const entries = entryPairs(fs.directory(dir.ino).entries).filter(
-        ([, entry]) => fs.inode(entry).type !== "directory",
-      );
-      if (entries.length === 0) return;
-      const [fromName] = rng.pick(entries);
-      const to = rng.pick(dirs);
-      const toName = rng.pick(names);
-      if (fs.lookup(to.ino, toName) === undefined) fs.move(dir.ino, fromName, to.ino, toName);
-      return;
-    }
-    default: {
-      // a directory covered by a mount, or uncovered
-      const covering = mounts.list().filter((entry) => entry.parent === mounts.root);
-      if (covering.length > 0 && rng.chance(0.5)) {
-        mounts.remove(rng.pick(covering));
-        return;
-      }
-      if (dir.ino === fs.rootIno) return;
-      const other = new SimFilesystem();
-      mounts.add({
-        parent: mounts.root,
-        coveredIno: dir.ino,
-        superblock: { ...tree.mounts.root.superblock, fs: other, dev: 2, majorMinor: "0:2" },
-        rootIno: other.rootIno,
-        rootPath: "/",
-        mountPoint: dir.path,
-        options: ["rw"],
-      });
-    }
-  }
-}
-
-describe("path walk: answers remembered by path", () => {
-  it("are what a new walk answers after entries are added, removed, renamed and mounted over", async () => {
-    const rng = new Rng(20261128);
-    let reused = 0;
-    for (let tree = 0; tree < 10; tree++) {
-      const changing = randomTree(rng);
-      const copies = changing.walker as unknown as WalkCopies;
-      // A few paths asked again and again, as a node's loops do, so that remembered answers are used.
-      const asked = Array.from({ length: 30 }, () =>
-        randomPath(
-          rng,
-          changing.dirs.map((dir) => dir.path),
-        ),
-      );
-      for (let change = 0; change < 120; change++) {
-        changeTree(rng, changing, change);
-        for (let i = 0; i < 20; i++) {
-          const path = rng.pick(asked);
-          const options = { followLast: rng.chance(0.5) };
-          let first: unknown;
-          try {
-            first = copies.tryResolveAtOnce(path, "stat", options);
-          } catch (error) {
-            assert.fail(`${path}: the walk at once rejects, never throws: ${String(error)}`);
-          }
-          if (first instanceof Promise) {
-            const rejected = await first.then(
-              () => assert.fail(`${path}: a rejected walk resolved`),
-              (error: unknown) => outcomeOfError(error),
-            );
-            assert.deepEqual(rejected, atOnce(copies, path, options), path);
-            continue;
-          }
-          const again = copies.tryResolveAtOnce(path, "stat", options);
-          if (typeof again === "object" && again === first) reused++;
-          const remembered = outcomeOf(again, path);
-          const fresh = atOnce(copies, path, options);
-          assert.deepEqual(outcomeOf(first, path), fresh, `${path} (followLast ${options.followLast})`);
-          assert.deepEqual(remembered, fresh, `${path} (followLast ${options.followLast}), asked again`);
-          if (remembered !== "mustAwait") {
-            assert.deepEqual(remembered, await awaiting(copies, path, options), `${path}, awaiting walk`);
-          }
-        }
-      }
-    }
-    // Unless answers were remembered and used, this test proves nothing about them.
-    assert.ok(reused > 1000, `answers reused ${reused} times`);
   });
 });

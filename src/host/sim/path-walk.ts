@@ -16,7 +16,6 @@ import type { Inode, SimFilesystem } from "./filesystem.ts";
 import type { MountEntry, MountTable } from "./mount-table.ts";
 import { maxSymlinkFollowsCount } from "./sim-constants.ts";
 import type { Cancellation } from "./sim-wait.ts";
-import { WalkCache } from "./walk-cache.ts";
 
 /** Where a path leads: a mount, an inode of that mount's filesystem, and the canonical path. */
 export interface Location {
@@ -78,9 +77,6 @@ export function requireAbsolute(path: string, syscall: string): string {
 }
 
 export class PathWalker {
-  /** Answers of the walk at once, by path, while the root filesystem and the mount table are unchanged. */
-  private readonly answers = new WalkCache<Location | typeof mustAwait>();
-
   constructor(private readonly mounts: MountTable) {}
 
   rootLocation(): Location {
@@ -125,27 +121,14 @@ export class PathWalker {
     return resolved === mustAwait ? this.walkAwaiting(path, syscall, cancellation, options) : resolved;
   }
 
-  /**
-   * `resolveAtOnce`, remembered by path, with what it throws rejected as the async walk rejected it
-   * (a throw is never remembered: it is a relative path's EINVAL, which the walk finds at once).
-   */
+  /** `resolveAtOnce`, with what it throws rejected as the async walk rejected it. */
   private tryResolveAtOnce(
     path: string,
     syscall: string,
     options: WalkOptions,
   ): Location | Errno | typeof mustAwait | Promise<never> {
-    const { root } = this.mounts;
-    const cached = this.answers.get(
-      path,
-      options.followLast,
-      root.superblock.fs.structureGeneration,
-      this.mounts.generation,
-    );
-    if (cached !== undefined) return cached;
     try {
-      const answer = this.resolveAtOnce(path, syscall, options);
-      this.answers.set(path, options.followLast, answer);
-      return answer;
+      return this.resolveAtOnce(path, syscall, options);
     } catch (error) {
       return Promise.reject(error);
     }
