@@ -312,6 +312,21 @@ describe("VirtualClock quiet timers", () => {
   });
 });
 
+describe("VirtualClock workDone", () => {
+  it("counts the wait for deferred work as an event-loop turn", async () => {
+    const clock = new VirtualClock({ startTimeMs: 0 });
+    let wake: () => void = () => undefined;
+    void new Promise<void>((resolve) => {
+      wake = resolve;
+    }).then(() => afterIo(() => undefined));
+    clock.setTimer(10, wake);
+    await clock.advanceBy(10);
+    // The turn before the task; after it, the turn that starts the deferred work, the wait for it,
+    // and the turn that finds nothing more.
+    assert.deepEqual(clock.workDone(), { tasks: 1, turns: 4 });
+  });
+});
+
 describe("VirtualClock checkQuietTimers", () => {
   /** A quiet callback that breaks the contract: it wakes a chain that does `then`, yet returns false. */
   function lyingQuietTimer(clock: VirtualClock, then: () => void): void {

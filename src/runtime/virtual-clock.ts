@@ -94,6 +94,14 @@ class QuietVirtualTimer extends VirtualTimer {
   }
 }
 
+/** VirtualTimer or QuietVirtualTimer: what `schedule` makes. */
+type VirtualTimerKind = new (
+  dueMs: number,
+  sequence: number,
+  run: () => void,
+  queue: TaskQueue<VirtualTimer>,
+) => VirtualTimer;
+
 function validateDelayMs(method: string, delayMs: number): void {
   if (!Number.isFinite(delayMs) || delayMs < 0) {
     throw new RangeError(`${method}: delayMs must be a finite number >= 0, got ${delayMs}`);
@@ -109,12 +117,11 @@ export class VirtualClock implements Clock {
   private eventLoopTurns = 0;
   private readonly tasks: TaskQueue<VirtualTimer>;
   /**
-   * Whether real I/O may answer, as found since the last event-loop turn; undefined when not asked
-   * since. Only a turn (an answer arriving, a handle closing) or a task that starts work can change
+   * realIoMayBePending()'s answer since the last event-loop turn; undefined when not asked since. Only a turn (an answer arriving, a handle closing) or a task that starts work can change
    * it, and a quiet task that reports no asynchronous work starts none, so the answer stands for a
    * run of such tasks.
    */
-  private realIoSinceLastTurn: boolean | undefined;
+  private realIoMayBePendingAnswer: boolean | undefined;
   private readonly onPassError: PassErrorHandler;
   private readonly maxTasksAtOneInstant: number;
   private readonly checkQuietTimers: boolean;
@@ -140,15 +147,16 @@ export class VirtualClock implements Clock {
   }
 
   setTimer(delayMs: number, fn: () => void): Timer {
-    validateDelayMs("setTimer", delayMs);
-    const task = new VirtualTimer(this.nowMs + delayMs, this.sequence++, fn, this.tasks);
-    this.tasks.push(task);
-    return task;
+    return this.schedule("setTimer", delayMs, VirtualTimer, fn);
   }
 
   setQuietTimer(delayMs: number, fn: QuietTimerCallback): Timer {
-    validateDelayMs("setQuietTimer", delayMs);
-    const task = new QuietVirtualTimer(this.nowMs + delayMs, this.sequence++, fn, this.tasks);
+    return this.schedule("setQuietTimer", delayMs, QuietVirtualTimer, fn);
+  }
+
+  private schedule(method: string, delayMs: number, kind: VirtualTimerKind, fn: () => void): Timer {
+    validateDelayMs(method, delayMs);
+    const task = new kind(this.nowMs + delayMs, this.sequence++, fn, this.tasks);
     this.tasks.push(task);
     return task;
   }
@@ -257,8 +265,8 @@ export class VirtualClock implements Clock {
    */
   private turnStillOwed(): boolean {
     if (afterIoPending()) return true;
-    this.realIoSinceLastTurn ??= realIoMayBePending();
-    return this.realIoSinceLastTurn;
+    this.realIoMayBePendingAnswer ??= realIoMayBePending();
+    return this.realIoMayBePendingAnswer;
   }
 
   private moveTimeTo(timeMs: number): void {
@@ -297,18 +305,19 @@ export class VirtualClock implements Clock {
   private async settle(): Promise<void> {
     for (let turn = 0; turn < maxSettleTurnsPerTask; turn++) {
       const sequenceBefore = this.sequence;
-      this.realIoSinceLastTurn = undefined;
+      this.realIoMayBePendingAnswer = undefined;
       await nextEventLoopTurn();
       this.eventLoopTurns++;
       if (afterIoPending()) {
         // Deferred work (a commit's fsync) is waited for, not spun on: a task's writes are
-        // acknowledged before the next task runs.
+        // acknowledged before the next task runs. The wait takes at least one turn: count it.
         await afterIoSettled();
+        this.eventLoopTurns++;
         continue;
       }
       if (this.sequence === sequenceBefore) return;
-      this.realIoSinceLastTurn = realIoMayBePending();
-      if (!this.realIoSinceLastTurn) return;
+      this.realIoMayBePendingAnswer = realIoMayBePending();
+      if (!this.realIoMayBePendingAnswer) return;
     }
   }
 }

@@ -26,7 +26,7 @@ import type { StatusManager } from "../status/status-manager.ts";
 import type { VolumeManager } from "../volumemanager/volume-manager.ts";
 import type { ContainerSync } from "./container-sync.ts";
 import type { PodSyncHandler, SyncPodOutcome } from "./pod-workers.ts";
-import type { SyncCancellation } from "./sync-cancellation.ts";
+import { type SyncCancellation, SyncCancelledError } from "./sync-cancellation.ts";
 
 interface PodSyncOptions {
   clock: Clock;
@@ -43,14 +43,6 @@ interface PodSyncOptions {
   terminatedPodVolumeCleanupPollMs: number;
   /** How long SyncTerminatedPod polls for volume directories before the worker retries it. */
   terminatedPodVolumeCleanupTimeoutMs: number;
-}
-
-/** The sync was abandoned because the pod started terminating (Kubernetes: context canceled). */
-class SyncCancelledError extends Error {
-  constructor() {
-    super("context canceled");
-    this.name = "SyncCancelledError";
-  }
 }
 
 const podDirMode = 0o750;
@@ -90,7 +82,7 @@ export class PodSync implements PodSyncHandler {
     if (isTerminalPhase(before.phase)) return "terminal";
     await this.makePodDataDirs(pod);
     try {
-      await untilCancelled(this.options.volumeManager.waitForAttachAndMount(pod), cancelled);
+      await untilCancelled(this.options.volumeManager.waitForAttachAndMount(pod, cancelled), cancelled);
     } catch (error) {
       if (error instanceof SyncCancelledError) return "running";
       const message = errorMessage(error);
@@ -119,7 +111,7 @@ export class PodSync implements PodSyncHandler {
 
   async syncTerminatedPod(pod: Pod, cancelled: SyncCancellation): Promise<void> {
     await this.reportStatus(pod, true);
-    await untilCancelled(this.options.volumeManager.waitForUnmount(pod), cancelled);
+    await untilCancelled(this.options.volumeManager.waitForUnmount(pod, cancelled), cancelled);
     await this.waitForVolumeDirsGone(pod, cancelled);
     this.options.logger.info("Pod termination cleaned up volume paths", { pod: objectKey(pod) });
   }

@@ -35,3 +35,11 @@ export class SyncCancellation {
     if (index >= 0) this.listeners?.splice(index, 1);
   }
 }
+
+/** The sync was abandoned because the pod started terminating (Kubernetes: context canceled). */
+export class SyncCancelledError extends Error {
+  constructor() {
+    super("context canceled");
+    this.name = "SyncCancelledError";
+  }
+}

@@ -18,6 +18,7 @@ import type { VolumeEventRecorder } from "../../volume/operationexecutor/operati
 import { OperationExecutor } from "../../volume/operationexecutor/operation-executor.ts";
 import type { VolumePluginManager } from "../../volume/plugin-manager.ts";
 import type { NodeVolumeContext } from "../../volume/volume-host.ts";
+import { type SyncCancellation, SyncCancelledError } from "../pod/sync-cancellation.ts";
 import { ActualStateOfWorld } from "./cache/actual-state-of-world.ts";
 import { DesiredStateOfWorld } from "./cache/desired-state-of-world.ts";
 import { CorruptedMountRepair } from "./corrupted-mounts.ts";
@@ -173,7 +174,7 @@ export class KubeletVolumeManager implements VolumeManager {
     await Promise.all([this.populator.stop(), this.reconciler.stop()]);
   }
 
-  async waitForAttachAndMount(pod: Pod): Promise<void> {
+  async waitForAttachAndMount(pod: Pod, cancelled?: SyncCancellation): Promise<void> {
     const expected = expectedVolumeNames(pod);
     if (expected.length === 0) return;
     const uid = podUID(pod);
@@ -192,8 +193,10 @@ export class KubeletVolumeManager implements VolumeManager {
         timers.podAttachAndMountRetryIntervalMs,
         timers.podAttachAndMountTimeoutMs,
         () => this.allMounted(uid, expected) && (republishing.length === 0 || stillCorrupted().length === 0),
+        cancelled,
       );
     } catch (err) {
+      if (err instanceof SyncCancelledError) throw err;
       const unmounted = [...new Set([...this.unmountedVolumes(uid, expected), ...stillCorrupted()])].sort();
       if (unmounted.length === 0) return;
       throw new Error(
@@ -204,7 +207,7 @@ export class KubeletVolumeManager implements VolumeManager {
     }
   }
 
-  async waitForUnmount(pod: Pod): Promise<void> {
+  async waitForUnmount(pod: Pod, cancelled?: SyncCancellation): Promise<void> {
     const uid = podUID(pod);
     this.populator.reprocessPod(uid);
     const { clock, timers } = this.options;
@@ -214,8 +217,10 @@ export class KubeletVolumeManager implements VolumeManager {
         timers.podAttachAndMountRetryIntervalMs,
         timers.podAttachAndMountTimeoutMs,
         () => !this.asw.podHasMountedVolumes(uid),
+        cancelled,
       );
     } catch (err) {
+      if (err instanceof SyncCancelledError) throw err;
       const mounted = this.asw
         .getMountedVolumesForPod(uid)
         .map((volume) => volume.outerVolumeSpecName)

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Clock, QuietTimerCallback } from "../../runtime/clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
+import { SyncCancellation } from "../pod/sync-cancellation.ts";
 import { pollImmediateUntil } from "./poll-until.ts";
 
 async function run(clock: VirtualClock, promise: Promise<void>): Promise<{ atMs: number; error?: Error }> {
@@ -21,6 +22,42 @@ async function run(clock: VirtualClock, promise: Promise<void>): Promise<{ atMs:
 }
 
 describe("pollImmediateUntil", () => {
+  it("stops at once when its sync is cancelled: context canceled, no later check, no timer left", async () => {
+    const clock = new VirtualClock();
+    const cancelled = new SyncCancellation();
+    let checks = 0;
+    const wait = pollImmediateUntil(
+      clock,
+      300,
+      123_000,
+      () => {
+        checks++;
+        return false;
+      },
+      cancelled,
+    );
+    clock.setTimer(1_000, () => cancelled.cancel());
+    const outcome = await run(clock, wait);
+    assert.equal(outcome.atMs, 1_000);
+    assert.equal(outcome.error?.message, "context canceled");
+    // Checks at 0, 300, 600 and 900 ms; none after the cancellation, and nothing left to run until 2m3s.
+    assert.equal(checks, 4);
+    assert.equal(clock.pendingTimers(), 0);
+  });
+
+  it("does not start when its sync is already cancelled", async () => {
+    const clock = new VirtualClock();
+    const cancelled = new SyncCancellation();
+    cancelled.cancel();
+    let checks = 0;
+    const outcome = await run(
+      clock,
+      pollImmediateUntil(clock, 300, 123_000, () => ++checks > 0, cancelled),
+    );
+    assert.equal(outcome.error?.message, "context canceled");
+    assert.equal(checks, 0);
+  });
+
   it("checks at once, then every interval", async () => {
     const clock = new VirtualClock();
     const checks: number[] = [];

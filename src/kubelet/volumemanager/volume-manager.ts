@@ -13,6 +13,7 @@
  * - finish a terminated pod only when `waitForUnmount` resolved and `podVolumesExist` is false.
  */
 import type { Pod } from "../../api/objects.ts";
+import type { SyncCancellation } from "../pod/sync-cancellation.ts";
 
 export interface VolumeManager {
   /** Reconstructs state from the pods directory, then starts the populator and reconciler loops. */
@@ -27,10 +28,12 @@ export interface VolumeManager {
    * The caller emits the `FailedMount` event `Unable to attach or mount volumes: <message>`.
    * kvol (unless `repairCorruptedCsiMounts` is off): a mounted CSI volume of the pod whose path is a
    * dead mount is published again first, and counts as unmounted until it is (corrupted-mounts.ts).
+   * When `cancelled` fires (the pod's sync is abandoned) the wait stops and rejects with
+   * SyncCancelledError (`context canceled`), as Kubernetes' cancelled context stops its poll.
    */
-  waitForAttachAndMount(pod: Pod): Promise<void>;
+  waitForAttachAndMount(pod: Pod, cancelled?: SyncCancellation): Promise<void>;
   /** WaitForUnmount: resolves when no volume of the pod is mounted; rejects with `mounted volumes=[...]: <wait error>`. */
-  waitForUnmount(pod: Pod): Promise<void>;
+  waitForUnmount(pod: Pod, cancelled?: SyncCancellation): Promise<void>;
   /**
    * Attachable volumes in DSW ∪ ASW, sorted. Write it to `node.status.volumesInUse` only once
    * `statesHaveBeenSynced()` is true; before that leave the node's old value untouched.
