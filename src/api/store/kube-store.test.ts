@@ -74,6 +74,23 @@ describe("KubeStore resource versions", () => {
           err.message === `invalid resource version "${bad}": a resource version is a non-negative integer`,
       );
     }
+    // JSON from a client may put any value there: each is a 400 naming it, never a crash or a match.
+    for (const [bad, shown] of [
+      [true, "true"],
+      [["1"], '["1"]'],
+      [{}, "{}"],
+      [1, "1"],
+    ] as const) {
+      await assert.rejects(
+        store.update(configMaps, {
+          ...created,
+          metadata: { ...created.metadata, resourceVersion: bad as unknown as string },
+        }),
+        (err: unknown) =>
+          isApiError(err, "BadRequest") &&
+          err.message === `invalid resource version "${shown}": a resource version is a non-negative integer`,
+      );
+    }
     await assert.rejects(store.list(configMaps, { resourceVersion: "x" }), (err: unknown) =>
       isApiError(err, "BadRequest"),
     );

@@ -78,8 +78,8 @@ interface KubeStoreOptions {
 }
 
 /** True when `text` is one or more ASCII digits: a character loop, as every update parses one and a regular expression costs several times more. */
-function isDigits(text: string): boolean {
-  if (text.length === 0) return false;
+function isDigits(text: unknown): text is string {
+  if (typeof text !== "string" || text.length === 0) return false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 48 || code > 57) return false;
@@ -87,9 +87,11 @@ function isDigits(text: string): boolean {
   return true;
 }
 
-function parseRevision(text: string): number {
+/** `text` comes from a client's JSON, so it may be any value: only a string of digits is a revision. */
+function parseRevision(text: unknown): number {
   if (!isDigits(text)) {
-    throw badRequest(`invalid resource version "${text}": a resource version is a non-negative integer`);
+    const shown = typeof text === "string" ? text : JSON.stringify(text);
+    throw badRequest(`invalid resource version "${shown}": a resource version is a non-negative integer`);
   }
   return Number(text);
 }
