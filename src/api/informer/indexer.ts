@@ -19,10 +19,12 @@ export type IndexFunc<T> = (object: T) => readonly string[];
 const specOnlyIndexFuncs = new WeakSet<object>();
 
 /**
- * Marks `indexFunc` as reading only `spec` and the object's namespace and name. The store shares
- * an unchanged spec between an object's versions (a status write keeps the very same frozen spec),
- * so an update whose spec is the same object as before cannot move the object in such an index,
- * and the Indexer skips computing its values twice: most updates are status writes.
+ * Marks `indexFunc` as reading only `spec` and the object's namespace and name. When both versions
+ * of an object hold the very same spec object, such a function reads the same fields twice and gives
+ * the same values, so the Indexer skips it: the skip is exact, not a guess. It pays because the store
+ * shares an unchanged spec between versions and most updates are status writes.
+ * Mark nothing that reads status, labels, annotations or deletionTimestamp: its index would go stale
+ * without a word.
  */
 export function readsOnlySpec<F extends IndexFunc<never>>(indexFunc: F): F {
   specOnlyIndexFuncs.add(indexFunc);
