@@ -49,7 +49,7 @@ import { KeyExpiry } from "./key-expiry.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
-import { WalSync } from "./sqlite-wal-sync.ts";
+import { type SyncPath, syncStoreFiles, WalSync } from "./sqlite-wal-sync.ts";
 import { WatchHub } from "./watch-hub.ts";
 
 interface SqliteBackendOptions {
@@ -59,6 +59,8 @@ interface SqliteBackendOptions {
   compactionBatchRevisions?: number;
   /** Drives the expiry of keys written with a TTL; without it such writes are refused. */
   clock?: Clock;
+  /** Syncs a file or directory at open, before anything is read (default: fsync; tests watch it). */
+  syncPathOnOpen?: SyncPath;
 }
 
 /** SQLite's LIMIT for "no limit". */
@@ -155,6 +157,7 @@ export class SqliteBackend implements KVBackend {
       options.compactionBatchRevisions ?? sqliteCompactionBatchRevisions,
     );
     try {
+      syncStoreFiles(path, options.syncPathOnOpen);
       ({ db: this.db, statements: this.statements } = openDatabase(path));
     } catch (error) {
       throw new Error(`cannot open the kvol store file ${path}: ${(error as Error).message}`, { cause: error });

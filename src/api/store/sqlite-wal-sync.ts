@@ -11,9 +11,35 @@
  * as it returns. A failed fsync fails every later one too: after a failed fsync the kernel may have
  * dropped the unwritten pages, so nothing written since can be trusted to be on disk.
  */
-import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
+import { closeSync, existsSync, fsync, fsyncSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "../../runtime/error-message.ts";
+
+/** Syncs the file or directory at `path` to disk now, throwing if it cannot. */
+export type SyncPath = (path: string) => void;
+
+/** The real `SyncPath`: an fsync of the file or directory. */
+export function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Before a store file is read at open: syncs its WAL (if any), the file itself (if any) and their
+ * directory. A process killed after a commit but before its fsync leaves that commit in the OS's
+ * page cache, where the reopened store would read it, serve it and build on it; a power cut after
+ * that would lose it. Synced first, whatever the file holds is on disk before anyone sees it.
+ */
+export function syncStoreFiles(databasePath: string, syncPath: SyncPath = fsyncPath): void {
+  for (const path of [`${databasePath}-wal`, databasePath]) {
+    if (existsSync(path)) syncPath(path);
+  }
+  syncPath(dirname(databasePath));
+}
 
 interface Waiter {
   resolve: () => void;
@@ -101,13 +127,8 @@ export class WalSync {
    */
   private walFd(): number {
     if (this.fd !== undefined) return this.fd;
-    const directory = openSync(dirname(this.walPath), "r");
-    try {
-      // Synchronous, once per open store: the WAL's first commit waits for it anyway.
-      fsyncSync(directory);
-    } finally {
-      closeSync(directory);
-    }
+    // Synchronous, once per open store: the WAL's first commit waits for it anyway.
+    fsyncPath(dirname(this.walPath));
     this.fd = openSync(this.walPath, "r");
     return this.fd;
   }
