@@ -49,7 +49,7 @@ import { KeyExpiry } from "./key-expiry.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
-import { type SyncPath, syncStoreFiles, WalSync } from "./sqlite-wal-sync.ts";
+import { type SyncFd, type SyncPath, syncStoreFiles, WalSync } from "./sqlite-wal-sync.ts";
 import { WatchHub } from "./watch-hub.ts";
 
 interface SqliteBackendOptions {
@@ -61,6 +61,8 @@ interface SqliteBackendOptions {
   clock?: Clock;
   /** Syncs a file or directory at open, before anything is read (default: fsync; tests watch it). */
   syncPathOnOpen?: SyncPath;
+  /** Runs the WAL's fsync on another thread (default `fs.fsync`; tests hold it to see what waits for it). */
+  syncWal?: SyncFd;
 }
 
 /** SQLite's LIMIT for "no limit". */
@@ -165,7 +167,7 @@ export class SqliteBackend implements KVBackend {
     // Called inside another transaction, better-sqlite3 runs `work` in a savepoint instead.
     this.inTransaction = this.db.transaction((work: () => void) => work());
     this.writes = new GroupCommit((group) => this.commitGroup(group), sqliteGroupCommitMaxWrites);
-    this.walSync = new WalSync(path);
+    this.walSync = new WalSync(path, options.syncWal);
     this.currentRevision = this.readMeta("revision");
     this.committedRevision = this.currentRevision;
     this.compacted = this.readMeta("compacted");
@@ -332,8 +334,10 @@ export class SqliteBackend implements KVBackend {
       }
       if (revision === this.committedRevision) return;
       this.statements.setMeta.run("revision", revision);
-      if (revision - this.windowRevisions - this.compacted >= this.compactionBatchRevisions) {
-        compactTo = revision - this.windowRevisions;
+      // Never past the durable revision: what lies beyond it is not readable yet, nor sure to stay.
+      const due = Math.min(revision - this.windowRevisions, this.currentRevision);
+      if (due - this.compacted >= this.compactionBatchRevisions) {
+        compactTo = due;
         this.compactTo(compactTo);
       }
     });

@@ -41,6 +41,9 @@ export function syncStoreFiles(databasePath: string, syncPath: SyncPath = fsyncP
   syncPath(dirname(databasePath));
 }
 
+/** Syncs the open file `fd` to disk on another thread, then calls `done` (`fs.fsync`'s shape). */
+export type SyncFd = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+
 interface Waiter {
   resolve: () => void;
   reject: (error: Error) => void;
@@ -48,6 +51,7 @@ interface Waiter {
 
 export class WalSync {
   private readonly walPath: string;
+  private readonly syncFd: SyncFd;
   private fd: number | undefined;
   private running = false;
   private waiting: Waiter[] = [];
@@ -55,8 +59,9 @@ export class WalSync {
   private idleWaiters: (() => void)[] = [];
 
   /** `databasePath`: the store file; its WAL is the file beside it named `<file>-wal`. */
-  constructor(databasePath: string) {
+  constructor(databasePath: string, syncFd: SyncFd = fsync) {
     this.walPath = `${databasePath}-wal`;
+    this.syncFd = syncFd;
   }
 
   /** Resolves once everything written to the WAL before the call is on disk; rejects if that cannot be known. */
@@ -96,7 +101,7 @@ export class WalSync {
       return;
     }
     this.running = true;
-    fsync(fd, (error) => {
+    this.syncFd(fd, (error) => {
       this.running = false;
       this.finish(batch, error === null ? undefined : this.fail(error));
     });
