@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import type { KObject } from "../objects.ts";
+import { BackendConflict } from "./backend.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
 import type { SyncFd } from "./sqlite-wal-sync.ts";
 
@@ -65,5 +66,67 @@ describe("SQLite backend while an fsync is held", () => {
     await turn();
     assert.equal(seen.length, 40, "a watch from the durable revision gets every write after it");
     assert.equal(backend.revision(), 41);
+  });
+
+  it("answers a read that arrives while a delete waits for its fsync after it, consistently with the writes", async () => {
+    open();
+    const a = await backend.create("/r/a", object("a"));
+    holding = true;
+    const deleted = backend.delete("/r/a", a.modRevision);
+    await turn();
+    let read = false;
+    const seen = backend.get("/r/a").finally(() => {
+      read = true;
+    });
+    const update = backend.update("/r/a", object("a", { v: "x" }), a.modRevision);
+    await turn();
+    await turn();
+    assert.equal(read, false, "the read waits for the delete's fsync");
+    release();
+    assert.equal(await seen, undefined, "the read sees the delete");
+    await assert.rejects(update, BackendConflict);
+    assert.equal((await deleted).modRevision, 2);
+    assert.equal(await backend.get("/r/a"), undefined);
+    assert.deepEqual((await backend.list("/r/")).entries, []);
+  });
+
+  it("answers a read that arrives while a create waits for its fsync with that create, as a second create conflicts", async () => {
+    open();
+    holding = true;
+    const created = backend.create("/r/b", object("b"));
+    await turn();
+    const seen = backend.get("/r/b");
+    const listed = backend.list("/r/", undefined, { limit: 1 });
+    const again = backend.create("/r/b", object("b"));
+    await turn();
+    release();
+    await assert.rejects(again, BackendConflict);
+    assert.equal((await seen)?.modRevision, 1);
+    assert.deepEqual(
+      (await listed).entries.map((entry) => entry.modRevision),
+      [1],
+    );
+    assert.equal((await created).modRevision, 1);
+  });
+
+  it("tells watchers of a write, and counts it in revision(), only once its fsync has returned", async () => {
+    open();
+    const before = await backend.create("/r/a", object("a", { v: "1" }));
+    const seen: number[] = [];
+    backend.watch("/r/", before.modRevision, (events) => seen.push(...events.map((event) => event.revision)));
+    holding = true;
+    const writes = Promise.all([
+      backend.update("/r/a", object("a", { v: "2" }), before.modRevision),
+      backend.create("/r/c", object("c")),
+    ]);
+    await turn();
+    await turn();
+    assert.equal(backend.revision(), 1);
+    assert.deepEqual(seen, []);
+    release();
+    await writes;
+    await turn();
+    assert.deepEqual(seen, [2, 3]);
+    assert.equal(backend.revision(), 3);
   });
 });
