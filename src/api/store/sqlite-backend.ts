@@ -18,7 +18,9 @@
  * published to the cache or watchers until an fsync that started after its commit has returned. A
  * read that arrives meanwhile waits for that fsync, as etcd's ReadIndex waits for the commit index,
  * then reads the file as it is: it never shows a write that may not be on disk, and never answers
- * older than the state a write's checks (which see every commit) have seen.
+ * older than the state a write's checks (which see every commit) have seen. A failed fsync fails
+ * its writes with an ambiguous error (they may be on disk or not, and may be back after a restart;
+ * sqlite-schema.ts) and every later read and write until kvol is restarted.
  *
  * Keys written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts); their
  * expiry times are stored beside them, in the same transaction, so a restarted kvol removes them
