@@ -29,6 +29,7 @@
 import type Database from "better-sqlite3";
 import { deferUntilSettled } from "../../runtime/after-io.ts";
 import type { Clock } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { KObject } from "../objects.ts";
 import {
   BackendConflict,
@@ -146,7 +147,7 @@ export class SqliteBackend implements KVBackend {
   /** Settles once the latest commit into the file is durable (or its fsync failed). */
   private latestDurable: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Set when an fsync failed: what the file holds past `currentRevision` may not be on disk. */
+  /** Set when an fsync (or an expiry's commit) failed: what the file holds past `currentRevision` may not be on disk. */
   private syncFailure: Error | undefined;
 
   /** Opens (or creates) the store file at `path`. */
@@ -475,8 +476,11 @@ export class SqliteBackend implements KVBackend {
     const committed = this.commitToFile(group);
     const [outcome] = committed.outcomes;
     if (outcome !== undefined && !outcome.ok && !(outcome.error instanceof BackendConflict)) throw outcome.error;
-    // A failed fsync is kept in syncFailure and refuses every later read and write.
-    this.trackDurable(this.whenDurable(group, committed)).catch(() => undefined);
+    // No caller waits for this delete to report its failure to: kept in syncFailure, it fails
+    // every later read and write instead (a failed fsync is recorded there already).
+    this.trackDurable(this.whenDurable(group, committed)).catch((error: unknown) => {
+      this.syncFailure ??= error instanceof Error ? error : new Error(errorMessage(error));
+    });
   }
 
   /** When a write with `options` made now expires (epoch ms), if it has a TTL. */

@@ -7,6 +7,7 @@ import { fsync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import type { KObject } from "../objects.ts";
 import { BackendConflict } from "./backend.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
@@ -142,5 +143,20 @@ describe("SQLite backend while an fsync is held", () => {
     open();
     // Ambiguous: the failed write's row stayed in the file, synced at open, so it is there now.
     assert.equal((await backend.get("/r/a"))?.modRevision, 1);
+  });
+
+  it("fails every later read and write when the fsync of an expired key's removal fails", async () => {
+    const clock = new VirtualClock();
+    let failing = false;
+    backend = SqliteBackend.open(join(directory, "store.db"), {
+      clock,
+      syncWal: (fd, done) =>
+        failing ? done(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" })) : fsync(fd, done),
+    });
+    await backend.create("/r/event", object("event"), { ttlSeconds: 60 });
+    failing = true;
+    await clock.advanceBy(61_000);
+    await turn();
+    await assert.rejects(backend.get("/r/event"), /can no longer be trusted \(cannot sync .*EIO.*restart kvol/);
   });
 });
