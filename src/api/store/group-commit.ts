@@ -19,7 +19,7 @@ export type WriteOutcome<R> = { ok: true; value: R } | { ok: false; error: unkno
  * the transaction could not be committed, in which case nothing of it may remain visible. A
  * committer whose commits become durable later (an fsync on another thread) returns a promise of
  * the outcomes instead, which it settles once the commit is durable, groups in commit order; the
- * next group is committed meanwhile.
+ * writes submitted meanwhile wait, and are committed together once it has settled.
  */
 export type CommitGroup<W, R> = (writes: readonly W[]) => WriteOutcome<R>[] | Promise<WriteOutcome<R>[]>;
 
@@ -32,6 +32,8 @@ interface Queued<W, R> {
 export class GroupCommit<W, R> {
   private queue: Queued<W, R>[] = [];
   private scheduled = false;
+  /** Groups committed whose durability has not settled yet. */
+  private inFlight = 0;
   private readonly commitGroup: CommitGroup<W, R>;
   private readonly maxGroupWrites: number;
 
@@ -48,10 +50,16 @@ export class GroupCommit<W, R> {
   submit(write: W): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
-      if (this.scheduled) return;
-      this.scheduled = true;
-      afterIo(() => this.flush());
+      // While a commit waits to be durable, writes queue up for the next: it then finds every
+      // commit in the file durable at once (a read waiting for it is not kept waiting by later ones).
+      if (this.inFlight === 0) this.schedule();
     });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    afterIo(() => this.flush());
   }
 
   /** Commits every queued write now (before closing the store, say). */
@@ -71,15 +79,22 @@ export class GroupCommit<W, R> {
       for (const queued of group) queued.reject(error);
       return;
     }
-    if (Array.isArray(outcomes)) this.settle(group, outcomes);
-    else {
-      outcomes.then(
+    if (Array.isArray(outcomes)) {
+      this.settle(group, outcomes);
+      return;
+    }
+    this.inFlight++;
+    outcomes
+      .then(
         (durable) => this.settle(group, durable),
         (error: unknown) => {
           for (const queued of group) queued.reject(error);
         },
-      );
-    }
+      )
+      .finally(() => {
+        this.inFlight--;
+        if (this.inFlight === 0 && this.queue.length > 0) this.schedule();
+      });
   }
 
   private settle(group: Queued<W, R>[], outcomes: WriteOutcome<R>[]): void {

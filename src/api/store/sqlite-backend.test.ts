@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { it } from "node:test";
 import { describeBackendConformance } from "./backend-conformance.ts";
 import { SqliteBackend } from "./sqlite-backend.ts";
@@ -48,4 +48,29 @@ it("names the file and the problem when it cannot open it", () => {
     () => SqliteBackend.open("/nonexistent-dir/kvol/store.db"),
     /cannot open the kvol store file \/nonexistent-dir/,
   );
+});
+
+it("syncs a reopened file's WAL, the file and its directory before reading anything from it", async () => {
+  const directory = mkdtempSync(join(tmpdir(), "kvol-sqlite-reopen-"));
+  const killed = mkdtempSync(join(tmpdir(), "kvol-sqlite-killed-"));
+  const first = SqliteBackend.open(join(directory, "store.db"));
+  try {
+    await first.create("/r/a", { metadata: { name: "a" } });
+    // The files as a process killed now leaves them: the commit is in the WAL, not checkpointed.
+    for (const name of ["store.db", "store.db-wal"]) copyFileSync(join(directory, name), join(killed, name));
+    const synced: string[] = [];
+    const reopened = SqliteBackend.open(join(killed, "store.db"), {
+      syncPathOnOpen: (path) => synced.push(path === killed ? "directory" : basename(path)),
+    });
+    try {
+      assert.deepEqual(synced, ["store.db-wal", "store.db", "directory"]);
+      assert.equal(reopened.revision(), 1, "the write read from the WAL was synced first");
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    await first.close();
+    rmSync(directory, { recursive: true, force: true });
+    rmSync(killed, { recursive: true, force: true });
+  }
 });

@@ -13,10 +13,14 @@
  * one transaction. Each is checked against the state its predecessors in the group leave and
  * written inside its own savepoint, so a write that fails (a stale revision, a key that exists)
  * fails alone; revisions are given in submission order. The commit's fsync runs on another thread
- * (sqlite-wal-sync.ts) and is shared by every commit made while the one before it ran; the event
- * loop goes on meanwhile. Nothing of a group is acknowledged or visible to readers, the cache or
- * watchers until an fsync that started after its commit has returned: until then reads answer as
- * of the last durable revision (`currentRevision`), rewinding what the file holds beyond it.
+ * (sqlite-wal-sync.ts); the event loop goes on meanwhile, and the writes submitted during it are
+ * committed together once it returns, to share the next. Nothing of a group is acknowledged or
+ * published to the cache or watchers until an fsync that started after its commit has returned. A
+ * read that arrives meanwhile waits for that fsync, as etcd's ReadIndex waits for the commit index,
+ * then reads the file as it is: it never shows a write that may not be on disk, and never answers
+ * older than the state a write's checks (which see every commit) have seen. A failed fsync fails
+ * its writes with an ambiguous error (they may be on disk or not, and may be back after a restart;
+ * sqlite-schema.ts) and every later read and write until kvol is restarted.
  *
  * Keys written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts); their
  * expiry times are stored beside them, in the same transaction, so a restarted kvol removes them
@@ -25,6 +29,7 @@
 import type Database from "better-sqlite3";
 import { deferUntilSettled } from "../../runtime/after-io.ts";
 import type { Clock } from "../../runtime/clock.ts";
+import { errorMessage } from "../../runtime/error-message.ts";
 import type { KObject } from "../objects.ts";
 import {
   BackendConflict,
@@ -49,7 +54,7 @@ import { KeyExpiry } from "./key-expiry.ts";
 import { checkReadableRevision } from "./revision-checks.ts";
 import { rewindEntries } from "./rewind.ts";
 import { type ObjectRow, openDatabase, type RevisionRow, type SqliteStatements } from "./sqlite-schema.ts";
-import { WalSync } from "./sqlite-wal-sync.ts";
+import { type SyncFd, type SyncPath, syncStoreFiles, WalSync } from "./sqlite-wal-sync.ts";
 import { WatchHub } from "./watch-hub.ts";
 
 interface SqliteBackendOptions {
@@ -59,6 +64,10 @@ interface SqliteBackendOptions {
   compactionBatchRevisions?: number;
   /** Drives the expiry of keys written with a TTL; without it such writes are refused. */
   clock?: Clock;
+  /** Syncs a file or directory at open, before anything is read (default: fsync; tests watch it). */
+  syncPathOnOpen?: SyncPath;
+  /** Runs the WAL's fsync on another thread (default `fs.fsync`; tests hold it to see what waits for it). */
+  syncWal?: SyncFd;
 }
 
 /** SQLite's LIMIT for "no limit". */
@@ -135,8 +144,10 @@ export class SqliteBackend implements KVBackend {
   /** The last revision the file holds, durable or still waiting for its fsync. */
   private committedRevision: number;
   private compacted: number;
+  /** Settles once the latest commit into the file is durable (or its fsync failed). */
+  private latestDurable: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Set when an fsync failed: what the file holds past `currentRevision` may not be on disk. */
+  /** Set when an fsync (or an expiry's commit) failed: what the file holds past `currentRevision` may not be on disk. */
   private syncFailure: Error | undefined;
 
   /** Opens (or creates) the store file at `path`. */
@@ -155,6 +166,7 @@ export class SqliteBackend implements KVBackend {
       options.compactionBatchRevisions ?? sqliteCompactionBatchRevisions,
     );
     try {
+      syncStoreFiles(path, options.syncPathOnOpen);
       ({ db: this.db, statements: this.statements } = openDatabase(path));
     } catch (error) {
       throw new Error(`cannot open the kvol store file ${path}: ${(error as Error).message}`, { cause: error });
@@ -162,7 +174,7 @@ export class SqliteBackend implements KVBackend {
     // Called inside another transaction, better-sqlite3 runs `work` in a savepoint instead.
     this.inTransaction = this.db.transaction((work: () => void) => work());
     this.writes = new GroupCommit((group) => this.commitGroup(group), sqliteGroupCommitMaxWrites);
-    this.walSync = new WalSync(path);
+    this.walSync = new WalSync(path, options.syncWal);
     this.currentRevision = this.readMeta("revision");
     this.committedRevision = this.currentRevision;
     this.compacted = this.readMeta("compacted");
@@ -183,32 +195,28 @@ export class SqliteBackend implements KVBackend {
   }
 
   async get(key: string): Promise<BackendEntry | undefined> {
-    this.checkOpen();
+    await this.untilDurable();
     // The cache holds the latest version of every key it has: this process is the only writer.
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const row = this.statements.getObject.get(key);
-    const now = row === undefined ? undefined : this.entryFromRow(row);
-    if (this.committedRevision === this.currentRevision) return now;
-    // Writes still waiting for their fsync are not visible yet: undo those of this key.
-    const since = this.statements.revisionsAfter.all(this.currentRevision, key, `${key}\u0000`).map(eventFromRow);
-    return rewindEntries(now === undefined ? [] : [now], since.reverse())[0];
+    return row === undefined ? undefined : this.entryFromRow(row);
   }
 
   async list(prefix: string, atRevision?: number, page: BackendPage = {}): Promise<BackendList> {
-    this.checkOpen();
+    await this.untilDurable();
     const revision = atRevision ?? this.currentRevision;
     checkReadableRevision(revision, this.compacted, this.currentRevision);
     const startKey = page.startKey !== undefined && page.startKey > prefix ? page.startKey : prefix;
     const end = prefixEnd(prefix);
     const limit = page.limit !== undefined && page.limit > 0 ? page.limit : undefined;
-    if (revision === this.committedRevision) {
+    if (revision === this.currentRevision) {
       const rows = this.statements.rangeObjects.all(startKey, end, limit === undefined ? noLimit : limit + 1);
       const more = limit !== undefined && rows.length > limit;
       const entries = (more ? rows.slice(0, limit) : rows).map((row) => this.entryFromRow(row));
       return { entries, revision, more };
     }
-    // A past revision, or writes waiting for their fsync: rewind the rows the file holds now. Each
+    // A past revision: rewind the rows the file holds now. Each
     // event undoes at most one row, so `limit + 1` rows more than there are events are enough for
     // a page, once rows past the last one read are left out (what they rewind to was not read).
     const since = this.statements.revisionsAfter.all(revision, startKey, end).map(eventFromRow);
@@ -298,7 +306,29 @@ export class SqliteBackend implements KVBackend {
    */
   private commitGroup(group: readonly Write[]): Promise<WriteOutcome<Written>[]> {
     const committed = this.commitToFile(group);
-    return this.whenDurable(group, committed);
+    return this.trackDurable(this.whenDurable(group, committed));
+  }
+
+  /** Notes `durable` as the latest commit's fsync, which reads wait for. */
+  private trackDurable<T>(durable: Promise<T>): Promise<T> {
+    this.latestDurable = durable.then(
+      () => undefined,
+      () => undefined,
+    );
+    return durable;
+  }
+
+  /**
+   * Waits until everything the file holds is durable: a read then answers with every write whose
+   * checks it could have seen (linearizable), and none that a power cut could still take back.
+   * Throws when the store is closed or an fsync failed.
+   */
+  private async untilDurable(): Promise<void> {
+    this.checkOpen();
+    while (this.committedRevision > this.currentRevision) {
+      await this.latestDurable;
+      this.checkOpen();
+    }
   }
 
   /**
@@ -329,8 +359,10 @@ export class SqliteBackend implements KVBackend {
       }
       if (revision === this.committedRevision) return;
       this.statements.setMeta.run("revision", revision);
-      if (revision - this.windowRevisions - this.compacted >= this.compactionBatchRevisions) {
-        compactTo = revision - this.windowRevisions;
+      // Never past the durable revision: what lies beyond it is not readable yet, nor sure to stay.
+      const due = Math.min(revision - this.windowRevisions, this.currentRevision);
+      if (due - this.compacted >= this.compactionBatchRevisions) {
+        compactTo = due;
         this.compactTo(compactTo);
       }
     });
@@ -409,7 +441,8 @@ export class SqliteBackend implements KVBackend {
       createRevision: row.create_rev,
       modRevision: row.mod_rev,
     };
-    // A row past the durable revision is a write still waiting for its fsync: not cached before it is visible.
+    // A row past the durable revision is a write still waiting for its fsync (read by a write's
+    // check): not cached before it is published.
     if (row.mod_rev <= this.currentRevision) this.remember(entry);
     return entry;
   }
@@ -443,8 +476,11 @@ export class SqliteBackend implements KVBackend {
     const committed = this.commitToFile(group);
     const [outcome] = committed.outcomes;
     if (outcome !== undefined && !outcome.ok && !(outcome.error instanceof BackendConflict)) throw outcome.error;
-    // A failed fsync is kept in syncFailure and refuses every later read and write.
-    this.whenDurable(group, committed).catch(() => undefined);
+    // No caller waits for this delete to report its failure to: kept in syncFailure, it fails
+    // every later read and write instead (a failed fsync is recorded there already).
+    this.trackDurable(this.whenDurable(group, committed)).catch((error: unknown) => {
+      this.syncFailure ??= error instanceof Error ? error : new Error(errorMessage(error));
+    });
   }
 
   /** When a write with `options` made now expires (epoch ms), if it has a TTL. */

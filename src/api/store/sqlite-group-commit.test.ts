@@ -113,38 +113,6 @@ describe("SQLite group commit", () => {
     assert.deepEqual(history, ["1 /r/first", "2 /r/before", "3 /r/after"]);
   });
 
-  it("shows a write to reads and watchers only once it is acknowledged (its fsync has returned)", async () => {
-    const before = await backend.create("/r/a", object("a", { v: "1" }));
-    const seen: string[] = [];
-    backend.watch("/r/", before.modRevision, (events) => seen.push(...events.map((event) => `${event.revision}`)));
-    let acknowledged = false;
-    const writes = Promise.all([
-      backend.update("/r/a", object("a", { v: "2" }), before.modRevision),
-      backend.create("/r/b", object("b")),
-    ]).then(() => {
-      acknowledged = true;
-    });
-    // One turn: the group is written into the file; its fsync is still running unless the disk is very fast.
-    await new Promise((resolve) => setImmediate(resolve));
-    const unacknowledged = !acknowledged;
-    const a = await backend.get("/r/a");
-    const b = await backend.get("/r/b");
-    const listed = (await backend.list("/r/", undefined, { limit: 1 })).entries.map((entry) => entry.modRevision);
-    if (unacknowledged) {
-      assert.deepEqual(a?.object.data, { v: "1" }, "the update waiting for its fsync is not read");
-      assert.equal(b, undefined, "the create waiting for its fsync is not read");
-      assert.deepEqual(listed, [before.modRevision]);
-      assert.equal(backend.revision(), before.modRevision);
-      await deliveries();
-      assert.deepEqual(seen, []);
-    }
-    await writes;
-    await deliveries();
-    assert.deepEqual(seen, ["2", "3"]);
-    assert.deepEqual((await backend.get("/r/a"))?.object.data, { v: "2" });
-    assert.equal((await backend.get("/r/b"))?.modRevision, 3);
-  });
-
   it("commits the writes submitted before a close", async () => {
     const pending = [backend.create("/r/a", object("a")), backend.create("/r/b", object("b"))];
     await backend.close();

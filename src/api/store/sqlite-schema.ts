@@ -9,7 +9,13 @@
  * durable as with `synchronous=FULL`: it survives a kill -9 and a power cut or kernel crash — the
  * "node crash" this project exists to reproduce — after which controllers may have acted on it. A
  * commit whose fsync had not returned may be lost by a power cut; it was never acknowledged or shown.
-
+ *
+ * A failed fsync makes its writes' errors ambiguous, as etcd's are when a request times out: their
+ * rows stay in the file and may or may not be on disk, so after a restart they may be there or not.
+ * The client must read again to know. The store cannot tell which either, so it fails every later
+ * read and write until kvol is restarted; the restart is safe because opening the file fsyncs it
+ * (and its WAL and directory) before reading anything, so whatever it then serves is on disk.
+ *
  * `locking_mode=EXCLUSIVE` makes the opening process the only reader and writer of the file, which
  * is what lets the backend keep its in-process cache and watch fan-out: a second kvol opening the
  * same file fails with "database is locked" instead of writing behind the first one's back.

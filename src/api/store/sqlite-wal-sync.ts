@@ -11,9 +11,38 @@
  * as it returns. A failed fsync fails every later one too: after a failed fsync the kernel may have
  * dropped the unwritten pages, so nothing written since can be trusted to be on disk.
  */
-import { closeSync, fsync, fsyncSync, openSync } from "node:fs";
+import { closeSync, existsSync, fsync, fsyncSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { errorMessage } from "../../runtime/error-message.ts";
+
+/** Syncs the file or directory at `path` to disk now, throwing if it cannot. */
+export type SyncPath = (path: string) => void;
+
+/** The real `SyncPath`: an fsync of the file or directory. */
+export function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Before a store file is read at open: syncs its WAL (if any), the file itself (if any) and their
+ * directory. A process killed after a commit but before its fsync leaves that commit in the OS's
+ * page cache, where the reopened store would read it, serve it and build on it; a power cut after
+ * that would lose it. Synced first, whatever the file holds is on disk before anyone sees it.
+ */
+export function syncStoreFiles(databasePath: string, syncPath: SyncPath = fsyncPath): void {
+  for (const path of [`${databasePath}-wal`, databasePath]) {
+    if (existsSync(path)) syncPath(path);
+  }
+  syncPath(dirname(databasePath));
+}
+
+/** Syncs the open file `fd` to disk on another thread, then calls `done` (`fs.fsync`'s shape). */
+export type SyncFd = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
 
 interface Waiter {
   resolve: () => void;
@@ -22,6 +51,7 @@ interface Waiter {
 
 export class WalSync {
   private readonly walPath: string;
+  private readonly syncFd: SyncFd;
   private fd: number | undefined;
   private running = false;
   private waiting: Waiter[] = [];
@@ -29,8 +59,9 @@ export class WalSync {
   private idleWaiters: (() => void)[] = [];
 
   /** `databasePath`: the store file; its WAL is the file beside it named `<file>-wal`. */
-  constructor(databasePath: string) {
+  constructor(databasePath: string, syncFd: SyncFd = fsync) {
     this.walPath = `${databasePath}-wal`;
+    this.syncFd = syncFd;
   }
 
   /** Resolves once everything written to the WAL before the call is on disk; rejects if that cannot be known. */
@@ -70,7 +101,7 @@ export class WalSync {
       return;
     }
     this.running = true;
-    fsync(fd, (error) => {
+    this.syncFd(fd, (error) => {
       this.running = false;
       this.finish(batch, error === null ? undefined : this.fail(error));
     });
@@ -101,13 +132,8 @@ export class WalSync {
    */
   private walFd(): number {
     if (this.fd !== undefined) return this.fd;
-    const directory = openSync(dirname(this.walPath), "r");
-    try {
-      // Synchronous, once per open store: the WAL's first commit waits for it anyway.
-      fsyncSync(directory);
-    } finally {
-      closeSync(directory);
-    }
+    // Synchronous, once per open store: the WAL's first commit waits for it anyway.
+    fsyncPath(dirname(this.walPath));
     this.fd = openSync(this.walPath, "r");
     return this.fd;
   }
