@@ -45,17 +45,21 @@ describe("pollImmediateUntil", () => {
     assert.equal(clock.pendingTimers(), 0);
   });
 
-  it("does not start when its sync is already cancelled", async () => {
+  it("checks once, as Kubernetes' immediate poll does, when its sync is already cancelled", async () => {
     const clock = new VirtualClock();
     const cancelled = new SyncCancellation();
     cancelled.cancel();
     let checks = 0;
-    const outcome = await run(
+    const stillUnmounted = await run(
       clock,
-      pollImmediateUntil(clock, 300, 123_000, () => ++checks > 0, cancelled),
+      pollImmediateUntil(clock, 300, 123_000, () => ++checks < 0, cancelled),
     );
-    assert.equal(outcome.error?.message, "context canceled");
-    assert.equal(checks, 0);
+    assert.deepEqual([stillUnmounted.atMs, stillUnmounted.error?.message, checks], [0, "context canceled", 1]);
+    const mounted = await run(
+      clock,
+      pollImmediateUntil(clock, 300, 123_000, () => true, cancelled),
+    );
+    assert.deepEqual(mounted, { atMs: 0 });
   });
 
   it("checks at once, then every interval", async () => {

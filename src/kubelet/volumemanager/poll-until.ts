@@ -22,9 +22,10 @@ export async function pollImmediateUntil(
   cancelled?: SyncCancellation,
 ): Promise<void> {
   if (!(intervalMs > 0)) throw new RangeError(`pollImmediateUntil: intervalMs must be > 0, got ${intervalMs}`);
-  if (cancelled?.cancelled) throw new SyncCancelledError();
   const deadlineMs = clock.now() + timeoutMs;
+  // As Kubernetes' immediate poll: the first check runs even when the context is already done.
   if (condition()) return;
+  if (cancelled?.cancelled) throw new SyncCancelledError();
   if (deadlineMs - clock.now() <= 0) throw new WaitTimeoutError();
   await new Promise<void>((resolve, reject) => {
     const poll = new Poll(clock, intervalMs, deadlineMs, condition, resolve, reject, cancelled);
