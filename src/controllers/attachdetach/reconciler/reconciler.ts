@@ -225,7 +225,7 @@ export class Reconciler {
   private stillWaitsForUnmount(pair: ListedAttachment): boolean {
     const { asw } = this.options;
     if (!asw.listedMountedByNode(pair)) return false;
-    const elapsedMs = asw.listedDetachRequestedAgoMs(pair);
+    const elapsedMs = asw.currentDetachRequestedAgoMs(pair);
     if (elapsedMs === undefined) return false;
     const node = this.options.cachedNode(pair.nodeName);
     if (hasOutOfServiceTaint(node)) return false;
