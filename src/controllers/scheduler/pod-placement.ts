@@ -8,6 +8,7 @@ import { errNoNodesAvailable } from "./constants.ts";
 import { fitErrorMessage } from "./fit-error.ts";
 import { NodeChoice, numFeasibleNodesToFind } from "./node-choice.ts";
 import { nodeFilterReasons } from "./node-filters.ts";
+import type { NodesWithNames } from "./scheduler-cache.ts";
 import {
   filterVolumes,
   type PodVolumeClaims,
@@ -23,13 +24,8 @@ type PlacementResult =
   | { kind: "unschedulable"; message: string };
 
 interface PodPlacementOptions {
-  /** The nodes in the order the filter pass walks them. */
-  nodes: () => readonly Node[];
-  /**
-   * Their names, at the same indexes: the pass reads hundreds per pod, and an array read is cheaper
-   * than each node's `metadata.name` (the informer's objects come in many shapes).
-   */
-  nodeNames: () => readonly string[];
+  /** The nodes in the order the filter pass walks them, with their names at the same indexes. */
+  nodes: () => NodesWithNames;
   podCount: (nodeName: string) => number;
   volumes: VolumeView;
   /** NodeVolumeLimits; absent, no limit is checked. */
@@ -49,7 +45,7 @@ export class PodPlacement {
 
   /** Decides where `pod` goes; throws only for internal errors (the caller reports SchedulerError). */
   place(pod: Pod): PlacementResult {
-    const nodes = this.options.nodes();
+    const { nodes, names: nodeNames } = this.options.nodes();
     if (nodes.length === 0) return { kind: "unschedulable", message: errNoNodesAvailable };
     const preFilter = preFilterVolumes(pod, this.options.volumes);
     if (preFilter.kind === "rejected") {
@@ -61,7 +57,6 @@ export class PodPlacement {
     }
     const claims = preFilter.kind === "claims" ? preFilter.claims : undefined;
     const nodeReasons = new Map<string, readonly string[]>();
-    const nodeNames = this.options.nodeNames();
     const chosen = this.chooseAmongFeasibleNodes(pod, nodes, nodeNames, claims, nodeReasons).chosen();
     if (chosen === undefined) {
       return { kind: "unschedulable", message: fitErrorMessage(nodes.length, { nodeReasons }) };

@@ -27,9 +27,13 @@ describe("SchedulerCache's nodes", () => {
     for (const name of ["node-b", "node-c", "node-a"]) cache.setNode(node(name));
     const cordoned = node("node-b", true);
     cache.setNode(cordoned);
-    const names = cache.sortedNodes().map((n) => n.metadata?.name);
+    const { nodes, names } = cache.sortedNodesWithNames();
     assert.deepEqual(names, ["node-a", "node-b", "node-c"]);
-    assert.equal(cache.sortedNodes()[1], cordoned, "the update replaces the node, it does not add one");
+    assert.deepEqual(
+      nodes.map((n) => n.metadata?.name),
+      ["node-a", "node-b", "node-c"],
+    );
+    assert.equal(nodes[1], cordoned, "the update replaces the node, it does not add one");
   });
 
   it("forgets a removed node, and ignores the removal of one it never had", () => {
@@ -37,8 +41,10 @@ describe("SchedulerCache's nodes", () => {
     for (const name of ["node-a", "node-b"]) cache.setNode(node(name));
     cache.removeNode("node-a");
     cache.removeNode("node-z");
+    const { nodes, names } = cache.sortedNodesWithNames();
+    assert.deepEqual(names, ["node-b"]);
     assert.deepEqual(
-      cache.sortedNodes().map((n) => n.metadata?.name),
+      nodes.map((n) => n.metadata?.name),
       ["node-b"],
     );
   });

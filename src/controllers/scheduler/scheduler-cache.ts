@@ -36,11 +36,23 @@ function activePodNode(pod: Pod): readonly string[] {
   return nodeName === undefined ? none : [nodeName];
 }
 
+/** Nodes and their names at the same indexes. */
+export interface NodesWithNames {
+  readonly nodes: readonly Node[];
+  /**
+   * The filter pass reads hundreds per pod, and an array read is cheaper than each node's
+   * `metadata.name` (the informer's objects come in many shapes).
+   */
+  readonly names: readonly string[];
+}
+
 export class SchedulerCache {
   private readonly pods: SharedInformer<Pod>;
   private readonly nodeNames: string[] = [];
   /** The informer's object of each name in `nodeNames`, at the same index. */
   private readonly nodes: Node[] = [];
+  /** Both arrays, in one object: changed in place, so one object serves every read. */
+  private readonly nodesWithNames: NodesWithNames = { nodes: this.nodes, names: this.nodeNames };
   /** Pod key → the pod (by uid) and the node it was assumed onto, until its binding lands or fails. */
   private readonly assumed = new Map<string, { uid: string; nodeName: string }>();
   private readonly assumedPerNode = new Map<string, number>();
@@ -60,14 +72,12 @@ export class SchedulerCache {
     }
   }
 
-  /** The nodes by ascending name (the order the filter pass walks them in). */
-  sortedNodes(): readonly Node[] {
-    return this.nodes;
-  }
-
-  /** Their names, at the same indexes. */
-  sortedNodeNames(): readonly string[] {
-    return this.nodeNames;
+  /**
+   * The nodes by ascending name (the order the filter pass walks them in) with their names at the
+   * same indexes, from one read so the two cannot drift apart.
+   */
+  sortedNodesWithNames(): NodesWithNames {
+    return this.nodesWithNames;
   }
 
   /** Adds the node, or replaces the object kept for it (call on every add and update from the informer). */

@@ -165,8 +165,7 @@ export class Scheduler implements Controller {
       { cached: true },
     );
     this.placement = new PodPlacement({
-      nodes: () => this.cache.sortedNodes(),
-      nodeNames: () => this.cache.sortedNodeNames(),
+      nodes: () => this.cache.sortedNodesWithNames(),
       podCount: (nodeName) => this.cache.podCount(nodeName),
       volumes: this.view,
       volumeLimits: this.volumeLimits,

@@ -177,7 +177,7 @@ describe("ActualStateOfWorld (attach/detach controller)", () => {
       copies,
     );
     assert.deepEqual(
-      listed.map((pair) => [state.listedMountedByNode(pair), state.listedDetachRequestedAgoMs(pair)]),
+      listed.map((pair) => [state.listedMountedByNode(pair), state.currentDetachRequestedAgoMs(pair)]),
       [
         [true, 5_000],
         // The detach request time is read as it is now: vol-b is no longer attached.

@@ -34,8 +34,11 @@ interface NodeAttachment {
   detachRequestedTimeMs: number;
   /** Set once the pair is detached: a listed pair whose attachment still has it unset is still this one. */
   detached: boolean;
-  /** The two fields above as they were at listing `listedAt`, kept by the first change after it (see `listAttachmentsNotWanted`). */
-  listedAt: number;
+  /**
+   * `attachedConfirmed` and `mountedByNode` as they were at listing number `savedForListing`, saved
+   * by the first change after it (see `listAttachmentsNotWanted`).
+   */
+  savedForListing: number;
   listedConfirmed: boolean;
   listedMounted: boolean;
 }
@@ -46,8 +49,8 @@ interface AttachedVolumeState {
   nodesAttachedTo: Map<string, NodeAttachment>;
   /** Where the volume stands in `attachedVolumes`' order (see unwanted-attachments.ts). */
   order: number;
-  /** `spec` and `devicePath` as they were at listing `listedAt`, as for an attachment. */
-  listedAt: number;
+  /** `spec` and `devicePath` as they were at listing number `savedForListing`, as for an attachment. */
+  savedForListing: number;
   listedSpec: VolumeSpec | undefined;
   listedDevicePath: string;
 }
@@ -236,7 +239,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
 
   /**
    * Every confirmed and uncertain (volume, node) pair, O(attachments): for the debug state, the
-   * volumes metric and tests. The detach pass lists only its candidates (`attachedVolumesNotWanted`).
+   * volumes metric and tests. The detach pass lists only its candidates (`listAttachmentsNotWanted`).
    */
   getAttachedVolumes(): AttachedVolumeOnNode[] {
     const found: AttachedVolumeOnNode[] = [];
@@ -273,14 +276,18 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
   /** Whether the node reported the listed pair's volume in use when it was listed. */
   listedMountedByNode(pair: ListedAttachment): boolean {
     const { attachment } = pair;
-    return attachment.listedAt === this.listing ? attachment.listedMounted : attachment.mountedByNode;
+    return attachment.savedForListing === this.listing ? attachment.listedMounted : attachment.mountedByNode;
   }
 
-  /** The listed pair as it was when listed: the reconciler's copy, as `attachedVolumesNotWanted` gives it. */
+  /**
+   * The listed pair as it was when listed: the reconciler's copy, as `attachedVolumesNotWanted` gives
+   * it (`onNode` builds the same object from the fields as they are now).
+   */
   listedAttachment(pair: ListedAttachment): AttachedVolumeOnNode {
     const { volumeName, nodeName, volume, attachment } = pair;
-    const volumeListed = volume.listedAt === this.listing;
-    const confirmed = attachment.listedAt === this.listing ? attachment.listedConfirmed : attachment.attachedConfirmed;
+    const volumeListed = volume.savedForListing === this.listing;
+    const confirmed =
+      attachment.savedForListing === this.listing ? attachment.listedConfirmed : attachment.attachedConfirmed;
     return {
       volumeName,
       volumeSpec: volumeListed ? volume.listedSpec : volume.spec,
@@ -291,8 +298,11 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
     };
   }
 
-  /** `detachRequestedAgoMs` of a listed pair, as the state is now; without lookups while the pair is still attached. */
-  listedDetachRequestedAgoMs(pair: ListedAttachment): number | undefined {
+  /**
+   * `detachRequestedAgoMs` of a listed pair as the state is now — unlike the `listed*` readers,
+   * which answer as of the listing; without lookups while the pair is still attached.
+   */
+  currentDetachRequestedAgoMs(pair: ListedAttachment): number | undefined {
     const { attachment } = pair;
     if (attachment.detached) return this.detachRequestedAgoMs(pair.volumeName, pair.nodeName);
     if (attachment.detachRequestedTimeMs === 0) return undefined;
@@ -393,7 +403,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
         devicePath,
         nodesAttachedTo: new SmallMap(),
         order: this.nextOrder++,
-        listedAt: -1,
+        savedForListing: -1,
         listedSpec: undefined,
         listedDevicePath: "",
       };
@@ -415,7 +425,7 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
         mountedByNode: true,
         detachRequestedTimeMs: 0,
         detached: false,
-        listedAt: -1,
+        savedForListing: -1,
         listedConfirmed: false,
         listedMounted: false,
       };
@@ -437,15 +447,15 @@ export class ActualStateOfWorld extends ChangeSignalledCache implements ActualSt
 
   /** Keeps the attachment's fields as the last listing saw them, before its first change since. */
   private keepListed(attachment: NodeAttachment): void {
-    if (attachment.listedAt === this.listing) return;
-    attachment.listedAt = this.listing;
+    if (attachment.savedForListing === this.listing) return;
+    attachment.savedForListing = this.listing;
     attachment.listedConfirmed = attachment.attachedConfirmed;
     attachment.listedMounted = attachment.mountedByNode;
   }
 
   private keepListedVolume(volume: AttachedVolumeState): void {
-    if (volume.listedAt === this.listing) return;
-    volume.listedAt = this.listing;
+    if (volume.savedForListing === this.listing) return;
+    volume.savedForListing = this.listing;
     volume.listedSpec = volume.spec;
     volume.listedDevicePath = volume.devicePath;
   }

@@ -41,6 +41,32 @@ describe("UnwantedAttachments", () => {
     assert.deepEqual(pairs(unwanted), ["vol-0@node-1", "vol-1@node-1", "vol-3@node-1", "vol-4@node-1"]);
   });
 
+  it("stops the removal, naming the pair, when the node left the volume before the index", () => {
+    const volume = volumeOn(0, "node-a", "node-b");
+    const unwanted = new UnwantedAttachments<Volume, { nodeName: string }>();
+    addPair(unwanted, volume, "node-a");
+    addPair(unwanted, volume, "node-b");
+    const attachment = volume.nodesAttachedTo.get("node-a") as { nodeName: string };
+    // A bug's effect: the node left the volume first.
+    volume.nodesAttachedTo.delete("node-a");
+    assert.throws(() => unwanted.delete(attachment), {
+      name: "InvariantViolation",
+      message:
+        'invariant violated for volume "vol-0" on node "node-a": left the volume\'s nodesAttachedTo before it left the unwanted attachments',
+    });
+  });
+
+  it("refuses an attachment that is not the volume's on that node", () => {
+    const volume = volumeOn(0, "node-a");
+    const unwanted = new UnwantedAttachments<Volume, { nodeName: string }>();
+    assert.throws(() => unwanted.add("vol-0", "node-a", volume, { nodeName: "node-a" }), {
+      name: "InvariantViolation",
+      message:
+        'invariant violated for volume "vol-0" on node "node-a": added with an attachment that is not the volume\'s on that node',
+    });
+    assert.deepEqual(pairs(unwanted), []);
+  });
+
   it("stops, naming the pair, when two nodes it must order have both left the volume", () => {
     const volume = volumeOn(0, "node-a", "node-b");
     const unwanted = new UnwantedAttachments<Volume, { nodeName: string }>();

@@ -38,10 +38,18 @@ interface Entry<V extends OrderedVolume<A>, A> extends UnwantedAttachment<V, A> 
   removed: boolean;
 }
 
+const notItsAttachment = "added with an attachment that is not the volume's on that node";
+const leftBeforeIndex = "left the volume's nodesAttachedTo before it left the unwanted attachments";
+
+function pairKeyOf(volumeName: string, nodeName: string): string {
+  return `volume "${volumeName}" on node "${nodeName}"`;
+}
+
 /**
  * Negative when `entry` comes before `other` in the actual state's order. Two nodes of one volume
  * are ordered by its `nodesAttachedTo`: when neither is there, an entry outlived its attachment,
- * and there is no order to find.
+ * and there is no order to find: `add` and `delete` check the attachment is still there, so only a
+ * change to `nodesAttachedTo` that skipped `delete` gets here.
  */
 function compare<V extends OrderedVolume<A>, A>(entry: Entry<V, A>, other: Entry<V, A>): number {
   const { volume, nodeName } = entry;
@@ -53,7 +61,7 @@ function compare<V extends OrderedVolume<A>, A>(entry: Entry<V, A>, other: Entry
   }
   invariant(
     false,
-    `volume "${entry.volumeName}" on node "${nodeName}"`,
+    pairKeyOf(entry.volumeName, nodeName),
     () => `ordered against node "${other.nodeName}", but neither node is in the volume's nodesAttachedTo`,
   );
 }
@@ -74,6 +82,7 @@ export class UnwantedAttachments<V extends OrderedVolume<A>, A extends object> {
    */
   add(volumeName: string, nodeName: string, volume: V, attachment: A): void {
     if (this.byAttachment.has(attachment)) return;
+    invariant(volume.nodesAttachedTo.get(nodeName) === attachment, pairKeyOf(volumeName, nodeName), notItsAttachment);
     const entry: Entry<V, A> = { volumeName, nodeName, volume, attachment, removed: false };
     this.byAttachment.set(attachment, entry);
     this.added.push(entry);
@@ -83,6 +92,13 @@ export class UnwantedAttachments<V extends OrderedVolume<A>, A extends object> {
   delete(attachment: A): void {
     const entry = this.byAttachment.get(attachment);
     if (entry === undefined) return;
+    // Checked here, at the change, in the caller that broke the order: the next read would fail
+    // instead, in every pass, with the caller long gone.
+    invariant(
+      entry.volume.nodesAttachedTo.get(entry.nodeName) === attachment,
+      pairKeyOf(entry.volumeName, entry.nodeName),
+      leftBeforeIndex,
+    );
     this.byAttachment.delete(attachment);
     entry.removed = true;
     this.anyRemoved = true;

@@ -15,8 +15,8 @@
  * Cost: the attach pass is O(wanted volumes); the detach pass visits only the attachments no pod
  * wants (the actual state keeps them, in its own order, as both states change:
  * `cache/unwanted-attachments.ts`), where Kubernetes scans every attachment; it reads them in place,
- * copying only those it may detach, and checks them against the desired state only when either
- * changed. A pass makes API calls only for status writes and operations. A pass with nothing to do
+ * copying only those it may detach; it checks each against the desired state as it reaches it
+ * and again before a detach starts, since a pod may come to want it while the pass awaits. A pass makes API calls only for status writes and operations. A pass with nothing to do
  * makes no API call and parks the loop
  * (`ParkingLoop`): a change to the desired or actual state wakes it at the next 100 ms tick, so in
  * the steady state — every wanted volume attached, nothing unwanted — the reconciler costs nothing
@@ -146,6 +146,8 @@ export class Reconciler {
     const unwanted = asw.listAttachmentsNotWanted();
     this.checkNoneWanted(unwanted);
     for (const pair of unwanted) {
+      // The list was true before the first await; a pod may have come to want a later pair since.
+      if (this.options.dsw.volumeExists(pair.volumeName, pair.nodeName)) continue;
       // Checked here rather than in considerDetach: a volume waiting for its unmount costs no await,
       // and during a mass deletion thousands of them wait, pass after pass.
       if (this.stillWaitsForUnmount(pair)) continue;
@@ -192,6 +194,11 @@ export class Reconciler {
       asw.addVolumeToReportAsAttached(attached.volumeName, attached.nodeName);
       return;
     }
+    // A pod may have come to want the volume during the write; a forced detach has no other guard.
+    if (this.options.dsw.volumeExists(attached.volumeName, attached.nodeName)) {
+      asw.addVolumeToReportAsAttached(attached.volumeName, attached.nodeName);
+      return;
+    }
     const verifySafeToDetach = !(forceTimeout || outOfService);
     const refusal = executor.detachVolume(attached, verifySafeToDetach, asw);
     if (refusal !== undefined) {
@@ -218,7 +225,7 @@ export class Reconciler {
   private stillWaitsForUnmount(pair: ListedAttachment): boolean {
     const { asw } = this.options;
     if (!asw.listedMountedByNode(pair)) return false;
-    const elapsedMs = asw.listedDetachRequestedAgoMs(pair);
+    const elapsedMs = asw.currentDetachRequestedAgoMs(pair);
     if (elapsedMs === undefined) return false;
     const node = this.options.cachedNode(pair.nodeName);
     if (hasOutOfServiceTaint(node)) return false;
