@@ -195,7 +195,7 @@ export class SqliteBackend implements KVBackend {
   }
 
   async get(key: string): Promise<BackendEntry | undefined> {
-    await this.untilDurable();
+    while (!this.readable()) await this.latestDurable;
     // The cache holds the latest version of every key it has: this process is the only writer.
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
@@ -204,7 +204,7 @@ export class SqliteBackend implements KVBackend {
   }
 
   async list(prefix: string, atRevision?: number, page: BackendPage = {}): Promise<BackendList> {
-    await this.untilDurable();
+    while (!this.readable()) await this.latestDurable;
     const revision = atRevision ?? this.currentRevision;
     checkReadableRevision(revision, this.compacted, this.currentRevision);
     const startKey = page.startKey !== undefined && page.startKey > prefix ? page.startKey : prefix;
@@ -319,16 +319,15 @@ export class SqliteBackend implements KVBackend {
   }
 
   /**
-   * Waits until everything the file holds is durable: a read then answers with every write whose
-   * checks it could have seen (linearizable), and none that a power cut could still take back.
+   * Whether everything the file holds is durable, so a read may answer from it now: with every write
+   * whose checks it could have seen (linearizable), and none that a power cut could still take back.
+   * A read waits for `latestDurable` until it is, and reads in the same synchronous step as the
+   * last check: a close() flushing queued writes in between could otherwise show one not yet synced.
    * Throws when the store is closed or an fsync failed.
    */
-  private async untilDurable(): Promise<void> {
+  private readable(): boolean {
     this.checkOpen();
-    while (this.committedRevision > this.currentRevision) {
-      await this.latestDurable;
-      this.checkOpen();
-    }
+    return this.committedRevision <= this.currentRevision;
   }
 
   /**
@@ -507,7 +506,7 @@ export class SqliteBackend implements KVBackend {
     if (this.closed) throw new Error(`the kvol store file ${this.path} is closed; no reads or writes are possible`);
     if (this.syncFailure !== undefined) {
       throw new Error(
-        `the kvol store file ${this.path} can no longer be trusted (${this.syncFailure.message}); restart kvol`,
+        `the kvol store file ${this.path} can no longer be trusted (${this.syncFailure.message}); check the disk, then restart kvol`,
       );
     }
   }

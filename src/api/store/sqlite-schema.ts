@@ -13,8 +13,11 @@
  * A failed fsync makes its writes' errors ambiguous, as etcd's are when a request times out: their
  * rows stay in the file and may or may not be on disk, so after a restart they may be there or not.
  * The client must read again to know. The store cannot tell which either, so it fails every later
- * read and write until kvol is restarted; the restart is safe because opening the file fsyncs it
- * (and its WAL and directory) before reading anything, so whatever it then serves is on disk.
+ * read and write until kvol is restarted. A restart alone does not make the file trustworthy again:
+ * after a failed write-back Linux marks the pages clean while keeping their new contents cached and
+ * reports the error only once, so the fsync a restarted kvol does at open (before reading anything,
+ * which covers a kill between commit and fsync) can succeed over data that never reached the disk.
+ * After a failed fsync, check the disk (and reboot or remount the host) before trusting the file.
  *
  * `locking_mode=EXCLUSIVE` makes the opening process the only reader and writer of the file, which
  * is what lets the backend keep its in-process cache and watch fan-out: a second kvol opening the

@@ -121,7 +121,10 @@ export class WalSync {
   }
 
   private fail(error: unknown): Error {
-    this.failure ??= new Error(`cannot sync ${this.walPath} to disk: ${errorMessage(error)}`, { cause: error });
+    this.failure ??= new Error(
+      `cannot sync ${this.walPath} to disk: ${errorMessage(error)}; the write may or may not have been stored`,
+      { cause: error },
+    );
     return this.failure;
   }
 
