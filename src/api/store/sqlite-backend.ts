@@ -475,8 +475,9 @@ export class SqliteBackend implements KVBackend {
     const committed = this.commitToFile(group);
     const [outcome] = committed.outcomes;
     if (outcome !== undefined && !outcome.ok && !(outcome.error instanceof BackendConflict)) throw outcome.error;
-    // No caller waits for this delete to report its failure to: kept in syncFailure, it fails
-    // every later read and write instead (a failed fsync is recorded there already).
+    // A commit that fails above throws to KeyExpiry, which tries again later. A failed fsync has no
+    // caller to report to: kept in syncFailure (whenDurable records it too), it fails every later
+    // read and write instead.
     this.trackDurable(this.whenDurable(group, committed)).catch((error: unknown) => {
       this.syncFailure ??= error instanceof Error ? error : new Error(errorMessage(error));
     });
