@@ -139,4 +139,39 @@ describe("KeyExpiry", () => {
     }
     assert.ok(expiry.queuedEntries <= 1_024 + 1, `${expiry.queuedEntries} entries queued for no current key`);
   });
+
+  it("tries again 500 ms later a removal whose queued write fails after the timer", async () => {
+    const clock = new VirtualClock();
+    const start = clock.now();
+    const attempts: number[] = [];
+    const expiry = new KeyExpiry(clock, "sqlite", {
+      expire: async () => {
+        attempts.push((clock.now() - start) / secondMs);
+        if (attempts.length < 3) throw new Error("disk full");
+      },
+      isAt: () => true,
+    });
+    expiry.arm("/events/x", 1, start + 10 * secondMs);
+    await clock.runUntilIdle();
+    assert.deepEqual(attempts, [10, 10.5, 11]);
+  });
+
+  it("does not try again a removal that fails once it is stopped (the store closed)", async () => {
+    const clock = new VirtualClock();
+    let fail: (error: Error) => void = () => undefined;
+    const expiry = new KeyExpiry(clock, "sqlite", {
+      expire: () =>
+        new Promise<void>((_resolve, reject) => {
+          fail = reject;
+        }),
+      isAt: () => true,
+    });
+    expiry.arm("/events/x", 1, clock.now() + 10 * secondMs);
+    await clock.advanceBy(10 * secondMs);
+    expiry.stop();
+    fail(new Error("the store was closed"));
+    await clock.advanceBy(0);
+    assert.equal(clock.pendingTimers(), 0);
+    assert.equal(expiry.queuedEntries, 0);
+  });
 });

@@ -26,8 +26,11 @@ import { msPerSecond } from "../../runtime/duration.ts";
 import { expiryRetryIntervalMs } from "./constants.ts";
 import { ExpiryQueue } from "./expiry-queue.ts";
 
-/** Removes `key` if it is still at `modRevision`; throws when the removal could not be written. */
-export type ExpireKey = (key: string, modRevision: number) => void;
+/**
+ * Removes `key` if it is still at `modRevision`; throws, or returns a promise that rejects, when the
+ * removal could not be written (a backend whose writes wait for a group commit answers later).
+ */
+export type ExpireKey = (key: string, modRevision: number) => void | Promise<void>;
 
 /** Whether `key` is still at `modRevision` (written neither since nor deleted): the backend's revision check. */
 export type KeyIsAt = (key: string, modRevision: number) => boolean;
@@ -50,6 +53,7 @@ export class KeyExpiry {
   private entriesAfterSweep = 0;
   private timer: Timer | undefined;
   private timerDueMs = Number.POSITIVE_INFINITY;
+  private stopped = false;
 
   /** Without a clock, a write with a TTL is refused (nothing could ever expire it). */
   constructor(clock: Clock | undefined, backendKind: string, keys: ExpiringKeys) {
@@ -87,6 +91,7 @@ export class KeyExpiry {
   }
 
   stop(): void {
+    this.stopped = true;
     this.cancelTimer();
     this.queue.clear();
     this.entriesAfterSweep = 0;
@@ -117,20 +122,27 @@ export class KeyExpiry {
     this.timerDueMs = Number.POSITIVE_INFINITY;
     const nowMs = clock.now();
     for (let due = this.queue.popDue(nowMs); due !== undefined; due = this.queue.popDue(nowMs)) {
-      const { key, modRevision } = due;
-      try {
-        // The backend removes the key only if it is still at the revision that armed it.
-        this.keys.expire(key, modRevision);
-      } catch {
-        // The removal could not be written (a full disk): try again, as etcd's lessor retries a
-        // revoke, rather than keep the key forever.
-        this.arm(key, modRevision, nowMs + expiryRetryIntervalMs);
-      }
+      this.expireOne(clock, due.key, due.modRevision);
     }
     // Entries that came due left the queue: the next sweep is measured from what is left, or a past
     // peak would let stale entries grow to twice that peak before one.
     this.entriesAfterSweep = Math.min(this.entriesAfterSweep, this.queue.length);
     this.schedule(clock);
+  }
+
+  /** Asks the backend to remove `key`, which it does only if the key is still at the revision that armed it. */
+  private expireOne(clock: Clock, key: string, modRevision: number): void {
+    // The removal could not be written (a full disk): try again, as etcd's lessor retries a revoke,
+    // rather than keep the key forever; not once stopped (the backend is closed).
+    const retry = (): void => {
+      if (!this.stopped) this.arm(key, modRevision, clock.now() + expiryRetryIntervalMs);
+    };
+    try {
+      const removal = this.keys.expire(key, modRevision);
+      if (removal !== undefined) removal.catch(retry);
+    } catch {
+      retry();
+    }
   }
 
   /**

@@ -22,14 +22,13 @@
  * its writes with an ambiguous error (they may be on disk or not, and may be back after a restart;
  * sqlite-schema.ts) and every later read and write until kvol is restarted.
  *
- * Keys written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts); their
- * expiry times are stored beside them, in the same transaction, so a restarted kvol removes them
- * on time too.
+ * Keys written with a TTL (Events) are removed by a timer of the Clock (key-expiry.ts), with a
+ * delete queued like any other write; their expiry times are stored beside them, in the same
+ * transaction, so a restarted kvol removes them on time too.
  */
 import type Database from "better-sqlite3";
 import { deferUntilSettled } from "../../runtime/after-io.ts";
 import type { Clock } from "../../runtime/clock.ts";
-import { errorMessage } from "../../runtime/error-message.ts";
 import type { KObject } from "../objects.ts";
 import {
   BackendConflict,
@@ -147,7 +146,7 @@ export class SqliteBackend implements KVBackend {
   /** Settles once the latest commit into the file is durable (or its fsync failed). */
   private latestDurable: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Set when an fsync (or an expiry's commit) failed: what the file holds past `currentRevision` may not be on disk. */
+  /** Set when an fsync failed: what the file holds past `currentRevision` may not be on disk. */
   private syncFailure: Error | undefined;
 
   /** Opens (or creates) the store file at `path`. */
@@ -466,21 +465,32 @@ export class SqliteBackend implements KVBackend {
     return this.statements.getModRevision.get(key)?.mod_rev === modRevision;
   }
 
-  /** A key's TTL ran out: remove it unless it was written since (that write re-armed it or kept it for good) or deleted. */
-  private expire(key: string, modRevision: number): void {
+  /**
+   * A key's TTL ran out: remove it unless it was written since (that write re-armed it or kept it
+   * for good) or deleted. The delete goes through the write queue like any other: expiries that come
+   * due while a commit waits for its fsync share the next group, behind that fsync, so a read waiting
+   * for it is answered once it returns instead of finding a newer unsynced commit each time.
+   *
+   * The queue's order is the order the writes were made in, as the memory backend applies them at
+   * once: a write of the key submitted before the TTL ran out is applied first, re-arms (or keeps)
+   * the key, and the expiry then conflicts and does nothing; one submitted after it finds the key
+   * gone. etcd does the same: a lease's revocation is a proposal applied in log order with the writes,
+   * so a put proposed before it has already moved the key to another lease (or none) and the key
+   * stays, while one after it fails its revision check.
+   */
+  private async expire(key: string, modRevision: number): Promise<void> {
     if (this.closed || !this.isAt(key, modRevision)) return;
-    // Committed at once, outside the queue, as etcd revokes a lease between two writes; a write
-    // still queued for the key then fails its revision check as it would against etcd.
-    const group: Write[] = [{ type: "delete", key, expectedModRevision: modRevision }];
-    const committed = this.commitToFile(group);
-    const [outcome] = committed.outcomes;
-    if (outcome !== undefined && !outcome.ok && !(outcome.error instanceof BackendConflict)) throw outcome.error;
-    // A commit that fails above throws to KeyExpiry, which tries again later. A failed fsync has no
-    // caller to report to: kept in syncFailure (whenDurable records it too), it fails every later
-    // read and write instead.
-    this.trackDurable(this.whenDurable(group, committed)).catch((error: unknown) => {
-      this.syncFailure ??= error instanceof Error ? error : new Error(errorMessage(error));
-    });
+    try {
+      await this.writes.submit({ type: "delete", key, expectedModRevision: modRevision });
+    } catch (error) {
+      // Written or deleted since it was queued: nothing left to expire.
+      if (error instanceof BackendConflict) return;
+      // A failed fsync is kept in syncFailure (by whenDurable) and fails every later read and write;
+      // a restart re-arms the expiries the file holds. A closed store's restart does the same.
+      if (this.syncFailure !== undefined || this.closed) return;
+      // A commit that failed (a full disk): KeyExpiry tries again later.
+      throw error;
+    }
   }
 
   /** When a write with `options` made now expires (epoch ms), if it has a TTL. */

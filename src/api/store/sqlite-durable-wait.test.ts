@@ -7,6 +7,7 @@ import { fsync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import type { Clock, Timer } from "../../runtime/clock.ts";
 import { VirtualClock } from "../../runtime/virtual-clock.ts";
 import type { KObject } from "../objects.ts";
 import { BackendConflict } from "./backend.ts";
@@ -22,12 +23,56 @@ function turn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * A clock moved by hand whose timers run as it passes them, without waiting for anything: expiries
+ * can come due while an fsync is held, as under real time (a VirtualClock waits for the fsync first).
+ */
+class HandClock implements Clock {
+  private nowMs = 0;
+  private timers: { dueMs: number; fn: () => void; cancelled: boolean }[] = [];
+  now(): number {
+    return this.nowMs;
+  }
+  setTimer(delayMs: number, fn: () => void): Timer {
+    const timer = { dueMs: this.nowMs + delayMs, fn, cancelled: false };
+    this.timers.push(timer);
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
+  }
+  setQuietTimer(delayMs: number, fn: () => boolean): Timer {
+    return this.setTimer(delayMs, () => void fn());
+  }
+  sleep(): Promise<void> {
+    throw new Error("HandClock: sleep is not used by the store");
+  }
+  every(): Timer {
+    throw new Error("HandClock: every is not used by the store");
+  }
+  /** Moves to `timeMs`, running each timer due by then at its instant, earliest first. */
+  advanceTo(timeMs: number): void {
+    for (;;) {
+      this.timers = this.timers.filter((timer) => !timer.cancelled);
+      const due = this.timers.filter((timer) => timer.dueMs <= timeMs).sort((a, b) => a.dueMs - b.dueMs)[0];
+      if (due === undefined) break;
+      this.timers.splice(this.timers.indexOf(due), 1);
+      this.nowMs = Math.max(this.nowMs, due.dueMs);
+      due.fn();
+    }
+    this.nowMs = timeMs;
+  }
+}
+
 describe("SQLite backend while an fsync is held", () => {
   let directory: string;
   let backend: SqliteBackend;
   let holding = false;
   let held: (() => void)[] = [];
+  let syncs = 0;
   const syncWal: SyncFd = (fd, done) => {
+    syncs++;
     if (holding) held.push(() => fsync(fd, done));
     else fsync(fd, done);
   };
@@ -36,7 +81,9 @@ describe("SQLite backend while an fsync is held", () => {
     holding = false;
     for (const run of held.splice(0)) run();
   }
-  function open(options: { historyWindowRevisions?: number; compactionBatchRevisions?: number } = {}): void {
+  function open(
+    options: { historyWindowRevisions?: number; compactionBatchRevisions?: number; clock?: Clock } = {},
+  ): void {
     backend = SqliteBackend.open(join(directory, "store.db"), { ...options, syncWal });
   }
 
@@ -181,5 +228,70 @@ describe("SQLite backend while an fsync is held", () => {
     await clock.advanceBy(61_000);
     await turn();
     await assert.rejects(backend.get("/r/event"), /can no longer be trusted \(cannot sync .*EIO.*restart kvol/);
+  });
+
+  it("answers a read that waits while Events keep expiring once its fsync returns, and removes them in one commit after it", async () => {
+    const clock = new HandClock();
+    open({ clock });
+    // Five Events written 10 ms apart, each with a 60 s TTL: they expire 10 ms apart.
+    for (let i = 0; i < 5; i++) {
+      clock.advanceTo(i * 10);
+      await backend.create(`/r/e${i}`, object(`e${i}`), { ttlSeconds: 60 });
+    }
+    holding = true;
+    const syncsBefore = syncs;
+    const created = backend.create("/r/w", object("w"));
+    await turn();
+    assert.equal(held.length, 1, "the create waits for its fsync");
+    let answered = false;
+    const read = backend.get("/r/w").then((entry) => {
+      answered = true;
+      return { modRevision: entry?.modRevision, revision: backend.revision() };
+    });
+    for (let i = 0; i < 5; i++) {
+      clock.advanceTo(60_000 + i * 10);
+      await turn();
+    }
+    assert.equal(answered, false, "the read waits for the create's fsync");
+    assert.equal(
+      syncs - syncsBefore,
+      1,
+      "the expiries wait behind the held fsync, not committed with fsyncs of their own",
+    );
+    release();
+    assert.deepEqual(await read, { modRevision: 6, revision: 6 }, "answered as of the fsync it waited for");
+    assert.equal((await created).modRevision, 6);
+    await turn();
+    assert.deepEqual(
+      (await backend.list("/r/")).entries.map((entry) => entry.key),
+      ["/r/w"],
+      "every expired Event is gone",
+    );
+    assert.equal(backend.revision(), 11);
+    assert.equal(syncs - syncsBefore, 2, "the five removals shared one commit and one fsync");
+  });
+
+  it("applies a write of an Event queued before its TTL ran out first: the Event stays, until its new TTL runs out", async () => {
+    const clock = new HandClock();
+    open({ clock });
+    const first = await backend.create("/r/event", object("event"), { ttlSeconds: 60 });
+    holding = true;
+    const other = backend.create("/r/other", object("other"));
+    await turn();
+    clock.advanceTo(59_000);
+    const repeat = backend.update("/r/event", object("event", { count: "2" }), first.modRevision, { ttlSeconds: 60 });
+    clock.advanceTo(60_000);
+    await turn();
+    release();
+    await other;
+    assert.equal((await repeat).modRevision, 3, "the update queued first is applied");
+    assert.equal((await backend.get("/r/event"))?.modRevision, 3, "the expiry behind it found the Event written since");
+    assert.equal(backend.revision(), 3, "the expiry wrote nothing");
+    clock.advanceTo(118_999);
+    await turn();
+    assert.equal((await backend.get("/r/event"))?.modRevision, 3, "59 s after the update");
+    clock.advanceTo(119_000);
+    await turn();
+    assert.equal(await backend.get("/r/event"), undefined, "60 s after the update");
   });
 });
