@@ -38,6 +38,9 @@ import { Cancellation } from "./sim-wait.ts";
 import type { CloudDisk } from "./world/disk-provider.ts";
 import type { RbdClientInstance } from "./world/rbd-cluster.ts";
 
+/** One encoder for every string written: encoders are stateless, and a new one per write is garbage. */
+const utf8 = new TextEncoder();
+
 /** A busy holder on a mount (an open file, a process's working directory): umount fails until released. */
 export interface MountHold {
   readonly mountPoint: string;
@@ -105,7 +108,7 @@ export class SimHost implements Host {
   }
 
   async writeFile(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    const bytes = typeof data === "string" ? utf8.encode(data) : data;
     return this.running("open", path).vfs.writeFile(path, bytes, mode);
   }
 
