@@ -24,6 +24,7 @@ import {
   type RunOptions,
 } from "../host.ts";
 import { commandNotFoundExitStatus } from "../mount/constants.ts";
+import { topMountIdAt } from "../top-mount-id.ts";
 import type { BlockStorage } from "./block-storage.ts";
 import type { CommandContext } from "./commands/command-context.ts";
 import { fuseArguments, isFuseProgram, startFuseDaemon } from "./commands/fuse.ts";
@@ -155,6 +156,11 @@ export class SimHost implements Host {
 
   async mountInfo(): Promise<MountInfo[]> {
     return this.running("open", "/proc/self/mountinfo").mounts.list().map(toMountInfo);
+  }
+
+  /** Reads the mount table as mountInfo does, without building a MountInfo for every entry. */
+  async mountIdAt(path: string): Promise<number | undefined> {
+    return topMountIdAt(this.running("open", "/proc/self/mountinfo").mounts.list(), path);
   }
 
   // ---- Host: userland ----------------------------------------------------------------------
