@@ -355,7 +355,20 @@ function describeMounts(get: () => { host: Host; root: string }, capabilities: H
           stacked.map((mount) => mount.source),
           ["lower", "upper"],
         );
+        const [lower, upper] = stacked;
+        assert.equal(await host.mountIdAt(dir), upper?.id, "the top mount serves the mount point");
+        assert.equal(await host.mountIdAt(`${dir}/deeper/file`), upper?.id, "and every path under it");
+        assert.notEqual(
+          await host.mountIdAt(`${dir}-sibling`),
+          upper?.id,
+          "a name that only starts alike is not under it",
+        );
         assert.equal((await host.run("umount", [dir])).exitCode, 0);
+        assert.equal(
+          await host.mountIdAt(`${dir}/lower-file`),
+          lower?.id,
+          "unmounting the top uncovers the lower mount",
+        );
         assert.deepEqual(await host.readdir(dir), ["lower-file"]);
         assert.equal((await host.run("umount", [dir])).exitCode, 0);
       });

@@ -212,6 +212,8 @@ export interface Host {
   // Mount table.
   /** The current mount table (a consistent read of /proc/self/mountinfo). */
   mountInfo(): Promise<MountInfo[]>;
+  /** The id of the top mount serving `path` (the longest mount point containing it); undefined if none. */
+  mountIdAt(path: string): Promise<number | undefined>;
 
   // Userland.
   /** True when `name` is an executable on the node's PATH (`mount.nfs`, `rbd`, `systemd-run`). */

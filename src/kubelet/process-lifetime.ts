@@ -233,6 +233,10 @@ class LifetimeHost implements Host {
     return this.lifetime.ended ? never() : this.lifetime.settle(this.host.mountInfo());
   }
 
+  mountIdAt(path: string): Promise<number | undefined> {
+    return this.lifetime.ended ? never() : this.lifetime.settle(this.host.mountIdAt(path));
+  }
+
   hasCommand(name: string): Promise<boolean> {
     return this.lifetime.ended ? never() : this.lifetime.settle(this.host.hasCommand(name));
   }

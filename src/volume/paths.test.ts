@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { posix } from "node:path";
 import { describe, it } from "node:test";
 import {
   csiBlockGlobalMapPath,
@@ -14,9 +15,12 @@ import {
   defaultKubeletRootDir,
   escapeQualifiedName,
   globalMapPodDevicePath,
+  pluginDir,
   pluginGlobalMapPath,
   pluginGlobalMountDir,
+  podDir,
   podPluginDir,
+  podsDir,
   podVolumeDevicePath,
   podVolumeDir,
   podVolumeSubpathDir,
@@ -116,5 +120,39 @@ describe("kubelet paths", () => {
       podVolumeDir("/data/kubelet", "u", "kubernetes.io/secret", "s"),
       "/data/kubelet/pods/u/volumes/kubernetes.io~secret/s",
     );
+  });
+
+  it("writes every path exactly as path.join would, for unusual roots and names too", () => {
+    const roots = ["/var/lib/kubelet", "/var/lib/kubelet/", "/", "", "kubelet", "/a//b/./c/../kubelet", "/."];
+    const names = ["pvc-1", "", ".", "..", "a/b", "../x", "x/", "/abs", ".hidden", "..x"];
+    const j = posix.join;
+    for (const r of roots) {
+      for (const n of names) {
+        const at = `root ${JSON.stringify(r)}, name ${JSON.stringify(n)}`;
+        assert.equal(podsDir(r), j(r, "pods"), at);
+        assert.equal(podDir(r, n), j(r, "pods", n), at);
+        assert.equal(
+          podVolumeDir(r, n, "kubernetes.io/nfs", n),
+          j(r, "pods", n, "volumes", "kubernetes.io~nfs", n),
+          at,
+        );
+        assert.equal(podPluginDir(r, uid, n), j(r, "pods", uid, "plugins", escapeQualifiedName(n)), at);
+        assert.equal(podVolumeSubpathDir(r, uid, n, n, 0), j(r, "pods", uid, "volume-subpaths", n, n, "0"), at);
+        assert.equal(
+          podVolumeDevicePath(r, uid, n, n),
+          j(r, "pods", uid, "volumeDevices", escapeQualifiedName(n), n),
+          at,
+        );
+        assert.equal(pluginDir(r, n), j(r, "plugins", n), at);
+        assert.equal(pluginGlobalMountDir(r, "kubernetes.io/rbd", n), j(r, "plugins/kubernetes.io/rbd/mounts", n), at);
+        assert.equal(globalMapPodDevicePath(r, n), j(r, n), at);
+        assert.equal(csiLegacyStagingPath(r, n), j(r, "plugins/kubernetes.io/csi/pv", n, "globalmount"), at);
+        assert.equal(csiPublishTargetPath(r, n, n), j(r, "pods", n, "volumes/kubernetes.io~csi", n, "mount"), at);
+        assert.equal(csiVolumeDataPath(j(r, n)), j(posix.dirname(j(r, n)), "vol_data.json"), at);
+        assert.equal(csiBlockPublishPath(r, n, n), j(r, "plugins/kubernetes.io/csi/volumeDevices/publish", n, n), at);
+        assert.equal(csiRegistrationSocketPath(r, n), j(r, "plugins_registry", `${n}-reg.sock`), at);
+        assert.equal(csiDriverSocketPath(r, n), j(r, "plugins", n, "csi.sock"), at);
+      }
+    }
   });
 });

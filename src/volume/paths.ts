@@ -33,7 +33,39 @@ const csiPublishTargetDirName = "mount";
 const csiRegistrationSocketSuffix = "-reg.sock";
 const csiDriverSocketFileName = "csi.sock";
 
-const join = posix.join;
+/**
+ * `posix.join(dir, a, b, c)` without normalizing again when the plain concatenation already is a
+ * normal absolute path — the usual case, as the kubelet root is absolute and API names hold no `/`,
+ * `.` or `..` segment. Any other input takes `posix.join`, so the result is the same either way:
+ * `join` only drops empty parts and normalizes, and a normal concatenation has no empty part.
+ */
+function join(dir: string, a: string, b?: string, c?: string): string {
+  let path = `${dir}/${a}`;
+  if (b !== undefined) path += `/${b}`;
+  if (c !== undefined) path += `/${c}`;
+  if (dir !== "" && isNormalAbsolute(path)) return path;
+  if (b === undefined) return posix.join(dir, a);
+  return c === undefined ? posix.join(dir, a, b) : posix.join(dir, a, b, c);
+}
+
+const dot = 0x2e;
+
+/** True when `path` is `/` followed by segments none of which is empty, `.` or `..` (no trailing `/`). */
+function isNormalAbsolute(path: string): boolean {
+  if (path.charCodeAt(0) !== 0x2f) return false;
+  let start = 1;
+  for (;;) {
+    const slash = path.indexOf("/", start);
+    const end = slash === -1 ? path.length : slash;
+    const length = end - start;
+    if (length === 0) return false;
+    if (path.charCodeAt(start) === dot && (length === 1 || (length === 2 && path.charCodeAt(start + 1) === dot))) {
+      return false;
+    }
+    if (slash === -1) return true;
+    start = slash + 1;
+  }
+}
 
 /** `kubernetes.io/nfs` → `kubernetes.io~nfs` (Kubernetes' EscapeQualifiedName). */
 export function escapeQualifiedName(name: string): string {

@@ -37,6 +37,7 @@ import {
   type RunOptions,
 } from "../host.ts";
 import { commandNotFoundExitStatus } from "../mount/constants.ts";
+import { topMountIdAt } from "../top-mount-id.ts";
 import { findCommand } from "./command-path.ts";
 import { defaultCommandSearchPath, killedProcessWatchReadsMax } from "./constants.ts";
 import { DaemonSupervisor } from "./daemons.ts";
@@ -186,6 +187,10 @@ export class LinuxHost implements Host {
 
   mountInfo(): Promise<MountInfo[]> {
     return readMountInfo();
+  }
+
+  async mountIdAt(path: string): Promise<number | undefined> {
+    return topMountIdAt(await readMountInfo(), path);
   }
 
   // Userland.

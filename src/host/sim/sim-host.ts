@@ -24,6 +24,7 @@ import {
   type RunOptions,
 } from "../host.ts";
 import { commandNotFoundExitStatus } from "../mount/constants.ts";
+import { topMountIdAt } from "../top-mount-id.ts";
 import type { BlockStorage } from "./block-storage.ts";
 import type { CommandContext } from "./commands/command-context.ts";
 import { fuseArguments, isFuseProgram, startFuseDaemon } from "./commands/fuse.ts";
@@ -37,6 +38,9 @@ import { type BootState, type ResolvedNodeOptions, SimKernel } from "./sim-kerne
 import { Cancellation } from "./sim-wait.ts";
 import type { CloudDisk } from "./world/disk-provider.ts";
 import type { RbdClientInstance } from "./world/rbd-cluster.ts";
+
+/** One encoder for every string written: encoders are stateless, and a new one per write is garbage. */
+const utf8 = new TextEncoder();
 
 /** A busy holder on a mount (an open file, a process's working directory): umount fails until released. */
 export interface MountHold {
@@ -105,7 +109,7 @@ export class SimHost implements Host {
   }
 
   async writeFile(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    const bytes = typeof data === "string" ? utf8.encode(data) : data;
     return this.running("open", path).vfs.writeFile(path, bytes, mode);
   }
 
@@ -152,6 +156,11 @@ export class SimHost implements Host {
 
   async mountInfo(): Promise<MountInfo[]> {
     return this.running("open", "/proc/self/mountinfo").mounts.list().map(toMountInfo);
+  }
+
+  /** Reads the mount table as mountInfo does, without building a MountInfo for every entry. */
+  async mountIdAt(path: string): Promise<number | undefined> {
+    return topMountIdAt(this.running("open", "/proc/self/mountinfo").mounts.list(), path);
   }
 
   // ---- Host: userland ----------------------------------------------------------------------

@@ -21,6 +21,8 @@ import { defaultFileMode, directorySizeBytes, filesystemBytesPerInode, nodeRootD
 import type { Cancellation } from "./sim-wait.ts";
 
 const permissionBits = 0o7777;
+/** Shared: encoders are stateless, so one serves every symlink stat. */
+const utf8 = new TextEncoder();
 
 export class Vfs {
   constructor(
@@ -325,7 +327,7 @@ function sizeOf(inode: Inode): number {
     case "directory":
       return directorySizeBytes;
     case "symlink":
-      return new TextEncoder().encode(inode.target).byteLength;
+      return utf8.encode(inode.target).byteLength;
     default:
       return 0;
   }

@@ -39,15 +39,13 @@ export class ContainerCreateError extends Error {
   }
 }
 
-/** The id of the top mount holding `path` (the longest mount point that contains it). */
+/**
+ * The id of the top mount holding `path`. Kept as its own async step: the container start awaits
+ * it exactly as often as it always has, so the simulated timeline does not move.
+ */
 async function mountIdAt(host: Host, path: string): Promise<number | undefined> {
-  let best: { id: number; length: number } | undefined;
-  for (const mount of await host.mountInfo()) {
-    const point = mount.mountPoint;
-    const contains = path === point || path.startsWith(point === "/" ? "/" : `${point}/`);
-    if (contains && (best === undefined || point.length >= best.length)) best = { id: mount.id, length: point.length };
-  }
-  return best?.id;
+  const id = await host.mountIdAt(path);
+  return id;
 }
 
 function propagationOf(mount: VolumeMount): ContainerMount["propagation"] {
