@@ -117,9 +117,10 @@ export class VirtualClock implements Clock {
   private eventLoopTurns = 0;
   private readonly tasks: TaskQueue<VirtualTimer>;
   /**
-   * realIoMayBePending()'s answer since the last event-loop turn; undefined when not asked since. Only a turn (an answer arriving, a handle closing) or a task that starts work can change
-   * it, and a quiet task that reports no asynchronous work starts none, so the answer stands for a
-   * run of such tasks.
+   * realIoMayBePending()'s answer since the last event-loop turn; undefined when not asked since.
+   * Only a turn (an answer arriving, a handle closing) or a task that starts work can change it, and
+   * a quiet task that reports no asynchronous work starts none, so the answer stands for a run of
+   * such tasks.
    */
   private realIoMayBePendingAnswer: boolean | undefined;
   private readonly onPassError: PassErrorHandler;
@@ -245,6 +246,7 @@ export class VirtualClock implements Clock {
    */
   private async checkQuietTurn(task: VirtualTimer): Promise<void> {
     const sequenceBefore = this.sequence;
+    this.realIoMayBePendingAnswer = undefined;
     await nextEventLoopTurn();
     this.eventLoopTurns++;
     const scheduled = this.sequence !== sequenceBefore;
