@@ -25,3 +25,21 @@ describe("sameReference", () => {
     assert.equal(sameReference(container, { ...rest, kind }), false, "JSON would print the fields in another order");
   });
 });
+
+describe("referenceTo", () => {
+  it("writes a container's reference with its fields in the order Kubernetes prints them", () => {
+    // The recorder matches a reference against partReferenceFields by position: the two must agree.
+    assert.equal(
+      JSON.stringify(referenceTo(pod, "spec.containers{app}")),
+      '{"kind":"Pod","namespace":"default","name":"app-0","uid":"0b6c7a1e-0000-4000-8000-000000000001",' +
+        '"apiVersion":"v1","resourceVersion":"82","fieldPath":"spec.containers{app}"}',
+    );
+  });
+
+  it("leaves out the fields the object does not have", () => {
+    assert.equal(
+      JSON.stringify(referenceTo({ kind: "Node", metadata: { name: "node-1" } })),
+      '{"kind":"Node","name":"node-1","apiVersion":"v1"}',
+    );
+  });
+});
