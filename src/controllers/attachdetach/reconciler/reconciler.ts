@@ -16,11 +16,11 @@
  * wants (the actual state keeps them, in its own order, as both states change:
  * `cache/unwanted-attachments.ts`), where Kubernetes scans every attachment; it reads them in place,
  * copying only those it may detach; it checks each against the desired state as it reaches it
- * and again before a detach starts, since a pod may come to want it while the pass awaits. A pass makes API calls only for status writes and operations. A pass with nothing to do
- * makes no API call and parks the loop
- * (`ParkingLoop`): a change to the desired or actual state wakes it at the next 100 ms tick, so in
- * the steady state — every wanted volume attached, nothing unwanted — the reconciler costs nothing
- * between the once-a-minute syncs, however many nodes and volumes there are.
+ * and again before a detach starts, since a pod may come to want it while the pass awaits. A pass
+ * makes API calls only for status writes and operations. A pass with nothing to do makes no API
+ * call and parks the loop (`ParkingLoop`): a change to the desired or actual state wakes it at the
+ * next 100 ms tick, so in the steady state — every wanted volume attached, nothing unwanted — the
+ * reconciler costs nothing between the once-a-minute syncs, however many nodes and volumes there are.
  */
 import type { Node } from "kubernetes-types/core/v1.js";
 import type { Counter } from "prom-client";
@@ -190,12 +190,9 @@ export class Reconciler {
     } catch (err) {
       logger.debug("RemoveVolumeFromReportAsAttached failed while attempting to detach", { error: errorMessage(err) });
     }
-    if (!(await this.options.statusUpdater.updateNodeStatusForNode(attached.nodeName))) {
-      asw.addVolumeToReportAsAttached(attached.volumeName, attached.nodeName);
-      return;
-    }
+    const written = await this.options.statusUpdater.updateNodeStatusForNode(attached.nodeName);
     // A pod may have come to want the volume during the write; a forced detach has no other guard.
-    if (this.options.dsw.volumeExists(attached.volumeName, attached.nodeName)) {
+    if (!written || this.options.dsw.volumeExists(attached.volumeName, attached.nodeName)) {
       asw.addVolumeToReportAsAttached(attached.volumeName, attached.nodeName);
       return;
     }
